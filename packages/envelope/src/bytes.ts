@@ -1,0 +1,66 @@
+/** Byte helpers shared by every Heddle package: strict hex, UTF-8 and constant-size comparison. */
+
+const HEX_RE = /^(?:[0-9a-f]{2})*$/;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Encodes bytes as lower-case hex. */
+export function toHex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}
+
+/**
+ * Decodes lower-case hex. Throws a TypeError for upper case, odd length or any other character, so
+ * that one value has exactly one spelling (signatures and hashes are compared as text elsewhere).
+ * When `expectedLength` is given, the decoded length in bytes must equal it.
+ */
+export function fromHex(hex: string, expectedLength?: number): Uint8Array {
+  if (typeof hex !== 'string' || !HEX_RE.test(hex)) {
+    throw new TypeError('expected lower-case hex with an even number of digits');
+  }
+  if (expectedLength !== undefined && hex.length !== expectedLength * 2) {
+    throw new TypeError(`expected ${expectedLength} bytes (${expectedLength * 2} hex digits), got ${hex.length / 2}`);
+  }
+  return new Uint8Array(Buffer.from(hex, 'hex'));
+}
+
+/** True when `hex` is lower-case hex of exactly `bytes` bytes. */
+export function isHex(hex: unknown, bytes: number): hex is string {
+  return typeof hex === 'string' && hex.length === bytes * 2 && HEX_RE.test(hex);
+}
+
+/** UTF-8 encodes a string. */
+export function utf8(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+/** Decodes UTF-8, throwing a TypeError on malformed input instead of inserting replacement characters. */
+export function fromUtf8(bytes: Uint8Array): string {
+  return decoder.decode(bytes);
+}
+
+/** Concatenates byte arrays into a new one. */
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const p of parts) length += p.length;
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+  }
+  return out;
+}
+
+/** Compares two byte arrays in time that depends only on their lengths. */
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
+  return diff === 0;
+}
+
+/** True for a Uint8Array (Buffers included) of exactly `length` bytes. */
+export function isBytes(value: unknown, length?: number): value is Uint8Array {
+  return value instanceof Uint8Array && (length === undefined || value.length === length);
+}

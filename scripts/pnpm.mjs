@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// Runs the pinned pnpm, installing it into .tools/ with npm first if needed, so that a fresh machine
+// with only Node 20 and npm can work on the repository. `--bootstrap` installs the workspace.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const wanted = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
+const tools = join(root, '.tools');
+const entry = join(tools, 'node_modules', 'pnpm', 'bin', 'pnpm.cjs');
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
+  if (r.error) throw r.error;
+  return r.status ?? 1;
+}
+
+function installedVersion() {
+  const pkg = join(tools, 'node_modules', 'pnpm', 'package.json');
+  return existsSync(pkg) ? JSON.parse(readFileSync(pkg, 'utf8')).version : undefined;
+}
+
+if (installedVersion() !== wanted) {
+  console.error(`[heddle] installing pnpm ${wanted} into .tools/ (one time)`);
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const code = run(npm, ['install', '--prefix', tools, '--no-audit', '--no-fund', '--loglevel=error', `pnpm@${wanted}`]);
+  if (code !== 0) process.exit(code);
+}
+
+const args = process.argv.slice(2);
+const pnpm = (a) => run(process.execPath, [entry, ...a]);
+if (args[0] === '--bootstrap') {
+  process.exit(pnpm(['install', '--frozen-lockfile', '--reporter=silent']));
+}
+process.exit(pnpm(args));

@@ -1,0 +1,19 @@
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+// Every workspace package resolves to its TypeScript source, so tests never run against a stale build.
+const pkgDir = fileURLToPath(new URL('./packages/', import.meta.url));
+const alias = Object.fromEntries(
+  readdirSync(pkgDir).map((name) => [`@heddle/${name}`, `${pkgDir}${name}/src/index.ts`]),
+);
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+  },
+});
