@@ -25,7 +25,15 @@ function installedVersion() {
 if (installedVersion() !== wanted) {
   console.error(`[heddle] installing pnpm ${wanted} into .tools/ (one time)`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const code = run(npm, ['install', '--prefix', tools, '--no-audit', '--no-fund', '--loglevel=error', `pnpm@${wanted}`]);
+  const code = run(npm, [
+    'install',
+    '--prefix',
+    tools,
+    '--no-audit',
+    '--no-fund',
+    '--loglevel=error',
+    `pnpm@${wanted}`,
+  ]);
   if (code !== 0) process.exit(code);
 }
 

@@ -18,7 +18,12 @@ for (const step of [['--bootstrap'], ['exec', 'turbo', 'run', 'build', '--output
 }
 rmSync(report, { force: true });
 const code = pnpm([
-  'exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`,
+  'exec',
+  'vitest',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${report}`,
   ...process.argv.slice(2),
 ]);
 if (!existsSync(report)) {
@@ -32,6 +37,7 @@ process.exit(code !== 0 || failed > 0 || r.numPassedTests === 0 ? code || 1 : 0)
 
 // A suite (file) that fails to load has no failed tests but must still count as a failure.
 function countSuitesWithFailedTests(rep) {
-  return rep.testResults.filter((f) => f.status === 'failed' && f.assertionResults.some((a) => a.status === 'failed'))
-    .length;
+  return rep.testResults.filter(
+    (f) => f.status === 'failed' && f.assertionResults.some((a) => a.status === 'failed'),
+  ).length;
 }

@@ -1,0 +1,61 @@
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  EnvelopeError,
+  loadKeyFile,
+  nodeIdFromPublicKey,
+  parsePublicKey,
+  publicKeyToPem,
+  toHex,
+} from '@heddle/envelope';
+import { parseCommandArgs } from '../args.js';
+import { CliError, ExitCode } from '../cli-error.js';
+import { type CliIo, emit } from '../io.js';
+
+/**
+ * `heddle id <key>`: prints the node id and public key of a secret key file, a public key file (hex or
+ * PEM), or a public key given inline as 64 hex characters.
+ */
+export function id(args: readonly string[], io: CliIo): number {
+  const { flags, positionals } = parseCommandArgs(
+    'id',
+    args,
+    {},
+    {
+      min: 1,
+      max: 1,
+      names: '<key-file | public-key-file | public-key-hex> [--json]',
+    },
+  );
+  const publicKey = resolvePublicKey(positionals[0] as string, io.cwd);
+  const result = {
+    node_id: nodeIdFromPublicKey(publicKey),
+    public_key: toHex(publicKey),
+    public_key_pem: publicKeyToPem(publicKey),
+  };
+  emit(io, flags.json === true, result, () => [
+    `node id:    ${result.node_id}`,
+    `public key: ${result.public_key}`,
+  ]);
+  return ExitCode.ok;
+}
+
+function resolvePublicKey(arg: string, cwd: string): Uint8Array {
+  if (/^[0-9a-fA-F]{64}$/.test(arg)) return parsePublicKey(arg);
+  const path = resolve(cwd, arg);
+  let text: string;
+  try {
+    if (statSync(path).size > 64 * 1024) throw new Error('larger than 64 KiB');
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new CliError('key_unreadable', `cannot read ${arg}: ${(err as Error).message}`, ExitCode.badInput);
+  }
+  try {
+    if (text.includes('"heddle.ed25519.secret-key')) return loadKeyFile(path).publicKey;
+    return parsePublicKey(text);
+  } catch (err) {
+    if (err instanceof EnvelopeError)
+      throw new CliError(err.code, err.message, ExitCode.badInput, { cause: err });
+    throw err;
+  }
+}
