@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const wanted = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
 const tools = join(root, '.tools');
-const entry = join(tools, 'node_modules', 'pnpm', 'bin', 'pnpm.cjs');
+const entry = join(tools, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs');
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
