@@ -13,7 +13,11 @@ export interface AtomicWriteOptions {
  * write a temporary file in the same directory, fsync it, rename it over the target, fsync the
  * directory. Synchronous on purpose (small files: keys, state, lists).
  */
-export function writeFileAtomic(path: string, data: Uint8Array | string, options: AtomicWriteOptions = {}): void {
+export function writeFileAtomic(
+  path: string,
+  data: Uint8Array | string,
+  options: AtomicWriteOptions = {},
+): void {
   const dir = dirname(path);
   const tmp = join(dir, `.${randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(tmp, 'wx', options.mode ?? 0o644);

@@ -19,7 +19,9 @@ export function fromHex(hex: string, expectedLength?: number): Uint8Array {
     throw new TypeError('expected lower-case hex with an even number of digits');
   }
   if (expectedLength !== undefined && hex.length !== expectedLength * 2) {
-    throw new TypeError(`expected ${expectedLength} bytes (${expectedLength * 2} hex digits), got ${hex.length / 2}`);
+    throw new TypeError(
+      `expected ${expectedLength} bytes (${expectedLength * 2} hex digits), got ${hex.length / 2}`,
+    );
   }
   return new Uint8Array(Buffer.from(hex, 'hex'));
 }

@@ -20,16 +20,22 @@ export function canonicalJson(value: unknown, limits: JsonLimits = DEFAULT_JSON_
   };
 
   const walk = (v: unknown, path: string, depth: number): void => {
-    if (v === null) return emit('null');
+    if (v === null) {
+      emit('null');
+      return;
+    }
     switch (typeof v) {
       case 'boolean':
-        return emit(v ? 'true' : 'false');
+        emit(v ? 'true' : 'false');
+        return;
       case 'number':
         if (!Number.isSafeInteger(v)) fail(path, 'numbers must be safe integers');
-        return emit(Object.is(v, -0) ? '0' : String(v));
+        emit(String(v)); // String(-0) is "0"
+        return;
       case 'string':
         if (!v.isWellFormed()) fail(path, 'string contains a lone surrogate');
-        return emit(JSON.stringify(v));
+        emit(JSON.stringify(v));
+        return;
       case 'object':
         break;
       default:

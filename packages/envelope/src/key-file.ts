@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
-import { equalBytes, fromHex, toHex } from './bytes.js';
 import { writeFileAtomic } from './atomic-file.js';
+import { equalBytes, fromHex, isBytes, toHex } from './bytes.js';
+import { publicKeyFromSecret } from './ed25519/sign.js';
 import { EnvelopeError } from './errors.js';
 import { type KeyPair, keyPairFromSecret, nodeIdFromPublicKey } from './keys.js';
 import { parseJson } from './strict-json.js';
@@ -33,7 +34,10 @@ export interface SaveKeyFileOptions {
   readonly overwrite?: boolean;
 }
 
-/** Saves a key pair as an owner-only (0600) file, atomically. */
+/**
+ * Saves a key pair as an owner-only (0600) file, atomically. Throws a TypeError when the public key
+ * does not belong to the secret key (such a file could never be loaded).
+ */
 export function saveKeyFile(path: string, keys: KeyPair, options: SaveKeyFileOptions = {}): void {
   if (!options.overwrite) {
     let exists = true;
@@ -42,7 +46,15 @@ export function saveKeyFile(path: string, keys: KeyPair, options: SaveKeyFileOpt
     } catch {
       exists = false;
     }
-    if (exists) throw new EnvelopeError('key_file_exists', `${path} already exists; refusing to overwrite a key`);
+    if (exists) {
+      throw new EnvelopeError('key_file_exists', `${path} already exists; refusing to overwrite a key`);
+    }
+  }
+  if (!isBytes(keys.secretKey, 32) || !isBytes(keys.publicKey, 32)) {
+    throw new TypeError('keys must hold a 32-byte secretKey and a 32-byte publicKey');
+  }
+  if (!equalBytes(publicKeyFromSecret(keys.secretKey), keys.publicKey)) {
+    throw new TypeError('publicKey does not belong to secretKey');
   }
   const body: SecretKeyFile = {
     kind: SECRET_KEY_FILE_KIND,
@@ -78,13 +90,19 @@ export function loadKeyFile(path: string): KeyPair {
   try {
     parsed = parseJson(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new EnvelopeError('key_file_invalid', `${path} is not valid JSON`, { cause: err });
+    // The parser names a JSON path ($.secret_key); key file fields are named as zod names them.
+    const jsonPath = (err instanceof EnvelopeError && err.field) || '$';
+    const field = jsonPath.startsWith('$.') ? jsonPath.slice(2) : jsonPath;
+    const why = err instanceof Error ? `: ${err.message}` : '';
+    throw new EnvelopeError('key_file_invalid', `${path} is not valid JSON${why}`, { field, cause: err });
   }
   const r = SecretKeyFileSchema.safeParse(parsed);
   if (!r.success) {
     const issue = r.error.issues[0];
     const field = issue?.path.join('.') || '$';
-    throw new EnvelopeError('key_file_invalid', `${path}: field ${field}: ${issue?.message ?? 'invalid'}`, { field });
+    throw new EnvelopeError('key_file_invalid', `${path}: field ${field}: ${issue?.message ?? 'invalid'}`, {
+      field,
+    });
   }
   const keys = keyPairFromSecret(fromHex(r.data.secret_key, 32));
   if (!equalBytes(keys.publicKey, fromHex(r.data.public_key, 32))) {
@@ -93,7 +111,9 @@ export function loadKeyFile(path: string): KeyPair {
     });
   }
   if (nodeIdFromPublicKey(keys.publicKey) !== r.data.node_id) {
-    throw new EnvelopeError('key_file_invalid', `${path}: field node_id does not match the key`, { field: 'node_id' });
+    throw new EnvelopeError('key_file_invalid', `${path}: field node_id does not match the key`, {
+      field: 'node_id',
+    });
   }
   return keys;
 }

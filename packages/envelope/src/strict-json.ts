@@ -7,6 +7,14 @@ export interface ParseJsonOptions extends Partial<JsonLimits> {
   readonly integersOnly?: boolean;
 }
 
+// Sticky, so it matches at `lastIndex` without copying the rest of the text (numbers of any length).
+const NUMBER_RE = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+const LITERALS: readonly (readonly [string, JsonValue])[] = [
+  ['true', true],
+  ['false', false],
+  ['null', null],
+];
+
 /**
  * Parses JSON text strictly (RFC 8259 plus I-JSON): duplicate object keys, lone surrogates, depth and
  * size beyond the limits, and (by default) non-integer numbers are refused. Signed payloads are parsed
@@ -60,7 +68,8 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): JsonVal
   };
 
   const num = (path: string): number => {
-    const m = /^-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(i, i + 400));
+    NUMBER_RE.lastIndex = i;
+    const m = NUMBER_RE.exec(text);
     if (!m) return fail('bad number', path);
     if (integersOnly && (m[1] !== undefined || m[2] !== undefined)) fail('numbers must be integers', path);
     const n = Number(m[0]);
@@ -116,11 +125,17 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): JsonVal
       }
     }
     if (c === '"') return str(path);
-    if (text.startsWith('true', i)) return (i += 4), true;
-    if (text.startsWith('false', i)) return (i += 5), false;
-    if (text.startsWith('null', i)) return (i += 4), null;
+    for (const [word, literal] of LITERALS) {
+      if (text.startsWith(word, i)) {
+        i += word.length;
+        return literal;
+      }
+    }
     if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return num(path);
-    return fail(c === undefined ? 'unexpected end of input' : `unexpected character ${JSON.stringify(c)}`, path);
+    return fail(
+      c === undefined ? 'unexpected end of input' : `unexpected character ${JSON.stringify(c)}`,
+      path,
+    );
   };
 
   const result = value('$', 0);

@@ -1,6 +1,7 @@
 import { isBytes } from '../bytes.js';
 import type { Ed25519Backend } from './backend.js';
 import { nodeBackend } from './native.js';
+import { isSmallOrderEncoding } from './strict.js';
 
 let current: Ed25519Backend = nodeBackend;
 
@@ -25,7 +26,11 @@ function requireBytes(name: string, value: unknown, length?: number): asserts va
  * Signs `message` with a 32-byte Ed25519 secret key (the RFC 8032 seed) and returns the 64-byte
  * signature. Throws a TypeError for malformed arguments.
  */
-export function sign(secretKey: Uint8Array, message: Uint8Array, backend: Ed25519Backend = current): Uint8Array {
+export function sign(
+  secretKey: Uint8Array,
+  message: Uint8Array,
+  backend: Ed25519Backend = current,
+): Uint8Array {
   requireBytes('secretKey', secretKey, 32);
   requireBytes('message', message);
   return backend.sign(secretKey, message);
@@ -33,8 +38,9 @@ export function sign(secretKey: Uint8Array, message: Uint8Array, backend: Ed2551
 
 /**
  * Verifies an Ed25519 signature with strict RFC 8032 rules (S < L, canonical point encodings,
- * cofactorless equation). Returns false for an invalid signature; throws a TypeError when an argument
- * is not a Uint8Array of the right length (public key 32, signature 64).
+ * cofactorless equation), and refuses the eight public keys of small order, for which signatures can
+ * be made without any secret. Returns false for an invalid signature; throws a TypeError when an
+ * argument is not a Uint8Array of the right length (public key 32, signature 64).
  */
 export function verify(
   publicKey: Uint8Array,
@@ -45,6 +51,7 @@ export function verify(
   requireBytes('publicKey', publicKey, 32);
   requireBytes('message', message);
   requireBytes('signature', signature, 64);
+  if (isSmallOrderEncoding(publicKey)) return false;
   return backend.verify(publicKey, message, signature);
 }
 

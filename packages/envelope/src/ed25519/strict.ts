@@ -43,3 +43,27 @@ export function isCanonicalPointEncoding(p: Uint8Array): boolean {
   }
   return true;
 }
+
+// The eight points of small order (the torsion subgroup), in their canonical encodings. Computed as
+// [i]T for a point T of order 8; the test recomputes them with @noble/curves.
+const SMALL_ORDER_ENCODINGS: ReadonlySet<string> = new Set([
+  '0100000000000000000000000000000000000000000000000000000000000000',
+  'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  '0000000000000000000000000000000000000000000000000000000000000000',
+  '0000000000000000000000000000000000000000000000000000000000000080',
+  '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05',
+  '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85',
+  'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a',
+  'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa',
+]);
+
+/**
+ * True when a 32-byte encoding is one of the eight points of small order. Such a public key is
+ * refused by `verify` on every backend (as libsodium does): with the identity as key, `(R = identity,
+ * S = 0)` satisfies the equation for every message, so anyone could sign as that node.
+ */
+export function isSmallOrderEncoding(p: Uint8Array): boolean {
+  const first = p[0] as number;
+  if (first !== 0x00 && first !== 0x01 && first !== 0x26 && first !== 0xc7 && first !== 0xec) return false;
+  return SMALL_ORDER_ENCODINGS.has(Buffer.from(p.buffer, p.byteOffset, 32).toString('hex'));
+}
