@@ -1,0 +1,86 @@
+/**
+ * The ordered vocabularies of the gate context and the eight governed actions. Each order is listed
+ * from least to most trusted (or least to most exposed, for the network).
+ */
+
+/** Package trust, lowest first: a rule's `min_package_trust` admits that level and every later one. */
+export const PACKAGE_TRUST_LEVELS: readonly [
+  'unsigned',
+  'project_cert',
+  'signed_unpinned',
+  'operator_attested',
+  'pinned_signer',
+] = ['unsigned', 'project_cert', 'signed_unpinned', 'operator_attested', 'pinned_signer'];
+
+/** How far a package's signature chain is trusted. */
+export type PackageTrust = (typeof PACKAGE_TRUST_LEVELS)[number];
+
+/** Operator-assigned node tiers, lowest first (a node never sets its own tier). */
+export const NODE_TIERS: readonly ['discovered', 'paired', 'pinned'] = ['discovered', 'paired', 'pinned'];
+
+/** The trust tier the operator gave a node. */
+export type NodeTier = (typeof NODE_TIERS)[number];
+
+/** Network exposure, least first: a rule's `max_network` admits that level and every earlier one. */
+export const NETWORK_LEVELS: readonly ['none', 'lan', 'egress'] = ['none', 'lan', 'egress'];
+
+/** The network an instance is given. */
+export type NetworkLevel = (typeof NETWORK_LEVELS)[number];
+
+/** The eight governed actions. Any other `workload.*` action is denied (and recorded). */
+export const ACTIONS: readonly [
+  'workload.install',
+  'workload.place',
+  'workload.load',
+  'workload.start',
+  'workload.stop',
+  'workload.unload',
+  'workload.migrate',
+  'workload.revoke',
+] = [
+  'workload.install',
+  'workload.place',
+  'workload.load',
+  'workload.start',
+  'workload.stop',
+  'workload.unload',
+  'workload.migrate',
+  'workload.revoke',
+];
+
+/** A governed action. */
+export type Action = (typeof ACTIONS)[number];
+
+/** In a rule's `actions`, stands for all eight actions. */
+export const ALL_ACTIONS = 'workload.*';
+
+/** The actions the teardown waiver applies to. */
+export const TEARDOWN_ACTIONS: readonly Action[] = ['workload.stop', 'workload.unload'];
+
+/** Whether `value` is one of the eight governed actions. */
+export function isAction(value: unknown): value is Action {
+  return typeof value === 'string' && (ACTIONS as readonly string[]).includes(value);
+}
+
+/** Position of a package trust level in its order (0 = `unsigned`). */
+export function trustRank(t: PackageTrust): number {
+  return PACKAGE_TRUST_LEVELS.indexOf(t);
+}
+
+/** Position of a node tier in its order (0 = `discovered`). */
+export function tierRank(t: NodeTier): number {
+  return NODE_TIERS.indexOf(t);
+}
+
+/** Position of a network level in its order (0 = `none`). */
+export function networkRank(n: NetworkLevel): number {
+  return NETWORK_LEVELS.indexOf(n);
+}
+
+/** Resource costs are fractions in 0..1, held as integer basis points (0..10000) so that they can be chained. */
+export const COST_SCALE = 10_000;
+
+/** Converts a resource cost in 0..1 to integer basis points (rounded to nearest). */
+export function costToBasisPoints(cost: number): number {
+  return Math.round(cost * COST_SCALE);
+}
