@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import { PlacementError } from './errors.js';
+import { parseOrThrow } from './parse.js';
+import type { PlacementRequest, RequestResources, RequestVariant, Selector } from './request.js';
+import type { Requirement } from './requirement.js';
+import { TRUST_TIERS, type TrustTier } from './vocabulary.js';
+
+/**
+ * The part of a cog package body placement reads (structural: `@heddle/package` is not imported).
+ * `variants` maps a name (`aarch64-native`) to its route, architecture and file; `os` is an optional
+ * refinement for native variants (`linux` when absent, unless the arch names Darwin/macOS).
+ */
+export interface CogSpecInput {
+  /** Variants by name. */
+  readonly variants: Readonly<
+    Record<
+      string,
+      {
+        readonly route: string;
+        readonly arch: string;
+        readonly file: string;
+        readonly os?: 'linux' | 'macos';
+      }
+    >
+  >;
+  /** Resources the cog takes. */
+  readonly resources: { readonly cpu_pct: number; readonly ram_mb: number };
+  /** Lowest operator trust tier it may run on. */
+  readonly min_tier?: TrustTier;
+}
+
+/** What a cog needs, as the engine reads it. */
+export interface CogRequirements {
+  /** One request variant per route alternative (a container variant yields a native and an emulated one). */
+  readonly variants: readonly RequestVariant[];
+  /** Memory and CPU. */
+  readonly resources: RequestResources;
+  /** Minimum tier. */
+  readonly min_tier: TrustTier;
+}
+
+/** Schema of {@link CogSpecInput} (extra body fields are ignored, the named ones checked). */
+export const CogSpecInputSchema: z.ZodType<CogSpecInput> = z.object({
+  variants: z
+    .record(
+      z.string().min(1).max(128),
+      z.object({
+        route: z.string().min(1).max(64),
+        arch: z
+          .string()
+          .min(1)
+          .max(64)
+          .regex(/^[A-Za-z0-9_-]+$/, 'expected an architecture name such as aarch64'),
+        file: z.string().min(1).max(4096),
+        os: z.enum(['linux', 'macos']).optional(),
+      }),
+    )
+    .refine((v) => Object.keys(v).length > 0, 'at least one variant is required'),
+  resources: z.object({
+    cpu_pct: z
+      .int()
+      .min(0)
+      .max(1 << 20),
+    ram_mb: z
+      .int()
+      .min(0)
+      .max(1 << 30),
+  }),
+  min_tier: z.enum(TRUST_TIERS).optional(),
+});
+
+const ARCH_ALIASES: Readonly<Record<string, string>> = { arm64: 'aarch64', amd64: 'x86_64', x64: 'x86_64' };
+
+/** Normalises an architecture name for a capability id (`arm64` -> `aarch64`, `amd64` -> `x86_64`). */
+export function normaliseArch(arch: string): string {
+  const a = arch.toLowerCase();
+  return ARCH_ALIASES[a] ?? a;
+}
+
+/**
+ * Turns a cog's variants into the requirements of their routes:
+ * - `native`: `cpu.arch.<arch>`, `os.linux` (or `os.macos`), `runtime.native` (execution `native`);
+ * - `wasi`: `runtime.wasi` (execution `dev_fallback`, the portable build);
+ * - `container`: a `runtime.container.*` whose `arches_native` has the arch (execution `native`), and a
+ *   second alternative whose `arches_emulated` has it (execution `emulated`, used only when allowed);
+ * plus the memory (`ram_mb`), CPU and minimum tier. Unknown routes are refused with `unknown_route`;
+ * junk with `invalid_cog`, naming the field.
+ */
+export function cogRequirements(input: unknown): CogRequirements {
+  const cog = parseOrThrow(CogSpecInputSchema, input, 'invalid_cog', 'cog spec');
+  const variants: RequestVariant[] = [];
+  for (const name of Object.keys(cog.variants).sort()) {
+    const v = cog.variants[name]!;
+    const arch = normaliseArch(v.arch);
+    switch (v.route) {
+      case 'native': {
+        const os = v.os ?? (/darwin|macos|apple/i.test(v.arch) ? 'macos' : 'linux');
+        const reqs: Requirement[] = [
+          { id: `cpu.arch.${arch}` },
+          { id: `os.${os}` },
+          { id: 'runtime.native' },
+        ];
+        variants.push({ name, execution: 'native', requirements: reqs });
+        break;
+      }
+      case 'wasi':
+        variants.push({ name, execution: 'dev_fallback', requirements: [{ id: 'runtime.wasi' }] });
+        break;
+      case 'container':
+        variants.push({
+          name,
+          execution: 'native',
+          requirements: [
+            { id_prefix: 'runtime.container', where: [{ attr: 'arches_native', op: 'has', value: arch }] },
+          ],
+        });
+        variants.push({
+          name,
+          execution: 'emulated',
+          requirements: [
+            { id_prefix: 'runtime.container', where: [{ attr: 'arches_emulated', op: 'has', value: arch }] },
+          ],
+        });
+        break;
+      default:
+        throw new PlacementError(
+          'unknown_route',
+          `invalid cog spec: variants.${name}.route: unknown route ${JSON.stringify(v.route)}`,
+          {
+            field: `variants.${name}.route`,
+          },
+        );
+    }
+  }
+  return {
+    variants,
+    resources: { memory_mb: cog.resources.ram_mb, cpu_pct: cog.resources.cpu_pct },
+    min_tier: cog.min_tier ?? 'discovered',
+  };
+}
+
+/** Options of {@link cogPlacementRequest}: the request fields a cog spec does not carry. */
+export interface CogRequestOptions {
+  /** Workload name. */
+  readonly workload: string;
+  /** Package id. */
+  readonly package_id?: string;
+  /** Allow the emulated container alternatives. */
+  readonly allow_emulation?: boolean;
+  /** Raise the minimum tier above the cog's own (never lowers it). */
+  readonly min_tier?: TrustTier;
+  /** Pin. */
+  readonly pin?: string;
+  /** Affinity. */
+  readonly prefer?: readonly Selector[];
+  readonly avoid?: readonly Selector[];
+  /** Spread label. */
+  readonly spread?: { readonly label: string };
+  /** Previous nodes. */
+  readonly previous_nodes?: readonly string[];
+}
+
+/** A complete placement request for a cog (validated cog spec plus the caller's options). */
+export function cogPlacementRequest(cog: unknown, options: CogRequestOptions): PlacementRequest {
+  const r = cogRequirements(cog);
+  const rank = (t: TrustTier): number => TRUST_TIERS.indexOf(t);
+  const minTier =
+    options.min_tier !== undefined && rank(options.min_tier) > rank(r.min_tier)
+      ? options.min_tier
+      : r.min_tier;
+  const { min_tier: _ignored, ...rest } = options;
+  return { ...rest, variants: r.variants, resources: r.resources, min_tier: minTier };
+}

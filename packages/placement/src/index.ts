@@ -1,0 +1,15 @@
+export * from './capability.js';
+export * from './cog.js';
+export * from './decision.js';
+export { DEFAULT_MAX_CANDIDATES, type PlaceOptions, place, placeAndReserve } from './engine.js';
+export * from './errors.js';
+export * from './explain.js';
+export * from './facts.js';
+export * from './facts-cache.js';
+export * from './liveness.js';
+export * from './request.js';
+export * from './requirement.js';
+export * from './state.js';
+export * from './view.js';
+export * from './vocabulary.js';
+export * from './weights.js';
