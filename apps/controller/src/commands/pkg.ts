@@ -1,0 +1,251 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { EnvelopeError, type KeyPair, loadKeyFile, writeFileAtomic } from '@heddle/envelope';
+import {
+  buildCogPackage,
+  COG_SOURCE_FILE,
+  cogSourceTemplate,
+  defaultKindRegistry,
+  loadTrustFile,
+  PackageError,
+  RevocationList,
+  readEnvelope,
+  signPackage,
+  type VerifiedWorkload,
+  verifyPackage,
+} from '@heddle/package';
+import { parseCommandArgs } from '../args.js';
+import { CliError, ExitCode, usageError } from '../cli-error.js';
+import { type CliIo, emit } from '../io.js';
+
+const SUBCOMMANDS = 'init | build | sign | verify | inspect';
+
+/**
+ * `heddle pkg <init|build|sign|verify|inspect>`: work with signed workload packages.
+ *
+ * - `pkg init [dir] [--id ID] [--force]` writes a `cog.json` template.
+ * - `pkg build <src> -o <dir> [--key FILE] [--force]` builds a package (optionally signed).
+ * - `pkg sign <dir> --key FILE` adds a signature.
+ * - `pkg verify <dir> --trust FILE [--revocations FILE] [--max-file-bytes N]` verifies; exit 1 when refused.
+ * - `pkg inspect <dir>` shows the envelope without checking trust.
+ */
+export async function pkg(args: readonly string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'init':
+      return init(rest, io);
+    case 'build':
+      return build(rest, io);
+    case 'sign':
+      return sign(rest, io);
+    case 'verify':
+      return verify(rest, io);
+    case 'inspect':
+      return inspect(rest, io);
+    default:
+      throw usageError(`usage: heddle pkg <${SUBCOMMANDS}> ...`);
+  }
+}
+
+/** Loads a secret key file, mapping failures to exit code 3. */
+export function loadKey(path: string): KeyPair {
+  try {
+    return loadKeyFile(path);
+  } catch (err) {
+    if (err instanceof EnvelopeError)
+      throw new CliError(err.code, err.message, ExitCode.badInput, { cause: err });
+    throw err;
+  }
+}
+
+function init(args: readonly string[], io: CliIo): number {
+  const { flags, positionals } = parseCommandArgs(
+    'pkg init',
+    args,
+    { id: 'string', force: 'boolean' },
+    {
+      min: 0,
+      max: 1,
+      names: '[dir] [--id ID] [--force] [--json]',
+    },
+  );
+  const dir = resolve(io.cwd, positionals[0] ?? '.');
+  const path = join(dir, COG_SOURCE_FILE);
+  if (existsSync(path) && flags.force !== true) {
+    throw new CliError('exists', `${path} already exists (use --force to replace it)`, ExitCode.badInput);
+  }
+  const id = (flags.id as string | undefined) ?? 'hello-cog';
+  if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(id)) {
+    throw usageError('heddle pkg init: --id must match [a-z0-9][a-z0-9._-]{0,63}', 'id');
+  }
+  mkdirSync(dir, { recursive: true });
+  writeFileAtomic(path, `${JSON.stringify(cogSourceTemplate(id), null, 2)}\n`);
+  emit(io, flags.json === true, { path }, () => [
+    `wrote ${path}`,
+    'add the files it names, then: heddle pkg build <dir> -o <out>',
+  ]);
+  return ExitCode.ok;
+}
+
+async function build(args: readonly string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseCommandArgs(
+    'pkg build',
+    args.map((a) => (a === '-o' ? '--out' : a)),
+    { out: 'string', key: 'string', force: 'boolean' },
+    { min: 1, max: 1, names: '<src> -o <dir> [--key FILE] [--force] [--json]' },
+  );
+  if (typeof flags.out !== 'string')
+    throw usageError('usage: heddle pkg build <src> -o <dir> [--key FILE] [--force]', 'out');
+  const keys = typeof flags.key === 'string' ? [loadKey(resolve(io.cwd, flags.key))] : [];
+  const result = await buildCogPackage(
+    resolve(io.cwd, positionals[0] as string),
+    resolve(io.cwd, flags.out),
+    {
+      keys,
+      force: flags.force === true,
+    },
+  );
+  const p = result.package;
+  emit(
+    io,
+    flags.json === true,
+    {
+      dir: result.dir,
+      package_id: p.packageId,
+      manifest_hash: p.manifestHash,
+      files: p.files,
+      signatures: p.envelope.signatures.map((s) => s.public_key),
+    },
+    () => [
+      `built ${result.dir}`,
+      `package id:    ${p.packageId}`,
+      `manifest hash: ${p.manifestHash}`,
+      ...p.files.map((f) => `  ${f.blake3}  ${String(f.size).padStart(10)}  ${f.path}`),
+      p.envelope.signatures.length === 0
+        ? 'unsigned: heddle pkg sign <dir> --key <file>'
+        : `signed by ${p.envelope.signatures.length} key(s)`,
+    ],
+  );
+  return ExitCode.ok;
+}
+
+function sign(args: readonly string[], io: CliIo): number {
+  const { flags, positionals } = parseCommandArgs(
+    'pkg sign',
+    args,
+    { key: 'string' },
+    {
+      min: 1,
+      max: 1,
+      names: '<dir> --key FILE [--json]',
+    },
+  );
+  if (typeof flags.key !== 'string') throw usageError('usage: heddle pkg sign <dir> --key FILE', 'key');
+  const keys = loadKey(resolve(io.cwd, flags.key));
+  const p = signPackage(resolve(io.cwd, positionals[0] as string), [keys]);
+  const signers = p.envelope.signatures.map((s) => s.public_key);
+  emit(io, flags.json === true, { package_id: p.packageId, manifest_hash: p.manifestHash, signers }, () => [
+    `signed package ${p.packageId}`,
+    `manifest hash: ${p.manifestHash}`,
+    `signers: ${signers.join(', ')}`,
+  ]);
+  return ExitCode.ok;
+}
+
+async function verify(args: readonly string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseCommandArgs(
+    'pkg verify',
+    args,
+    { trust: 'string', revocations: 'string', 'max-file-bytes': 'string' },
+    { min: 1, max: 1, names: '<dir> --trust FILE [--revocations FILE] [--max-file-bytes N] [--json]' },
+  );
+  if (typeof flags.trust !== 'string')
+    throw usageError('usage: heddle pkg verify <dir> --trust FILE', 'trust');
+  const anchors = loadTrustFile(resolve(io.cwd, flags.trust));
+  let maxFileBytes: number | undefined;
+  if (typeof flags['max-file-bytes'] === 'string') {
+    maxFileBytes = Number(flags['max-file-bytes']);
+    if (!/^[0-9]{1,15}$/.test(flags['max-file-bytes']))
+      throw usageError('--max-file-bytes must be a whole number', 'max-file-bytes');
+  }
+  const revocations =
+    typeof flags.revocations === 'string'
+      ? RevocationList.loadOrFailClosed(resolve(io.cwd, flags.revocations), {
+          trustedKeys: anchors.operatorKeys(),
+        })
+      : undefined;
+  const dir = resolve(io.cwd, positionals[0] as string);
+  let w: VerifiedWorkload;
+  try {
+    w = await verifyPackage(dir, {
+      anchors,
+      ...(revocations === undefined ? {} : { revocations }),
+      ...(maxFileBytes === undefined ? {} : { maxFileBytes }),
+    });
+  } catch (err) {
+    if (!(err instanceof PackageError)) throw err;
+    emit(
+      io,
+      flags.json === true,
+      { verdict: 'refused', code: err.code, field: err.field, message: err.message, dir },
+      () => [`verdict: REFUSED (${err.code})`, err.message],
+    );
+    return ExitCode.checkFailed;
+  }
+  emit(
+    io,
+    flags.json === true,
+    {
+      verdict: 'ok',
+      dir,
+      kind: w.kind,
+      package_id: w.packageId,
+      manifest_hash: w.manifestHash,
+      signers: w.signerKeys.map((k, i) => ({ id: w.signerIds[i], public_key: k })),
+      files: w.files.map((f) => ({ path: f.path, size: f.size, blake3: f.blake3 })),
+      revocation_generation: revocations?.generation,
+    },
+    () => [
+      `package id:    ${w.packageId}`,
+      `manifest hash: ${w.manifestHash}`,
+      `kind:          ${w.kind}`,
+      `signers:       ${w.signerKeys.map((k, i) => `${w.signerIds[i]} (${k})`).join(', ')}`,
+      'files:',
+      ...w.files.map((f) => `  ${f.blake3}  ${String(f.size).padStart(10)}  ${f.path}`),
+      'verdict: OK',
+    ],
+  );
+  return ExitCode.ok;
+}
+
+function inspect(args: readonly string[], io: CliIo): number {
+  const { flags, positionals } = parseCommandArgs(
+    'pkg inspect',
+    args,
+    {},
+    { min: 1, max: 1, names: '<dir> [--json]' },
+  );
+  const kinds = defaultKindRegistry();
+  const p = readEnvelope(resolve(io.cwd, positionals[0] as string), { kinds });
+  const describe = kinds.get(p.envelope.kind)?.describe?.(p.body as never) ?? [];
+  emit(
+    io,
+    flags.json === true,
+    {
+      package_id: p.packageId,
+      manifest_hash: p.manifestHash,
+      kind: p.envelope.kind,
+      body: p.envelope.body,
+      signatures: p.envelope.signatures.map((s) => s.public_key),
+    },
+    () => [
+      `package id:    ${p.packageId}`,
+      `manifest hash: ${p.manifestHash}`,
+      ...describe,
+      'files:',
+      ...p.files.map((f) => `  ${f.blake3}  ${String(f.size).padStart(10)}  ${f.path}`),
+      `signatures (not checked; use heddle pkg verify): ${p.envelope.signatures.map((s) => s.public_key).join(', ') || 'none'}`,
+    ],
+  );
+  return ExitCode.ok;
+}

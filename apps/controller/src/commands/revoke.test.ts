@@ -1,0 +1,104 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateKeyPair, saveKeyFile, toHex } from '@heddle/envelope';
+import { RevocationList } from '@heddle/package';
+import { describe, expect, it } from 'vitest';
+import { CliError } from '../cli-error.js';
+import type { CliIo } from '../io.js';
+import { revoke } from './revoke.js';
+
+async function run(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const io: CliIo = { out: (l) => out.push(l), err: () => undefined, cwd };
+  try {
+    return { code: await revoke(args, io), out: out.join('\n'), err: '' };
+  } catch (e) {
+    return {
+      code: e instanceof CliError ? e.exitCode : 3,
+      out: out.join('\n'),
+      err: `${(e as { code?: string }).code}`,
+    };
+  }
+}
+
+function setup() {
+  const dir = mkdtempSync(join(tmpdir(), 'heddle-revoke-cli-'));
+  const ops = generateKeyPair();
+  const other = generateKeyPair();
+  saveKeyFile(join(dir, 'ops.key'), ops);
+  saveKeyFile(join(dir, 'other.key'), other);
+  const trust = {
+    schema: 'heddle.trust.v1',
+    keys: [{ id: 'ops', role: 'operator', public_key: toHex(ops.publicKey) }],
+  };
+  writeFileSync(join(dir, 'trust.json'), JSON.stringify(trust));
+  return { dir, ops, other };
+}
+
+describe('heddle revoke', () => {
+  it('adds signed entries, increments the generation and lists them', async () => {
+    const { dir, ops } = setup();
+    const a = 'a'.repeat(64);
+    const r1 = await run(
+      [
+        'package',
+        a,
+        '--key',
+        'ops.key',
+        '--list',
+        'rl.json',
+        '--trust',
+        'trust.json',
+        '--reason',
+        'leaked',
+        '--json',
+      ],
+      dir,
+    );
+    expect(r1.code, r1.err).toBe(0);
+    expect(JSON.parse(r1.out)).toMatchObject({ generation: 1, changed: true, kind: 'package' });
+    const r2 = await run(
+      ['signer', toHex(ops.publicKey).toUpperCase(), '--key', 'ops.key', '--list', 'rl.json', '--json'],
+      dir,
+    );
+    expect(JSON.parse(r2.out)).toMatchObject({ generation: 2, ref: toHex(ops.publicKey) });
+    const again = await run(['package', a, '--key', 'ops.key', '--list', 'rl.json', '--json'], dir);
+    expect(JSON.parse(again.out)).toMatchObject({ generation: 2, changed: false });
+    const list = RevocationList.load(join(dir, 'rl.json'), { trustedKeys: [toHex(ops.publicKey)] });
+    expect(list.entries.map((e) => e.kind)).toEqual(['package', 'signer']);
+    const ls = await run(['ls', '--list', 'rl.json', '--trust', 'trust.json', '--json'], dir);
+    expect(JSON.parse(ls.out)).toMatchObject({ generation: 2, signers_checked: true });
+    const human = await run(['ls', '--list', 'rl.json'], dir);
+    expect(human.out).toMatch(/generation 2, 2 entries/);
+    expect(human.out).toContain('leaked');
+  });
+
+  it('refuses a key that is not an operator in the trust file, and a list it cannot verify', async () => {
+    const { dir } = setup();
+    const a = 'b'.repeat(64);
+    expect(
+      (await run(['artifact', a, '--key', 'other.key', '--list', 'rl.json', '--trust', 'trust.json'], dir))
+        .code,
+    ).toBe(3);
+    expect((await run(['artifact', a, '--key', 'ops.key', '--list', 'rl.json'], dir)).code).toBe(0);
+    // The list is signed by ops; adding with another key without --trust cannot verify the existing entries.
+    const r = await run(['artifact', 'c'.repeat(64), '--key', 'other.key', '--list', 'rl.json'], dir);
+    expect(r).toMatchObject({ code: 3, err: 'revocation-list-invalid' });
+    writeFileSync(
+      join(dir, 'rl.json'),
+      readFileSync(join(dir, 'rl.json'), 'utf8').replace('"generation":1', '"generation":5'),
+    );
+    expect((await run(['ls', '--list', 'rl.json', '--trust', 'trust.json'], dir)).code).toBe(3);
+    expect((await run(['ls', '--list', 'missing.json'], dir)).code).toBe(3);
+  });
+
+  it('refuses usage errors with exit code 2', async () => {
+    const { dir } = setup();
+    expect((await run([], dir)).code).toBe(2);
+    expect((await run(['node', 'a'.repeat(64), '--key', 'ops.key'], dir)).code).toBe(2);
+    expect((await run(['package', 'xyz', '--key', 'ops.key'], dir)).code).toBe(2);
+    expect((await run(['package', 'a'.repeat(64)], dir)).code).toBe(2);
+    expect((await run(['ls', 'extra'], dir)).code).toBe(2);
+  });
+});

@@ -1,0 +1,109 @@
+import { resolve } from 'node:path';
+import { toHex } from '@heddle/envelope';
+import { loadTrustFile, type RevocationKind, RevocationList } from '@heddle/package';
+import { parseCommandArgs } from '../args.js';
+import { CliError, ExitCode, usageError } from '../cli-error.js';
+import { type CliIo, emit } from '../io.js';
+import { loadKey } from './pkg.js';
+
+const DEFAULT_LIST = 'revocations.json';
+
+/**
+ * `heddle revoke <package|signer|artifact> <ref> --key FILE [--list FILE] [--trust FILE] [--reason TEXT]`
+ * adds a signed entry to a revocation list (creating it when absent); `heddle revoke ls [--list FILE]
+ * [--trust FILE]` prints it. With `--trust`, entries must be signed by its operator keys (and so must
+ * the key that adds one); without it, `ls` only checks that each signature matches its named key.
+ */
+export function revoke(args: readonly string[], io: CliIo): number {
+  const [sub, ...rest] = args;
+  if (sub === 'ls') return list(rest, io);
+  if (sub === 'package' || sub === 'signer' || sub === 'artifact') return add(sub, rest, io);
+  throw usageError(
+    'usage: heddle revoke <package|signer|artifact> <ref> --key FILE --list FILE | heddle revoke ls --list FILE',
+  );
+}
+
+function add(kind: RevocationKind, args: readonly string[], io: CliIo): number {
+  const { flags, positionals } = parseCommandArgs(
+    `revoke ${kind}`,
+    args,
+    { key: 'string', list: 'string', trust: 'string', reason: 'string' },
+    { min: 1, max: 1, names: '<ref> --key FILE [--list FILE] [--trust FILE] [--reason TEXT] [--json]' },
+  );
+  if (typeof flags.key !== 'string')
+    throw usageError(`usage: heddle revoke ${kind} <ref> --key FILE --list FILE`, 'key');
+  const ref = (positionals[0] as string).toLowerCase();
+  if (!/^[0-9a-f]{64}$/.test(ref)) {
+    throw usageError(
+      `heddle revoke ${kind}: <ref> must be 64 hex characters (a ${kind === 'signer' ? 'public key' : 'BLAKE3 hash'})`,
+      'ref',
+    );
+  }
+  const keys = loadKey(resolve(io.cwd, flags.key));
+  const signer = toHex(keys.publicKey);
+  let trustedKeys = [signer];
+  if (typeof flags.trust === 'string') {
+    trustedKeys = loadTrustFile(resolve(io.cwd, flags.trust)).operatorKeys();
+    if (!trustedKeys.includes(signer)) {
+      throw new CliError(
+        'untrusted_key',
+        `the key ${signer} is not an operator key of the trust file`,
+        ExitCode.badInput,
+      );
+    }
+  }
+  const path = resolve(io.cwd, (flags.list as string | undefined) ?? DEFAULT_LIST);
+  const current = RevocationList.load(path, { trustedKeys, allowMissing: true });
+  const next = current.add(
+    {
+      kind,
+      ref,
+      revokedAtMs: Date.now(),
+      ...(typeof flags.reason === 'string' ? { reason: flags.reason } : {}),
+    },
+    keys,
+  );
+  const changed = next !== current;
+  if (changed) next.save(path);
+  emit(io, flags.json === true, { list: path, kind, ref, generation: next.generation, changed }, () => [
+    changed ? `revoked ${kind} ${ref}` : `${kind} ${ref} was already revoked`,
+    `list ${path} at generation ${next.generation}`,
+  ]);
+  return ExitCode.ok;
+}
+
+function list(args: readonly string[], io: CliIo): number {
+  const { flags } = parseCommandArgs(
+    'revoke ls',
+    args,
+    { list: 'string', trust: 'string' },
+    {
+      min: 0,
+      max: 0,
+      names: '[--list FILE] [--trust FILE] [--json]',
+    },
+  );
+  const path = resolve(io.cwd, (flags.list as string | undefined) ?? DEFAULT_LIST);
+  const checked = typeof flags.trust === 'string';
+  const l = checked
+    ? RevocationList.load(path, {
+        trustedKeys: loadTrustFile(resolve(io.cwd, flags.trust as string)).operatorKeys(),
+      })
+    : RevocationList.load(path, { trustedKeys: [], trustNamedSigners: true });
+  emit(
+    io,
+    flags.json === true,
+    { list: path, generation: l.generation, signers_checked: checked, entries: l.entries },
+    () => [
+      `${path}: generation ${l.generation}, ${l.entries.length} entr${l.entries.length === 1 ? 'y' : 'ies'}`,
+      ...(checked
+        ? []
+        : ['(signatures checked against the keys they name only; pass --trust to check the signers)']),
+      ...l.entries.map(
+        (e) =>
+          `  ${e.kind.padEnd(8)} ${e.ref}  ${new Date(e.revoked_at_ms).toISOString()}  by ${e.signer.slice(0, 16)}${e.reason === undefined ? '' : `  ${e.reason}`}`,
+      ),
+    ],
+  );
+  return ExitCode.ok;
+}

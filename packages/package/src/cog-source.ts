@@ -1,0 +1,127 @@
+import { parseJson } from '@heddle/envelope';
+import { z } from 'zod';
+import {
+  COG_ARCHES,
+  COG_ID_RE,
+  COG_ROUTES,
+  type CogArch,
+  type CogConsoleCommand,
+  type CogResources,
+  type CogRoute,
+  VERSION_RE,
+} from './cog.js';
+import { type CogConfigSchema, CogConfigSchemaSchema } from './cog-config.js';
+import { PackageError, zodIssue } from './errors.js';
+import { packagePathProblem } from './paths.js';
+
+/** The file name of a cog's source manifest. */
+export const COG_SOURCE_FILE = 'cog.json';
+
+/** Largest accepted source manifest: 256 KiB. */
+export const MAX_COG_SOURCE_BYTES: number = 256 * 1024;
+
+/**
+ * A cog's source manifest (`cog.json`): what `heddle pkg build` turns into a package. Variants map a
+ * `<arch>-<route>` name to a file path relative to the source directory; `files` lists extra files.
+ */
+export interface CogSource {
+  id: string;
+  version: string;
+  variants: Record<string, string>;
+  files?: string[];
+  config?: CogConfigSchema;
+  console?: CogConsoleCommand[];
+  resources: CogResources;
+  source?: string;
+  redistributable?: boolean;
+}
+
+const pathSchema = z
+  .string()
+  .max(255)
+  .superRefine((p, ctx) => {
+    const problem = packagePathProblem(p);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** Schema of `cog.json`. */
+export const CogSourceSchema: z.ZodType<CogSource> = z
+  .strictObject({
+    id: z.string().regex(COG_ID_RE, 'expected a cog id matching [a-z0-9][a-z0-9._-]{0,63}'),
+    version: z.string().regex(VERSION_RE, 'expected a version such as 1.2.3 or 1.2.3-beta.1'),
+    variants: z.record(z.string(), pathSchema),
+    files: z.array(pathSchema).max(1024).optional(),
+    config: CogConfigSchemaSchema.optional(),
+    console: z
+      .array(
+        z.strictObject({
+          name: z
+            .string()
+            .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'expected a command name matching [a-z][a-z0-9_-]{0,31}'),
+          description: z.string().max(200).optional(),
+        }),
+      )
+      .max(64)
+      .optional(),
+    resources: z.strictObject({ cpu_pct: z.int().min(1).max(6400), ram_mb: z.int().min(1).max(1048576) }),
+    source: z.string().min(1).max(512).optional(),
+    redistributable: z.boolean().optional(),
+  })
+  .superRefine((src, ctx) => {
+    const names = Object.keys(src.variants);
+    if (names.length === 0)
+      ctx.addIssue({ code: 'custom', message: 'at least one variant is required', path: ['variants'] });
+    for (const name of names) {
+      if (!parseVariantName(name)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `variant names are <arch>-<route> with arch one of ${COG_ARCHES.join(', ')} and route one of ${COG_ROUTES.join(', ')} (wasi only with wasm32)`,
+          path: ['variants', name],
+        });
+      }
+    }
+  });
+
+/** Splits a variant name `<arch>-<route>`; undefined when either part is unknown or they do not go together. */
+export function parseVariantName(name: string): { arch: CogArch; route: CogRoute } | undefined {
+  const dash = name.lastIndexOf('-');
+  if (dash <= 0) return undefined;
+  const arch = name.slice(0, dash) as CogArch;
+  const route = name.slice(dash + 1) as CogRoute;
+  if (!COG_ARCHES.includes(arch) || !COG_ROUTES.includes(route)) return undefined;
+  if ((route === 'wasi') !== (arch === 'wasm32')) return undefined;
+  return { arch, route };
+}
+
+/** Parses `cog.json` text strictly. Throws `source-invalid` naming the field. */
+export function parseCogSource(text: string): CogSource {
+  let value: unknown;
+  try {
+    value = parseJson(text, { maxBytes: MAX_COG_SOURCE_BYTES });
+  } catch (err) {
+    throw new PackageError('source-invalid', `${COG_SOURCE_FILE}: ${(err as Error).message}`, {
+      field: '$',
+      cause: err,
+    });
+  }
+  const r = CogSourceSchema.safeParse(value);
+  if (!r.success) {
+    const { field, message } = zodIssue(r.error);
+    throw new PackageError('source-invalid', `${COG_SOURCE_FILE}: ${message}`, { field });
+  }
+  return r.data;
+}
+
+/** A starting `cog.json` for `heddle pkg init`. */
+export function cogSourceTemplate(id = 'hello-cog'): CogSource {
+  return {
+    id,
+    version: '0.1.0',
+    variants: { 'x86_64-native': 'bin/run.sh', 'aarch64-native': 'bin/run.sh' },
+    config: {
+      interval_secs: { type: 'integer', min: 1, max: 3600, default: 10, description: 'seconds between runs' },
+    },
+    console: [{ name: 'status', description: 'print a status line' }],
+    resources: { cpu_pct: 10, ram_mb: 32 },
+  };
+}

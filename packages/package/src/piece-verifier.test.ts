@@ -1,0 +1,171 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { PackageError } from './errors.js';
+import { PieceVerifier } from './piece-verifier.js';
+import { artifactId, computePieceMap, MIN_PIECE_SIZE, type PieceMap } from './pieces.js';
+
+const P = MIN_PIECE_SIZE;
+
+function randomBytes(n: number, seed: number): Uint8Array {
+  const out = new Uint8Array(n);
+  let x = seed >>> 0 || 1;
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
+
+const pieceOf = (bytes: Uint8Array, i: number) => bytes.subarray(i * P, (i + 1) * P);
+
+describe('PieceVerifier', () => {
+  it('accepts pieces in any order, tracks the have-bitfield and finishes with the artifact id', async () => {
+    const bytes = randomBytes(P * 9 + 17, 1);
+    const map = computePieceMap(bytes, P);
+    const v = await PieceVerifier.create(map, {
+      artifactId: artifactId(map),
+      contentHash: map.contentHash,
+      totalSize: bytes.length,
+    });
+    expect(v.count).toBe(10);
+    for (const i of [3, 0, 9, 1]) expect(v.accept(i, pieceOf(bytes, i))).toBe('accepted');
+    expect(v.accept(3, pieceOf(bytes, 3))).toBe('duplicate');
+    expect([...v.bitfield()]).toEqual([0b11010000, 0b01000000]);
+    expect(v.missing()).toEqual([2, 4, 5, 6, 7, 8]);
+    await expect(v.finish(() => undefined)).rejects.toMatchObject({ code: 'piece-rejected' });
+    for (const i of v.missing()) v.accept(i, pieceOf(bytes, i));
+    expect(v.complete).toBe(true);
+    expect(await v.finish((i) => pieceOf(bytes, i))).toBe(artifactId(map));
+    expect(await v.finish(() => undefined)).toBe(artifactId(map));
+  });
+
+  it('refuses a map that does not match the expected id, content hash or size', async () => {
+    const map = computePieceMap(randomBytes(P * 2, 2), P);
+    await expect(PieceVerifier.create(map, { artifactId: '0'.repeat(64) })).rejects.toMatchObject({
+      code: 'artifact-mismatch',
+    });
+    await expect(PieceVerifier.create(map, { contentHash: '0'.repeat(64) })).rejects.toMatchObject({
+      code: 'artifact-mismatch',
+    });
+    await expect(PieceVerifier.create(map, { totalSize: 1 })).rejects.toMatchObject({
+      code: 'artifact-mismatch',
+    });
+    const broken: PieceMap = { ...map, pieceHashes: map.pieceHashes.slice(1) };
+    await expect(PieceVerifier.create(broken)).rejects.toMatchObject({ code: 'piece-map-invalid' });
+  });
+
+  it('refuses wrong lengths and out-of-range indices', async () => {
+    const bytes = randomBytes(P + 5, 3);
+    const v = await PieceVerifier.create(computePieceMap(bytes, P));
+    expect(() => v.accept(1, bytes.subarray(0, 4))).toThrow(/expected 5 bytes/);
+    expect(() => v.accept(2, bytes.subarray(0, 5))).toThrow(/out of range/);
+    expect(() => v.accept(-1, bytes)).toThrow(PackageError);
+    expect(v.held).toBe(0);
+  });
+
+  it('catches a map whose piece hashes lie about the content at finish', async () => {
+    const real = randomBytes(P * 2, 4);
+    const fake = randomBytes(P * 2, 5);
+    const map = { ...computePieceMap(fake, P), contentHash: computePieceMap(real, P).contentHash };
+    const v = await PieceVerifier.create(map);
+    v.accept(0, pieceOf(fake, 0));
+    v.accept(1, pieceOf(fake, 1));
+    await expect(v.finish((i) => pieceOf(fake, i))).rejects.toMatchObject({ code: 'artifact-mismatch' });
+  });
+
+  it('detects random corruption of any piece at exactly that piece (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 12 * P }),
+        fc.nat(),
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        fc.integer({ min: 1 }),
+        async (size, pick, offset, xor, seed) => {
+          const bytes = randomBytes(size, seed);
+          const map = computePieceMap(bytes, P);
+          const v = await PieceVerifier.create(map);
+          const bad = pick % v.count;
+          const corrupt = pieceOf(bytes, bad).slice();
+          corrupt[offset % corrupt.length] = (corrupt[offset % corrupt.length] as number) ^ xor;
+          for (let i = 0; i < v.count; i++) {
+            if (i === bad) {
+              let err: unknown;
+              try {
+                v.accept(i, corrupt);
+              } catch (e) {
+                err = e;
+              }
+              expect(err).toMatchObject({ code: 'piece-rejected', field: `pieces[${bad}]` });
+            } else expect(v.accept(i, pieceOf(bytes, i))).toBe('accepted');
+          }
+          expect(v.missing()).toEqual([bad]);
+          v.accept(bad, pieceOf(bytes, bad));
+          expect(await v.finish((i) => pieceOf(bytes, i))).toBe(artifactId(map));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a transfer interrupted and resumed from its bitfield yields the same artifact (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 10 * P }),
+        fc.integer({ min: 1 }),
+        fc.array(fc.nat(), { maxLength: 30 }),
+        fc.nat(),
+        async (size, seed, order, lost) => {
+          const bytes = randomBytes(size, seed);
+          const map = computePieceMap(bytes, P);
+          const first = await PieceVerifier.create(map);
+          const disk = new Map<number, Uint8Array>();
+          for (const o of order) {
+            if (first.count === 0) break;
+            const i = o % first.count;
+            first.accept(i, pieceOf(bytes, i));
+            disk.set(i, pieceOf(bytes, i).slice());
+          }
+          const saved = first.bitfield();
+          // The crash lost one stored piece: resume must notice and fetch it again.
+          if (disk.size > 0) disk.delete([...disk.keys()][lost % disk.size] as number);
+          const resumed = await PieceVerifier.resume(map, saved, (i) => disk.get(i));
+          expect(resumed.held).toBe(disk.size);
+          for (const i of resumed.missing()) {
+            resumed.accept(i, pieceOf(bytes, i));
+            disk.set(i, pieceOf(bytes, i).slice());
+          }
+          expect(await resumed.finish((i) => disk.get(i))).toBe(artifactId(map));
+          const assembled = new Uint8Array(size);
+          for (const [i, p] of disk) assembled.set(p, i * P);
+          expect(artifactId(computePieceMap(assembled, P))).toBe(artifactId(map));
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('with a trusted artifact id, hashes each byte once and finishes without reading pieces back', async () => {
+    const bytes = randomBytes(P * 3 + 1, 8);
+    const map = computePieceMap(bytes, P);
+    const v = await PieceVerifier.create(map, { artifactId: artifactId(map) });
+    for (const i of [2, 1, 3, 0]) v.accept(i, pieceOf(bytes, i));
+    expect(await v.finish(() => undefined)).toBe(artifactId(map));
+  });
+
+  it('refuses a resume bitfield of the wrong length or with bits past the end', async () => {
+    const map = computePieceMap(randomBytes(P * 3, 6), P);
+    await expect(PieceVerifier.resume(map, new Uint8Array(2), () => undefined)).rejects.toMatchObject({
+      code: 'piece-rejected',
+    });
+    await expect(
+      PieceVerifier.resume(map, new Uint8Array([0b00010000]), () => undefined),
+    ).rejects.toMatchObject({
+      code: 'piece-rejected',
+    });
+    const v = await PieceVerifier.resume(map, new Uint8Array([0b11100000]), () => new Uint8Array(P));
+    expect(v.held).toBe(0);
+  });
+});

@@ -1,0 +1,228 @@
+import { type Blake3Hasher, blake3Hex, createBlake3 } from '@heddle/envelope';
+import { PackageError } from './errors.js';
+import { artifactId, type PieceMap, pieceLength } from './pieces.js';
+
+/** What the verifier expects of the map, from a trusted source (the signed package body, or an id). */
+export interface PieceExpectations {
+  /** The artifact id the map must have. */
+  readonly artifactId?: string;
+  /** The content hash the map must carry (the BLAKE3 the signed body lists). */
+  readonly contentHash?: string;
+  /** The total size the map must carry (the size the signed body lists). */
+  readonly totalSize?: number;
+}
+
+/** Reads back a piece that was accepted earlier (from disk or memory). */
+export type PieceReader = (index: number) => Uint8Array | undefined | Promise<Uint8Array | undefined>;
+
+/** Outcome of {@link PieceVerifier.accept}. */
+export type PieceOutcome = 'accepted' | 'duplicate';
+
+/**
+ * Verifies the pieces of one artifact as they arrive, in any order: each piece is accepted only if its
+ * length and BLAKE3 match the map, and a have-bitfield (bit `i` is bit `7 - i % 8` of byte `i / 8`, as
+ * in BitTorrent) records what is held. After an interruption, {@link PieceVerifier.resume} rebuilds the
+ * state from a saved bitfield, re-checking every piece it claims.
+ *
+ * Trust: when the expected artifact id comes from a trusted source (a signed request), the map is
+ * authenticated by it and each byte is hashed once. When only the content hash is known (from the
+ * signed package body), {@link PieceVerifier.finish} hashes the whole content a second time and checks
+ * it, so a map whose piece hashes lie is caught too.
+ */
+export class PieceVerifier {
+  /** The map being verified against. */
+  readonly map: PieceMap;
+  /** Its artifact id. */
+  readonly artifactId: string;
+  /** Number of pieces. */
+  readonly count: number;
+  readonly #have: Uint8Array;
+  #held = 0;
+  #next = 0;
+  #hasher: Blake3Hasher;
+  #finished = false;
+  // Without a trusted artifact id the piece hashes are only as good as the map, so the content is
+  // hashed a second time (as a running hash over the in-order prefix) and checked at finish.
+  readonly #streaming: boolean;
+
+  private constructor(map: PieceMap, id: string, hasher: Blake3Hasher, streaming: boolean) {
+    this.map = map;
+    this.artifactId = id;
+    this.count = map.pieceHashes.length;
+    this.#have = new Uint8Array(Math.ceil(this.count / 8));
+    this.#hasher = hasher;
+    this.#streaming = streaming;
+  }
+
+  /**
+   * A verifier for `map`. Throws `artifact-mismatch` when the map does not match the expectations
+   * (artifact id, content hash, total size), `piece-map-invalid` when its piece count is inconsistent.
+   */
+  static async create(map: PieceMap, expect: PieceExpectations = {}): Promise<PieceVerifier> {
+    if (map.pieceHashes.length !== Math.ceil(map.totalSize / map.pieceSize)) {
+      throw new PackageError(
+        'piece-map-invalid',
+        'piece_hashes: count does not match total_size / piece_size',
+        {
+          field: 'piece_hashes',
+        },
+      );
+    }
+    const id = artifactId(map);
+    const mismatch = (what: string): never => {
+      throw new PackageError(
+        'artifact-mismatch',
+        `${what} of the piece map does not match the expected one`,
+        { field: what },
+      );
+    };
+    if (expect.artifactId !== undefined && expect.artifactId !== id) mismatch('artifact_id');
+    if (expect.contentHash !== undefined && expect.contentHash !== map.contentHash) mismatch('content_hash');
+    if (expect.totalSize !== undefined && expect.totalSize !== map.totalSize) mismatch('total_size');
+    return new PieceVerifier(map, id, await createBlake3(), expect.artifactId === undefined);
+  }
+
+  /**
+   * Rebuilds a verifier after an interruption: each piece the saved `bitfield` claims is read back with
+   * `read` and re-verified; pieces that are gone or fail are simply missing again. Throws
+   * `piece-rejected` for a bitfield of the wrong length or with bits set past the last piece.
+   */
+  static async resume(
+    map: PieceMap,
+    bitfield: Uint8Array,
+    read: PieceReader,
+    expect: PieceExpectations = {},
+  ): Promise<PieceVerifier> {
+    const v = await PieceVerifier.create(map, expect);
+    if (bitfield.length !== v.#have.length) {
+      throw new PackageError(
+        'piece-rejected',
+        `bitfield: expected ${v.#have.length} bytes, got ${bitfield.length}`,
+        { field: 'bitfield' },
+      );
+    }
+    for (let i = v.count; i < bitfield.length * 8; i++) {
+      if (((bitfield[i >> 3] as number) >> (7 - (i & 7))) & 1) {
+        throw new PackageError('piece-rejected', `bitfield: bit ${i} is set beyond the last piece`, {
+          field: 'bitfield',
+        });
+      }
+    }
+    for (let i = 0; i < v.count; i++) {
+      if (!(((bitfield[i >> 3] as number) >> (7 - (i & 7))) & 1)) continue;
+      const bytes = await read(i);
+      if (bytes !== undefined && v.#check(i, bytes) === undefined) v.#mark(i, bytes);
+    }
+    return v;
+  }
+
+  /**
+   * Offers piece `index`. Returns `accepted` (now held) or `duplicate` (already held, bytes ignored).
+   * Throws `piece-rejected` (field `pieces[index]`) for an index out of range, a wrong length or a wrong
+   * hash; the piece stays missing and may be fetched again, from any source.
+   */
+  accept(index: number, bytes: Uint8Array): PieceOutcome {
+    if (!Number.isSafeInteger(index) || index < 0 || index >= this.count) {
+      throw new PackageError(
+        'piece-rejected',
+        `pieces[${index}]: index out of range (0..${this.count - 1})`,
+        { field: `pieces[${index}]` },
+      );
+    }
+    if (this.has(index)) return 'duplicate';
+    const problem = this.#check(index, bytes);
+    if (problem !== undefined)
+      throw new PackageError('piece-rejected', `pieces[${index}]: ${problem}`, { field: `pieces[${index}]` });
+    this.#mark(index, bytes);
+    return 'accepted';
+  }
+
+  #check(index: number, bytes: Uint8Array): string | undefined {
+    const want = pieceLength(this.map, index);
+    if (bytes.length !== want) return `expected ${want} bytes, got ${bytes.length}`;
+    if (blake3Hex(bytes) !== this.map.pieceHashes[index]) return 'BLAKE3 does not match the piece map';
+    return undefined;
+  }
+
+  #mark(index: number, bytes: Uint8Array): void {
+    this.#have[index >> 3] = (this.#have[index >> 3] as number) | (0x80 >> (index & 7));
+    this.#held++;
+    if (this.#streaming && index === this.#next) {
+      this.#hasher.update(bytes);
+      this.#next++;
+    }
+  }
+
+  /** True when piece `index` is held. */
+  has(index: number): boolean {
+    return (
+      index >= 0 &&
+      index < this.count &&
+      (((this.#have[index >> 3] as number) >> (7 - (index & 7))) & 1) === 1
+    );
+  }
+
+  /** A copy of the have-bitfield (save it to resume later). */
+  bitfield(): Uint8Array {
+    return this.#have.slice();
+  }
+
+  /** Indices of the pieces still missing, ascending. */
+  missing(): number[] {
+    const out: number[] = [];
+    for (let i = 0; i < this.count; i++) if (!this.has(i)) out.push(i);
+    return out;
+  }
+
+  /** Number of pieces held. */
+  get held(): number {
+    return this.#held;
+  }
+
+  /** True when every piece is held. */
+  get complete(): boolean {
+    return this.#held === this.count;
+  }
+
+  /**
+   * Once complete, checks the whole content against the map's content hash, reading back with `read`
+   * the pieces that arrived out of order. Returns the artifact id. Throws `piece-rejected` when pieces
+   * are missing, `artifact-mismatch` when the content hash differs (the map's piece hashes lied).
+   */
+  async finish(read: PieceReader): Promise<string> {
+    if (this.#finished) return this.artifactId;
+    if (!this.complete) {
+      throw new PackageError('piece-rejected', `pieces: ${this.count - this.#held} piece(s) still missing`, {
+        field: 'pieces',
+      });
+    }
+    if (!this.#streaming) {
+      // The map matched a trusted artifact id, so the verified pieces are the content it names.
+      this.#finished = true;
+      return this.artifactId;
+    }
+    while (this.#next < this.count) {
+      const bytes = await read(this.#next);
+      const problem = bytes === undefined ? 'cannot be read back' : this.#check(this.#next, bytes);
+      if (problem !== undefined || bytes === undefined) {
+        throw new PackageError('piece-rejected', `pieces[${this.#next}]: ${problem}`, {
+          field: `pieces[${this.#next}]`,
+        });
+      }
+      this.#hasher.update(bytes);
+      this.#next++;
+    }
+    const digest = this.#hasher.digestHex();
+    this.#finished = true;
+    if (digest !== this.map.contentHash) {
+      throw new PackageError(
+        'artifact-mismatch',
+        'content_hash: the assembled content does not match the content hash',
+        {
+          field: 'content_hash',
+        },
+      );
+    }
+    return this.artifactId;
+  }
+}

@@ -1,0 +1,178 @@
+import { join, resolve } from 'node:path';
+import { DomainTag, fromHex, verifyWithDomain } from '@heddle/envelope';
+import { PackageError } from './errors.js';
+import { hashFile } from './file-hash.js';
+import type { PackageFile } from './format.js';
+import { type ParsedPackage, type ReadEnvelopeOptions, readEnvelope } from './manifest.js';
+import { inspectPackagePath } from './paths.js';
+import type { RevocationCheck, RevocationRefs } from './revocation.js';
+import type { TrustAnchors } from './trust.js';
+
+/** A file of a verified package. */
+export interface VerifiedFile extends PackageFile {
+  /** Absolute path of the verified file inside the package directory. */
+  readonly absolutePath: string;
+}
+
+/** The result of a successful verification: what a runtime may load. */
+export interface VerifiedWorkload<B = unknown> {
+  /** The package directory (absolute). */
+  readonly dir: string;
+  /** The kind, such as `cog`. */
+  readonly kind: string;
+  /** The typed body. */
+  readonly body: B;
+  /** BLAKE3 of the statement, hex. */
+  readonly packageId: string;
+  /** BLAKE3 of `heddle-package.json`, hex. */
+  readonly manifestHash: string;
+  /** Public keys (hex, sorted) of the pinned keys whose signatures verified. */
+  readonly signerKeys: readonly string[];
+  /** Ids of the trust anchors of those keys, in the same order. */
+  readonly signerIds: readonly string[];
+  /** The files, hashed and found intact. */
+  readonly files: readonly VerifiedFile[];
+  /** BLAKE3 hashes (hex, sorted, unique) of the files. */
+  readonly artifactHashes: readonly string[];
+  /** The revocation references: package id, signer keys, artifact hashes. */
+  readonly refs: RevocationRefs;
+}
+
+/** Options of {@link verifyPackage}. */
+export interface VerifyOptions extends ReadEnvelopeOptions {
+  /** The trust anchors (pinned keys and threshold). */
+  readonly anchors: TrustAnchors;
+  /** A revocation list (or any {@link RevocationCheck}); omitted: nothing is treated as revoked. */
+  readonly revocations?: RevocationCheck;
+}
+
+/**
+ * Verifies a package directory against trust anchors, in this order (the first failure is thrown as
+ * `PackageError` with its code):
+ *
+ * 1. `manifest-invalid`: the envelope is missing, larger than 1 MiB, not strict canonical JSON, of the
+ *    wrong shape or kind, or lists a bad path (traversal, absolute, duplicate) or a size over the limits.
+ * 2. `missing-signature`: the envelope carries no signature.
+ * 3. `bad-signature`: a signature by a pinned key does not verify (fatal even if others do).
+ *    Signatures by keys that are not pinned are ignored.
+ * 4. `untrusted-signer`: fewer valid pinned signatures than the threshold (at least one).
+ * 5. `revoked`: the package id, a signer key or an artifact hash is revoked (or the list failed closed).
+ * 6. `file-missing`: a listed file is absent.
+ * 7. `file-tampered`: a listed file is a symbolic link or not a regular file, or its size or BLAKE3
+ *    differs. Files are hashed only here, after the signatures passed.
+ */
+export async function verifyPackage<B = unknown>(
+  dir: string,
+  options: VerifyOptions,
+): Promise<VerifiedWorkload<B>> {
+  const root = resolve(dir);
+  const pkg = readEnvelope(root, options);
+  const signerKeys = checkSignatures(pkg, options.anchors);
+  const artifactHashes = [...new Set(pkg.files.map((f) => f.blake3))].sort();
+  const refs: RevocationRefs = { packageId: pkg.packageId, signerKeys, artifactHashes };
+  const revoked = options.revocations?.firstRevoked(refs);
+  if (revoked) {
+    const why = revoked.reason === undefined ? '' : ` (${revoked.reason})`;
+    throw new PackageError('revoked', `revoked: ${revoked.kind} ${revoked.ref}${why}`, {
+      field: revoked.kind,
+    });
+  }
+  const files: VerifiedFile[] = [];
+  for (let i = 0; i < pkg.files.length; i++) {
+    files.push(await checkFile(root, pkg.files[i] as PackageFile, i));
+  }
+  return {
+    dir: root,
+    kind: pkg.envelope.kind,
+    body: pkg.body as B,
+    packageId: pkg.packageId,
+    manifestHash: pkg.manifestHash,
+    signerKeys,
+    signerIds: signerKeys.map((k) => options.anchors.get(k)?.id ?? k),
+    files,
+    artifactHashes,
+    refs,
+  };
+}
+
+/**
+ * Checks the signatures of a parsed envelope against the anchors (steps 2 to 4 of
+ * {@link verifyPackage}) and returns the valid pinned signer keys, sorted.
+ */
+export function checkSignatures(pkg: ParsedPackage, anchors: TrustAnchors): string[] {
+  const sigs = pkg.envelope.signatures;
+  if (sigs.length === 0) {
+    throw new PackageError('missing-signature', 'signatures: the package is not signed', {
+      field: 'signatures',
+    });
+  }
+  const valid: string[] = [];
+  sigs.forEach((s, i) => {
+    if (!anchors.isPinned(s.public_key)) return;
+    const ok = verifyWithDomain(
+      DomainTag.packageStatement,
+      fromHex(s.public_key, 32),
+      pkg.statement,
+      fromHex(s.signature, 64),
+    );
+    if (!ok) {
+      const id = anchors.get(s.public_key)?.id ?? s.public_key;
+      throw new PackageError('bad-signature', `signatures[${i}]: invalid signature by pinned key ${id}`, {
+        field: `signatures[${i}]`,
+      });
+    }
+    valid.push(s.public_key);
+  });
+  if (valid.length === 0) {
+    throw new PackageError('untrusted-signer', 'signatures: no signature by a pinned key', {
+      field: 'signatures',
+    });
+  }
+  if (valid.length < anchors.threshold) {
+    throw new PackageError(
+      'untrusted-signer',
+      `signatures: ${valid.length} valid pinned signature(s), ${anchors.threshold} required`,
+      { field: 'signatures' },
+    );
+  }
+  return valid.sort();
+}
+
+async function checkFile(root: string, file: PackageFile, i: number): Promise<VerifiedFile> {
+  const field = `body.files[${i}]`;
+  const state = inspectPackagePath(root, file.path);
+  if (state.state === 'missing') {
+    throw new PackageError('file-missing', `${field}: ${file.path} is missing`, { field });
+  }
+  if (state.state === 'not-regular')
+    throw new PackageError('file-tampered', `${field}: ${state.why}`, { field });
+  if (state.size !== file.size) {
+    throw new PackageError(
+      'file-tampered',
+      `${field}: ${file.path} is ${state.size} bytes, the manifest says ${file.size}`,
+      {
+        field,
+      },
+    );
+  }
+  const absolutePath = join(root, ...file.path.split('/'));
+  let digest: { size: number; blake3: string };
+  try {
+    digest = await hashFile(absolutePath, file.size);
+  } catch (err) {
+    throw new PackageError(
+      'file-tampered',
+      `${field}: ${file.path} cannot be read: ${(err as Error).message}`,
+      {
+        field,
+        cause: err,
+      },
+    );
+  }
+  if (digest.size !== file.size || digest.blake3 !== file.blake3) {
+    throw new PackageError('file-tampered', `${field}: ${file.path} does not match its BLAKE3 hash`, {
+      field,
+    });
+  }
+  return { ...file, absolutePath };
+}
