@@ -1,1 +1,37 @@
-export {};
+export { canonicalPayload } from './canonical.js';
+export type { ChainOptions, ConsistencyProof, EventQuery, InclusionProof, OpenReport } from './chain.js';
+export { Chain, isEventHash } from './chain.js';
+export type { Checkpoint, CheckpointFields, SignedCheckpoint } from './checkpoint.js';
+export { parseSignedCheckpoint, signCheckpoint, verifyCheckpoint } from './checkpoint.js';
+export type { ChainErrorCode } from './errors.js';
+export { ChainCorruptError, ChainError, CheckpointError } from './errors.js';
+export type { ChainEvent } from './event.js';
+export { computeEventHash, computePayloadHash, encodeEvent, eventHeaderText } from './event.js';
+export type { TornTail } from './file-format.js';
+export { CHAIN_FILE_HEADER } from './file-format.js';
+export type { FileChainStoreOptions, FileStoreStats } from './file-store.js';
+export { FileChainStore } from './file-store.js';
+export { EVENT_HASH_TAG, GENESIS_PREV_HASH, PAYLOAD_HASH_TAG } from './hashing.js';
+export type { KnownChainKind, KnownChainSource } from './identifiers.js';
+export {
+  ChainKind,
+  ChainSource,
+  IDENTIFIER_PATTERN,
+  isIdentifier,
+  MAX_IDENTIFIER_LENGTH,
+} from './identifiers.js';
+export { EMPTY_MERKLE_ROOT, MerkleTree, merkleLeafHash, merkleNodeHash } from './merkle.js';
+export type { HashLike } from './merkle-verify.js';
+export { merkleRoot, verifyConsistency, verifyInclusion } from './merkle-verify.js';
+export type { FileVerifyResult, OpenChainFileOptions } from './open.js';
+export { openChain, openChainFile, openMemoryChain, verifyChainFile } from './open.js';
+export type { ChainStore, StoreContents } from './store.js';
+export { MemoryChainStore } from './store.js';
+export { verifyEvents } from './verify.js';
+export type {
+  CheckpointAnchor,
+  VerifyFailure,
+  VerifyOptions,
+  VerifyReason,
+  VerifyResult,
+} from './verify-types.js';

@@ -1,0 +1,215 @@
+import { type FileHandle, open, readFile } from 'node:fs/promises';
+import { writeFileAtomic } from '@heddle/envelope';
+import { ChainCorruptError, ChainError } from './errors.js';
+import type { ChainEvent } from './event.js';
+import { headerBytes, isForeignFile, scanChainBytes, type TornTail } from './file-format.js';
+import type { ChainStore, StoreContents } from './store.js';
+
+/** Options of {@link FileChainStore}. */
+export interface FileChainStoreOptions {
+  /** Open without writing anything: a torn tail is reported, not repaired; appends are refused. */
+  readonly readOnly?: boolean;
+  /** Create the file when it does not exist (default true unless read-only). */
+  readonly create?: boolean;
+}
+
+/** Counters of a file store's writes, to observe group commit. */
+export interface FileStoreStats {
+  /** Batches written (each one write of all its records, then one fsync). */
+  readonly batches: number;
+  /** `write` system calls (more than batches only after short writes). */
+  readonly writes: number;
+  /** fdatasync calls made for appended records. */
+  readonly syncs: number;
+  /** Records appended. */
+  readonly records: number;
+  /** Bytes appended. */
+  readonly bytes: number;
+  /** Most records in one batch. */
+  readonly maxBatch: number;
+}
+
+interface Pending {
+  readonly text: string;
+  readonly resolve: () => void;
+  readonly reject: (err: unknown) => void;
+}
+
+/**
+ * The crash-safe append-only file store: a header line, then one canonical event record per line
+ * (docs/chain.md). Appends are group-committed: all appends made while a batch is being written are
+ * written next as one `write` and made durable by one `fdatasync`; each append resolves only after its
+ * batch's fdatasync returned. On open, a torn tail is truncated (reported in `tornTail`) unless
+ * read-only; any other bad record throws {@link ChainCorruptError} naming the seq, line and byte
+ * offset, and nothing is truncated. One writer per file: two processes appending to the same file
+ * corrupt it (not detected until the next open).
+ */
+export class FileChainStore implements ChainStore {
+  /** The file's path. */
+  readonly path: string;
+  /** True when opened read-only. */
+  readonly readOnly: boolean;
+  private readonly create: boolean;
+  private handle: FileHandle | undefined;
+  private position = 0;
+  private loaded = false;
+  private closed = false;
+  private failed: unknown;
+  private queue: Pending[] = [];
+  private flushing: Promise<void> | undefined;
+  private counters = { batches: 0, writes: 0, syncs: 0, records: 0, bytes: 0, maxBatch: 0 };
+
+  /** Prepares a store for `path`; nothing is read or written until `load()`. */
+  constructor(path: string, options: FileChainStoreOptions = {}) {
+    this.path = path;
+    this.readOnly = options.readOnly ?? false;
+    this.create = options.create ?? !this.readOnly;
+  }
+
+  /** Counters of the writes so far. */
+  get stats(): FileStoreStats {
+    return { ...this.counters };
+  }
+
+  /**
+   * Reads and verifies the file; repairs a torn tail unless read-only. Throws `ChainCorruptError`
+   * (`chain_corrupt`) for corruption before the tail, `ChainError` `not_a_chain_file` for a file that
+   * is not a chain file, `chain_file_missing` when it does not exist and may not be created.
+   */
+  async load(): Promise<StoreContents> {
+    if (this.loaded) throw new ChainError('invalid_argument', 'the store is already loaded');
+    this.loaded = true;
+    let created = false;
+    let buf: Buffer;
+    if (this.readOnly) {
+      buf = await this.readOrMissing();
+    } else {
+      try {
+        this.handle = await open(this.path, 'r+');
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !this.create) throw this.missing(err);
+        writeFileAtomic(this.path, headerBytes(), { mode: 0o644 });
+        created = true;
+        this.handle = await open(this.path, 'r+');
+      }
+      buf = await this.handle.readFile();
+    }
+    try {
+      return await this.scan(buf, created);
+    } catch (err) {
+      await this.handle?.close();
+      this.handle = undefined;
+      throw err;
+    }
+  }
+
+  private async scan(buf: Buffer, created: boolean): Promise<StoreContents> {
+    if (isForeignFile(buf)) {
+      throw new ChainError('not_a_chain_file', `${this.path} is not a Heddle chain file (bad header)`);
+    }
+    const scan = scanChainBytes(buf, true);
+    if (scan.failure !== null) throw new ChainCorruptError(scan.failure, this.path);
+    let tornTail: TornTail | null = scan.tornTail;
+    this.position = scan.validLength;
+    if (this.handle !== undefined) {
+      if (scan.headerMissing) {
+        const header = headerBytes();
+        await this.handle.truncate(0);
+        await this.writeAll(header, 0);
+        await this.handle.datasync();
+        this.position = header.length;
+      } else if (tornTail !== null) {
+        await this.handle.truncate(scan.validLength);
+        await this.handle.datasync();
+      }
+      if (tornTail !== null) tornTail = { ...tornTail, repaired: true };
+    }
+    return { events: scan.events, verified: true, tornTail, created };
+  }
+
+  /** Queues the record; resolves once it is written and fdatasynced (group commit). */
+  append(_event: ChainEvent, record: string): Promise<void> {
+    if (this.readOnly)
+      return Promise.reject(new ChainError('chain_read_only', `${this.path} is open read-only`));
+    if (this.closed) return Promise.reject(new ChainError('chain_closed', `${this.path} is closed`));
+    if (!this.loaded || this.handle === undefined) {
+      return Promise.reject(new ChainError('invalid_argument', 'load() the store before appending'));
+    }
+    if (this.failed !== undefined) return Promise.reject(this.failure());
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ text: `${record}\n`, resolve, reject });
+      if (this.flushing === undefined) this.flushing = this.flushLoop();
+    });
+  }
+
+  /** Waits for queued appends, then closes the file. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.flushing;
+    await this.handle?.close();
+    this.handle = undefined;
+  }
+
+  private async flushLoop(): Promise<void> {
+    // Let every append made in the current synchronous run join the first batch.
+    await Promise.resolve();
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      try {
+        let text = '';
+        for (const p of batch) text += p.text;
+        const bytes = Buffer.from(text, 'utf8');
+        await this.writeAll(bytes, this.position);
+        await (this.handle as FileHandle).datasync();
+        this.position += bytes.length;
+        const c = this.counters;
+        c.batches++;
+        c.syncs++;
+        c.records += batch.length;
+        c.bytes += bytes.length;
+        if (batch.length > c.maxBatch) c.maxBatch = batch.length;
+      } catch (err) {
+        this.failed = err;
+        const rest = this.queue;
+        this.queue = [];
+        for (const p of batch) p.reject(this.failure());
+        for (const p of rest) p.reject(this.failure());
+        break;
+      }
+      for (const p of batch) p.resolve();
+    }
+    this.flushing = undefined;
+  }
+
+  private async writeAll(bytes: Buffer, position: number): Promise<void> {
+    const handle = this.handle as FileHandle;
+    let off = 0;
+    while (off < bytes.length) {
+      const { bytesWritten } = await handle.write(bytes, off, bytes.length - off, position + off);
+      this.counters.writes++;
+      off += bytesWritten;
+    }
+  }
+
+  private failure(): ChainError {
+    return new ChainError(
+      'chain_store_failed',
+      `writing ${this.path} failed; the chain refuses further appends until reopened: ${String(this.failed)}`,
+      { cause: this.failed },
+    );
+  }
+
+  private async readOrMissing(): Promise<Buffer> {
+    try {
+      return await readFile(this.path);
+    } catch (err) {
+      throw this.missing(err);
+    }
+  }
+
+  private missing(err: unknown): unknown {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return err;
+    return new ChainError('chain_file_missing', `${this.path} does not exist`, { cause: err });
+  }
+}
