@@ -3,6 +3,9 @@ import { CliError, ExitCode } from './cli-error.js';
 import { chain } from './commands/chain.js';
 import { id } from './commands/id.js';
 import { keygen } from './commands/keygen.js';
+import { pkg } from './commands/pkg.js';
+import { policy } from './commands/policy.js';
+import { revoke } from './commands/revoke.js';
 import { type CliIo, processIo } from './io.js';
 
 type Command = (args: readonly string[], io: CliIo) => number | Promise<number>;
@@ -10,7 +13,10 @@ type Command = (args: readonly string[], io: CliIo) => number | Promise<number>;
 const COMMANDS: Record<string, { run: Command; summary: string }> = {
   keygen: { run: keygen, summary: 'create an Ed25519 key file (mode 0600)' },
   id: { run: id, summary: 'print the node id and public key of a key' },
-  chain: { run: chain, summary: 'verify, tail and prove events of an audit chain file' },
+  chain: { run: chain, summary: 'verify, tail, prove and checkpoint an audit chain file' },
+  pkg: { run: pkg, summary: 'create, build, sign, verify and inspect workload packages' },
+  revoke: { run: revoke, summary: 'revoke packages, signers and artifacts; list revocations' },
+  policy: { run: policy, summary: 'check and validate governance policies' },
 };
 
 /** The top-level help text. */
@@ -51,7 +57,12 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
       err instanceof CliError
         ? err
         : err instanceof HeddleError
-          ? new CliError(err.code, err.message, ExitCode.badInput)
+          ? new CliError(
+              err.code,
+              err.message,
+              ExitCode.badInput,
+              err.field ? { field: err.field } : undefined,
+            )
           : new CliError(
               'internal',
               `internal error: ${(err as Error)?.stack ?? String(err)}`,

@@ -36,7 +36,10 @@ describe('heddle keygen', () => {
 describe('heddle id', () => {
   it('reads a secret key file, a PEM file and inline hex, all to the same id', async () => {
     const dir = tempDir();
-    const gen = JSON.parse((await runCaptured(['keygen', '--json'], dir)).out) as { node_id: string; public_key: string };
+    const gen = JSON.parse((await runCaptured(['keygen', '--json'], dir)).out) as {
+      node_id: string;
+      public_key: string;
+    };
     writeFileSync(join(dir, 'pub.pem'), publicKeyToPem(parsePublicKey(gen.public_key)));
     for (const arg of ['heddle.key', 'pub.pem', gen.public_key, gen.public_key.toUpperCase()]) {
       const r = await runCaptured(['id', arg, '--json'], dir);

@@ -1,0 +1,202 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  type ChainEvent,
+  type Checkpoint,
+  openChainFile,
+  parseSignedCheckpoint,
+  verifyChainFile,
+  verifyCheckpoint,
+  verifyInclusion,
+} from '@heddle/chain';
+import { loadKeyFile, parsePublicKey } from '@heddle/envelope';
+import { parseCommandArgs } from '../args.js';
+import { CliError, ExitCode, usageError } from '../cli-error.js';
+import { type CliIo, emit } from '../io.js';
+
+const SUBCOMMANDS = 'verify | tail | proof | checkpoint';
+
+/**
+ * `heddle chain <verify|tail|proof|checkpoint> <file> ...`: inspect an audit chain file without
+ * changing it (only `checkpoint --out` writes, and only its own output file).
+ */
+export async function chain(args: readonly string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'verify':
+      return chainVerify(rest, io);
+    case 'tail':
+      return chainTail(rest, io);
+    case 'proof':
+      return chainProof(rest, io);
+    case 'checkpoint':
+      return chainCheckpoint(rest, io);
+    default:
+      throw usageError(`usage: heddle chain <${SUBCOMMANDS}> <file> ...`);
+  }
+}
+
+async function chainVerify(args: readonly string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseCommandArgs(
+    'chain verify',
+    args,
+    { checkpoint: 'string', 'public-key': 'string' },
+    {
+      min: 1,
+      max: 1,
+      names: '<file> [--checkpoint FILE --public-key KEY] [--json]',
+    },
+  );
+  const path = resolve(io.cwd, positionals[0] as string);
+  const checkpoint = loadCheckpoint(flags, io.cwd);
+  const r = await verifyChainFile(path, checkpoint ? { checkpoint } : {});
+  const result = { file: path, ...r, checkpoint: checkpoint ?? null };
+  emit(io, flags.json === true, result, () =>
+    r.ok
+      ? [
+          `ok: ${r.size} events verified${checkpoint ? `, consistent with the checkpoint at size ${checkpoint.size}` : ''}`,
+          `head: ${r.head}`,
+        ]
+      : [
+          `FAILED at seq ${r.failure?.seq}${r.failure?.line ? ` (line ${r.failure.line}, byte ${r.failure.offset})` : ''}: ${r.failure?.reason}`,
+          `  ${r.failure?.message}`,
+          `the first ${r.size} events verify; head of that run: ${r.head}`,
+        ],
+  );
+  return r.ok ? ExitCode.ok : ExitCode.checkFailed;
+}
+
+async function chainTail(args: readonly string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseCommandArgs(
+    'chain tail',
+    args,
+    { n: 'string', kind: 'string', source: 'string' },
+    {
+      min: 1,
+      max: 1,
+      names: '<file> [--n N] [--kind KIND] [--source SOURCE] [--json]',
+    },
+  );
+  const n = positiveInt(flags.n, 'n', 10);
+  const c = await openReadOnly(positionals[0] as string, io);
+  const matching = c.find({
+    ...(typeof flags.kind === 'string' ? { kind: flags.kind } : {}),
+    ...(typeof flags.source === 'string' ? { source: flags.source } : {}),
+  });
+  const events = matching.slice(-n);
+  emit(io, flags.json === true, { size: c.size, head: c.head, events }, () =>
+    events.length === 0 ? ['(no events)'] : events.map(describeEvent),
+  );
+  return ExitCode.ok;
+}
+
+async function chainProof(args: readonly string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseCommandArgs(
+    'chain proof',
+    args,
+    { size: 'string' },
+    {
+      min: 2,
+      max: 2,
+      names: '<file> <seq> [--size N] [--json]',
+    },
+  );
+  const c = await openReadOnly(positionals[0] as string, io);
+  const seq = nonNegativeInt(positionals[1], 'seq');
+  const size = flags.size === undefined ? c.size : positiveInt(flags.size, 'size', c.size);
+  if (seq >= size)
+    throw new CliError('out_of_range', `seq ${seq} is not below the tree size ${size}`, ExitCode.badInput);
+  if (size > c.size)
+    throw new CliError('out_of_range', `the chain has only ${c.size} events`, ExitCode.badInput);
+  const proof = c.inclusionProof(seq, size);
+  const verified = verifyInclusion(proof.leaf, proof.seq, proof.size, proof.path, proof.root);
+  emit(io, flags.json === true, { ...proof, verified }, () => [
+    `event ${seq} (hash ${proof.leaf}) is included in the tree of ${size} events`,
+    `root: ${proof.root}`,
+    'audit path (bottom-up):',
+    ...proof.path.map((h, i) => `  ${i}: ${h}`),
+    verified ? 'the proof verifies against the root' : 'THE PROOF DOES NOT VERIFY',
+  ]);
+  return verified ? ExitCode.ok : ExitCode.checkFailed;
+}
+
+async function chainCheckpoint(args: readonly string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseCommandArgs(
+    'chain checkpoint',
+    args,
+    { key: 'string' },
+    {
+      min: 1,
+      max: 1,
+      names: '<file> --key KEYFILE [--json]',
+    },
+  );
+  if (typeof flags.key !== 'string')
+    throw usageError('heddle chain checkpoint: --key KEYFILE is required', 'key');
+  const keys = loadKeyFile(resolve(io.cwd, flags.key as string));
+  const c = await openReadOnly(positionals[0] as string, io);
+  const signed = c.checkpoint(keys);
+  // The JSON form is what `heddle chain verify --checkpoint` reads back.
+  emit(io, true, signed, () => []);
+  return ExitCode.ok;
+}
+
+function describeEvent(e: ChainEvent): string {
+  const payload = JSON.stringify(e.payload);
+  const shown = payload.length > 100 ? `${payload.slice(0, 97)}...` : payload;
+  return `${String(e.seq).padStart(6)}  ${new Date(e.ts).toISOString()}  ${e.source.padEnd(18)} ${e.kind.padEnd(22)} ${e.hash.slice(0, 16)}  ${shown}`;
+}
+
+async function openReadOnly(file: string, io: CliIo) {
+  return openChainFile(resolve(io.cwd, file), { readOnly: true });
+}
+
+function loadCheckpoint(
+  flags: Readonly<Record<string, string | boolean | undefined>>,
+  cwd: string,
+): Checkpoint | undefined {
+  const cp = flags.checkpoint;
+  const key = flags['public-key'];
+  if (cp === undefined && key === undefined) return undefined;
+  if (typeof cp !== 'string' || typeof key !== 'string') {
+    throw usageError(
+      '--checkpoint and --public-key go together',
+      typeof cp === 'string' ? 'public-key' : 'checkpoint',
+    );
+  }
+  const signed = parseSignedCheckpoint(readSmall(resolve(cwd, cp)));
+  const publicKey = ((): Uint8Array => {
+    if (/^[0-9a-fA-F]{64}$/.test(key)) return parsePublicKey(key);
+    const text = readSmall(resolve(cwd, key));
+    return text.includes('"heddle.ed25519.secret-key')
+      ? loadKeyFile(resolve(cwd, key)).publicKey
+      : parsePublicKey(text);
+  })();
+  return verifyCheckpoint(signed, publicKey);
+}
+
+function readSmall(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').slice(0, 1 << 20);
+  } catch (err) {
+    throw new CliError(
+      'file_unreadable',
+      `cannot read ${path}: ${(err as Error).message}`,
+      ExitCode.badInput,
+    );
+  }
+}
+
+function positiveInt(value: unknown, field: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = nonNegativeInt(value, field);
+  if (n === 0) throw usageError(`--${field} must be at least 1`, field);
+  return n;
+}
+
+function nonNegativeInt(value: unknown, field: string): number {
+  if (typeof value !== 'string' || !/^(0|[1-9][0-9]{0,14})$/.test(value)) {
+    throw usageError(`${field} must be a non-negative integer, got ${JSON.stringify(value)}`, field);
+  }
+  return Number(value);
+}
