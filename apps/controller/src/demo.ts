@@ -1,12 +1,23 @@
 /**
- * The Heddle demo (`npm run demo`): one controller and one host, in one process, showing what the
- * foundation guarantees. Keys and node ids, a governed decision on the audit chain, a signed request
- * accepted and answered, the refusals of replayed, expired, forged, misaddressed and unauthorised
- * requests, a signed checkpoint with an inclusion proof, and a one-byte edit found.
+ * The Heddle demo (`npm run demo`): one controller and a few hosts, in one process, showing what
+ * exists so far. Keys and node ids; the example cog built, signed and verified (and a tampered copy
+ * refused); a placement across signed node facts with its explanation; a governed decision on the
+ * audit chain; a signed request accepted and answered; the refusals of replayed, expired, forged,
+ * misaddressed and unauthorised requests; a signed checkpoint with an inclusion proof, and a one-byte
+ * edit found.
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  cpSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { openChainFile, verifyChainFile, verifyCheckpoint, verifyInclusion } from '@heddle/chain';
 import {
   AllowListPolicy,
@@ -25,11 +36,24 @@ import {
   verifyResponse,
 } from '@heddle/envelope';
 import { DEFAULT_POLICY, Gate } from '@heddle/gate';
+import { buildCogPackage, type CogBody, PackageError, TrustAnchors, verifyPackage } from '@heddle/package';
+import {
+  type Capability,
+  cogPlacementRequest,
+  explain,
+  LivenessTracker,
+  NodeFactsCache,
+  PlacementState,
+  placeAndReserve,
+  signNodeFacts,
+  viewFromCache,
+} from '@heddle/placement';
 
 const bold = (s: string): string => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 const step = (n: number, title: string): void => console.log(`\n${bold(`${n}. ${title}`)}`);
 const say = (line: string): void => console.log(`   ${line}`);
 
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'heddle-demo-'));
 try {
   await main();
@@ -38,7 +62,9 @@ try {
 }
 
 async function main(): Promise<void> {
-  console.log(bold('Heddle demo: signed requests, governance and the audit chain'));
+  console.log(
+    bold('Heddle demo: signed packages, placement, governance, signed requests and the audit chain'),
+  );
 
   step(1, 'Keys and node ids');
   const controller = generateKeyPair();
@@ -52,10 +78,68 @@ async function main(): Promise<void> {
   say(`host       ${hostId}`);
   say('a node id is the first 128 bits of SHA-256 of its Ed25519 public key');
 
-  step(2, 'A governed decision, chained');
+  step(2, 'A signed workload package');
+  const pkgDir = join(dir, 'hello-pkg');
+  const built = await buildCogPackage(join(repoRoot, 'examples', 'hello-cog'), pkgDir, {
+    keys: [controller],
+  });
+  const anchors = new TrustAnchors([
+    { id: 'operator', role: 'operator', publicKey: toHex(controller.publicKey) },
+  ]);
+  const verified = await verifyPackage(pkgDir, { anchors });
+  const body = verified.body as CogBody;
+  say(
+    `built examples/hello-cog: ${body.id}@${body.version}, ${verified.files.length} files, variants ${Object.keys(body.variants).join(', ')}`,
+  );
+  say(
+    `package id ${built.package.packageId.slice(0, 16)}..., signed by "${verified.signerIds.join(', ')}", verified on the host`,
+  );
+  const tampered = join(dir, 'hello-tampered');
+  cpSync(pkgDir, tampered, { recursive: true });
+  appendFileSync(join(tampered, body.variants['x86_64-native']?.file ?? 'bin/hello.sh'), '\necho pwned\n');
+  try {
+    await verifyPackage(tampered, { anchors });
+    say('a tampered copy verified (!)');
+  } catch (err) {
+    if (!(err instanceof PackageError)) throw err;
+    say(`a copy with one file changed is refused: ${err.code} (${err.message})`);
+  }
+
+  step(3, 'Placement: signed node facts, liveness, tiers, governance, explain');
   const chainPath = join(dir, 'audit.chain');
   const chain = await openChainFile(chainPath);
   const gate = new Gate({ policy: DEFAULT_POLICY, recorder: chain });
+  const now0 = Date.now();
+  const cache = new NodeFactsCache();
+  const live = new LivenessTracker();
+  const node = (caps: Capability[], tier: 'discovered' | 'paired' | 'pinned', alive: boolean) => {
+    const keys = generateKeyPair();
+    const nodeId = nodeIdFromPublicKey(keys.publicKey);
+    const facts = { node_id: nodeId, issued_at_ms: now0, ttl_ms: 60_000, seq: 1, capabilities: caps };
+    cache.insert(signNodeFacts(facts, keys.secretKey), { now_ms: now0, tier });
+    if (alive) live.contact(nodeId, now0);
+    return nodeId;
+  };
+  const cap = (id: string, attrs: Capability['attrs'] = {}): Capability => ({
+    id,
+    attrs,
+    provenance: 'probed',
+    state: 'available',
+    exclusive: false,
+  });
+  const linuxCaps = (arch: string, mb: number): Capability[] => [
+    cap(`cpu.arch.${arch}`, { cores: 4 }),
+    cap('os.linux'),
+    cap('runtime.native'),
+    cap('runtime.wasi'),
+    cap('mem.system', { size_mb: mb }),
+  ];
+  const names = new Map<string, string>([
+    [node(linuxCaps('x86_64', 8192), 'paired', true), 'laptop  x86_64 paired'],
+    [node(linuxCaps('aarch64', 4096), 'pinned', true), 'pi5     aarch64 pinned'],
+    [node(linuxCaps('aarch64', 2048), 'discovered', true), 'new-pi  aarch64 discovered'],
+    [node(linuxCaps('x86_64', 16384), 'pinned', false), 'server  x86_64 pinned, silent'],
+  ]);
   const context = {
     kind: 'cog',
     package_trust: 'operator_attested',
@@ -64,10 +148,27 @@ async function main(): Promise<void> {
     secrets: false,
     emulated: false,
     resource_cost: 0.1,
-    package_id: 'demo/hello@1.0.0',
-    signer_keys: [toHex(controller.publicKey)],
-    artifact_hashes: [],
+    package_id: verified.packageId,
+    signer_keys: [...verified.signerKeys],
+    artifact_hashes: [...verified.artifactHashes],
   };
+  const view = viewFromCache(cache, { liveness: live, now_ms: now0 });
+  const placement = cogPlacementRequest(body, {
+    workload: body.id,
+    package_id: verified.packageId,
+    min_tier: 'paired',
+  });
+  // Governance per node: the gate's verdict for workload.place at that node's operator-assigned tier.
+  const { decision: placed } = placeAndReserve(placement, view, new PlacementState(), {
+    now_ms: now0,
+    governance: (_id, _variant, n) =>
+      gate.dryRun(controllerId, 'workload.place', { ...context, node_tier: n.tier }).decision,
+  });
+  let table = explain(placed) as string;
+  for (const [id, name] of names) table = table.replaceAll(id, name.padEnd(id.length));
+  for (const line of table.trimEnd().split('\n')) say(line);
+
+  step(4, 'A governed decision, chained');
   const decision = await gate.check(controllerId, 'workload.start', context);
   say(`workload.start on a paired node: ${decision.verdict} by rule "${decision.rule}"`);
   const denied = await gate.check(controllerId, 'workload.start', { ...context, secrets: true });
@@ -75,7 +176,7 @@ async function main(): Promise<void> {
   const decisionId = decision.event_hash;
   say(`decision id (the chain hash of the decision): ${decisionId}`);
 
-  step(3, 'A signed request, verified by the host and answered');
+  step(5, 'A signed request, verified by the host and answered');
   const nonces = new NonceGuard();
   const policy = new AllowListPolicy({ nodeIds: [controllerId] });
   let now = Date.now();
@@ -113,7 +214,7 @@ async function main(): Promise<void> {
     instance: 'demo-hello-1',
   });
 
-  step(4, 'What the host refuses');
+  step(6, 'What the host refuses');
   say(`the same request again          -> ${hostCheck(signed)}`);
   now += 1000;
   const fresh = (
@@ -141,7 +242,7 @@ async function main(): Promise<void> {
   say(`signed by an unknown key        -> ${hostCheck(fresh({}, stranger))}`);
   say(`a signature of zeros            -> ${hostCheck({ ...fresh(), signature: '00'.repeat(64) })}`);
 
-  step(5, 'The audit chain: checkpoint, inclusion proof, tamper evidence');
+  step(7, 'The audit chain: checkpoint, inclusion proof, tamper evidence');
   await Promise.all(pending); // every refusal is on the chain before the checkpoint
   const checkpoint = chain.checkpoint(host);
   const cp = verifyCheckpoint(checkpoint, host.publicKey);
