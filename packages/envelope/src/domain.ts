@@ -13,6 +13,7 @@ export const DomainTag: {
   readonly packageStatement: 'heddle.package.v1\n';
   readonly chainCheckpoint: 'heddle.chain.checkpoint.v1\n';
   readonly revocation: 'heddle.revocation.v1\n';
+  readonly revocationList: 'heddle.revocation-list.v1\n';
 } = Object.freeze({
   /** A signed control request (`SignedCtl` carrying a `CtlRequest`). */
   ctlRequest: 'heddle.ctl.request.v1\n',
@@ -24,8 +25,10 @@ export const DomainTag: {
   packageStatement: 'heddle.package.v1\n',
   /** An audit chain checkpoint. */
   chainCheckpoint: 'heddle.chain.checkpoint.v1\n',
-  /** A revocation list. */
+  /** One revocation entry (a revoked package, signer or artifact). */
   revocation: 'heddle.revocation.v1\n',
+  /** A whole revocation list with its generation (so entries cannot be dropped or rolled back). */
+  revocationList: 'heddle.revocation-list.v1\n',
 } as const);
 
 /** One of the values of {@link DomainTag}. */

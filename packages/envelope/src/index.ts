@@ -15,7 +15,9 @@ export {
   isSmallOrderEncoding,
 } from './ed25519/strict.js';
 export * from './errors.js';
+export * from './formats.js';
 export * from './json-limits.js';
 export * from './key-file.js';
 export * from './keys.js';
 export * from './strict-json.js';
+export * from './zod-issues.js';

@@ -4,13 +4,15 @@ import { writeFileAtomic } from './atomic-file.js';
 import { equalBytes, fromHex, isBytes, toHex } from './bytes.js';
 import { publicKeyFromSecret } from './ed25519/sign.js';
 import { EnvelopeError } from './errors.js';
+import { HEX64_RE } from './formats.js';
 import { type KeyPair, keyPairFromSecret, nodeIdFromPublicKey } from './keys.js';
 import { parseJson } from './strict-json.js';
+import { firstZodIssue } from './zod-issues.js';
 
 /** The `kind` of a Heddle secret key file. */
 export const SECRET_KEY_FILE_KIND = 'heddle.ed25519.secret-key.v1';
 
-const hex32 = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex characters');
+const hex32 = z.string().regex(HEX64_RE, 'expected 64 lower-case hex characters');
 
 /** Schema of a secret key file: `{kind, secret_key, public_key, node_id}` (hex). */
 export const SecretKeyFileSchema: z.ZodType<SecretKeyFile> = z.strictObject({
@@ -98,11 +100,8 @@ export function loadKeyFile(path: string): KeyPair {
   }
   const r = SecretKeyFileSchema.safeParse(parsed);
   if (!r.success) {
-    const issue = r.error.issues[0];
-    const field = issue?.path.join('.') || '$';
-    throw new EnvelopeError('key_file_invalid', `${path}: field ${field}: ${issue?.message ?? 'invalid'}`, {
-      field,
-    });
+    const { field, message } = firstZodIssue(r.error);
+    throw new EnvelopeError('key_file_invalid', `${path}: field ${field}: ${message}`, { field });
   }
   const keys = keyPairFromSecret(fromHex(r.data.secret_key, 32));
   if (!equalBytes(keys.publicKey, fromHex(r.data.public_key, 32))) {

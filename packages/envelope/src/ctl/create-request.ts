@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { DomainTag } from '../domain.js';
 import { EnvelopeError } from '../errors.js';
+import { HEX64_RE, isJsonObject } from '../formats.js';
 import { isNodeId, type KeyPair, nodeIdFromPublicKey } from '../keys.js';
-import { HEX64_RE, isJsonObject } from './formats.js';
 import { DEFAULT_REQUEST_TTL_MS, MAX_LIFETIME_MS, NONCE_HEX_LENGTH } from './limits.js';
 import { ANY_TARGET, type CtlMethod, DESCRIBE_METHOD, isCtlMethod, mutates } from './methods.js';
 import { type CtlBody, type CtlRequest, CtlRequestSchema } from './request.js';

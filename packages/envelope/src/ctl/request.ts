@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HEX32_RE, HEX64_RE, isJsonObject, type JsonObject } from './formats.js';
+import { HEX32_RE, HEX64_RE, isJsonObject, type JsonObject } from '../formats.js';
 import { MAX_LIFETIME_MS } from './limits.js';
 import { ANY_TARGET, CTL_METHODS, type CtlMethod, DESCRIBE_METHOD, mutates } from './methods.js';
 

@@ -1,8 +1,8 @@
 import { DomainTag } from '../domain.js';
 import { EnvelopeError } from '../errors.js';
+import { HEX32_RE } from '../formats.js';
 import { type KeyPair, nodeIdFromPublicKey } from '../keys.js';
 import { parseJson } from '../strict-json.js';
-import { HEX32_RE } from './formats.js';
 import { MAX_MESSAGE_BYTES, MAX_PAYLOAD_DEPTH, MAX_REASON_LENGTH } from './limits.js';
 import { Refusal } from './refusal.js';
 import {

@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { toHex } from '../bytes.js';
 import { DomainTag } from '../domain.js';
 import { HeddleError } from '../errors.js';
+import { HEX32_RE, HEX64_RE, isJsonObject, type JsonObject } from '../formats.js';
 import type { JsonValue } from '../json-limits.js';
 import { isNodeId, nodeIdFromPublicKey } from '../keys.js';
 import { parseJson } from '../strict-json.js';
 import type { ControllerPolicy } from './controller-policy.js';
-import { HEX32_RE, HEX64_RE, isJsonObject, type JsonObject } from './formats.js';
 import {
   CTL_VERSION,
   MAX_CLOCK_SKEW_MS,

@@ -2,7 +2,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { concatBytes, equalBytes } from '../bytes.js';
 import type { Ed25519Backend } from './backend.js';
-import { GROUP_ORDER, isCanonicalPointEncoding, isCanonicalScalar } from './strict.js';
+import { GROUP_ORDER, isCanonicalPointEncoding, isCanonicalScalar, littleEndian } from './strict.js';
 
 type Point = InstanceType<typeof ed25519.Point>;
 
@@ -14,12 +14,6 @@ function decodePoint(bytes: Uint8Array): Point | undefined {
   } catch {
     return undefined;
   }
-}
-
-function scalarFromLittleEndian(bytes: Uint8Array): bigint {
-  let n = 0n;
-  for (let i = bytes.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(bytes[i] as number);
-  return n;
 }
 
 /**
@@ -42,8 +36,8 @@ export const nobleBackend: Ed25519Backend = {
     if (!isCanonicalScalar(sBytes)) return false;
     const a = decodePoint(publicKey);
     if (!a) return false;
-    const k = scalarFromLittleEndian(sha512(concatBytes(rBytes, publicKey, message))) % GROUP_ORDER;
-    const s = scalarFromLittleEndian(sBytes);
+    const k = littleEndian(sha512(concatBytes(rBytes, publicKey, message))) % GROUP_ORDER;
+    const s = littleEndian(sBytes);
     const sb = s === 0n ? ed25519.Point.ZERO : ed25519.Point.BASE.multiply(s);
     const ka = k === 0n ? ed25519.Point.ZERO : a.multiplyUnsafe(k);
     return equalBytes(sb.subtract(ka).toBytes(), rBytes);

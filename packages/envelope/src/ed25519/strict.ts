@@ -6,7 +6,8 @@
 /** The order of the Ed25519 base point, L = 2^252 + 27742317777372353535851937790883648493. */
 export const GROUP_ORDER: bigint = 2n ** 252n + 27742317777372353535851937790883648493n;
 
-function littleEndian(bytes: Uint8Array): bigint {
+/** Reads bytes as a little-endian unsigned integer (scalars of RFC 8032). */
+export function littleEndian(bytes: Uint8Array): bigint {
   let n = 0n;
   for (let i = bytes.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(bytes[i] as number);
   return n;

@@ -1,6 +1,6 @@
-/** Field formats shared by the control message schemas and checks (internal to `ctl/`). */
+/** Field formats shared by Heddle schemas: lower-case hex of fixed lengths, JSON objects. */
 
-import type { JsonValue } from '../json-limits.js';
+import type { JsonValue } from './json-limits.js';
 
 /** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
@@ -17,3 +17,6 @@ export function isJsonObject(value: unknown): value is JsonObject {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
+
+/** 128 lower-case hex characters (a signature). */
+export const HEX128_RE: RegExp = /^[0-9a-f]{128}$/;
