@@ -1,3 +1,4 @@
+import { copyFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
@@ -7,4 +8,9 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
+  // The WASI runner is a plain script spawned as its own process (see src/wasi-process.ts): ship it
+  // beside dist/index.js, where WASI_RUNNER_PATH resolves it.
+  onSuccess: async () => {
+    copyFileSync('src/wasi-runner.mjs', 'dist/wasi-runner.mjs');
+  },
 });

@@ -1,0 +1,163 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { OutputBuffer } from './output-buffer.js';
+
+/**
+ * Path of the runner script (`wasi-runner.mjs`), beside this module: `src/` under vitest and tsx,
+ * `dist/` in the built package (tsup copies it there).
+ */
+export const WASI_RUNNER_PATH: string = fileURLToPath(new URL('./wasi-runner.mjs', import.meta.url));
+
+/** Exit code of the runner when the guest trapped (an `unreachable`, an out-of-bounds access). */
+export const WASI_TRAP_EXIT_CODE = 134;
+/** Exit code of the runner when the module could not be compiled or instantiated. */
+export const WASI_SETUP_EXIT_CODE = 125;
+
+/** What one run of the runner is given. */
+export interface WasiRunSpec {
+  /** The module bytes (already capped), sent to the runner on stdin. */
+  readonly bytes: Uint8Array;
+  /** The guest's argv, program name first. */
+  readonly args: readonly string[];
+  /** The guest's whole environment. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Guest path to host directory (`{'/data': dataDir}`). */
+  readonly preopens: Readonly<Record<string, string>>;
+  /** Memory cap in pages (reported back in evidence). */
+  readonly capPages: number;
+  /** For a module that imports its memory: how the runner creates it. */
+  readonly importedMemory?: { module: string; name: string; initial: number; maximum: number };
+  /** V8 heap limit of the runner process in MiB (the JS side; wasm memory is capped separately). */
+  readonly runnerHeapMb: number;
+  /** Bytes of stdout and of stderr kept (the tail). */
+  readonly outputBytes: number;
+  /** Called with each chunk of guest output as it arrives (for logs). */
+  readonly onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+}
+
+/** Status lines the runner writes on fd 3. */
+export interface WasiRunnerStatus {
+  readonly event: 'started' | 'exit' | 'trap' | 'error';
+  readonly code?: number;
+  readonly message?: string;
+  readonly memoryPages?: number | null;
+  readonly capPages?: number;
+}
+
+/** How a run of the runner ended. */
+export interface WasiRunResult {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly startedAtMs: number;
+  readonly endedAtMs: number;
+  /** True when the stop escalated to SIGKILL. */
+  readonly killed: boolean;
+  readonly stdout: OutputBuffer;
+  readonly stderr: OutputBuffer;
+  /** The runner's status lines, in order. */
+  readonly statuses: readonly WasiRunnerStatus[];
+}
+
+/** A run in progress: its process, a promise of its end, and a stop. */
+export interface WasiRun {
+  readonly pid: number | undefined;
+  readonly startedAtMs: number;
+  readonly done: Promise<WasiRunResult>;
+  /** SIGTERM, then SIGKILL after `graceMs` if it is still alive; resolves with the result. */
+  stop(graceMs: number): Promise<WasiRunResult>;
+}
+
+/**
+ * Spawns the runner (`process.execPath`, no inherited environment, no shell) for one run of a module.
+ * The guest's stdout and stderr are captured into bounded buffers; the runner's status lines are parsed
+ * from fd 3 (bounded to 64 KiB).
+ */
+export function spawnWasiRun(spec: WasiRunSpec): WasiRun {
+  const config = {
+    args: spec.args,
+    env: spec.env,
+    preopens: spec.preopens,
+    capPages: spec.capPages,
+    ...(spec.importedMemory ? { importedMemory: spec.importedMemory } : {}),
+  };
+  const startedAtMs = Date.now();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--no-warnings', `--max-old-space-size=${spec.runnerHeapMb}`, WASI_RUNNER_PATH, JSON.stringify(config)],
+    { stdio: ['pipe', 'pipe', 'pipe', 'pipe'], env: {}, windowsHide: true },
+  );
+  const stdout = new OutputBuffer(spec.outputBytes);
+  const stderr = new OutputBuffer(spec.outputBytes);
+  let statusText = '';
+  let killed = false;
+  child.stdout?.on('data', (c: Buffer) => {
+    stdout.push(c);
+    spec.onOutput?.('stdout', c);
+  });
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr.push(c);
+    spec.onOutput?.('stderr', c);
+  });
+  const fd3 = child.stdio[3];
+  fd3?.on('data', (c: Buffer) => {
+    if (statusText.length < 65536) statusText += c.toString('utf8');
+  });
+  // The runner may exit (or be killed) before reading all of its stdin: ignore EPIPE.
+  child.stdin?.on('error', () => {});
+  child.stdin?.end(spec.bytes);
+
+  const done = new Promise<WasiRunResult>((resolve) => {
+    let settled = false;
+    const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
+      if (settled) return;
+      settled = true;
+      const statuses: WasiRunnerStatus[] = [];
+      for (const line of statusText.split('\n')) {
+        if (line.trim() === '') continue;
+        try {
+          statuses.push(JSON.parse(line) as WasiRunnerStatus);
+        } catch {
+          // a torn last line of a killed runner: ignore
+        }
+      }
+      resolve({
+        exitCode: code,
+        signal,
+        startedAtMs,
+        endedAtMs: Date.now(),
+        killed,
+        stdout,
+        stderr,
+        statuses,
+      });
+    };
+    child.on('error', (err) => {
+      stderr.push(Buffer.from(`runner: ${err.message}\n`));
+      finish(null, null);
+    });
+    // 'close' waits for the stdio streams, so the buffers hold everything the guest wrote.
+    child.on('close', finish);
+  });
+
+  return {
+    pid: child.pid,
+    startedAtMs,
+    done,
+    stop(graceMs: number): Promise<WasiRunResult> {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(
+          () => {
+            if (child.exitCode === null && child.signalCode === null) {
+              killed = true;
+              child.kill('SIGKILL');
+            }
+          },
+          Math.max(0, graceMs),
+        );
+        void done.then(() => clearTimeout(timer));
+      }
+      return done;
+    },
+  };
+}
