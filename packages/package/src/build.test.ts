@@ -1,5 +1,14 @@
-import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair } from '@heddle/envelope';
 import fc from 'fast-check';
@@ -10,6 +19,7 @@ import type { CogSource } from './cog-source.js';
 import { PackageError } from './errors.js';
 import { ENVELOPE_FILE } from './limits.js';
 import { readEnvelope } from './manifest.js';
+import { NO_REVOCATIONS } from './revocation.js';
 import { signPackage } from './sign.js';
 import { anchorsFor, fixedKeys, sampleSource, tempDir, writeSource } from './test-fixtures.js';
 import { verifyPackage } from './verify.js';
@@ -27,14 +37,52 @@ function treeBytes(dir: string, rel = ''): Record<string, string> {
 }
 
 describe('buildCogPackage', () => {
-  it('is deterministic: the same source and key give the same bytes', async () => {
-    const src = writeSource();
+  it('is deterministic: copies written in another order, with other mtimes and modes, give the same bytes', async () => {
+    const files: Record<string, string | Uint8Array> = {
+      'bin/run.sh': '#!/bin/sh\necho hi\n',
+      'run.wasm': new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]),
+      'share/a.txt': 'a',
+      'share/b.txt': 'b',
+    };
+    const source = sampleSource({ files: ['share/b.txt', 'share/a.txt'] });
+    const copy = (order: string[], mode: number, mtimeSec: number, umask: number): string => {
+      const dir = tempDir('heddle-src-');
+      const previous = process.umask(umask);
+      try {
+        for (const path of order) {
+          mkdirSync(dirname(join(dir, path)), { recursive: true });
+          writeFileSync(join(dir, path), files[path] as string | Uint8Array);
+          chmodSync(join(dir, path), mode);
+          utimesSync(join(dir, path), mtimeSec, mtimeSec);
+        }
+        writeFileSync(join(dir, 'cog.json'), JSON.stringify(source, null, 2));
+      } finally {
+        process.umask(previous);
+      }
+      return dir;
+    };
+    const order = Object.keys(files);
+    const first = copy(order, 0o644, 1_000_000, 0o022);
+    const second = copy([...order].reverse(), 0o700, 2_000_000_000, 0o077);
+    expect(statSync(join(second, 'run.wasm')).mode & 0o777).toBe(0o700);
     const keys = fixedKeys(3);
-    const a = await buildCogPackage(src, join(tempDir(), 'a'), { keys: [keys] });
-    const b = await buildCogPackage(src, join(tempDir(), 'b'), { keys: [keys] });
-    expect(treeBytes(a.dir)).toEqual(treeBytes(b.dir));
-    expect(a.package.manifestHash).toBe(b.package.manifestHash);
-    expect(Object.keys(treeBytes(a.dir)).sort()).toEqual(['bin/run.sh', ENVELOPE_FILE, 'run.wasm']);
+    const a = await buildCogPackage(first, join(tempDir(), 'a'), { keys: [keys] });
+    const previous = process.umask(0o077);
+    let b: Awaited<ReturnType<typeof buildCogPackage>>;
+    try {
+      b = await buildCogPackage(second, join(tempDir(), 'b'), { keys: [keys] });
+    } finally {
+      process.umask(previous);
+    }
+    expect(treeBytes(b.dir)).toEqual(treeBytes(a.dir));
+    expect(b.package.manifestHash).toBe(a.package.manifestHash);
+    expect(Object.keys(treeBytes(a.dir)).sort()).toEqual([
+      'bin/run.sh',
+      ENVELOPE_FILE,
+      'run.wasm',
+      'share/a.txt',
+      'share/b.txt',
+    ]);
   });
 
   it('writes a body with variants split into arch and route, files sorted and hashed', async () => {
@@ -50,7 +98,10 @@ describe('buildCogPackage', () => {
     const keys = generateKeyPair();
     const built = await buildCogPackage(join(examples, 'hello-cog'), join(tempDir(), 'hello'));
     signPackage(built.dir, [keys]);
-    const w = await verifyPackage<CogBody>(built.dir, { anchors: anchorsFor([keys]) });
+    const w = await verifyPackage<CogBody>(built.dir, {
+      anchors: anchorsFor([keys]),
+      revocations: NO_REVOCATIONS,
+    });
     expect(w.body.id).toBe('hello-cog');
     expect(Object.keys(w.body.variants).sort()).toEqual(['aarch64-native', 'wasm32-wasi', 'x86_64-native']);
     expect(w.packageId).toBe(built.package.packageId);
@@ -170,7 +221,10 @@ describe('buildCogPackage', () => {
         const built = await buildCogPackage(writeSource(source, files), join(tempDir(), 'p'), {
           keys: [keys],
         });
-        const w = await verifyPackage<CogBody>(built.dir, { anchors: anchorsFor([keys]) });
+        const w = await verifyPackage<CogBody>(built.dir, {
+          anchors: anchorsFor([keys]),
+          revocations: NO_REVOCATIONS,
+        });
         expect(w.body.id).toBe(r.id);
         expect(w.files.map((f) => f.path).sort()).toEqual(Object.keys(files).sort());
         expect(w.packageId).toBe(built.package.packageId);

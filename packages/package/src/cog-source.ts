@@ -2,16 +2,21 @@ import { parseJson } from '@heddle/envelope';
 import { z } from 'zod';
 import {
   COG_ARCHES,
-  COG_ID_RE,
   COG_ROUTES,
   type CogArch,
   type CogConsoleCommand,
+  CogConsoleSchema,
+  CogIdSchema,
   type CogResources,
+  CogResourcesSchema,
   type CogRoute,
-  VERSION_RE,
+  CogSourceUrlSchema,
+  CogVersionSchema,
+  routeFitsArch,
 } from './cog.js';
 import { type CogConfigSchema, CogConfigSchemaSchema } from './cog-config.js';
 import { PackageError, zodIssue } from './errors.js';
+import { MAX_FILES } from './limits.js';
 import { packagePathProblem } from './paths.js';
 
 /** The file name of a cog's source manifest. */
@@ -47,24 +52,14 @@ const pathSchema = z
 /** Schema of `cog.json`. */
 export const CogSourceSchema: z.ZodType<CogSource> = z
   .strictObject({
-    id: z.string().regex(COG_ID_RE, 'expected a cog id matching [a-z0-9][a-z0-9._-]{0,63}'),
-    version: z.string().regex(VERSION_RE, 'expected a version such as 1.2.3 or 1.2.3-beta.1'),
+    id: CogIdSchema,
+    version: CogVersionSchema,
     variants: z.record(z.string(), pathSchema),
-    files: z.array(pathSchema).max(1024).optional(),
+    files: z.array(pathSchema).max(MAX_FILES).optional(),
     config: CogConfigSchemaSchema.optional(),
-    console: z
-      .array(
-        z.strictObject({
-          name: z
-            .string()
-            .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'expected a command name matching [a-z][a-z0-9_-]{0,31}'),
-          description: z.string().max(200).optional(),
-        }),
-      )
-      .max(64)
-      .optional(),
-    resources: z.strictObject({ cpu_pct: z.int().min(1).max(6400), ram_mb: z.int().min(1).max(1048576) }),
-    source: z.string().min(1).max(512).optional(),
+    console: CogConsoleSchema.optional(),
+    resources: CogResourcesSchema,
+    source: CogSourceUrlSchema.optional(),
     redistributable: z.boolean().optional(),
   })
   .superRefine((src, ctx) => {
@@ -89,7 +84,7 @@ export function parseVariantName(name: string): { arch: CogArch; route: CogRoute
   const arch = name.slice(0, dash) as CogArch;
   const route = name.slice(dash + 1) as CogRoute;
   if (!COG_ARCHES.includes(arch) || !COG_ROUTES.includes(route)) return undefined;
-  if ((route === 'wasi') !== (arch === 'wasm32')) return undefined;
+  if (!routeFitsArch(arch, route)) return undefined;
   return { arch, route };
 }
 

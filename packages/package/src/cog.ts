@@ -3,7 +3,7 @@ import { type CogConfigSchema, CogConfigSchemaSchema } from './cog-config.js';
 import { type PackageFile, PackageFileSchema } from './format.js';
 import { type KindDefinition, KindRegistry } from './kind-registry.js';
 import { MAX_FILES } from './limits.js';
-import { firstDuplicatePath, packagePathProblem } from './paths.js';
+import { pathListProblem } from './paths.js';
 
 /** The routes a cog variant can take; the route selects the host's runtime adapter. */
 export const COG_ROUTES: readonly ['native', 'wasi', 'container'] = ['native', 'wasi', 'container'] as const;
@@ -74,6 +74,42 @@ export const COG_ID_RE: RegExp = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 export const VERSION_RE: RegExp =
   /^(?:0|[1-9][0-9]{0,8})\.(?:0|[1-9][0-9]{0,8})\.(?:0|[1-9][0-9]{0,8})(?:-[0-9A-Za-z.-]{1,32})?$/;
 
+/** True when `route` may go with `arch`: the `wasi` route goes with `wasm32` and only with it. */
+export function routeFitsArch(arch: CogArch, route: CogRoute): boolean {
+  return (route === 'wasi') === (arch === 'wasm32');
+}
+
+/** Schema of a cog id (shared by the body and `cog.json`). */
+export const CogIdSchema: z.ZodType<string> = z
+  .string()
+  .regex(COG_ID_RE, 'expected a cog id matching [a-z0-9][a-z0-9._-]{0,63}');
+
+/** Schema of a version (shared by the body and `cog.json`). */
+export const CogVersionSchema: z.ZodType<string> = z
+  .string()
+  .regex(VERSION_RE, 'expected a version such as 1.2.3 or 1.2.3-beta.1');
+
+/** Schema of the console commands, at most 64 (shared by the body and `cog.json`). */
+export const CogConsoleSchema: z.ZodType<CogConsoleCommand[]> = z
+  .array(
+    z.strictObject({
+      name: z
+        .string()
+        .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'expected a command name matching [a-z][a-z0-9_-]{0,31}'),
+      description: z.string().max(200).optional(),
+    }),
+  )
+  .max(64);
+
+/** Schema of the resources (shared by the body and `cog.json`). */
+export const CogResourcesSchema: z.ZodType<CogResources> = z.strictObject({
+  cpu_pct: z.int().min(1).max(6400),
+  ram_mb: z.int().min(1).max(1048576),
+});
+
+/** Schema of the optional `source` (shared by the body and `cog.json`). */
+export const CogSourceUrlSchema: z.ZodType<string> = z.string().min(1).max(512);
+
 const variantSchema = z.strictObject({
   route: z.enum(COG_ROUTES),
   arch: z.enum(COG_ARCHES),
@@ -85,38 +121,22 @@ const filesSchema = z
   .min(1)
   .max(MAX_FILES)
   .superRefine((files, ctx) => {
-    files.forEach((f, i) => {
-      const problem = packagePathProblem(f.path);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem, path: [i, 'path'] });
-    });
-    const dup = firstDuplicatePath(files.map((f) => f.path));
-    if (dup !== undefined) {
-      const i = files.findLastIndex((f) => f.path.toLowerCase() === dup.toLowerCase());
-      ctx.addIssue({ code: 'custom', message: `duplicate path ${JSON.stringify(dup)}`, path: [i, 'path'] });
-    }
+    const problem = pathListProblem(files.map((f) => f.path));
+    if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: [problem.index, 'path'] });
   });
 
 /** Schema of a cog body, with the cross-field rules: variant names are `<arch>-<route>`, the `wasi` route
  * goes with `wasm32` and only with it, and every variant's file is one of the files. */
 export const CogBodySchema: z.ZodType<CogBody> = z
   .strictObject({
-    id: z.string().regex(COG_ID_RE, 'expected a cog id matching [a-z0-9][a-z0-9._-]{0,63}'),
-    version: z.string().regex(VERSION_RE, 'expected a version such as 1.2.3 or 1.2.3-beta.1'),
+    id: CogIdSchema,
+    version: CogVersionSchema,
     variants: z.record(z.string(), variantSchema),
     files: filesSchema,
     config: CogConfigSchemaSchema,
-    console: z
-      .array(
-        z.strictObject({
-          name: z
-            .string()
-            .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'expected a command name matching [a-z][a-z0-9_-]{0,31}'),
-          description: z.string().max(200).optional(),
-        }),
-      )
-      .max(64),
-    resources: z.strictObject({ cpu_pct: z.int().min(1).max(6400), ram_mb: z.int().min(1).max(1048576) }),
-    source: z.string().min(1).max(512).optional(),
+    console: CogConsoleSchema,
+    resources: CogResourcesSchema,
+    source: CogSourceUrlSchema.optional(),
     redistributable: z.boolean().optional(),
   })
   .superRefine((body, ctx) => {
@@ -134,7 +154,7 @@ export const CogBodySchema: z.ZodType<CogBody> = z
           path: ['variants', name],
         });
       }
-      if ((v.route === 'wasi') !== (v.arch === 'wasm32')) {
+      if (!routeFitsArch(v.arch, v.route)) {
         ctx.addIssue({
           code: 'custom',
           message: 'the wasi route goes with arch wasm32 and only with it',

@@ -1,22 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeSync,
-} from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { blake3Hex, createBlake3, fsyncDir, parseJson, writeFileAtomic } from '@heddle/envelope';
-import { z } from 'zod';
+import { blake3Hex, fsyncDir, HEX64_RE, writeFileAtomic } from '@heddle/envelope';
+import { copyHashing, loadPins, savePins } from './content-store-files.js';
 import { PackageError } from './errors.js';
 import { hashFile } from './file-hash.js';
 
@@ -37,13 +23,6 @@ export interface ContentStoreOptions {
   /** When set, every put evicts unpinned objects (least recently used first) to stay within this many bytes. */
   readonly capacityBytes?: number;
 }
-
-const HASH_RE = /^[0-9a-f]{64}$/;
-const PINS_FILE = 'pins.json';
-const PinsSchema = z.strictObject({
-  schema: z.literal('heddle.content-pins.v1'),
-  pins: z.array(z.string().regex(HASH_RE)),
-});
 
 /**
  * Files stored by their BLAKE3 hash under `root/objects/<2 hex>/<64 hex>`: written atomically
@@ -77,7 +56,7 @@ export class ContentStore {
       const dir = join(store.#objects, shard);
       for (const name of readdirSync(dir)) {
         const path = join(dir, name);
-        if (!HASH_RE.test(name) || name.slice(0, 2) !== shard) {
+        if (!HEX64_RE.test(name) || name.slice(0, 2) !== shard) {
           rmSync(path, { force: true }); // a temporary file of an interrupted write
           continue;
         }
@@ -87,24 +66,7 @@ export class ContentStore {
         store.#clock = Math.max(store.#clock, st.mtimeMs);
       }
     }
-    let text: string | undefined;
-    try {
-      text = readFileSync(join(root, PINS_FILE), 'utf8');
-    } catch {
-      text = undefined;
-    }
-    if (text !== undefined) {
-      let parsed: z.infer<typeof PinsSchema>;
-      try {
-        parsed = PinsSchema.parse(parseJson(text));
-      } catch (err) {
-        throw new PackageError('store-invalid', `${join(root, PINS_FILE)} is malformed`, {
-          field: PINS_FILE,
-          cause: err,
-        });
-      }
-      for (const p of parsed.pins) store.#pins.add(p);
-    }
+    for (const p of loadPins(root)) store.#pins.add(p);
     return store;
   }
 
@@ -153,29 +115,9 @@ export class ContentStore {
    * and returns its hash and size. When `expectedHash` is given and differs: `store-corrupt`, nothing kept.
    */
   async putFile(path: string, expectedHash?: string): Promise<{ hash: string; size: number }> {
-    const tmpDir = this.#objects;
-    const tmp = join(tmpDir, `.${randomBytes(6).toString('hex')}.tmp`);
-    const hasher = await createBlake3();
-    const input = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
-    let size = 0;
+    const tmp = join(this.#objects, `.${randomBytes(6).toString('hex')}.tmp`);
     try {
-      const out = openSync(tmp, 'wx', 0o644);
-      try {
-        const buffer = Buffer.allocUnsafe(1024 * 1024);
-        for (;;) {
-          const n = readSync(input, buffer, 0, buffer.length, size);
-          if (n === 0) break;
-          const chunk = buffer.subarray(0, n);
-          hasher.update(chunk);
-          let off = 0;
-          while (off < n) off += writeSync(out, chunk, off, n - off);
-          size += n;
-        }
-        fsyncSync(out);
-      } finally {
-        closeSync(out);
-      }
-      const hash = hasher.digestHex();
+      const { hash, size } = await copyHashing(path, tmp);
       if (expectedHash !== undefined && expectedHash !== hash) {
         throw new PackageError('store-corrupt', `${path} hashes to ${hash}, expected ${expectedHash}`, {
           field: 'hash',
@@ -195,8 +137,6 @@ export class ContentStore {
     } catch (err) {
       rmSync(tmp, { force: true });
       throw err;
-    } finally {
-      closeSync(input);
     }
   }
 
@@ -301,7 +241,7 @@ export class ContentStore {
   }
 
   #checkHash(hash: string): void {
-    if (!HASH_RE.test(hash))
+    if (!HEX64_RE.test(hash))
       throw new PackageError('store-invalid', 'hash: expected 64 lower-case hex characters', {
         field: 'hash',
       });
@@ -339,10 +279,6 @@ export class ContentStore {
   }
 
   #savePins(): void {
-    const pins = [...this.#pins].sort();
-    writeFileAtomic(
-      join(this.root, PINS_FILE),
-      `${JSON.stringify({ schema: 'heddle.content-pins.v1', pins })}\n`,
-    );
+    savePins(this.root, this.#pins);
   }
 }

@@ -25,8 +25,8 @@ describe('docs/package-format.md worked example', () => {
     const envelope = readFileSync(join(built.dir, ENVELOPE_FILE), 'utf8');
     const p = built.package;
     expect(toHex(keys.publicKey)).toBe('8a88e3dd7409f195fd52db2d3cba5d72ca6709bf1d94121bf3748801b40f6f5c');
-    expect(p.packageId).toBe('c72a0777a6b6e7db4a532f9865b99fa72bb470c05a255d5dd29583f4b54f155e');
-    expect(p.manifestHash).toBe('ed04be098fb7d06bd609931f34fe4c5ce5b2a670b42c1429745819ed7d3a02e7');
+    expect(p.packageId).toBe('b22b94a6ecf962ce190d00bb4ed8042e16988f2df1c25a31e89eb285be08efbc');
+    expect(p.manifestHash).toBe('21c41ada8bc2648870c9b7cac876820d2890a8d3ce7fdabeafc761e23612c40b');
     expect(p.packageId).toBe(toHex(nobleBlake3(p.statement)));
     expect(p.manifestHash).toBe(toHex(nobleBlake3(new TextEncoder().encode(envelope))));
     for (const value of [
@@ -53,7 +53,7 @@ describe('docs/package-format.md worked example', () => {
     const list = RevocationList.empty().add(
       {
         kind: 'package',
-        ref: 'c72a0777a6b6e7db4a532f9865b99fa72bb470c05a255d5dd29583f4b54f155e',
+        ref: 'b22b94a6ecf962ce190d00bb4ed8042e16988f2df1c25a31e89eb285be08efbc',
         revokedAtMs: 1767225600000,
         reason: 'example',
       },

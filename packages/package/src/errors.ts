@@ -1,4 +1,5 @@
-import { HeddleError } from '@heddle/envelope';
+import { firstZodIssue, HeddleError } from '@heddle/envelope';
+import type { z } from 'zod';
 
 /**
  * The verification codes of a workload package (DESIGN section 5), stable strings a caller may switch
@@ -49,19 +50,21 @@ export class PackageError extends HeddleError {
 }
 
 /**
- * Formats the first zod issue as `field: message` and returns the field (dotted path, `$` for the
- * root), prefixed with `prefix` when given.
+ * The first zod issue as `{field, message}` in this package's spelling: array indices in brackets
+ * (`body.files[2].path`), `$` for the root, prefixed with `prefix` when given, and the message led by
+ * the field (`body.files[2].path: ...`). Built on `@heddle/envelope`'s `firstZodIssue`, which spells
+ * indices as dotted segments; no schema here has a record key made of digits only, so every all-digit
+ * segment is an index.
  */
-export function zodIssue(
-  error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> },
-  prefix = '',
-): { field: string; message: string } {
-  const issue = error.issues[0];
-  let path = prefix;
-  for (const p of issue?.path ?? []) {
-    if (typeof p === 'number') path += `[${p}]`;
-    else path += path === '' ? String(p) : `.${String(p)}`;
+export function zodIssue(error: z.ZodError, prefix = ''): { field: string; message: string } {
+  const issue = firstZodIssue(error);
+  let field = prefix;
+  if (issue.field !== '$') {
+    for (const segment of issue.field.split('.')) {
+      if (/^[0-9]+$/.test(segment)) field += `[${segment}]`;
+      else field += field === '' ? segment : `.${segment}`;
+    }
   }
-  const field = path === '' ? '$' : path;
-  return { field, message: `${field}: ${issue?.message ?? 'invalid'}` };
+  if (field === '') field = '$';
+  return { field, message: `${field}: ${issue.message}` };
 }

@@ -1,5 +1,6 @@
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { constants, readlinkSync } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import { join, sep } from 'node:path';
 import { createBlake3 } from '@heddle/envelope';
 
 /** Read size used when hashing files: 1 MiB. */
@@ -13,6 +14,8 @@ export interface FileDigest {
   readonly blake3: string;
 }
 
+const O_NOFOLLOW: number = constants.O_NOFOLLOW ?? 0;
+
 /**
  * Streams a file through BLAKE3 without following a symbolic link at the last path segment
  * (`O_NOFOLLOW`). Reads at most `maxBytes + 1` bytes, so a file that grew past its limit is noticed
@@ -22,21 +25,81 @@ export async function hashFile(
   path: string,
   maxBytes: number = Number.MAX_SAFE_INTEGER,
 ): Promise<FileDigest> {
-  const handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  const handle = await open(path, constants.O_RDONLY | O_NOFOLLOW);
   try {
-    const hasher = await createBlake3();
-    const buffer = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
-    let size = 0;
-    for (;;) {
-      const want = Math.min(buffer.length, maxBytes + 1 - size);
-      if (want <= 0) break;
-      const { bytesRead } = await handle.read(buffer, 0, want, size);
-      if (bytesRead === 0) break;
-      hasher.update(buffer.subarray(0, bytesRead));
-      size += bytesRead;
-    }
-    return { size, blake3: hasher.digestHex() };
+    return await hashHandle(handle, maxBytes);
   } finally {
     await handle.close();
+  }
+}
+
+/** Like {@link hashFile}, on a file already open (read from offset 0). */
+export async function hashHandle(
+  handle: FileHandle,
+  maxBytes: number = Number.MAX_SAFE_INTEGER,
+): Promise<FileDigest> {
+  const hasher = await createBlake3();
+  const buffer = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
+  let size = 0;
+  for (;;) {
+    const want = Math.min(buffer.length, maxBytes + 1 - size);
+    if (want <= 0) break;
+    const { bytesRead } = await handle.read(buffer, 0, want, size);
+    if (bytesRead === 0) break;
+    hasher.update(buffer.subarray(0, bytesRead));
+    size += bytesRead;
+  }
+  return { size, blake3: hasher.digestHex() };
+}
+
+/** The identity of a file checked earlier (from `inspectPackagePath`). */
+export interface FileIdentity {
+  readonly dev: bigint;
+  readonly ino: bigint;
+}
+
+/**
+ * Opens the package file `realRoot/path` for reading so that what is read is the file that was
+ * checked, closing the window between a path check and the read (a directory on the way swapped for a
+ * symbolic link in between):
+ *
+ * - the last segment is opened with `O_NOFOLLOW`;
+ * - the open file must be a regular file with the device and inode `expected` names (what
+ *   `inspectPackagePath` saw without following links);
+ * - where the platform tells which path a descriptor refers to (`/proc/self/fd` on Linux), that path
+ *   must lie inside `realRoot` (which must be a real path, without symbolic links).
+ *
+ * Rejects with an `Error` saying what differed (or the `fs` error); the caller owns the handle.
+ */
+export async function openPackageFile(
+  realRoot: string,
+  path: string,
+  expected: FileIdentity,
+): Promise<FileHandle> {
+  const handle = await open(join(realRoot, ...path.split('/')), constants.O_RDONLY | O_NOFOLLOW);
+  try {
+    const st = await handle.stat({ bigint: true });
+    if (!st.isFile()) throw new Error(`${path} is not a regular file`);
+    if (st.dev !== expected.dev || st.ino !== expected.ino) {
+      throw new Error(`${path} changed while being verified (not the file that was checked)`);
+    }
+    const where = descriptorPath(handle.fd);
+    if (where !== undefined && !where.startsWith(realRoot + sep)) {
+      throw new Error(`${path} resolves outside the package directory (${where})`);
+    }
+    return handle;
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+/** The path an open descriptor refers to, where the platform says (Linux); otherwise undefined. */
+function descriptorPath(fd: number): string | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return undefined;
   }
 }

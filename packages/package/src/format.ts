@@ -1,5 +1,6 @@
 import { blake3Hex, canonicalBytes, canonicalJson, type JsonValue, utf8 } from '@heddle/envelope';
 import { z } from 'zod';
+import { hex64, hex128 } from './hex.js';
 import { MAX_SIGNATURES, PACKAGE_SCHEMA } from './limits.js';
 
 /** One signature of an envelope: the signer's Ed25519 public key and the signature, both lower-case hex. */
@@ -35,18 +36,10 @@ export interface PackageFile {
 /** A kind name: lower case, starting with a letter, at most 32 characters. */
 export const KIND_RE: RegExp = /^[a-z][a-z0-9-]{0,31}$/;
 
-const hex = (bytes: number, what: string) =>
-  z
-    .string()
-    .regex(
-      new RegExp(`^[0-9a-f]{${bytes * 2}}$`),
-      `expected ${what}: ${bytes * 2} lower-case hex characters`,
-    );
-
 /** Schema of one signature entry. */
 export const PackageSignatureSchema: z.ZodType<PackageSignature> = z.strictObject({
-  public_key: hex(32, 'an Ed25519 public key'),
-  signature: hex(64, 'an Ed25519 signature'),
+  public_key: hex64('an Ed25519 public key'),
+  signature: hex128('an Ed25519 signature'),
 });
 
 /** Schema of the envelope (the body is checked by the kind registry afterwards). */
@@ -61,7 +54,7 @@ export const PackageEnvelopeSchema: z.ZodType<PackageEnvelope> = z.strictObject(
 export const PackageFileSchema: z.ZodType<PackageFile> = z.strictObject({
   path: z.string().min(1).max(255),
   size: z.int().nonnegative(),
-  blake3: hex(32, 'a BLAKE3-256 digest'),
+  blake3: hex64('a BLAKE3-256 digest'),
 });
 
 /**

@@ -13,6 +13,12 @@ export * from './paths.js';
 export * from './piece-verifier.js';
 export * from './pieces.js';
 export * from './revocation.js';
+export {
+  generationFileOf,
+  REVOCATION_GENERATION_SCHEMA,
+  readGenerationMark,
+  type SaveRevocationOptions,
+} from './revocation-generation.js';
 export * from './revocation-list.js';
 export * from './sign.js';
 export * from './store-pin.js';

@@ -1,6 +1,8 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { PackageError, zodIssue } from './errors.js';
-import { KIND_RE, type PackageFile } from './format.js';
+import { KIND_RE, type PackageFile, PackageFileSchema } from './format.js';
+import { MAX_FILES } from './limits.js';
+import { pathListProblem } from './paths.js';
 
 /**
  * A workload kind: how to validate its body and which files it lists. `cog` is built in; library users
@@ -11,7 +13,14 @@ export interface KindDefinition<B = unknown> {
   readonly kind: string;
   /** Schema of the body. Use strict objects: unknown fields must be refused, not dropped. */
   readonly bodySchema: z.ZodType<B>;
-  /** The files of a valid body (each `{path, size, blake3}`); the verifier hashes exactly these. */
+  /**
+   * The files of a valid body (each `{path, size, blake3}`); the verifier hashes exactly these. The
+   * registry checks whatever this returns, for every kind, so a lax body schema cannot smuggle in a bad
+   * path: each entry must match the file schema, each path `packagePathProblem`'s rules (no
+   * traversal, no absolute path), no two paths may be equal ignoring case, and there may be at most
+   * {@link MAX_FILES}. Errors about them name the field `body.files[i]`, `i` being the index in the
+   * returned list.
+   */
   files(body: B): readonly PackageFile[];
   /** Human summary lines for `heddle pkg inspect` (optional). */
   describe?(body: B): readonly string[];
@@ -51,8 +60,9 @@ export class KindRegistry {
   }
 
   /**
-   * Validates `body` as `kind` and returns the typed body and its files. Throws `PackageError`
-   * `manifest-invalid` naming the field (`kind`, or `body.<path>`).
+   * Validates `body` as `kind` and returns the typed body and its files (checked with
+   * {@link checkPackageFiles}, whatever the kind). Throws `PackageError` `manifest-invalid` naming the
+   * field (`kind`, `body.<path>`, or `body.files[i].<field>` for a file the kind returned).
    */
   parseBody(kind: string, body: unknown): { body: unknown; files: readonly PackageFile[] } {
     const def = this.#kinds.get(kind);
@@ -66,6 +76,38 @@ export class KindRegistry {
       const { field, message } = zodIssue(r.error, 'body');
       throw new PackageError('manifest-invalid', message, { field });
     }
-    return { body: r.data, files: def.files(r.data) };
+    let files: unknown;
+    try {
+      files = def.files(r.data);
+    } catch (err) {
+      throw new PackageError('manifest-invalid', `body.files: kind ${kind} could not list its files`, {
+        field: 'body.files',
+        cause: err,
+      });
+    }
+    return { body: r.data, files: checkPackageFiles(files) };
   }
+}
+
+const FileListSchema = z.array(PackageFileSchema).max(MAX_FILES);
+
+/**
+ * Checks a list of package files as a kind returned it and returns a copy (so later changes to the
+ * kind's objects cannot alter what was checked): at most {@link MAX_FILES} entries, each matching the
+ * file schema (`{path, size, blake3}`, nothing else), every path acceptable (`packagePathProblem`)
+ * and no duplicates ignoring case. Throws `PackageError` `manifest-invalid` naming the field
+ * (`body.files`, `body.files[i].path`, ...).
+ */
+export function checkPackageFiles(files: unknown, field = 'body.files'): PackageFile[] {
+  const r = FileListSchema.safeParse(files);
+  if (!r.success) {
+    const issue = zodIssue(r.error, field);
+    throw new PackageError('manifest-invalid', issue.message, { field: issue.field });
+  }
+  const problem = pathListProblem(r.data.map((f) => f.path));
+  if (problem !== undefined) {
+    const at = `${field}[${problem.index}].path`;
+    throw new PackageError('manifest-invalid', `${at}: ${problem.message}`, { field: at });
+  }
+  return r.data.map((f) => ({ path: f.path, size: f.size, blake3: f.blake3 }));
 }

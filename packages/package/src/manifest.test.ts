@@ -21,7 +21,31 @@ describe('statement, package id and manifest hash', () => {
     const message = new Uint8Array([...utf8('heddle.package.v1\n'), ...utf8(statement)]);
     expect(DomainTag.packageStatement).toBe('heddle.package.v1\n');
     expect(verify(keys.publicKey, message, Buffer.from(sig.signature, 'hex'))).toBe(true);
-    expect(packageIdOf(env)).toBe(built.package.packageId);
+  });
+
+  it('packageIdOf is BLAKE3 of a hand-written statement (keys sorted, UTF-8, escapes, no signatures)', () => {
+    const digest = 'ab'.repeat(32);
+    const env: PackageEnvelope = {
+      schema: 'heddle.package.v1',
+      kind: 'cog',
+      // Members deliberately out of order; strings with a non-ASCII character, a quote and a control.
+      body: {
+        version: '1.0.0',
+        source: 'caf\u00e9 "x"\u0001',
+        id: 'x',
+        files: [{ size: 3, path: 'a', blake3: digest }],
+      },
+      signatures: [{ public_key: '11'.repeat(32), signature: '22'.repeat(64) }],
+    };
+    const statement =
+      '{"body":{"files":[{"blake3":"' +
+      digest +
+      '","path":"a","size":3}],"id":"x","source":"caf\u00e9 \\"x\\"\\u0001","version":"1.0.0"},' +
+      '"kind":"cog","schema":"heddle.package.v1"}';
+    expect(new TextDecoder().decode(statementBytes(env))).toBe(statement);
+    expect(packageIdOf(env)).toBe(toHex(nobleBlake3(new TextEncoder().encode(statement))));
+    const unsigned: PackageEnvelope = { ...env, signatures: [] };
+    expect(packageIdOf(unsigned)).toBe(packageIdOf(env));
   });
 });
 

@@ -1,4 +1,4 @@
-import { lstatSync } from 'node:fs';
+import { type BigIntStats, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENVELOPE_FILE } from './limits.js';
 
@@ -39,18 +39,44 @@ export function isPackagePath(path: string): boolean {
  * differ only in case are the same file on macOS and Windows), or `undefined`.
  */
 export function firstDuplicatePath(paths: readonly string[]): string | undefined {
+  const i = firstDuplicateIndex(paths);
+  return i === undefined ? undefined : paths[i];
+}
+
+/** The index of the path {@link firstDuplicatePath} returns, or `undefined`. */
+export function firstDuplicateIndex(paths: readonly string[]): number | undefined {
   const seen = new Set<string>();
-  for (const p of paths) {
-    const k = p.toLowerCase();
-    if (seen.has(k)) return p;
+  for (let i = 0; i < paths.length; i++) {
+    const k = (paths[i] as string).toLowerCase();
+    if (seen.has(k)) return i;
     seen.add(k);
   }
   return undefined;
 }
 
+/**
+ * The first problem of a list of package paths: a path refused by {@link packagePathProblem}, else a
+ * duplicate ({@link firstDuplicatePath}), with its index; `undefined` when every path is acceptable.
+ */
+export function pathListProblem(paths: readonly string[]): { index: number; message: string } | undefined {
+  for (let i = 0; i < paths.length; i++) {
+    const problem = packagePathProblem(paths[i] as string);
+    if (problem !== undefined) return { index: i, message: problem };
+  }
+  const dup = firstDuplicateIndex(paths);
+  if (dup === undefined) return undefined;
+  return { index: dup, message: `duplicate path ${JSON.stringify(paths[dup])}` };
+}
+
 /** What {@link inspectPackagePath} found on disk. */
 export type PathState =
-  | { readonly state: 'file'; readonly size: number }
+  | {
+      readonly state: 'file';
+      readonly size: number;
+      /** Device and inode of the file found, to check that a later open reaches the same file. */
+      readonly dev: bigint;
+      readonly ino: bigint;
+    }
   | { readonly state: 'missing' }
   | {
       readonly state: 'not-regular';
@@ -59,17 +85,18 @@ export type PathState =
 
 /**
  * Looks at `root/path` without following symbolic links: every directory on the way must be a real
- * directory and the last segment a regular file, so nothing outside `root` is ever reached. `path`
- * must already satisfy {@link packagePathProblem}.
+ * directory and the last segment a regular file. `path` must already satisfy
+ * {@link packagePathProblem}. The answer is only true at the moment of the check: a reader must open
+ * the file without following links and compare it with `dev`/`ino` (see `openPackageFile`).
  */
 export function inspectPackagePath(root: string, path: string): PathState {
   const segments = path.split('/');
   let current = root;
   for (let i = 0; i < segments.length; i++) {
     current = join(current, segments[i] as string);
-    let st: ReturnType<typeof lstatSync>;
+    let st: BigIntStats;
     try {
-      st = lstatSync(current);
+      st = lstatSync(current, { bigint: true });
     } catch {
       return { state: 'missing' };
     }
@@ -79,7 +106,7 @@ export function inspectPackagePath(root: string, path: string): PathState {
     if (!last && !st.isDirectory())
       return { state: 'not-regular', why: `${segments.slice(0, i + 1).join('/')} is not a directory` };
     if (last && !st.isFile()) return { state: 'not-regular', why: `${path} is not a regular file` };
-    if (last) return { state: 'file', size: st.size };
+    if (last) return { state: 'file', size: Number(st.size), dev: st.dev, ino: st.ino };
   }
   return { state: 'missing' };
 }

@@ -3,6 +3,7 @@ import { open } from 'node:fs/promises';
 import { blake3, blake3Hex, concatBytes, createBlake3, fromHex, toHex, utf8 } from '@heddle/envelope';
 import { z } from 'zod';
 import { PackageError, zodIssue } from './errors.js';
+import { hex64 } from './hex.js';
 
 /**
  * Default piece size: 256 KiB. Chosen for small edge devices (a Raspberry Pi, a Seed): a host keeps a
@@ -140,14 +141,12 @@ export function artifactId(map: PieceMap): string {
   return toHex(blake3(concatBytes(...parts)));
 }
 
-const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex characters');
-
 /** Schema of the JSON form of a piece map (consistency is checked by {@link parsePieceMap}). */
 export const PieceMapJsonSchema: z.ZodType<PieceMapJson> = z.strictObject({
   piece_size: z.int(),
   total_size: z.int().nonnegative(),
-  content_hash: hex64,
-  piece_hashes: z.array(hex64).max(MAX_PIECES),
+  content_hash: hex64(),
+  piece_hashes: z.array(hex64()).max(MAX_PIECES),
 });
 
 /**

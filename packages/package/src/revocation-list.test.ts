@@ -1,11 +1,25 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { canonicalJson, generateKeyPair, parseJson, toHex } from '@heddle/envelope';
+import {
+  canonicalBytes,
+  canonicalJson,
+  DomainTag,
+  fromHex,
+  generateKeyPair,
+  parseJson,
+  toHex,
+  verifyWithDomain,
+} from '@heddle/envelope';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { signRevocationEntry, verifyRevocationEntry } from './revocation.js';
+import {
+  type RevocationEntry,
+  revocationEntryMessage,
+  signRevocationEntry,
+  verifyRevocationEntry,
+} from './revocation.js';
 import { RevocationList, type RevocationListFile } from './revocation-list.js';
 import { tempDir } from './test-fixtures.js';
 
@@ -177,5 +191,110 @@ describe('RevocationList options', () => {
     expect(() => RevocationList.load(path, { trustedKeys: [] })).toThrow(
       expect.objectContaining({ field: 'entries[0].signer' }),
     );
+  });
+});
+
+describe('RevocationList: the persisted high-water mark of the generation', () => {
+  const ops = generateKeyPair();
+  const trustedKeys = [toHex(ops.publicKey)];
+  const add = (l: RevocationList, c: string) => l.add({ kind: 'artifact', ref: ref(c), revokedAtMs: 1 }, ops);
+
+  it('save gen 3, then put back a validly signed gen-2 file: refused (rollback), and fails closed', () => {
+    const path = join(tempDir(), 'revocations.json');
+    const gen2 = add(add(RevocationList.empty(), '1'), '2');
+    gen2.save(path);
+    const gen2Bytes = readFileSync(path);
+    add(gen2, '3').save(path);
+    expect(existsSync(`${path}.generation`)).toBe(true);
+    writeFileSync(path, gen2Bytes);
+    // The gen-2 file on its own is perfectly valid...
+    expect(RevocationList.parse(gen2Bytes.toString('utf8'), { trustedKeys }).generation).toBe(2);
+    // ...but this host has seen generation 3.
+    expect(() => RevocationList.load(path, { trustedKeys })).toThrow(
+      expect.objectContaining({ code: 'revocation-rollback', field: 'generation' }),
+    );
+    const closed = RevocationList.loadOrFailClosed(path, { trustedKeys });
+    expect(closed.failure).toMatch(/^revocation-rollback: /);
+    expect(closed.firstRevoked({ signerKeys: [], artifactHashes: [] })?.kind).toBe('list-unavailable');
+  });
+
+  it('a list seen once by load raises the mark; a deleted list is a rollback even with allowMissing', () => {
+    const dir = tempDir();
+    const path = join(dir, 'rl.json');
+    const gen1 = add(RevocationList.empty(), '1');
+    const gen2 = add(gen1, '2');
+    writeFileSync(path, gen2.encode()); // written by someone else: no mark yet
+    expect(existsSync(`${path}.generation`)).toBe(false);
+    expect(RevocationList.load(path, { trustedKeys }).generation).toBe(2);
+    writeFileSync(path, gen1.encode());
+    expect(() => RevocationList.load(path, { trustedKeys })).toThrow(
+      expect.objectContaining({ code: 'revocation-rollback' }),
+    );
+    rmSync(path);
+    expect(() => RevocationList.load(path, { trustedKeys, allowMissing: true })).toThrow(
+      expect.objectContaining({ code: 'revocation-rollback' }),
+    );
+    // An explicit mark file elsewhere, or none at all, when asked for.
+    const elsewhere = join(dir, 'state', 'mark');
+    writeFileSync(path, gen1.encode());
+    expect(RevocationList.load(path, { trustedKeys, generationFile: false }).generation).toBe(1);
+    expect(RevocationList.load(path, { trustedKeys, generationFile: elsewhere }).generation).toBe(1);
+  });
+
+  it('a list checked only against the keys it names never raises the mark; a corrupt mark fails closed', () => {
+    const path = join(tempDir(), 'rl.json');
+    const stranger = generateKeyPair();
+    let forged = RevocationList.empty();
+    for (let i = 0; i < 5; i++)
+      forged = forged.add({ kind: 'package', ref: ref(String(i)), revokedAtMs: 1 }, stranger);
+    writeFileSync(path, forged.encode());
+    expect(RevocationList.load(path, { trustedKeys: [], trustNamedSigners: true }).generation).toBe(5);
+    expect(existsSync(`${path}.generation`)).toBe(false);
+    writeFileSync(`${path}.generation`, 'garbage');
+    expect(() => RevocationList.load(path, { trustedKeys: [], trustNamedSigners: true })).toThrow(
+      expect.objectContaining({ code: 'revocation-list-invalid', field: 'rl.json.generation' }),
+    );
+  });
+});
+
+describe('RevocationList: signatures and failed-closed answers', () => {
+  const ops = generateKeyPair();
+  const add = (l: RevocationList, c: string) => l.add({ kind: 'artifact', ref: ref(c), revokedAtMs: 1 }, ops);
+
+  it('the whole-list signature uses the revocation-list domain tag, entries the revocation tag', () => {
+    const list = add(RevocationList.empty(), '1');
+    const file = list.toJSON();
+    const message = canonicalBytes({
+      schema: file.schema,
+      generation: file.generation,
+      entries: file.entries,
+    });
+    const sig = fromHex(file.signature as string, 64);
+    expect(DomainTag.revocationList).toBe('heddle.revocation-list.v1\n');
+    expect(verifyWithDomain(DomainTag.revocationList, ops.publicKey, message, sig)).toBe(true);
+    expect(verifyWithDomain(DomainTag.revocation, ops.publicKey, message, sig)).toBe(false);
+    const entry = file.entries[0] as RevocationEntry;
+    expect(
+      verifyWithDomain(
+        DomainTag.revocation,
+        ops.publicKey,
+        revocationEntryMessage(entry),
+        fromHex(entry.signature, 64),
+      ),
+    ).toBe(true);
+  });
+
+  it('entryFor agrees with isRevoked on a failed-closed list', () => {
+    const closed = RevocationList.failedClosed('unreadable');
+    expect(closed.isRevoked('package', ref('a'))).toBe(true);
+    expect(closed.entryFor('package', ref('a'))).toEqual({
+      kind: 'list-unavailable',
+      ref: ref('a'),
+      reason: 'unreadable',
+    });
+    const list = add(RevocationList.empty(), '1');
+    expect(list.entryFor('artifact', ref('1'))?.kind).toBe('artifact');
+    expect(list.entryFor('artifact', ref('2'))).toBeUndefined();
+    expect(list.isRevoked('artifact', ref('2'))).toBe(false);
   });
 });

@@ -13,6 +13,7 @@ import {
 } from '@heddle/envelope';
 import { z } from 'zod';
 import { PackageError, zodIssue } from './errors.js';
+import { hex64, hex128 } from './hex.js';
 import {
   type RevocationCheck,
   type RevocationEntry,
@@ -24,6 +25,13 @@ import {
   signRevocationEntry,
   verifyRevocationEntry,
 } from './revocation.js';
+import {
+  generationFileOf,
+  readGenerationMark,
+  rollbackError,
+  type SaveRevocationOptions,
+  writeGenerationMark,
+} from './revocation-generation.js';
 
 /** The `schema` of a revocation list file (and of the message its signature covers). */
 export const REVOCATION_LIST_SCHEMA = 'heddle.revocation-list.v1';
@@ -39,29 +47,27 @@ export interface RevocationListFile {
   entries: RevocationEntry[];
   /** The operator key that signed this generation of the list, hex (absent only at generation 0). */
   signer?: string;
-  /** Ed25519 over `"heddle.revocation.v1\n" || canonical({schema, generation, entries})`, hex. */
+  /** Ed25519 over `"heddle.revocation-list.v1\n" || canonical({schema, generation, entries})`, hex. */
   signature?: string;
 }
-
-const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex characters');
 
 /** Schema of a revocation list file. */
 export const RevocationListFileSchema: z.ZodType<RevocationListFile> = z.strictObject({
   schema: z.literal(REVOCATION_LIST_SCHEMA),
   generation: z.int().nonnegative(),
   entries: z.array(RevocationEntrySchema).max(100_000),
-  signer: hex64.optional(),
-  signature: z
-    .string()
-    .regex(/^[0-9a-f]{128}$/, 'expected 128 lower-case hex characters')
-    .optional(),
+  signer: hex64().optional(),
+  signature: hex128().optional(),
 });
 
 /** Options of {@link RevocationList.load} and {@link RevocationList.parse}. */
-export interface LoadRevocationOptions {
+export interface LoadRevocationOptions extends SaveRevocationOptions {
   /** Operator public keys (hex) allowed to sign entries and the list. */
   readonly trustedKeys: readonly string[];
-  /** Refuse (code `revocation-rollback`) a list older than this generation (the last one seen). */
+  /**
+   * Refuse (code `revocation-rollback`) a list older than this generation, in addition to the
+   * persisted high-water mark (`generationFile`, used by {@link RevocationList.load}).
+   */
   readonly minGeneration?: number;
   /**
    * Accept any signer the list names, still checking every signature against it. For displaying a
@@ -73,6 +79,15 @@ export interface LoadRevocationOptions {
    * operator who creates a list; a host must leave it unset so a deleted list fails closed.
    */
   readonly allowMissing?: boolean;
+}
+
+/** What {@link RevocationList.entryFor} answers for a list that failed closed: everything is revoked. */
+export interface ListUnavailableEntry {
+  readonly kind: 'list-unavailable';
+  /** The reference asked about. */
+  readonly ref: string;
+  /** Why the list failed closed. */
+  readonly reason: string;
 }
 
 const listMessage = (generation: number, entries: readonly RevocationEntry[]): Uint8Array =>
@@ -160,7 +175,7 @@ export class RevocationList implements RevocationCheck {
         bad('signature: the list is not signed', 'signature');
       if (!trusted.has(file.signer as string)) bad('signer: not a trusted operator key', 'signer');
       const ok = verifyWithDomain(
-        DomainTag.revocation,
+        DomainTag.revocationList,
         fromHex(file.signer as string, 32),
         listMessage(file.generation, file.entries),
         fromHex(file.signature as string, 64),
@@ -168,20 +183,22 @@ export class RevocationList implements RevocationCheck {
       if (!ok) bad('signature: invalid list signature (entries or generation were altered)', 'signature');
     }
     if (options.minGeneration !== undefined && file.generation < options.minGeneration) {
-      throw new PackageError(
-        'revocation-rollback',
-        `generation: ${file.generation} is older than the last generation seen (${options.minGeneration})`,
-        { field: 'generation' },
-      );
+      throw rollbackError(file.generation, options.minGeneration);
     }
     return new RevocationList(file);
   }
 
   /**
    * Reads and checks a list file. A missing (unless `allowMissing`), unreadable, oversized or tampered
-   * file throws `revocation-list-invalid` (or `revocation-rollback`): callers must not treat it as empty.
+   * file throws `revocation-list-invalid`: callers must not treat it as empty. A list older than the
+   * persisted high-water mark (or `minGeneration`) throws `revocation-rollback`, and so does a missing
+   * file once a generation above 0 was seen, even with `allowMissing`. A list accepted with trusted
+   * keys raises the mark to its generation (see {@link SaveRevocationOptions.generationFile}).
    */
   static load(path: string, options: LoadRevocationOptions): RevocationList {
+    const markFile = generationFileOf(path, options);
+    const mark = markFile === undefined ? 0 : readGenerationMark(markFile);
+    const minGeneration = Math.max(options.minGeneration ?? 0, mark);
     let text: string;
     try {
       if (statSync(path).size > MAX_REVOCATION_LIST_BYTES)
@@ -189,6 +206,7 @@ export class RevocationList implements RevocationCheck {
       text = readFileSync(path, 'utf8');
     } catch (err) {
       if (options.allowMissing === true && (err as NodeJS.ErrnoException).code === 'ENOENT') {
+        if (minGeneration > 0) throw rollbackError(0, minGeneration, markFile);
         return RevocationList.empty();
       }
       throw new PackageError(
@@ -199,15 +217,26 @@ export class RevocationList implements RevocationCheck {
         },
       );
     }
-    return RevocationList.parse(text, options);
+    const list = RevocationList.parse(text, { ...options, minGeneration: 0 });
+    if (list.generation < minGeneration) {
+      throw rollbackError(list.generation, minGeneration, mark === minGeneration ? markFile : undefined);
+    }
+    if (markFile !== undefined && options.trustNamedSigners !== true && list.generation > mark) {
+      writeGenerationMark(markFile, list.generation);
+    }
+    return list;
   }
 
-  /** Like {@link RevocationList.load}, but a list that cannot be loaded becomes one that revokes everything. */
+  /**
+   * Like {@link RevocationList.load}, but a list that cannot be loaded becomes one that revokes
+   * everything; its `failure` starts with the code (`revocation-rollback: ...`).
+   */
   static loadOrFailClosed(path: string, options: LoadRevocationOptions): RevocationList {
     try {
       return RevocationList.load(path, options);
     } catch (err) {
-      return RevocationList.failedClosed((err as Error).message);
+      const code = err instanceof PackageError ? `${err.code}: ` : '';
+      return RevocationList.failedClosed(`${code}${(err as Error).message}`);
     }
   }
 
@@ -216,8 +245,14 @@ export class RevocationList implements RevocationCheck {
     return this.failure !== undefined || this.#index.has(keyOf(kind, ref));
   }
 
-  /** The entry revoking `kind`/`ref`, if any. */
-  entryFor(kind: RevocationKind, ref: string): RevocationEntry | undefined {
+  /**
+   * The entry revoking `kind`/`ref`, or undefined when it is not revoked. Agrees with
+   * {@link RevocationList.isRevoked}: a list that failed closed has no entries but revokes everything,
+   * so it answers a synthetic {@link ListUnavailableEntry} (`kind: "list-unavailable"`, the `ref` asked
+   * about, `reason` the failure).
+   */
+  entryFor(kind: RevocationKind, ref: string): RevocationEntry | ListUnavailableEntry | undefined {
+    if (this.failure !== undefined) return { kind: 'list-unavailable', ref, reason: this.failure };
     return this.#index.get(keyOf(kind, ref));
   }
 
@@ -258,7 +293,11 @@ export class RevocationList implements RevocationCheck {
     const entry = signRevocationEntry(input, keys);
     const entries = [...this.#file.entries, entry];
     const generation = this.generation + 1;
-    const signature = signWithDomain(DomainTag.revocation, keys.secretKey, listMessage(generation, entries));
+    const signature = signWithDomain(
+      DomainTag.revocationList,
+      keys.secretKey,
+      listMessage(generation, entries),
+    );
     return new RevocationList({
       schema: REVOCATION_LIST_SCHEMA,
       generation,
@@ -278,10 +317,19 @@ export class RevocationList implements RevocationCheck {
     return `${canonicalJson(this.#file, { maxDepth: 8, maxBytes: MAX_REVOCATION_LIST_BYTES })}\n`;
   }
 
-  /** Writes the list crash-safely (temporary file, fsync, rename, directory fsync): old or new, never torn. */
-  save(path: string): void {
+  /**
+   * Writes the list crash-safely (temporary file, fsync, rename, directory fsync): old or new, never
+   * torn; then raises the high-water mark to this generation (written after the list, so a crash in
+   * between leaves the mark behind, never ahead). A list older than the mark is refused
+   * (`revocation-rollback`) and not written.
+   */
+  save(path: string, options: SaveRevocationOptions = {}): void {
     if (this.failure !== undefined)
       throw new PackageError('revocation-list-invalid', 'refusing to save a failed-closed list');
+    const markFile = generationFileOf(path, options);
+    const mark = markFile === undefined ? 0 : readGenerationMark(markFile);
+    if (this.generation < mark) throw rollbackError(this.generation, mark, markFile);
     writeFileAtomic(path, this.encode(), { mode: 0o644 });
+    if (markFile !== undefined && this.generation > mark) writeGenerationMark(markFile, this.generation);
   }
 }

@@ -9,6 +9,7 @@ import {
 } from '@heddle/envelope';
 import { z } from 'zod';
 import { PackageError, zodIssue } from './errors.js';
+import { hex64, hex128 } from './hex.js';
 
 /** What a revocation names: a package id, a signer's public key or an artifact (file content) hash. */
 export type RevocationKind = 'package' | 'signer' | 'artifact';
@@ -39,6 +40,15 @@ export interface RevocationCheck {
   firstRevoked(refs: RevocationRefs): RevokedSubject | undefined;
 }
 
+/**
+ * A {@link RevocationCheck} that revokes nothing, for a caller that deliberately verifies without a
+ * revocation list (a build machine checking its own output, a demo). A host enforcing revocations
+ * passes its list instead (`RevocationList.loadOrFailClosed`).
+ */
+export const NO_REVOCATIONS: RevocationCheck = Object.freeze({
+  firstRevoked: (): RevokedSubject | undefined => undefined,
+});
+
 /** A signed revocation entry as stored in the list. */
 export interface RevocationEntry {
   kind: RevocationKind;
@@ -54,16 +64,14 @@ export interface RevocationEntry {
   signature: string;
 }
 
-const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex characters');
-
 /** Schema of one entry. */
 export const RevocationEntrySchema: z.ZodType<RevocationEntry> = z.strictObject({
   kind: z.enum(['package', 'signer', 'artifact']),
-  ref: hex64,
+  ref: hex64(),
   revoked_at_ms: z.int().nonnegative(),
   reason: z.string().max(200).optional(),
-  signer: hex64,
-  signature: z.string().regex(/^[0-9a-f]{128}$/, 'expected 128 lower-case hex characters'),
+  signer: hex64(),
+  signature: hex128(),
 });
 
 /** The bytes an entry's signature covers (after the `heddle.revocation.v1\n` domain tag). */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { COG_ID_RE, VERSION_RE } from './cog.js';
+import { COG_ID_RE, CogVersionSchema } from './cog.js';
 import { PackageError, zodIssue } from './errors.js';
+import { hex64 } from './hex.js';
 
 /**
  * A store pin: the operator's statement that a remote store (such as a Cognitum Seed's app store) may
@@ -31,11 +32,8 @@ const registrySchema = z
 export const StorePinSchema: z.ZodType<StorePin> = z.strictObject({
   registry: registrySchema,
   id: z.string().regex(COG_ID_RE, 'expected an id matching [a-z0-9][a-z0-9._-]{0,63}'),
-  version: z.string().regex(VERSION_RE, 'expected a version such as 1.2.3 or 1.2.3-beta.1'),
-  sha256: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex characters')
-    .optional(),
+  version: CogVersionSchema,
+  sha256: hex64().optional(),
 });
 
 function isHttpsUrl(s: string): boolean {

@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import { parseJson, parsePublicKey, toHex } from '@heddle/envelope';
+import { HEX64_RE, parseJson, parsePublicKey, toHex } from '@heddle/envelope';
 import { z } from 'zod';
 import { PackageError, zodIssue } from './errors.js';
 
@@ -66,7 +66,7 @@ export class TrustAnchors {
     const byKey = new Map<string, TrustAnchor>();
     const ids = new Set<string>();
     anchors.forEach((a, i) => {
-      if (!/^[0-9a-f]{64}$/.test(a.publicKey)) {
+      if (!HEX64_RE.test(a.publicKey)) {
         throw new PackageError(
           'trust-invalid',
           `keys[${i}].public_key: expected 64 lower-case hex characters`,

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { PackageError } from './errors.js';
 import { encodeEnvelope, type PackageEnvelope } from './format.js';
 import { ENVELOPE_FILE } from './limits.js';
+import { NO_REVOCATIONS } from './revocation.js';
 import { RevocationList } from './revocation-list.js';
 import { signEnvelope } from './sign.js';
 import { anchorsFor, buildSigned, fixedKeys } from './test-fixtures.js';
@@ -34,7 +35,7 @@ describe('verifyPackage: success', () => {
   it('returns a VerifiedWorkload with package id, signers and artifact hashes', async () => {
     const keys = fixedKeys(7);
     const built = await buildSigned([keys]);
-    const w = await verifyPackage(built.dir, { anchors: anchorsFor([keys]) });
+    const w = await verifyPackage(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS });
     expect(w.packageId).toBe(built.package.packageId);
     expect(w.manifestHash).toBe(built.package.manifestHash);
     expect(w.signerKeys).toEqual([toHex(keys.publicKey)]);
@@ -54,17 +55,23 @@ describe('verifyPackage: each error code', () => {
   it('manifest-invalid: missing envelope', async () => {
     const built = await buildSigned();
     rmSync(join(built.dir, ENVELOPE_FILE));
-    expect(await codeOf(built.dir, { anchors: anchorsFor([generateKeyPair()]) })).toBe('manifest-invalid');
+    expect(
+      await codeOf(built.dir, { anchors: anchorsFor([generateKeyPair()]), revocations: NO_REVOCATIONS }),
+    ).toBe('manifest-invalid');
   });
 
   it('missing-signature: an unsigned package', async () => {
     const built = await buildSigned([]);
-    expect(await codeOf(built.dir, { anchors: anchorsFor([generateKeyPair()]) })).toBe('missing-signature');
+    expect(
+      await codeOf(built.dir, { anchors: anchorsFor([generateKeyPair()]), revocations: NO_REVOCATIONS }),
+    ).toBe('missing-signature');
   });
 
   it('untrusted-signer: signed only by an unpinned key (wrong key)', async () => {
     const built = await buildSigned([generateKeyPair()]);
-    expect(await codeOf(built.dir, { anchors: anchorsFor([generateKeyPair()]) })).toBe('untrusted-signer');
+    expect(
+      await codeOf(built.dir, { anchors: anchorsFor([generateKeyPair()]), revocations: NO_REVOCATIONS }),
+    ).toBe('untrusted-signer');
   });
 
   it('bad-signature: a pinned key whose signature does not verify', async () => {
@@ -74,14 +81,18 @@ describe('verifyPackage: each error code', () => {
     const sig = env.signatures[0] as { signature: string };
     sig.signature = (sig.signature[0] === 'a' ? 'b' : 'a') + sig.signature.slice(1);
     writeEnv(built.dir, env);
-    expect(await codeOf(built.dir, { anchors: anchorsFor([keys]) })).toBe('bad-signature');
+    expect(await codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS })).toBe(
+      'bad-signature',
+    );
   });
 
   it('file-missing: a listed file was deleted', async () => {
     const keys = generateKeyPair();
     const built = await buildSigned([keys]);
     rmSync(join(built.dir, 'run.wasm'));
-    expect(await codeOf(built.dir, { anchors: anchorsFor([keys]) })).toBe('file-missing');
+    expect(await codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS })).toBe(
+      'file-missing',
+    );
   });
 
   it('file-tampered: one byte of a file changed', async () => {
@@ -91,7 +102,9 @@ describe('verifyPackage: each error code', () => {
     const bytes = readFileSync(p);
     bytes[3] = (bytes[3] as number) ^ 1;
     writeFileSync(p, bytes);
-    expect(await codeOf(built.dir, { anchors: anchorsFor([keys]) })).toBe('file-tampered');
+    expect(await codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS })).toBe(
+      'file-tampered',
+    );
   });
 
   it('revoked: the package id is on the revocation list', async () => {
@@ -114,7 +127,7 @@ describe('verifyPackage: signatures and trust', () => {
     const s = env.signatures.find((x) => x.public_key === toHex(stranger.publicKey)) as { signature: string };
     s.signature = 'f'.repeat(128);
     writeEnv(built.dir, env);
-    const w = await verifyPackage(built.dir, { anchors: anchorsFor([pinned]) });
+    const w = await verifyPackage(built.dir, { anchors: anchorsFor([pinned]), revocations: NO_REVOCATIONS });
     expect(w.signerKeys).toEqual([toHex(pinned.publicKey)]);
   });
 
@@ -126,16 +139,24 @@ describe('verifyPackage: signatures and trust', () => {
     const s = env.signatures.find((x) => x.public_key === toHex(b.publicKey)) as { signature: string };
     s.signature = 'f'.repeat(128);
     writeEnv(built.dir, env);
-    expect(await codeOf(built.dir, { anchors: anchorsFor([a, b]) })).toBe('bad-signature');
+    expect(await codeOf(built.dir, { anchors: anchorsFor([a, b]), revocations: NO_REVOCATIONS })).toBe(
+      'bad-signature',
+    );
   });
 
   it('threshold met and not met', async () => {
     const [a, b, c] = [generateKeyPair(), generateKeyPair(), generateKeyPair()];
     const two = await buildSigned([a, b]);
-    const w = await verifyPackage(two.dir, { anchors: anchorsFor([a, b, c], 2) });
+    const w = await verifyPackage(two.dir, {
+      anchors: anchorsFor([a, b, c], 2),
+      revocations: NO_REVOCATIONS,
+    });
     expect(w.signerKeys).toHaveLength(2);
     const one = await buildSigned([a]);
-    const err = await verifyPackage(one.dir, { anchors: anchorsFor([a, b, c], 2) }).catch((e: unknown) => e);
+    const err = await verifyPackage(one.dir, {
+      anchors: anchorsFor([a, b, c], 2),
+      revocations: NO_REVOCATIONS,
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PackageError);
     expect((err as PackageError).code).toBe('untrusted-signer');
     expect((err as PackageError).message).toMatch(/2 required/);
@@ -150,7 +171,9 @@ describe('verifyPackage: signatures and trust', () => {
     const env1 = readEnv(first.dir);
     env2.signatures = env1.signatures;
     writeEnv(second.dir, env2);
-    expect(await codeOf(second.dir, { anchors: anchorsFor([keys]) })).toBe('bad-signature');
+    expect(await codeOf(second.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS })).toBe(
+      'bad-signature',
+    );
   });
 });
 
@@ -235,7 +258,9 @@ describe('verifyPackage: tampering with each envelope field', () => {
       const env = readEnv(built.dir);
       mutate(env, toHex(other.publicKey));
       writeEnv(built.dir, env);
-      expect(await codeOf(built.dir, { anchors: anchorsFor([keys, other]) })).toBe(code);
+      expect(
+        await codeOf(built.dir, { anchors: anchorsFor([keys, other]), revocations: NO_REVOCATIONS }),
+      ).toBe(code);
     });
   }
 
@@ -249,7 +274,7 @@ describe('verifyPackage: tampering with each envelope field', () => {
         const copy = Buffer.from(original);
         copy[pos] = (copy[pos] as number) ^ xor;
         writeFileSync(path, copy);
-        const code = await codeOf(built.dir, { anchors: anchorsFor([keys]) });
+        const code = await codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS });
         expect(['manifest-invalid', 'bad-signature', 'untrusted-signer', 'missing-signature']).toContain(
           code,
         );
@@ -268,7 +293,7 @@ describe('verifyPackage: paths, links and sizes', () => {
     env.signatures = [];
     env = signEnvelope(env, keys);
     writeFileSync(join(built.dir, ENVELOPE_FILE), encodeEnvelope(env));
-    return codeOf(built.dir, { anchors: anchorsFor([keys]) });
+    return codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS });
   }
 
   it('refuses path traversal even when validly signed', async () => {
@@ -309,7 +334,9 @@ describe('verifyPackage: paths, links and sizes', () => {
     writeFileSync(copy, readFileSync(p));
     rmSync(p);
     symlinkSync(copy, p);
-    expect(await codeOf(built.dir, { anchors: anchorsFor([keys]) })).toBe('file-tampered');
+    expect(await codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS })).toBe(
+      'file-tampered',
+    );
   });
 
   it('refuses a directory on the path replaced by a symbolic link', async () => {
@@ -319,7 +346,9 @@ describe('verifyPackage: paths, links and sizes', () => {
     const { renameSync } = await import('node:fs');
     renameSync(join(built.dir, 'bin'), outside);
     symlinkSync(outside, join(built.dir, 'bin'));
-    expect(await codeOf(built.dir, { anchors: anchorsFor([keys]) })).toBe('file-tampered');
+    expect(await codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS })).toBe(
+      'file-tampered',
+    );
   });
 
   it('refuses a symbolic link as the envelope', async () => {
@@ -330,24 +359,34 @@ describe('verifyPackage: paths, links and sizes', () => {
     writeFileSync(moved, readFileSync(p));
     rmSync(p);
     symlinkSync(moved, p);
-    expect(await codeOf(built.dir, { anchors: anchorsFor([keys]) })).toBe('manifest-invalid');
+    expect(await codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS })).toBe(
+      'manifest-invalid',
+    );
   });
 
   it('refuses a truncated or extended file as tampered', async () => {
     const keys = generateKeyPair();
     const built = await buildSigned([keys]);
     truncateSync(join(built.dir, 'run.wasm'), 4);
-    expect(await codeOf(built.dir, { anchors: anchorsFor([keys]) })).toBe('file-tampered');
+    expect(await codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS })).toBe(
+      'file-tampered',
+    );
   });
 
   it('refuses files over the configured limit before reading them, and an oversized envelope', async () => {
     const keys = generateKeyPair();
     const built = await buildSigned([keys]);
     const anchors = anchorsFor([keys]);
-    expect(await codeOf(built.dir, { anchors, maxFileBytes: 8 })).toBe('manifest-invalid');
-    expect(await codeOf(built.dir, { anchors, maxTotalBytes: 20 })).toBe('manifest-invalid');
+    expect(await codeOf(built.dir, { anchors, revocations: NO_REVOCATIONS, maxFileBytes: 8 })).toBe(
+      'manifest-invalid',
+    );
+    expect(await codeOf(built.dir, { anchors, revocations: NO_REVOCATIONS, maxTotalBytes: 20 })).toBe(
+      'manifest-invalid',
+    );
     writeFileSync(join(built.dir, ENVELOPE_FILE), Buffer.alloc(1024 * 1024 + 1, 0x20));
-    const err = await verifyPackage(built.dir, { anchors }).catch((e: unknown) => e as PackageError);
+    const err = await verifyPackage(built.dir, { anchors, revocations: NO_REVOCATIONS }).catch(
+      (e: unknown) => e as PackageError,
+    );
     expect(err).toMatchObject({ code: 'manifest-invalid' });
     expect((err as PackageError).message).toMatch(/larger than/);
   });
@@ -391,11 +430,30 @@ describe('verifyPackage: revocation', () => {
   });
 });
 
+describe('verifyPackage: the revocation check is required', () => {
+  it('cannot be left out (type level); NO_REVOCATIONS says explicitly that nothing is revoked', async () => {
+    const keys = generateKeyPair();
+    const built = await buildSigned([keys]);
+    // @ts-expect-error: `revocations` is required, so forgetting the list cannot mean "nothing revoked"
+    const forgotten: VerifyOptions = { anchors: anchorsFor([keys]) };
+    expect(forgotten.revocations).toBeUndefined();
+    expect(
+      NO_REVOCATIONS.firstRevoked({ packageId: 'a'.repeat(64), signerKeys: [], artifactHashes: [] }),
+    ).toBe(undefined);
+    expect(await codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS })).toBe('ok');
+    expect(
+      await codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: RevocationList.empty() }),
+    ).toBe('ok');
+  });
+});
+
 describe('verifyPackage: trust anchors by role', () => {
   it('accepts an operator key as a package signer too', async () => {
     const keys = generateKeyPair();
     const built = await buildSigned([keys]);
     const anchors = new TrustAnchors([{ id: 'ops', role: 'operator', publicKey: toHex(keys.publicKey) }]);
-    expect((await verifyPackage(built.dir, { anchors })).signerIds).toEqual(['ops']);
+    expect((await verifyPackage(built.dir, { anchors, revocations: NO_REVOCATIONS })).signerIds).toEqual([
+      'ops',
+    ]);
   });
 });

@@ -1,7 +1,8 @@
+import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DomainTag, fromHex, verifyWithDomain } from '@heddle/envelope';
 import { PackageError } from './errors.js';
-import { hashFile } from './file-hash.js';
+import { type FileDigest, hashHandle, openPackageFile } from './file-hash.js';
 import type { PackageFile } from './format.js';
 import { type ParsedPackage, type ReadEnvelopeOptions, readEnvelope } from './manifest.js';
 import { inspectPackagePath } from './paths.js';
@@ -42,8 +43,13 @@ export interface VerifiedWorkload<B = unknown> {
 export interface VerifyOptions extends ReadEnvelopeOptions {
   /** The trust anchors (pinned keys and threshold). */
   readonly anchors: TrustAnchors;
-  /** A revocation list (or any {@link RevocationCheck}); omitted: nothing is treated as revoked. */
-  readonly revocations?: RevocationCheck;
+  /**
+   * The revocation list (a `RevocationList`, normally from `RevocationList.loadOrFailClosed`, or any
+   * {@link RevocationCheck}). Required, so that forgetting it cannot mean "nothing is revoked": a
+   * caller that deliberately has no list says so with `NO_REVOCATIONS` (or
+   * `RevocationList.empty()`).
+   */
+  readonly revocations: RevocationCheck;
 }
 
 /**
@@ -58,8 +64,9 @@ export interface VerifyOptions extends ReadEnvelopeOptions {
  * 4. `untrusted-signer`: fewer valid pinned signatures than the threshold (at least one).
  * 5. `revoked`: the package id, a signer key or an artifact hash is revoked (or the list failed closed).
  * 6. `file-missing`: a listed file is absent.
- * 7. `file-tampered`: a listed file is a symbolic link or not a regular file, or its size or BLAKE3
- *    differs. Files are hashed only here, after the signatures passed.
+ * 7. `file-tampered`: a listed file is a symbolic link or not a regular file, is reached through a
+ *    symbolic link, changed between its check and its read (another inode, or now outside the
+ *    package), or its size or BLAKE3 differs. Files are hashed only here, after the signatures passed.
  */
 export async function verifyPackage<B = unknown>(
   dir: string,
@@ -70,6 +77,8 @@ export async function verifyPackage<B = unknown>(
   const signerKeys = checkSignatures(pkg, options.anchors);
   const artifactHashes = [...new Set(pkg.files.map((f) => f.blake3))].sort();
   const refs: RevocationRefs = { packageId: pkg.packageId, signerKeys, artifactHashes };
+  // Required by the type; a JavaScript caller that leaves it out still gets nothing treated as revoked,
+  // as before, until every caller passes one (then this becomes a refusal).
   const revoked = options.revocations?.firstRevoked(refs);
   if (revoked) {
     const why = revoked.reason === undefined ? '' : ` (${revoked.reason})`;
@@ -78,8 +87,11 @@ export async function verifyPackage<B = unknown>(
     });
   }
   const files: VerifiedFile[] = [];
-  for (let i = 0; i < pkg.files.length; i++) {
-    files.push(await checkFile(root, pkg.files[i] as PackageFile, i));
+  if (pkg.files.length > 0) {
+    const realRoot = realpathSync(root);
+    for (let i = 0; i < pkg.files.length; i++) {
+      files.push(await checkFile(root, realRoot, pkg.files[i] as PackageFile, i));
+    }
   }
   return {
     dir: root,
@@ -138,9 +150,14 @@ export function checkSignatures(pkg: ParsedPackage, anchors: TrustAnchors): stri
   return valid.sort();
 }
 
-async function checkFile(root: string, file: PackageFile, i: number): Promise<VerifiedFile> {
+async function checkFile(
+  root: string,
+  realRoot: string,
+  file: PackageFile,
+  i: number,
+): Promise<VerifiedFile> {
   const field = `body.files[${i}]`;
-  const state = inspectPackagePath(root, file.path);
+  const state = inspectPackagePath(realRoot, file.path);
   if (state.state === 'missing') {
     throw new PackageError('file-missing', `${field}: ${file.path} is missing`, { field });
   }
@@ -156,9 +173,16 @@ async function checkFile(root: string, file: PackageFile, i: number): Promise<Ve
     );
   }
   const absolutePath = join(root, ...file.path.split('/'));
-  let digest: { size: number; blake3: string };
+  let digest: FileDigest;
   try {
-    digest = await hashFile(absolutePath, file.size);
+    // Hash what was checked: the same inode, reached inside the package (not through a directory
+    // swapped for a symbolic link after the check).
+    const handle = await openPackageFile(realRoot, file.path, state);
+    try {
+      digest = await hashHandle(handle, file.size);
+    } finally {
+      await handle.close();
+    }
   } catch (err) {
     throw new PackageError(
       'file-tampered',

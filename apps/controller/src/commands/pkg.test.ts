@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair, publicKeyToPem, saveKeyFile, toHex } from '@heddle/envelope';
+import { RevocationList } from '@heddle/package';
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
@@ -97,6 +98,30 @@ describe('heddle pkg', () => {
     );
     expect(r.code).toBe(1);
     expect(JSON.parse(r.out)).toMatchObject({ verdict: 'refused', code: 'revoked' });
+  });
+
+  it('verify with a validly signed but older revocation list than the one seen before fails closed', async () => {
+    const { dir } = setup();
+    const ops = generateKeyPair();
+    const trust = JSON.parse(readFileSync(join(dir, 'trust.json'), 'utf8')) as { keys: unknown[] };
+    trust.keys.push({ id: 'ops', role: 'operator', public_key: toHex(ops.publicKey) });
+    writeFileSync(join(dir, 'trust.json'), JSON.stringify(trust));
+    await run(['build', example, '-o', 'out', '--key', 'publisher.key'], dir);
+    const path = join(dir, 'revocations.json');
+    const gen1 = RevocationList.empty().add({ kind: 'artifact', ref: 'a'.repeat(64), revokedAtMs: 1 }, ops);
+    const gen2 = gen1.add({ kind: 'artifact', ref: 'b'.repeat(64), revokedAtMs: 2 }, ops);
+    gen2.save(path);
+    const args = ['verify', 'out', '--trust', 'trust.json', '--revocations', 'revocations.json', '--json'];
+    const ok = await run(args, dir);
+    expect(ok.code, ok.out).toBe(0);
+    expect(JSON.parse(ok.out)).toMatchObject({ verdict: 'ok', revocation_generation: 2 });
+    writeFileSync(path, gen1.encode()); // validly signed, one generation back
+    const r = await run(args, dir);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.out)).toMatchObject({ verdict: 'refused', code: 'revoked' });
+    expect(JSON.parse(r.out).message).toMatch(/revocation-rollback/);
+    const human = await run(['verify', 'out', '--trust', 'trust.json'], dir);
+    expect(human.out).toContain('revocations:   not checked');
   });
 
   it('init writes a template that builds once its files exist, and refuses to overwrite', async () => {

@@ -7,6 +7,7 @@ import {
   cogSourceTemplate,
   defaultKindRegistry,
   loadTrustFile,
+  NO_REVOCATIONS,
   PackageError,
   RevocationList,
   readEnvelope,
@@ -27,6 +28,9 @@ const SUBCOMMANDS = 'init | build | sign | verify | inspect';
  * - `pkg build <src> -o <dir> [--key FILE] [--force]` builds a package (optionally signed).
  * - `pkg sign <dir> --key FILE` adds a signature.
  * - `pkg verify <dir> --trust FILE [--revocations FILE] [--max-file-bytes N]` verifies; exit 1 when refused.
+ *   The list fails closed (unreadable, tampered, or older than the generation recorded in
+ *   `<list>.generation`: every package is revoked); without `--revocations` nothing is checked for
+ *   revocation, and the output says so.
  * - `pkg inspect <dir>` shows the envelope without checking trust.
  */
 export async function pkg(args: readonly string[], io: CliIo): Promise<number> {
@@ -168,6 +172,7 @@ async function verify(args: readonly string[], io: CliIo): Promise<number> {
     if (!/^[0-9]{1,15}$/.test(flags['max-file-bytes']))
       throw usageError('--max-file-bytes must be a whole number', 'max-file-bytes');
   }
+  // Enforced by default: loadOrFailClosed keeps the generation high-water mark next to the list.
   const revocations =
     typeof flags.revocations === 'string'
       ? RevocationList.loadOrFailClosed(resolve(io.cwd, flags.revocations), {
@@ -179,7 +184,7 @@ async function verify(args: readonly string[], io: CliIo): Promise<number> {
   try {
     w = await verifyPackage(dir, {
       anchors,
-      ...(revocations === undefined ? {} : { revocations }),
+      revocations: revocations ?? NO_REVOCATIONS,
       ...(maxFileBytes === undefined ? {} : { maxFileBytes }),
     });
   } catch (err) {
@@ -212,6 +217,9 @@ async function verify(args: readonly string[], io: CliIo): Promise<number> {
       `signers:       ${w.signerKeys.map((k, i) => `${w.signerIds[i]} (${k})`).join(', ')}`,
       'files:',
       ...w.files.map((f) => `  ${f.blake3}  ${String(f.size).padStart(10)}  ${f.path}`),
+      revocations === undefined
+        ? 'revocations:   not checked (no --revocations list)'
+        : `revocations:   checked against generation ${revocations.generation}`,
       'verdict: OK',
     ],
   );

@@ -93,6 +93,26 @@ describe('heddle revoke', () => {
     expect((await run(['ls', '--list', 'missing.json'], dir)).code).toBe(3);
   });
 
+  it('refuses to extend or show a validly signed list older than the generation it recorded', async () => {
+    const { dir } = setup();
+    const add = (c: string) =>
+      run(['artifact', c.repeat(64), '--key', 'ops.key', '--list', 'rl.json', '--trust', 'trust.json'], dir);
+    expect((await add('a')).code).toBe(0);
+    const gen1 = readFileSync(join(dir, 'rl.json'));
+    expect((await add('b')).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'rl.json.generation'), 'utf8'))).toMatchObject({
+      generation: 2,
+    });
+    writeFileSync(join(dir, 'rl.json'), gen1);
+    expect(await add('c')).toMatchObject({ code: 3, err: 'revocation-rollback' });
+    expect(await run(['ls', '--list', 'rl.json', '--trust', 'trust.json'], dir)).toMatchObject({
+      code: 3,
+      err: 'revocation-rollback',
+    });
+    // The old list was not overwritten by the refused command.
+    expect(readFileSync(join(dir, 'rl.json'))).toEqual(gen1);
+  });
+
   it('refuses usage errors with exit code 2', async () => {
     const { dir } = setup();
     expect((await run([], dir)).code).toBe(2);
