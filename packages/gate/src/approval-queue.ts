@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import type { ApprovalRequest, ApprovalStore } from './approval-store.js';
-import { type Clock, systemClock } from './clock.js';
-import type { GateContext } from './context.js';
-import { type ApprovalRef, BUILTIN_RULES, type Decision } from './decision.js';
-import { GateError } from './errors.js';
-import type { Action } from './levels.js';
 import {
-  DECISION_SOURCE,
-  type DecisionRecorder,
-  decisionPayload,
-  type RecordedDecision,
-} from './recorder.js';
+  type ApprovalDecider,
+  type ApprovalRedecision,
+  approvedOutcome,
+  resolution,
+} from './approval-resolution.js';
+import { chainSettlement, checkSettlement } from './approval-settle.js';
+import type { ApprovalInput, ApprovalRequest, ApprovalStore } from './approval-store.js';
+import { waitForSettlement } from './approval-wait.js';
+import { type Clock, systemClock } from './clock.js';
+import { GateError } from './errors.js';
+import type { DecisionRecorder, RecordedDecision } from './recorder.js';
 
 /** Options of {@link ApprovalQueue}. */
 export interface ApprovalQueueOptions {
@@ -28,24 +28,18 @@ export interface ApprovalQueueOptions {
   readonly maxPending?: number;
   /** Id generator (default 16 random bytes as hex). */
   readonly newId?: () => string;
+  /**
+   * Re-decides a request when an operator approves it (a `Gate` given this queue installs its own,
+   * see {@link ApprovalQueue.setDecider}). Without one an approval stays a defer until a queue with a
+   * decider (the waiting gate's) re-decides it.
+   */
+  readonly decide?: ApprovalDecider;
 }
 
-/** What a deferred check puts in the queue. */
-export interface ApprovalInput {
-  /** The agent that asked. */
-  readonly agent: string;
-  /** The action. */
-  readonly action: Action;
-  /** The validated context. */
-  readonly context: GateContext;
-  /** Whether it was a teardown check. */
-  readonly teardown: boolean;
-  /** The defer rule and reason. */
-  readonly rule: string;
-  /** See `rule`. */
-  readonly reason: string;
-  /** Overrides the queue's ttl for this request (ms). */
-  readonly ttlMs?: number;
+/** A place in the queue held by {@link ApprovalQueue.reserve} until the request is submitted or released. */
+export interface ApprovalReservation {
+  /** Gives the place back (when the request will not be submitted). Idempotent. */
+  release(): void;
 }
 
 /** Default time a request waits for an operator: 15 minutes. */
@@ -65,6 +59,8 @@ export class ApprovalQueue {
   private readonly maxPending: number;
   private readonly newId: () => string;
   private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly reservations = new Set<ApprovalReservation>();
+  private decider: ApprovalDecider | undefined;
   private tail: Promise<unknown> = Promise.resolve();
 
   constructor(options: ApprovalQueueOptions) {
@@ -75,9 +71,22 @@ export class ApprovalQueue {
     this.pollMs = options.pollMs;
     this.maxPending = options.maxPending ?? 10_000;
     this.newId = options.newId ?? (() => randomBytes(16).toString('hex'));
+    this.decider = options.decide;
   }
 
-  /** A new pending request (not yet stored): the gate records the defer naming it, then {@link submit}s it. */
+  /**
+   * Sets how approvals are re-decided: against the policy and revocations in force when the operator
+   * approves. `Gate` calls this with its own when it is given the queue.
+   */
+  setDecider(decider: ApprovalDecider): void {
+    this.decider = decider;
+  }
+
+  /**
+   * A new pending request (not yet stored). The gate {@link reserve}s a place, records the defer
+   * naming the request, then {@link submit}s it, so that no chained defer names a request that the
+   * queue refused.
+   */
   prepare(input: ApprovalInput): ApprovalRequest {
     const now = this.clock.now();
     return {
@@ -94,14 +103,28 @@ export class ApprovalQueue {
     };
   }
 
-  /** Stores a prepared request, naming the chain event of its defer decision. */
-  submit(request: ApprovalRequest, deferEvent?: string): Promise<void> {
+  /** Holds a place for one request; refused with `approval_queue_full` when the queue is full. */
+  reserve(): Promise<ApprovalReservation> {
     return this.exclusive(async () => {
-      const pending = (await this.store.list()).filter((r) => r.state === 'pending').length;
-      if (pending >= this.maxPending) {
-        throw new GateError('approval_queue_full', `the approval queue holds ${pending} pending requests`);
+      await this.checkCapacity();
+      const r: ApprovalReservation = { release: () => void this.reservations.delete(r) };
+      this.reservations.add(r);
+      return r;
+    });
+  }
+
+  /**
+   * Stores a prepared request, naming the chain event of its defer decision, in the place `reservation`
+   * holds (which it releases), or in a free place (else `approval_queue_full`).
+   */
+  submit(request: ApprovalRequest, deferEvent?: string, reservation?: ApprovalReservation): Promise<void> {
+    return this.exclusive(async () => {
+      try {
+        if (reservation === undefined || !this.reservations.has(reservation)) await this.checkCapacity();
+        await this.store.put(deferEvent === undefined ? request : { ...request, defer_event: deferEvent });
+      } finally {
+        reservation?.release();
       }
-      await this.store.put(deferEvent === undefined ? request : { ...request, defer_event: deferEvent });
     });
   }
 
@@ -118,7 +141,13 @@ export class ApprovalQueue {
     return state === undefined ? all : all.filter((r) => r.state === state);
   }
 
-  /** Approves a pending request: the deferred action is permitted (chained). */
+  /**
+   * Approves a pending request. The request is decided again against the policy and revocations in
+   * force now, and the approval overrides only the defer rule that caused the deferral: the result is
+   * a permit, or a deny naming why (revoked since, a changed policy). Chained. A queue without a
+   * decider (an operator's process over a shared store, see {@link setDecider}) records the approval
+   * as a defer; the waiting gate's queue re-decides it when it sees it.
+   */
   approve(id: string, operator: string, note?: string): Promise<RecordedDecision> {
     return this.settle(id, 'approved', operator, note);
   }
@@ -149,57 +178,25 @@ export class ApprovalQueue {
   }
 
   /**
-   * Resolves when the request is approved (a permit), rejected (a deny) or expires (a deny with rule
-   * `builtin:approval_expired`), whichever comes first. The timeout is the request's `expires_at`.
+   * Resolves when the request is approved (its re-decided outcome: a permit, or a deny naming why),
+   * rejected (a deny) or expires (a deny with rule `builtin:approval_expired`), whichever comes first.
+   * The timeout is the request's `expires_at`.
    */
   async wait(id: string): Promise<RecordedDecision> {
-    const first = await this.get(id);
+    await this.expire(id);
+    const first = await this.settled(id);
     if (first.state !== 'pending') return resolution(first);
-    return new Promise<RecordedDecision>((resolve, reject) => {
-      const cancels: (() => void)[] = [];
-      let done = false;
-      const finish = (): void => {
-        if (done) return;
-        done = true;
-        for (const c of cancels) c();
-        this.waiters.get(id)?.delete(finish);
-        this.require(id).then((r) => resolve(resolution(r)), reject);
-      };
-      const fail = (err: unknown): void => {
-        if (done) return;
-        done = true;
-        for (const c of cancels) c();
-        this.waiters.get(id)?.delete(finish);
-        reject(err);
-      };
-      const set = this.waiters.get(id) ?? new Set<() => void>();
-      this.waiters.set(id, set);
-      set.add(finish);
-      const arm = (): void => {
-        const left = first.expires_at - this.clock.now();
-        cancels.push(
-          this.clock.setTimer(() => {
-            if (this.clock.now() < first.expires_at) return arm();
-            this.expire(id).then(finish, fail);
-          }, left),
-        );
-      };
-      arm();
-      const poll = this.pollMs;
-      if (poll !== undefined && poll > 0) {
-        const tick = (): void => {
-          cancels.push(
-            this.clock.setTimer(() => {
-              this.store.get(id).then((r) => {
-                if (r === undefined || r.state !== 'pending') finish();
-                else if (!done) tick();
-              }, fail);
-            }, poll),
-          );
-        };
-        tick();
-      }
-    });
+    return waitForSettlement(
+      {
+        clock: this.clock,
+        pollMs: this.pollMs,
+        waiters: this.waiters,
+        peek: (x) => this.store.get(x),
+        settled: (x) => this.settled(x),
+        expire: (x) => this.expire(x),
+      },
+      first,
+    );
   }
 
   private async settle(
@@ -208,16 +205,7 @@ export class ApprovalQueue {
     operator: string,
     note: string | undefined,
   ): Promise<RecordedDecision> {
-    if (typeof operator !== 'string' || operator.length === 0 || operator.length > 256) {
-      throw new GateError('invalid_operator', 'operator must be a string of 1..256 characters', {
-        field: 'operator',
-      });
-    }
-    if (note !== undefined && (typeof note !== 'string' || note.length > 2048)) {
-      throw new GateError('invalid_note', 'note must be a string of at most 2048 characters', {
-        field: 'note',
-      });
-    }
+    checkSettlement(operator, note);
     await this.expire(id);
     const decided = await this.exclusive(async () => {
       const r = await this.require(id);
@@ -232,10 +220,31 @@ export class ApprovalQueue {
         decided_by: operator,
         ...(note === undefined ? {} : { note }),
       };
-      return this.record(next);
+      return state === 'approved' && this.decider ? this.redecide(next, this.decider) : this.record(next);
     });
     this.notify(id);
     return resolution(decided);
+  }
+
+  /** The request, with an approval made elsewhere (no decider there) re-decided here when it can be. */
+  private async settled(id: string): Promise<ApprovalRequest> {
+    const r = await this.require(id);
+    const decider = this.decider;
+    if (r.state !== 'approved' || r.outcome !== undefined || decider === undefined) return r;
+    const done = await this.exclusive(async () => {
+      const cur = await this.require(id);
+      if (cur.state !== 'approved' || cur.outcome !== undefined) return cur;
+      return this.redecide(cur, decider);
+    });
+    this.notify(id);
+    return done;
+  }
+
+  /** Re-decides an approved request, then chains and stores the outcome. */
+  private redecide(r: ApprovalRequest, decider: ApprovalDecider): Promise<ApprovalRequest> {
+    const re = decider(r);
+    const outcome = approvedOutcome(r, re.decision, r.decided_by ?? 'unknown', r.note);
+    return this.record({ ...r, outcome }, re.policy);
   }
 
   /** Expires `id` if it is pending and overdue; true if it did. */
@@ -251,31 +260,23 @@ export class ApprovalQueue {
   }
 
   /** Chains a settlement, then stores it with the event hash. */
-  private async record(next: ApprovalRequest): Promise<ApprovalRequest> {
-    const d = resolution(next);
-    let hash: string;
-    try {
-      const ev = await this.recorder.append(
-        DECISION_SOURCE,
-        next.action,
-        decisionPayload({
-          agent: next.agent,
-          action: next.action,
-          decision: d,
-          teardown: next.teardown,
-          context: next.context,
-          ...(next.defer_event === undefined ? {} : { defer_event: next.defer_event }),
-        }),
-      );
-      hash = ev.hash;
-    } catch (err) {
-      throw new GateError('decision_not_recorded', `could not chain the ${next.state} approval ${next.id}`, {
-        cause: err,
-      });
-    }
-    const stored: ApprovalRequest = { ...next, resolution_event: hash };
+  private async record(
+    next: ApprovalRequest,
+    policy?: ApprovalRedecision['policy'],
+  ): Promise<ApprovalRequest> {
+    const stored: ApprovalRequest = {
+      ...next,
+      resolution_event: await chainSettlement(this.recorder, next, policy),
+    };
     await this.store.put(stored);
     return stored;
+  }
+
+  private async checkCapacity(): Promise<void> {
+    const pending = (await this.store.list()).filter((r) => r.state === 'pending').length;
+    if (pending + this.reservations.size >= this.maxPending) {
+      throw new GateError('approval_queue_full', `the approval queue holds ${pending} pending requests`);
+    }
   }
 
   private async require(id: string): Promise<ApprovalRequest> {
@@ -296,43 +297,4 @@ export class ApprovalQueue {
     this.tail = run.catch(() => undefined);
     return run;
   }
-}
-
-/** The reference to a request carried in decisions. */
-export function approvalRef(r: ApprovalRequest): ApprovalRef {
-  return {
-    id: r.id,
-    state: r.state,
-    expires_at: r.expires_at,
-    ...(r.decided_by === undefined ? {} : { decided_by: r.decided_by }),
-    ...(r.note === undefined ? {} : { note: r.note }),
-  };
-}
-
-/** The decision a request stands for: defer while pending, permit when approved, deny otherwise. */
-export function resolution(r: ApprovalRequest): RecordedDecision {
-  const approval = approvalRef(r);
-  const event_hash = r.resolution_event ?? r.defer_event ?? '';
-  const by = r.decided_by ?? 'unknown';
-  const note = r.note ? `: ${r.note}` : '';
-  let d: Decision;
-  switch (r.state) {
-    case 'pending':
-      d = { verdict: 'defer', rule: r.rule, reason: r.reason, approval };
-      break;
-    case 'approved':
-      d = { verdict: 'permit', rule: r.rule, reason: `approved by ${by}${note}`, approval };
-      break;
-    case 'rejected':
-      d = { verdict: 'deny', rule: r.rule, reason: `rejected by ${by}${note}`, approval };
-      break;
-    default:
-      d = {
-        verdict: 'deny',
-        rule: BUILTIN_RULES.approvalExpired,
-        reason: `approval request ${r.id} (rule ${r.rule}) expired without a decision`,
-        approval,
-      };
-  }
-  return { ...d, event_hash };
 }

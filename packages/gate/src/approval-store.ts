@@ -37,6 +37,38 @@ export interface ApprovalRequest {
   readonly defer_event?: string;
   /** Chain hash of the approval, rejection or expiry. */
   readonly resolution_event?: string;
+  /**
+   * What an approval came to when it was re-decided against the policy and revocations in force when
+   * the operator approved (present on approved requests): a permit, or a deny naming why.
+   */
+  readonly outcome?: ApprovalOutcome;
+}
+
+/** The re-decision of an approved request (see `ApprovalRequest.outcome`). */
+export interface ApprovalOutcome {
+  readonly verdict: 'permit' | 'deny';
+  /** The deciding rule. */
+  readonly rule: string;
+  /** Why, for people. */
+  readonly reason: string;
+}
+
+/** What a deferred check puts in the queue. */
+export interface ApprovalInput {
+  /** The agent that asked. */
+  readonly agent: string;
+  /** The action. */
+  readonly action: Action;
+  /** The validated context. */
+  readonly context: GateContext;
+  /** Whether it was a teardown check. */
+  readonly teardown: boolean;
+  /** The defer rule and reason. */
+  readonly rule: string;
+  /** See `rule`. */
+  readonly reason: string;
+  /** Overrides the queue's ttl for this request (ms). */
+  readonly ttlMs?: number;
 }
 
 const time = z.number().int('must be an integer').min(0, 'must be at least 0');
@@ -59,6 +91,13 @@ export const ApprovalRequestSchema: z.ZodType<ApprovalRequest> = z.strictObject(
   note: z.string().max(2048, 'longer than 2048 characters').optional(),
   defer_event: hash.optional(),
   resolution_event: hash.optional(),
+  outcome: z
+    .strictObject({
+      verdict: z.enum(['permit', 'deny']),
+      rule: referenceString,
+      reason: z.string().max(8192, 'longer than 8192 characters'),
+    })
+    .optional(),
 });
 
 /**

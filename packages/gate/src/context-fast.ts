@@ -1,5 +1,6 @@
-import type { GateContext } from './context.js';
+import { type GateContext, MAX_CONTEXT_REFS } from './context.js';
 import { NETWORK_LEVELS, NODE_TIERS, PACKAGE_TRUST_LEVELS } from './levels.js';
+import { normalisePackageId } from './package-id.js';
 
 // A hand-written validator for the common case: a plain, well-formed context. It accepts a strict
 // subset of what `GateContextSchema` accepts and returns exactly what the schema would (a property
@@ -30,7 +31,8 @@ function isRef(v: unknown): v is string {
 
 function refs(v: unknown): string[] | undefined {
   if (v === undefined) return [];
-  if (!Array.isArray(v) || v.length > 256 || Object.getPrototypeOf(v) !== Array.prototype) return undefined;
+  if (!Array.isArray(v) || v.length > MAX_CONTEXT_REFS || Object.getPrototypeOf(v) !== Array.prototype)
+    return undefined;
   const out = new Array<string>(v.length);
   for (let i = 0; i < v.length; i++) {
     const s: unknown = v[i];
@@ -81,7 +83,7 @@ export function fastParseContext(input: unknown): GateContext | undefined {
     secrets,
     emulated,
     resource_cost,
-    package_id,
+    package_id: normalisePackageId(package_id),
     signer_keys,
     artifact_hashes,
   };

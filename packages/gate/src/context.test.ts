@@ -18,6 +18,13 @@ describe('context', () => {
     expect(upper.artifact_hashes).toEqual(['cd'.repeat(32)]);
   });
 
+  it('lower-cases a package id that is 64 hex characters (and keeps other ids as given)', () => {
+    const id = 'AB'.repeat(32);
+    expect(parseContext({ ...BASE, package_id: id }).package_id).toBe(id.toLowerCase());
+    expect(parseContext({ workload: { ...BASE, package_id: id } }).package_id).toBe(id.toLowerCase());
+    expect(parseContext({ ...BASE, package_id: 'Acme/Sensor@1.0.0' }).package_id).toBe('Acme/Sensor@1.0.0');
+  });
+
   it('treats a null accelerator as none and keeps a named one', () => {
     expect(parseContext({ ...BASE, accelerator: null })).not.toHaveProperty('accelerator');
     expect(parseContext({ ...BASE, accelerator: 'hailo8' }).accelerator).toBe('hailo8');

@@ -12,6 +12,7 @@ import {
   PACKAGE_TRUST_LEVELS,
   type PackageTrust,
 } from './levels.js';
+import { normalisePackageId } from './package-id.js';
 
 /**
  * What the gate knows about one workload action: the workload, the node it would run on and what it
@@ -35,7 +36,7 @@ export interface GateContext {
   readonly accelerator?: string;
   /** The share of the node the workload takes, 0..1 (evaluated in basis points, see `COST_SCALE`). */
   readonly resource_cost: number;
-  /** The package id, checked against revoked package ids. */
+  /** The package id, checked against revoked package ids (lower-cased when it is 64 hex characters). */
   readonly package_id: string;
   /** The keys that signed the package (lower-case), checked against revoked signer keys. */
   readonly signer_keys: readonly string[];
@@ -50,9 +51,15 @@ export const referenceString: z.ZodString = z
   .max(256, 'longer than 256 characters')
   .regex(/^[\x21-\x7e]+$/, 'expected printable ASCII without spaces');
 
+/**
+ * Most references a context list may hold (signer keys, artifact hashes): a package has at most 1,024
+ * files (`@heddle/package`'s limit), each an artifact hash, so every verifiable package fits.
+ */
+export const MAX_CONTEXT_REFS = 1024;
+
 const lowerRefs = z
   .array(referenceString)
-  .max(256, 'more than 256 entries')
+  .max(MAX_CONTEXT_REFS, `more than ${MAX_CONTEXT_REFS} entries`)
   .transform((a) => a.map((s) => s.toLowerCase()));
 
 const RawContextSchema = z.strictObject({
@@ -64,7 +71,7 @@ const RawContextSchema = z.strictObject({
   emulated: z.boolean(),
   accelerator: referenceString.nullable().optional(),
   resource_cost: z.number().min(0, 'must be at least 0').max(1, 'must be at most 1'),
-  package_id: referenceString,
+  package_id: referenceString.transform(normalisePackageId),
   signer_keys: lowerRefs.default([]),
   artifact_hashes: lowerRefs.default([]),
 });

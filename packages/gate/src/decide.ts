@@ -10,7 +10,7 @@ import type { GateContext } from './context.js';
 import { safeParseContext } from './context.js';
 import { BUILTIN_RULES, type Decision } from './decision.js';
 import { type Action, isAction, TEARDOWN_ACTIONS } from './levels.js';
-import type { RevocationSet } from './revocation.js';
+import { checkRevocations, type RevocationCheck } from './revocation.js';
 
 /** The result of {@link evaluate}: the decision, and the validated action and context when they were valid. */
 export interface Evaluation {
@@ -25,25 +25,21 @@ export interface Evaluation {
 const MAX_AGENT = 256;
 
 /**
- * Decides a validated action and context, in the order of DESIGN 7: a revoked reference denies;
+ * Decides a validated action and context, in the order of DESIGN 7: a revoked reference denies (as
+ * does a revocation check that fails closed, rule `builtin:revocations_unavailable`);
  * secrets need a `pinned` node; then the rules covering the action: a matching deny wins, then a
  * matching defer, then a matching permit (each the first of its effect in file order); otherwise deny.
  * Pure and deterministic.
  */
 export function decide(
   compiled: CompiledPolicy,
-  revocations: RevocationSet,
+  revocations: RevocationCheck,
   agent: string,
   action: Action,
   ctx: GateContext,
 ): Decision {
-  const revoked = revocations.find(ctx);
-  if (revoked) {
-    const what = { package_id: 'package id', signer_keys: 'signer key', artifact_hashes: 'artifact hash' }[
-      revoked.field
-    ];
-    return { verdict: 'deny', rule: BUILTIN_RULES.revoked, reason: `${what} ${revoked.value} is revoked` };
-  }
+  const revoked = checkRevocations(revocations, ctx);
+  if (revoked) return { verdict: 'deny', rule: revoked.rule, reason: revoked.reason };
   if (ctx.secrets && ctx.node_tier !== 'pinned') {
     return {
       verdict: 'deny',
@@ -84,7 +80,7 @@ function defaultDenyReason(action: Action, rules: ReturnType<typeof rulesFor>, p
  */
 export function decideTeardown(
   compiled: CompiledPolicy,
-  revocations: RevocationSet,
+  revocations: RevocationCheck,
   agent: string,
   action: Action,
   ctx: GateContext,
@@ -108,7 +104,7 @@ export function decideTeardown(
  */
 export function evaluate(
   compiled: CompiledPolicy,
-  revocations: RevocationSet,
+  revocations: RevocationCheck,
   agent: unknown,
   action: unknown,
   context: unknown,

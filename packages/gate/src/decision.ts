@@ -6,17 +6,21 @@ export const BUILTIN_RULES: {
   readonly unknownAction: 'builtin:unknown_action';
   readonly invalidContext: 'builtin:invalid_context';
   readonly revoked: 'builtin:revoked';
+  readonly revocationsUnavailable: 'builtin:revocations_unavailable';
   readonly secretsNeedPinned: 'builtin:secrets_need_pinned';
   readonly defaultDeny: 'builtin:default_deny';
   readonly approvalExpired: 'builtin:approval_expired';
+  readonly approvalUnavailable: 'builtin:approval_unavailable';
 } = {
   invalidAgent: 'builtin:invalid_agent',
   unknownAction: 'builtin:unknown_action',
   invalidContext: 'builtin:invalid_context',
   revoked: 'builtin:revoked',
+  revocationsUnavailable: 'builtin:revocations_unavailable',
   secretsNeedPinned: 'builtin:secrets_need_pinned',
   defaultDeny: 'builtin:default_deny',
   approvalExpired: 'builtin:approval_expired',
+  approvalUnavailable: 'builtin:approval_unavailable',
 };
 
 /** What the teardown waiver waived: recorded with the permit it produced. */

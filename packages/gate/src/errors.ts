@@ -1,4 +1,4 @@
-import { HeddleError } from '@heddle/envelope';
+import { type FieldIssue, HeddleError } from '@heddle/envelope';
 
 /**
  * An error from `@heddle/gate`. `code` is stable (see the package README for the list) and `field`
@@ -6,13 +6,11 @@ import { HeddleError } from '@heddle/envelope';
  */
 export class GateError extends HeddleError {}
 
-/** One field-level problem found while validating a policy, context or store file. */
-export interface FieldIssue {
-  /** The field, as a path such as `rules[2].min_node_tier` (`$` for the whole document). */
-  readonly field: string;
-  /** What is wrong with it. */
-  readonly message: string;
-}
+/**
+ * One field-level problem found while validating a policy, context or store file: `FieldIssue` of
+ * `@heddle/envelope`, the field as a path such as `rules[2].min_node_tier` (`$` for the whole).
+ */
+export type { FieldIssue } from '@heddle/envelope';
 
 /**
  * A validation failure that may list several fields (`heddle policy validate` prints them all).

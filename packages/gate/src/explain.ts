@@ -3,7 +3,7 @@ import { safeParseContext } from './context.js';
 import { BUILTIN_RULES } from './decision.js';
 import { ACTIONS, ALL_ACTIONS, isAction } from './levels.js';
 import type { RuleEffect } from './policy.js';
-import type { RevocationSet } from './revocation.js';
+import { checkRevocations, type RevocationCheck } from './revocation.js';
 
 /** How one evaluation step or policy rule applied to a request. */
 export interface RuleTrace {
@@ -26,7 +26,7 @@ export interface RuleTrace {
  */
 export function explain(
   compiled: CompiledPolicy,
-  revocations: RevocationSet,
+  revocations: RevocationCheck,
   agent: string,
   action: unknown,
   context: unknown,
@@ -56,13 +56,12 @@ export function explain(
   }
   const ctx = parsed.context;
   const out: RuleTrace[] = [];
-  const revoked = revocations.find(ctx);
-  out.push({
-    rule: BUILTIN_RULES.revoked,
-    effect: 'deny',
-    result: revoked ? 'match' : 'no_match',
-    ...(revoked ? { failed: revoked.field, detail: `${revoked.value} is revoked` } : {}),
-  });
+  const revoked = checkRevocations(revocations, ctx);
+  out.push(
+    revoked
+      ? { rule: revoked.rule, effect: 'deny', result: 'match', failed: revoked.field, detail: revoked.reason }
+      : { rule: BUILTIN_RULES.revoked, effect: 'deny', result: 'no_match' },
+  );
   const secrets = ctx.secrets && ctx.node_tier !== 'pinned';
   out.push({
     rule: BUILTIN_RULES.secretsNeedPinned,

@@ -7,7 +7,7 @@ import { DEFAULT_POLICY } from './default-policy.js';
 import { Gate } from './gate.js';
 import { parsePolicy } from './policy.js';
 import { RevocationSet } from './revocation.js';
-import { BASE, ctx, policyOf, TestRecorder } from './test-util.js';
+import { BASE, ctx, policyOf, type TestEvent, TestRecorder } from './test-util.js';
 
 const deferEgress = parsePolicy(
   policyOf(
@@ -263,6 +263,58 @@ describe('Gate: defer and approvals', () => {
     await expect(gate.check('c', 'workload.place', ctx({ network: 'egress' }))).rejects.toMatchObject({
       code: 'approval_queue_full',
     });
+  });
+
+  it('a full queue leaves no dangling approval id on the chain', async () => {
+    const recorder = new TestRecorder();
+    const approvals = new ApprovalQueue({ store: new MemoryApprovalStore(), recorder, maxPending: 1 });
+    const gate = new Gate({ policy: deferEgress, recorder, approvals });
+    await gate.check('c', 'workload.place', ctx({ network: 'egress' }));
+    await expect(gate.check('c', 'workload.place', ctx({ network: 'egress' }))).rejects.toMatchObject({
+      code: 'approval_queue_full',
+    });
+    const stored = new Set((await approvals.list()).map((r) => r.id));
+    expect(stored.size).toBe(1);
+    expect(recorder.events).toHaveLength(2);
+    for (const e of recorder.events) {
+      const id = (e.payload as { approval?: { id: string } }).approval?.id;
+      if (id !== undefined) expect(stored.has(id)).toBe(true);
+    }
+    expect(recorder.last().payload).toMatchObject({ verdict: 'defer', rule: 'egress-asks' });
+    expect(recorder.last().payload).not.toHaveProperty('approval');
+    expect((recorder.last().payload as { reason: string }).reason).toContain('not queued');
+  });
+
+  it('a request that cannot be stored after its defer is chained: a follow-up refusal is chained', async () => {
+    const recorder = new TestRecorder();
+    const store = new MemoryApprovalStore();
+    store.put = async () => {
+      throw new Error('disk full');
+    };
+    const approvals = new ApprovalQueue({ store, recorder });
+    const gate = new Gate({ policy: deferEgress, recorder, approvals });
+    await expect(gate.check('c', 'workload.place', ctx({ network: 'egress' }))).rejects.toMatchObject({
+      code: 'approval_not_queued',
+    });
+    expect(recorder.events).toHaveLength(2);
+    const [defer, refusal] = recorder.events as [TestEvent, TestEvent];
+    const id = (defer.payload as { approval: { id: string } }).approval.id;
+    expect(refusal.payload).toMatchObject({ verdict: 'deny', rule: 'builtin:approval_unavailable' });
+    const reason = (refusal.payload as { reason: string }).reason;
+    expect(reason).toContain(`approval request ${id}`);
+    expect(reason).toContain(defer.hash);
+  });
+
+  it('a defer that cannot be chained leaves nothing queued', async () => {
+    const { recorder, approvals, gate } = setup();
+    recorder.fail = true;
+    await expect(gate.check('c', 'workload.place', ctx({ network: 'egress' }))).rejects.toMatchObject({
+      code: 'decision_not_recorded',
+    });
+    expect(await approvals.list()).toEqual([]);
+    recorder.fail = false;
+    const d = await gate.check('c', 'workload.place', ctx({ network: 'egress' }));
+    expect(d.verdict === 'defer' && d.approval?.state).toBe('pending');
   });
 
   it('prunes settled requests', async () => {

@@ -1,8 +1,9 @@
-import type { ApprovalQueue } from './approval-queue.js';
-import { approvalRef } from './approval-queue.js';
+import type { ApprovalQueue, ApprovalReservation } from './approval-queue.js';
+import { type ApprovalRedecision, approvalRef } from './approval-resolution.js';
+import type { ApprovalRequest } from './approval-store.js';
 import { type CompiledPolicy, compilePolicy } from './compile.js';
-import { type Evaluation, evaluate } from './decide.js';
-import type { Decision } from './decision.js';
+import { decide, decideTeardown, type Evaluation, evaluate } from './decide.js';
+import { BUILTIN_RULES, type Decision } from './decision.js';
 import { GateError } from './errors.js';
 import { explain, type RuleTrace } from './explain.js';
 import type { Policy } from './policy.js';
@@ -13,7 +14,7 @@ import {
   decisionPayload,
   type RecordedDecision,
 } from './recorder.js';
-import { RevocationSet } from './revocation.js';
+import { type RevocationCheck, RevocationSet } from './revocation.js';
 
 /** Options of {@link Gate}. */
 export interface GateOptions {
@@ -21,9 +22,17 @@ export interface GateOptions {
   readonly policy: Policy;
   /** Where every decision is chained (an `@heddle/chain` chain fits). */
   readonly recorder: DecisionRecorder;
-  /** Revoked references (default none). */
-  readonly revocations?: RevocationSet;
-  /** Where deferred actions wait for an operator (default: none, a defer is returned as is). */
+  /**
+   * The revocation check (default none revoked): a `RevocationSet`, or anything with the structural
+   * `firstRevoked` of {@link RevocationCheck}, such as the signed `RevocationList` of `@heddle/package`
+   * (load it with `loadOrFailClosed`: a list that cannot be loaded then denies everything).
+   */
+  readonly revocations?: RevocationCheck;
+  /**
+   * Where deferred actions wait for an operator (default: none, a defer is returned as is). The gate
+   * installs itself as the queue's decider: an approval is re-decided against this gate's policy and
+   * revocations at the time of approval.
+   */
   readonly approvals?: ApprovalQueue;
 }
 
@@ -44,7 +53,7 @@ export interface WaitOptions {
  */
 export class Gate {
   private compiled: CompiledPolicy;
-  private revocations: RevocationSet;
+  private revocations: RevocationCheck;
   private readonly recorder: DecisionRecorder;
   private readonly approvals: ApprovalQueue | undefined;
 
@@ -53,6 +62,7 @@ export class Gate {
     this.revocations = options.revocations ?? new RevocationSet();
     this.recorder = options.recorder;
     this.approvals = options.approvals;
+    this.approvals?.setDecider((r) => this.redecide(r));
   }
 
   /** The policy in force, compiled, with its hash. */
@@ -60,13 +70,13 @@ export class Gate {
     return this.compiled;
   }
 
-  /** Replaces the policy (validated); later checks use it. */
+  /** Replaces the policy (validated); later checks (and approvals) use it. */
   setPolicy(policy: Policy): void {
     this.compiled = compilePolicy(policy);
   }
 
-  /** Replaces the revocation set; later checks use it. */
-  setRevocations(revocations: RevocationSet): void {
+  /** Replaces the revocation check; later checks (and approvals) use it. */
+  setRevocations(revocations: RevocationCheck): void {
     this.revocations = revocations;
   }
 
@@ -84,8 +94,9 @@ export class Gate {
   }
 
   /**
-   * Checks, and when the decision is a defer queued for approval, waits until an operator approves
-   * (permit) or rejects (deny) it or it expires after `timeoutMs` (deny, rule `builtin:approval_expired`).
+   * Checks, and when the decision is a defer queued for approval, waits until an operator approves it
+   * (re-decided against the policy and revocations in force then: a permit, or a deny naming why),
+   * rejects it (deny) or it expires after `timeoutMs` (deny, rule `builtin:approval_expired`).
    */
   async checkAndWait(
     agent: string,
@@ -108,6 +119,19 @@ export class Gate {
     return explain(this.compiled, this.revocations, agent, action, context);
   }
 
+  /** Decides an approval request again with the policy and revocations in force now. */
+  private redecide(r: ApprovalRequest): ApprovalRedecision {
+    const compiled = this.compiled;
+    const decision = (r.teardown ? decideTeardown : decide)(
+      compiled,
+      this.revocations,
+      r.agent,
+      r.action,
+      r.context,
+    );
+    return { decision, policy: { name: compiled.policy.name, hash: compiled.hash } };
+  }
+
   private async run(
     agent: unknown,
     action: unknown,
@@ -119,7 +143,7 @@ export class Gate {
     const ev = evaluate(compiled, this.revocations, agent, action, context, teardown);
     let decision: Decision = ev.decision;
     const queue = this.approvals;
-    const draft =
+    let draft =
       decision.verdict === 'defer' && queue && ev.action && ev.context && typeof agent === 'string'
         ? queue.prepare({
             agent,
@@ -131,24 +155,66 @@ export class Gate {
             ...(ttlMs === undefined ? {} : { ttlMs }),
           })
         : undefined;
+    // Hold a place in the queue before the defer naming the request is chained, so that no chained
+    // defer names a request the queue refused. A full queue: the defer is chained without a request.
+    let reservation: ApprovalReservation | undefined;
+    let refused: unknown;
+    if (draft && queue) {
+      try {
+        reservation = await queue.reserve();
+      } catch (err) {
+        refused = err;
+        draft = undefined;
+        decision = { ...decision, reason: `${decision.reason} (not queued: ${(err as Error).message})` };
+      }
+    }
     if (draft) decision = { ...decision, approval: approvalRef(draft) } as Decision;
+    const policy = { name: compiled.policy.name, hash: compiled.hash };
     let hash: string;
+    try {
+      hash = await this.chain(agent, action, decision, teardown, policy, ev.context);
+    } catch (err) {
+      reservation?.release();
+      throw err;
+    }
+    if (refused !== undefined) throw refused;
+    if (draft && queue) {
+      try {
+        await queue.submit(draft, hash, reservation);
+      } catch (err) {
+        // The chained defer names a request that could not be stored: chain that it is void.
+        const why = `approval request ${draft.id} (defer event ${hash}) could not be queued: ${(err as Error).message}`;
+        const deny: Decision = { verdict: 'deny', rule: BUILTIN_RULES.approvalUnavailable, reason: why };
+        await this.chain(agent, action, deny, teardown, policy, ev.context);
+        throw new GateError('approval_not_queued', why, { cause: err });
+      }
+    }
+    return { ...decision, event_hash: hash };
+  }
+
+  /** Chains one decision; rejects with `decision_not_recorded` when it cannot. */
+  private async chain(
+    agent: unknown,
+    action: unknown,
+    decision: Decision,
+    teardown: boolean,
+    policy: { name: string; hash: string },
+    context: Evaluation['context'],
+  ): Promise<string> {
     try {
       const payload = decisionPayload({
         agent,
         action,
         decision,
         teardown,
-        policy: { name: compiled.policy.name, hash: compiled.hash },
-        ...(ev.context === undefined ? {} : { context: ev.context }),
+        policy,
+        ...(context === undefined ? {} : { context }),
       });
-      hash = (await this.recorder.append(DECISION_SOURCE, decisionKind(action), payload)).hash;
+      return (await this.recorder.append(DECISION_SOURCE, decisionKind(action), payload)).hash;
     } catch (err) {
       throw new GateError('decision_not_recorded', `the ${decision.verdict} decision could not be chained`, {
         cause: err,
       });
     }
-    if (draft && queue) await queue.submit(draft, hash);
-    return { ...decision, event_hash: hash };
   }
 }

@@ -1,4 +1,5 @@
 export * from './approval-queue.js';
+export * from './approval-resolution.js';
 export * from './approval-store.js';
 export * from './clock.js';
 export * from './compile.js';
@@ -11,6 +12,7 @@ export * from './explain.js';
 export * from './file-approval-store.js';
 export * from './gate.js';
 export * from './levels.js';
+export * from './package-id.js';
 export * from './policy.js';
 export * from './recorder.js';
 export * from './revocation.js';

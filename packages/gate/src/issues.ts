@@ -1,28 +1,34 @@
-import type { z } from 'zod';
+import { zodIssues as envelopeIssues } from '@heddle/envelope';
+import { z } from 'zod';
 import type { FieldIssue } from './errors.js';
 
-/** Renders a path such as `['rules', 2, 'kinds', 0]` as `rules[2].kinds[0]` (`$` when empty). */
-export function fieldPath(path: readonly PropertyKey[], prefix = ''): string {
-  let out = prefix;
-  for (const p of path) {
-    if (typeof p === 'number') out += `[${p}]`;
-    else out += out === '' ? String(p) : `.${String(p)}`;
-  }
-  return out === '' ? '$' : out;
+/**
+ * Field-level issues of a zod error, built on `zodIssues` of `@heddle/envelope`, in the gate's
+ * documented form: array indexes in brackets (`rules[2].kinds[0]`, `$` for the whole document), under
+ * an optional `prefix`, each unknown key reported at the key itself (`rules[0].colour: unknown field`),
+ * at most `max` of them. (The gate's schemas have no numeric or dotted object keys, so the dotted path
+ * envelope renders maps back exactly.)
+ */
+export function zodIssues(error: z.ZodError, prefix = '', max = 50): FieldIssue[] {
+  const expanded = error.issues.flatMap((issue): z.core.$ZodIssue[] =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ ...issue, path: [...issue.path, key], message: 'unknown field' }))
+      : [issue],
+  );
+  const out = envelopeIssues(new z.ZodError(expanded))
+    .slice(0, max)
+    .map((i) => ({ field: bracketed(i.field, prefix), message: i.message }));
+  return out.length > 0 ? out : [{ field: prefix === '' ? '$' : prefix, message: 'invalid' }];
 }
 
-/** Turns zod issues into field-level issues; an unknown key is reported at the key itself. */
-export function zodIssues(error: z.ZodError, prefix = '', max = 50): FieldIssue[] {
-  const out: FieldIssue[] = [];
-  for (const issue of error.issues) {
-    if (out.length >= max) break;
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) {
-        out.push({ field: fieldPath([...issue.path, key], prefix), message: 'unknown field' });
-      }
-    } else {
-      out.push({ field: fieldPath(issue.path, prefix), message: issue.message });
+/** `rules.2.kinds.0` (envelope's form) as `rules[2].kinds[0]`, under `prefix`. */
+function bracketed(dotted: string, prefix: string): string {
+  let out = prefix;
+  if (dotted !== '$') {
+    for (const p of dotted.split('.')) {
+      if (/^(0|[1-9][0-9]*)$/.test(p)) out += `[${p}]`;
+      else out += out === '' ? p : `.${p}`;
     }
   }
-  return out.length > 0 ? out : [{ field: prefix === '' ? '$' : prefix, message: 'invalid' }];
+  return out === '' ? '$' : out;
 }

@@ -1,10 +1,44 @@
 import { z } from 'zod';
-import type { GateContext } from './context.js';
-import { referenceString } from './context.js';
+import { type GateContext, referenceString } from './context.js';
+import { BUILTIN_RULES } from './decision.js';
 import { ValidationError } from './errors.js';
 import { zodIssues } from './issues.js';
 
-/** Revoked references: package ids (exact), signer keys and artifact hashes (case-insensitive). */
+/**
+ * The references of a workload that revocations are checked against. The same shape as
+ * `RevocationRefs` of `@heddle/package` (the gate does not depend on that package).
+ */
+export interface RevocationRefs {
+  /** The package id (lower-cased when it is 64 hex characters). */
+  readonly packageId?: string;
+  /** Public keys (hex, lower-case) of the signers that vouched for it. */
+  readonly signerKeys: readonly string[];
+  /** Hashes (hex, lower-case) of its files. */
+  readonly artifactHashes: readonly string[];
+}
+
+/**
+ * The first revoked reference found; `list-unavailable` when the revocation list could not be
+ * loaded or verified and the check fails closed (the gate then denies everything). The same shape as
+ * `RevokedSubject` of `@heddle/package`.
+ */
+export interface RevokedSubject {
+  readonly kind: 'package' | 'signer' | 'artifact' | 'list-unavailable';
+  readonly ref: string;
+  readonly reason?: string;
+}
+
+/**
+ * What the gate asks about revocations: structurally `RevocationCheck` of `@heddle/package`, so the
+ * signed `RevocationList` that `heddle revoke` writes (loaded with `RevocationList.loadOrFailClosed`)
+ * can be given to the gate directly. {@link RevocationSet} is a simple in-memory implementation.
+ */
+export interface RevocationCheck {
+  /** The first revoked reference among `refs` (package, then signers, then artifacts), or undefined. */
+  firstRevoked(refs: RevocationRefs): RevokedSubject | undefined;
+}
+
+/** Revoked references for a {@link RevocationSet}: package ids, signer keys, artifact hashes. */
 export interface RevocationInput {
   /** Revoked package ids. */
   readonly package_ids?: readonly string[];
@@ -14,33 +48,40 @@ export interface RevocationInput {
   readonly artifact_hashes?: readonly string[];
 }
 
-/** Which reference of a context is revoked. */
-export interface RevokedReference {
-  /** The context field that holds it. */
-  readonly field: 'package_id' | 'signer_keys' | 'artifact_hashes';
-  /** The revoked value. */
-  readonly value: string;
-}
-
 const list = z.array(referenceString).max(1_000_000, 'more than 1000000 entries').optional();
 
-/** Schema of a revocation input set (a JSON file of `{package_ids?, signer_keys?, artifact_hashes?}`). */
+/** Schema of a revocation input set (`{package_ids?, signer_keys?, artifact_hashes?}`). */
 export const RevocationInputSchema: z.ZodType<RevocationInput> = z.strictObject({
   package_ids: list,
   signer_keys: list,
   artifact_hashes: list,
 });
 
-/** The set of revoked references the gate checks first. Immutable; build a new one to change it. */
-export class RevocationSet {
+const lower = (xs: readonly string[] | undefined): ReadonlySet<string> =>
+  new Set((xs ?? []).map((s) => s.toLowerCase()));
+
+/**
+ * An in-memory, unsigned {@link RevocationCheck} for tests and library users: every reference is
+ * compared case-insensitively. Immutable; build a new one to change it. Where revocations are
+ * enforced from a file, use the signed `RevocationList` of `@heddle/package` instead.
+ */
+export class RevocationSet implements RevocationCheck {
   private readonly packageIds: ReadonlySet<string>;
   private readonly signerKeys: ReadonlySet<string>;
   private readonly artifactHashes: ReadonlySet<string>;
+  private failure: string | undefined = undefined;
 
   constructor(input: RevocationInput = {}) {
-    this.packageIds = new Set(input.package_ids ?? []);
-    this.signerKeys = new Set((input.signer_keys ?? []).map((s) => s.toLowerCase()));
-    this.artifactHashes = new Set((input.artifact_hashes ?? []).map((s) => s.toLowerCase()));
+    this.packageIds = lower(input.package_ids);
+    this.signerKeys = lower(input.signer_keys);
+    this.artifactHashes = lower(input.artifact_hashes);
+  }
+
+  /** A set that fails closed: every check answers `list-unavailable` with `reason`. */
+  static failedClosed(reason: string): RevocationSet {
+    const s = new RevocationSet();
+    s.failure = reason;
+    return s;
   }
 
   /** Validates an untrusted revocation set; throws `ValidationError` (code `invalid_revocations`). */
@@ -49,14 +90,8 @@ export class RevocationSet {
     try {
       r = RevocationInputSchema.safeParse(input);
     } catch (err) {
-      throw new ValidationError(
-        'invalid_revocations',
-        'revocations',
-        [{ field: '$', message: 'unreadable' }],
-        {
-          cause: err,
-        },
-      );
+      const issues = [{ field: '$', message: 'unreadable' }];
+      throw new ValidationError('invalid_revocations', 'revocations', issues, { cause: err });
     }
     if (!r.success) throw new ValidationError('invalid_revocations', 'revocations', zodIssues(r.error));
     return new RevocationSet(r.data);
@@ -67,18 +102,24 @@ export class RevocationSet {
     return this.packageIds.size + this.signerKeys.size + this.artifactHashes.size;
   }
 
-  /** The first revoked reference of `ctx` (package id, then signer keys, then artifact hashes), if any. */
-  find(ctx: GateContext): RevokedReference | undefined {
+  /** See {@link RevocationCheck.firstRevoked}. */
+  firstRevoked(refs: RevocationRefs): RevokedSubject | undefined {
+    if (this.failure !== undefined) return { kind: 'list-unavailable', ref: '*', reason: this.failure };
     if (this.size === 0) return undefined;
-    if (this.packageIds.has(ctx.package_id)) return { field: 'package_id', value: ctx.package_id };
-    for (const k of ctx.signer_keys) if (this.signerKeys.has(k)) return { field: 'signer_keys', value: k };
-    for (const h of ctx.artifact_hashes) {
-      if (this.artifactHashes.has(h)) return { field: 'artifact_hashes', value: h };
+    const id = refs.packageId?.toLowerCase();
+    if (id !== undefined && this.packageIds.has(id)) return { kind: 'package', ref: id };
+    for (const k of refs.signerKeys) {
+      const v = k.toLowerCase();
+      if (this.signerKeys.has(v)) return { kind: 'signer', ref: v };
+    }
+    for (const h of refs.artifactHashes) {
+      const v = h.toLowerCase();
+      if (this.artifactHashes.has(v)) return { kind: 'artifact', ref: v };
     }
     return undefined;
   }
 
-  /** The set as plain lists (sorted), e.g. to save it. */
+  /** The set as plain lists (sorted, lower-case), e.g. to save it. */
   toJSON(): { package_ids: string[]; signer_keys: string[]; artifact_hashes: string[] } {
     return {
       package_ids: [...this.packageIds].sort(),
@@ -86,4 +127,55 @@ export class RevocationSet {
       artifact_hashes: [...this.artifactHashes].sort(),
     };
   }
+}
+
+/** Why a context is refused by the revocation check (see {@link checkRevocations}). */
+export interface RevocationFinding {
+  /** `builtin:revoked`, or `builtin:revocations_unavailable` when the check failed closed. */
+  readonly rule: 'builtin:revoked' | 'builtin:revocations_unavailable';
+  /** The context field holding the revoked reference (`revocations` when the list is unavailable). */
+  readonly field: 'package_id' | 'signer_keys' | 'artifact_hashes' | 'revocations';
+  /** Why, for people. */
+  readonly reason: string;
+}
+
+const FIELDS = { package: 'package_id', signer: 'signer_keys', artifact: 'artifact_hashes' } as const;
+const NAMES = { package: 'package id', signer: 'signer key', artifact: 'artifact hash' } as const;
+
+/**
+ * Asks `check` about the references of `ctx`. Never throws and fails closed: a check that answers
+ * `list-unavailable`, that throws, or that answers something unknown refuses the context.
+ */
+export function checkRevocations(check: RevocationCheck, ctx: GateContext): RevocationFinding | undefined {
+  let hit: RevokedSubject | undefined;
+  try {
+    hit = check.firstRevoked({
+      packageId: ctx.package_id,
+      signerKeys: ctx.signer_keys,
+      artifactHashes: ctx.artifact_hashes,
+    });
+  } catch (err) {
+    return unavailable(`the revocation check failed: ${(err as Error)?.message ?? String(err)}`);
+  }
+  if (hit === undefined || hit === null) return undefined;
+  try {
+    const why = typeof hit.reason === 'string' && hit.reason !== '' ? `: ${hit.reason}` : '';
+    if (hit.kind === 'list-unavailable') return unavailable(hit.reason ?? 'no reason given');
+    const kind = hit.kind in FIELDS ? (hit.kind as keyof typeof FIELDS) : undefined;
+    return {
+      rule: BUILTIN_RULES.revoked,
+      field: kind === undefined ? 'revocations' : FIELDS[kind],
+      reason: `${kind === undefined ? 'reference' : NAMES[kind]} ${String(hit.ref)} is revoked${why}`,
+    };
+  } catch {
+    return unavailable('the revocation check gave an unreadable answer');
+  }
+}
+
+function unavailable(reason: string): RevocationFinding {
+  return {
+    rule: BUILTIN_RULES.revocationsUnavailable,
+    field: 'revocations',
+    reason: `the revocation list is unavailable, so everything is denied (fail closed): ${reason}`,
+  };
 }

@@ -1,8 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HeddleError } from '@heddle/envelope';
+import { generateKeyPair, HeddleError, toHex } from '@heddle/envelope';
+import { RevocationList } from '@heddle/package';
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
@@ -23,6 +24,32 @@ const CTX = {
   resource_cost: 0.25,
   package_id: 'acme/sensor@1.0.0',
 };
+
+const checkArgs = (context: object): string[] => [
+  'check',
+  '--policy',
+  DEFAULT,
+  '--action',
+  'workload.start',
+  '--context',
+  JSON.stringify(context),
+];
+
+/** A directory with `rl.json`, a signed revocation list revoking one package id, and `trust.json`. */
+function signedList(): { dir: string; pkg: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'heddle-policy-'));
+  const ops = generateKeyPair();
+  const pkg = 'c3'.repeat(32);
+  RevocationList.empty()
+    .add({ kind: 'package', ref: pkg, revokedAtMs: 1_700_000_000_000, reason: 'leaked' }, ops)
+    .save(join(dir, 'rl.json'));
+  const trust = {
+    schema: 'heddle.trust.v1',
+    keys: [{ id: 'ops', role: 'operator', public_key: toHex(ops.publicKey) }],
+  };
+  writeFileSync(join(dir, 'trust.json'), JSON.stringify(trust));
+  return { dir, pkg };
+}
 
 /** Runs `heddle policy ...` in process, mapping thrown errors like `runCli` does. */
 async function run(args: string[], cwd = mkdtempSync(join(tmpdir(), 'heddle-policy-'))) {
@@ -147,26 +174,63 @@ describe('heddle policy check', () => {
     expect(r.out).toMatch(/no-unsigned +deny +no_match +needs package_trust <= unsigned/);
   });
 
-  it('applies a revocations file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'heddle-policy-'));
-    writeFileSync(join(dir, 'rev.json'), JSON.stringify({ package_ids: [CTX.package_id] }));
+  it('applies the signed revocation list heddle revoke writes (--revocations with --trust)', async () => {
+    const { dir, pkg } = signedList();
     const r = await run(
       [
-        'check',
-        '--policy',
-        DEFAULT,
-        '--action',
-        'workload.start',
-        '--context',
-        JSON.stringify(CTX),
+        ...checkArgs({ ...CTX, package_id: pkg.toUpperCase() }),
         '--revocations',
-        'rev.json',
+        'rl.json',
+        '--trust',
+        'trust.json',
         '--json',
       ],
       dir,
     );
-    expect(r.code).toBe(1);
-    expect(JSON.parse(r.out)).toMatchObject({ verdict: 'deny', rule: 'builtin:revoked' });
+    expect(r.code, r.err).toBe(1);
+    expect(JSON.parse(r.out)).toMatchObject({
+      verdict: 'deny',
+      rule: 'builtin:revoked',
+      reason: `package id ${pkg} is revoked: leaked`,
+      revocations: { generation: 1, entries: 1 },
+    });
+    const ok = await run([...checkArgs(CTX), '--revocations', 'rl.json', '--trust', 'trust.json'], dir);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toContain('revocations: ');
+  });
+
+  it('fails closed on a revocation list it cannot verify: missing, tampered, untrusted, or the old unsigned format', async () => {
+    const { dir } = signedList();
+    const tampered = JSON.parse(readFileSync(join(dir, 'rl.json'), 'utf8'));
+    tampered.entries = [];
+    writeFileSync(join(dir, 'tampered.json'), JSON.stringify(tampered));
+    writeFileSync(join(dir, 'old.json'), JSON.stringify({ package_ids: [CTX.package_id] }));
+    writeFileSync(
+      join(dir, 'other-trust.json'),
+      JSON.stringify({
+        schema: 'heddle.trust.v1',
+        keys: [{ id: 'x', role: 'operator', public_key: toHex(generateKeyPair().publicKey) }],
+      }),
+    );
+    for (const [list, trust] of [
+      ['missing.json', 'trust.json'],
+      ['tampered.json', 'trust.json'],
+      ['old.json', 'trust.json'],
+      ['rl.json', 'other-trust.json'],
+    ]) {
+      const r = await run([...checkArgs(CTX), '--revocations', list!, '--trust', trust!], dir);
+      expect(r.code, list).toBe(1);
+      expect(r.out).toContain('verdict: deny');
+      expect(r.out).toContain('rule:    builtin:revocations_unavailable');
+      expect(r.out).toContain('revocations: UNUSABLE, failing closed');
+    }
+  });
+
+  it('--revocations needs --trust (usage error)', async () => {
+    const { dir } = signedList();
+    const r = await run([...checkArgs(CTX), '--revocations', 'rl.json'], dir);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--revocations needs --trust');
   });
 
   it('denies an action that is not one of the eight', async () => {

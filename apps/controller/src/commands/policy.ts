@@ -10,10 +10,12 @@ import {
   loadPolicyFile,
   type Policy,
   parseContext,
+  type RevocationCheck,
   RevocationSet,
   type RuleTrace,
   ValidationError,
 } from '@heddle/gate';
+import { loadTrustFile, RevocationList } from '@heddle/package';
 import { parseCommandArgs } from '../args.js';
 import { CliError, ExitCode, usageError } from '../cli-error.js';
 import { type CliIo, emit } from '../io.js';
@@ -23,7 +25,7 @@ const USAGE = [
   '         [--kind K] [--package-trust T] [--node-tier T] [--network N] [--secrets true|false]',
   '         [--emulated true|false] [--accelerator A] [--resource-cost 0..1] [--package-id ID]',
   '         [--signer-keys K1,K2] [--artifact-hashes H1,H2] [--agent NAME] [--teardown]',
-  '         [--revocations <file>] [--explain] [--json]',
+  '         [--revocations <file> --trust <file>] [--explain] [--json]',
   '       heddle policy validate <file> [--json]',
 ].join('\n');
 
@@ -64,6 +66,7 @@ function policyCheck(args: readonly string[], io: CliIo): number {
     agent: 'string',
     teardown: 'boolean',
     revocations: 'string',
+    trust: 'string',
     explain: 'boolean',
   };
   for (const f of Object.keys(CONTEXT_FLAGS)) spec[f] = 'string';
@@ -78,27 +81,68 @@ function policyCheck(args: readonly string[], io: CliIo): number {
   }
   const pol = loadPolicy(resolve(io.cwd, policyPath));
   const context = buildContext(flags, io.cwd);
-  const revocations =
-    flags.revocations === undefined
-      ? new RevocationSet()
-      : guard(() =>
-          RevocationSet.parse(readJson(resolve(io.cwd, flags.revocations as string), 'revocations')),
-        );
+  const revocations = loadRevocations(flags, io.cwd);
   const agent = (flags.agent as string | undefined) ?? 'operator';
   const teardown = flags.teardown === true;
   const compiled = compilePolicy(pol);
-  const { decision } = evaluate(compiled, revocations, agent, action, context, teardown);
-  const trace = flags.explain === true ? explain(compiled, revocations, agent, action, context) : undefined;
+  const { decision } = evaluate(compiled, revocations.check, agent, action, context, teardown);
+  const trace =
+    flags.explain === true ? explain(compiled, revocations.check, agent, action, context) : undefined;
   const result = {
     ...decision,
     action,
     agent,
     teardown,
     policy: { name: pol.name, hash: compiled.hash },
+    ...(revocations.list ? { revocations: revocationSummary(revocations.list) } : {}),
     ...(trace ? { trace } : {}),
   };
-  emit(io, flags.json === true, result, () => humanDecision(decision, pol.name, compiled.hash, trace));
+  emit(io, flags.json === true, result, () => [
+    ...humanDecision(decision, pol.name, compiled.hash, trace),
+    ...(revocations.list ? [humanRevocations(revocations.list)] : []),
+  ]);
   return decision.verdict === 'permit' ? ExitCode.ok : ExitCode.checkFailed;
+}
+
+/**
+ * The revocation check of `--revocations <file> --trust <file>`: the signed list `heddle revoke`
+ * writes, its entries and list signature checked against the operator keys of the trust file. A list
+ * that is missing, unreadable, tampered with or signed by another key fails closed (every action is
+ * denied, rule `builtin:revocations_unavailable`), as it would on a host.
+ */
+function loadRevocations(
+  flags: Readonly<Record<string, string | boolean | undefined>>,
+  cwd: string,
+): { check: RevocationCheck; list?: { file: string; list: RevocationList } } {
+  if (flags.revocations === undefined) {
+    if (flags.trust !== undefined)
+      throw usageError('heddle policy check: --trust goes with --revocations', 'trust');
+    return { check: new RevocationSet() };
+  }
+  if (typeof flags.trust !== 'string') {
+    throw usageError(
+      'heddle policy check: --revocations needs --trust <file>, the operator keys that sign the revocation list',
+      'trust',
+    );
+  }
+  const trustedKeys = guard(() => loadTrustFile(resolve(cwd, flags.trust as string)).operatorKeys());
+  const file = resolve(cwd, flags.revocations as string);
+  const list = RevocationList.loadOrFailClosed(file, { trustedKeys });
+  return { check: list, list: { file, list } };
+}
+
+function revocationSummary(r: { file: string; list: RevocationList }): Record<string, unknown> {
+  const { file, list } = r;
+  return list.failure === undefined
+    ? { file, generation: list.generation, entries: list.entries.length }
+    : { file, failed_closed: true, failure: list.failure };
+}
+
+function humanRevocations(r: { file: string; list: RevocationList }): string {
+  const { file, list } = r;
+  return list.failure === undefined
+    ? `revocations: ${file} (generation ${list.generation}, ${list.entries.length} entries)`
+    : `revocations: UNUSABLE, failing closed (every action is denied): ${list.failure}`;
 }
 
 function humanDecision(d: Decision, name: string, hash: string, trace: RuleTrace[] | undefined): string[] {
