@@ -36,7 +36,14 @@ import {
   verifyResponse,
 } from '@heddle/envelope';
 import { DEFAULT_POLICY, Gate } from '@heddle/gate';
-import { buildCogPackage, type CogBody, PackageError, TrustAnchors, verifyPackage } from '@heddle/package';
+import {
+  buildCogPackage,
+  type CogBody,
+  PackageError,
+  RevocationList,
+  TrustAnchors,
+  verifyPackage,
+} from '@heddle/package';
 import {
   type Capability,
   cogPlacementRequest,
@@ -48,6 +55,7 @@ import {
   signNodeFacts,
   viewFromCache,
 } from '@heddle/placement';
+import { NativeRuntime, RuntimeError, WasiRuntime, WorkloadHost, workloadFromPackage } from '@heddle/runtime';
 
 const bold = (s: string): string => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 const step = (n: number, title: string): void => console.log(`\n${bold(`${n}. ${title}`)}`);
@@ -86,7 +94,7 @@ async function main(): Promise<void> {
   const anchors = new TrustAnchors([
     { id: 'operator', role: 'operator', publicKey: toHex(controller.publicKey) },
   ]);
-  const verified = await verifyPackage(pkgDir, { anchors });
+  const verified = await verifyPackage(pkgDir, { anchors, revocations: RevocationList.empty() });
   const body = verified.body as CogBody;
   say(
     `built examples/hello-cog: ${body.id}@${body.version}, ${verified.files.length} files, variants ${Object.keys(body.variants).join(', ')}`,
@@ -98,7 +106,7 @@ async function main(): Promise<void> {
   cpSync(pkgDir, tampered, { recursive: true });
   appendFileSync(join(tampered, body.variants['x86_64-native']?.file ?? 'bin/hello.sh'), '\necho pwned\n');
   try {
-    await verifyPackage(tampered, { anchors });
+    await verifyPackage(tampered, { anchors, revocations: RevocationList.empty() });
     say('a tampered copy verified (!)');
   } catch (err) {
     if (!(err instanceof PackageError)) throw err;
@@ -242,7 +250,54 @@ async function main(): Promise<void> {
   say(`signed by an unknown key        -> ${hostCheck(fresh({}, stranger))}`);
   say(`a signature of zeros            -> ${hostCheck({ ...fresh(), signature: '00'.repeat(64) })}`);
 
-  step(7, 'The audit chain: checkpoint, inclusion proof, tamper evidence');
+  step(7, 'Running a workload: admission, the gate, the adapter, evidence');
+  const wasiDir = join(dir, 'wasi-pkg');
+  await buildCogPackage(join(repoRoot, 'examples', 'wasi-cog'), wasiDir, { keys: [controller] });
+  const noRevocations = RevocationList.empty();
+  const wasiCog = workloadFromPackage(await verifyPackage(wasiDir, { anchors, revocations: noRevocations }));
+  const hostContract = { nodeId: hostId, dataDir: join(dir, 'data') };
+  const wasiHost = new WorkloadHost({
+    runtime: new WasiRuntime(),
+    gate,
+    recorder: chain,
+    agent: hostId,
+    nodeTier: 'paired',
+  });
+  const instance = await wasiHost.load(wasiCog, {
+    values: {},
+    runMode: { type: 'once' },
+    host: hostContract,
+  });
+  await wasiHost.start(instance);
+  while ((await wasiHost.status(instance)).state === 'running') await new Promise((r) => setTimeout(r, 20));
+  const evidence = await wasiHost.stop(instance, 1000);
+  await wasiHost.unload(instance);
+  say(`${instance.instanceId} (WASI: no network, only its data dir) exited ${evidence.exitCode}`);
+  say(`its output: ${evidence.stdout.trim()}`);
+  // The native route cannot isolate the network, and the default policy allows at most "lan".
+  const nativeHost = new WorkloadHost({
+    runtime: new NativeRuntime({
+      stateDir: join(dir, 'native'),
+      ...(process.getuid?.() === 0 ? { runAsUser: 'nobody' } : {}),
+    }),
+    gate,
+    recorder: chain,
+    agent: hostId,
+    nodeTier: 'paired',
+  });
+  try {
+    await nativeHost.load(workloadFromPackage(verified as Parameters<typeof workloadFromPackage>[0]), {
+      values: {},
+      runMode: { type: 'once' },
+      host: hostContract,
+    });
+    say('the native route was allowed (!)');
+  } catch (err) {
+    if (!(err instanceof RuntimeError)) throw err;
+    say(`the native route of hello-cog is refused before it runs: ${err.code} (${err.message})`);
+  }
+
+  step(8, 'The audit chain: checkpoint, inclusion proof, tamper evidence');
   await Promise.all(pending); // every refusal is on the chain before the checkpoint
   const checkpoint = chain.checkpoint(host);
   const cp = verifyCheckpoint(checkpoint, host.publicKey);
