@@ -1,67 +1,19 @@
-import { fromHex, isHex, type KeyPair, toHex } from '@heddle/envelope';
+import { fromHex, type KeyPair, toHex } from '@heddle/envelope';
+import type {
+  ChainOptions,
+  ConsistencyProof,
+  EventQuery,
+  InclusionProof,
+  OpenReport,
+} from './chain-types.js';
 import { type SignedCheckpoint, signCheckpoint } from './checkpoint.js';
 import { ChainCorruptError, ChainError } from './errors.js';
 import { buildEvent, type ChainEvent } from './event.js';
-import type { TornTail } from './file-format.js';
 import { GENESIS_PREV_HASH } from './hashing.js';
 import { MerkleTree } from './merkle.js';
 import type { ChainStore } from './store.js';
 import { anchorFailure, verifyEvents } from './verify.js';
 import type { CheckpointAnchor, VerifyOptions, VerifyResult } from './verify-types.js';
-
-/** Options of a chain. */
-export interface ChainOptions {
-  /** Milliseconds since the epoch, an integer (default `Date.now`). */
-  readonly clock?: () => number;
-}
-
-/** What opening a chain found. */
-export interface OpenReport {
-  /** The torn tail found (repaired unless the chain is read-only), or null. */
-  readonly tornTail: TornTail | null;
-  /** True when the store did not exist and was created. */
-  readonly created: boolean;
-}
-
-/** A filter for {@link Chain.find}. All given conditions must hold. */
-export interface EventQuery {
-  /** Only events of this source. */
-  readonly source?: string;
-  /** Only events of this kind. */
-  readonly kind?: string;
-  /** Only seq >= from (default 0). */
-  readonly from?: number;
-  /** Only seq < to (default: the chain's size). */
-  readonly to?: number;
-  /** At most this many events (the first ones). */
-  readonly limit?: number;
-}
-
-/** An inclusion proof of one event in the tree of the first `size` events. */
-export interface InclusionProof {
-  /** The event's seq (its leaf index). */
-  readonly seq: number;
-  /** Tree size the proof is for. */
-  readonly size: number;
-  /** The event hash (the leaf data), 64 hex. */
-  readonly leaf: string;
-  /** The audit path, bottom-up, 64 hex each. */
-  readonly path: readonly string[];
-  /** The Merkle root at `size` (compare it with a trusted root, e.g. a checkpoint's). */
-  readonly root: string;
-}
-
-/** A consistency proof between the trees of the first `size1` and `size2` events. */
-export interface ConsistencyProof {
-  readonly size1: number;
-  readonly size2: number;
-  /** Merkle root at size1. */
-  readonly root1: string;
-  /** Merkle root at size2. */
-  readonly root2: string;
-  /** The proof nodes, 64 hex each. */
-  readonly path: readonly string[];
-}
 
 /**
  * The audit chain: hash-linked events over a {@link ChainStore}, with lookups, verification and a
@@ -348,9 +300,4 @@ function push(map: Map<string, number[]>, key: string, seq: number): void {
   const list = map.get(key);
   if (list === undefined) map.set(key, [seq]);
   else list.push(seq);
-}
-
-/** True when `value` looks like an event hash (64 lower-case hex). */
-export function isEventHash(value: unknown): value is string {
-  return isHex(value, 32);
 }

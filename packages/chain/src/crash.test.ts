@@ -38,6 +38,25 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+// Kill delays come from a seeded PRNG (mulberry32) so that a failing run can be replayed:
+// HEDDLE_CRASH_SEED=<seed> pnpm exec vitest run packages/chain/src/crash.test.ts
+// (The timing of a real process still varies from run to run; the seed fixes the delays.)
+const SEED: number = process.env.HEDDLE_CRASH_SEED
+  ? Number(process.env.HEDDLE_CRASH_SEED) >>> 0
+  : (Date.now() ^ (process.pid << 16)) >>> 0;
+
+/** mulberry32: a small, fast 32-bit PRNG; returns floats in [0, 1). */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 interface Trial {
   acked: Map<number, string>;
   startSize: number;
@@ -89,12 +108,12 @@ function runAndKill(path: string, mode: KillMode, delayMs: number): Promise<Tria
 }
 
 /** Runs `trials` kill-and-check rounds on one file; returns the number of acknowledged events. */
-async function lane(path: string, trials: number): Promise<number> {
+async function lane(path: string, trials: number, random: () => number): Promise<number> {
   const all = new Map<number, string>();
   for (let trial = 0; trial < trials; trial++) {
     const before = all.size === 0 ? 0 : Math.max(...all.keys()) + 1;
     const mode = (['spawn', 'ready', 'ack'] as const)[trial % 3] as KillMode;
-    const delay = Math.floor(Math.random() * (mode === 'spawn' ? 1200 : 150));
+    const delay = Math.floor(random() * (mode === 'spawn' ? 1200 : 150));
     const { acked, startSize } = await runAndKill(path, mode, delay);
     // When the child got as far as opening (and repairing) the file, it saw every event acknowledged
     // before.
@@ -119,9 +138,25 @@ async function lane(path: string, trials: number): Promise<number> {
 }
 
 describe('crash safety', () => {
+  it('mulberry32 is deterministic for a seed', () => {
+    const a = mulberry32(42);
+    const b = mulberry32(42);
+    const xs = Array.from({ length: 5 }, () => a());
+    expect(Array.from({ length: 5 }, () => b())).toEqual(xs);
+    expect(xs.every((x) => x >= 0 && x < 1)).toBe(true);
+    expect(mulberry32(43)()).not.toBe(xs[0]);
+  });
+
   it('loses no acknowledged event across 20 SIGKILLs at random moments', async () => {
     // Two files, ten kills each, the two lanes running side by side.
-    const counts = await Promise.all([0, 1].map((i) => lane(join(dir, `crash-${i}.jsonl`), 10)));
-    expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    try {
+      const counts = await Promise.all(
+        [0, 1].map((i) => lane(join(dir, `crash-${i}.jsonl`), 10, mulberry32(SEED + i))),
+      );
+      expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    } catch (err) {
+      (err as Error).message += ` (kill delays from seed ${SEED}: rerun with HEDDLE_CRASH_SEED=${SEED})`;
+      throw err;
+    }
   }, 60_000);
 });

@@ -13,6 +13,7 @@ import type { VerifyFailure } from './verify-types.js';
  * - `chain_store_failed`: a write or fsync failed; the chain refuses further appends (reopen it).
  * - `not_a_chain_file`: the file does not start with the chain file header.
  * - `chain_file_missing`: the chain file does not exist (and may not be created).
+ * - `chain_locked`: another live process (or another store in this one) has the file open for writing.
  * - `chain_corrupt`: stored events fail verification ({@link ChainCorruptError}).
  * - `checkpoint_malformed`, `checkpoint_signature`, `checkpoint_key_mismatch`: see {@link CheckpointError}.
  */
@@ -27,6 +28,7 @@ export type ChainErrorCode =
   | 'chain_store_failed'
   | 'not_a_chain_file'
   | 'chain_file_missing'
+  | 'chain_locked'
   | 'chain_corrupt'
   | 'checkpoint_malformed'
   | 'checkpoint_signature'

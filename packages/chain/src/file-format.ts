@@ -31,6 +31,11 @@ export interface TornTail {
   readonly reason: string;
   /** True when the file was truncated to `offset` (opened for writing); false when only reported. */
   readonly repaired: boolean;
+  /**
+   * Where the removed bytes were saved before the truncation (`<file>.torn-<offset>`, mode 0600), so
+   * that no evidence is destroyed silently. Absent when nothing was removed (read-only).
+   */
+  readonly savedTo?: string;
 }
 
 /** What scanning a chain file's bytes found. */

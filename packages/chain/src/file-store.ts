@@ -3,6 +3,7 @@ import { writeFileAtomic } from '@heddle/envelope';
 import { ChainCorruptError, ChainError } from './errors.js';
 import type { ChainEvent } from './event.js';
 import { headerBytes, isForeignFile, scanChainBytes, type TornTail } from './file-format.js';
+import { acquireChainLock, releaseChainLock, saveTornBytes } from './file-lock.js';
 import type { ChainStore, StoreContents } from './store.js';
 
 /** Options of {@link FileChainStore}. */
@@ -39,10 +40,12 @@ interface Pending {
  * The crash-safe append-only file store: a header line, then one canonical event record per line
  * (docs/chain.md). Appends are group-committed: all appends made while a batch is being written are
  * written next as one `write` and made durable by one `fdatasync`; each append resolves only after its
- * batch's fdatasync returned. On open, a torn tail is truncated (reported in `tornTail`) unless
- * read-only; any other bad record throws {@link ChainCorruptError} naming the seq, line and byte
- * offset, and nothing is truncated. One writer per file: two processes appending to the same file
- * corrupt it (not detected until the next open).
+ * batch's fdatasync returned. On open, a torn tail is saved to `<file>.torn-<offset>` and truncated
+ * (both reported in `tornTail`) unless read-only; any other bad record throws
+ * {@link ChainCorruptError} naming the seq, line and byte offset, and nothing is truncated. One
+ * writer per file, enforced: opening for writing takes `<file>.lock` (O_EXCL, holding the pid) and
+ * refuses with `chain_locked` while a live process holds it; a lock whose process is dead is taken
+ * over. Read-only opens take no lock.
  */
 export class FileChainStore implements ChainStore {
   /** The file's path. */
@@ -51,6 +54,7 @@ export class FileChainStore implements ChainStore {
   readonly readOnly: boolean;
   private readonly create: boolean;
   private handle: FileHandle | undefined;
+  private lockPath: string | undefined;
   private position = 0;
   private loaded = false;
   private closed = false;
@@ -72,9 +76,10 @@ export class FileChainStore implements ChainStore {
   }
 
   /**
-   * Reads and verifies the file; repairs a torn tail unless read-only. Throws `ChainCorruptError`
-   * (`chain_corrupt`) for corruption before the tail, `ChainError` `not_a_chain_file` for a file that
-   * is not a chain file, `chain_file_missing` when it does not exist and may not be created.
+   * Reads and verifies the file; unless read-only, takes the writer lock and repairs a torn tail
+   * (saving its bytes first). Throws `ChainCorruptError` (`chain_corrupt`) for corruption before the
+   * tail, `ChainError` `not_a_chain_file` for a file that is not a chain file, `chain_file_missing`
+   * when it does not exist and may not be created, `chain_locked` when another live writer has it.
    */
   async load(): Promise<StoreContents> {
     if (this.loaded) throw new ChainError('invalid_argument', 'the store is already loaded');
@@ -84,22 +89,37 @@ export class FileChainStore implements ChainStore {
     if (this.readOnly) {
       buf = await this.readOrMissing();
     } else {
+      this.lockPath = acquireChainLock(this.path);
       try {
-        this.handle = await open(this.path, 'r+');
+        try {
+          this.handle = await open(this.path, 'r+');
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !this.create) throw this.missing(err);
+          writeFileAtomic(this.path, headerBytes(), { mode: 0o644 });
+          created = true;
+          this.handle = await open(this.path, 'r+');
+        }
+        buf = await this.handle.readFile();
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !this.create) throw this.missing(err);
-        writeFileAtomic(this.path, headerBytes(), { mode: 0o644 });
-        created = true;
-        this.handle = await open(this.path, 'r+');
+        await this.release();
+        throw err;
       }
-      buf = await this.handle.readFile();
     }
     try {
       return await this.scan(buf, created);
     } catch (err) {
-      await this.handle?.close();
-      this.handle = undefined;
+      await this.release();
       throw err;
+    }
+  }
+
+  private async release(): Promise<void> {
+    try {
+      await this.handle?.close();
+    } finally {
+      this.handle = undefined;
+      if (this.lockPath !== undefined) releaseChainLock(this.lockPath);
+      this.lockPath = undefined;
     }
   }
 
@@ -112,6 +132,11 @@ export class FileChainStore implements ChainStore {
     let tornTail: TornTail | null = scan.tornTail;
     this.position = scan.validLength;
     if (this.handle !== undefined) {
+      // Never destroy evidence silently: the bytes about to be removed are saved first.
+      const savedTo =
+        tornTail !== null && tornTail.length > 0
+          ? saveTornBytes(this.path, tornTail.offset, buf.subarray(tornTail.offset))
+          : undefined;
       if (scan.headerMissing) {
         const header = headerBytes();
         await this.handle.truncate(0);
@@ -122,7 +147,9 @@ export class FileChainStore implements ChainStore {
         await this.handle.truncate(scan.validLength);
         await this.handle.datasync();
       }
-      if (tornTail !== null) tornTail = { ...tornTail, repaired: true };
+      if (tornTail !== null) {
+        tornTail = { ...tornTail, repaired: true, ...(savedTo === undefined ? {} : { savedTo }) };
+      }
     }
     return { events: scan.events, verified: true, tornTail, created };
   }
@@ -142,12 +169,11 @@ export class FileChainStore implements ChainStore {
     });
   }
 
-  /** Waits for queued appends, then closes the file. */
+  /** Waits for queued appends, then closes the file and releases the writer lock. */
   async close(): Promise<void> {
     this.closed = true;
     await this.flushing;
-    await this.handle?.close();
-    this.handle = undefined;
+    await this.release();
   }
 
   private async flushLoop(): Promise<void> {

@@ -1,4 +1,4 @@
-import { blake3, toHex } from '@heddle/envelope';
+import { blake3, isHex, toHex } from '@heddle/envelope';
 
 /**
  * BLAKE3 domain tag of an event hash: `hash = BLAKE3(tag || canonical event header)`. Chain-internal
@@ -68,4 +68,9 @@ export function headerText(h: EventHeader): string {
 /** The 32-byte event hash of a validated header: BLAKE3(EVENT_HASH_TAG || canonical header). */
 export function eventHashBytes(h: EventHeader): Uint8Array {
   return taggedHashOfText(EVENT_HASH_TAG, headerText(h));
+}
+
+/** True when `value` looks like an event hash (64 lower-case hex). */
+export function isEventHash(value: unknown): value is string {
+  return isHex(value, 32);
 }

@@ -1,6 +1,12 @@
 export { canonicalPayload } from './canonical.js';
-export type { ChainOptions, ConsistencyProof, EventQuery, InclusionProof, OpenReport } from './chain.js';
-export { Chain, isEventHash } from './chain.js';
+export { Chain } from './chain.js';
+export type {
+  ChainOptions,
+  ConsistencyProof,
+  EventQuery,
+  InclusionProof,
+  OpenReport,
+} from './chain-types.js';
 export type { Checkpoint, CheckpointFields, SignedCheckpoint } from './checkpoint.js';
 export { parseSignedCheckpoint, signCheckpoint, verifyCheckpoint } from './checkpoint.js';
 export type { ChainErrorCode } from './errors.js';
@@ -11,7 +17,7 @@ export type { TornTail } from './file-format.js';
 export { CHAIN_FILE_HEADER } from './file-format.js';
 export type { FileChainStoreOptions, FileStoreStats } from './file-store.js';
 export { FileChainStore } from './file-store.js';
-export { EVENT_HASH_TAG, GENESIS_PREV_HASH, PAYLOAD_HASH_TAG } from './hashing.js';
+export { EVENT_HASH_TAG, GENESIS_PREV_HASH, isEventHash, PAYLOAD_HASH_TAG } from './hashing.js';
 export type { KnownChainKind, KnownChainSource } from './identifiers.js';
 export {
   ChainKind,

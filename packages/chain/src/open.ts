@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { Chain, type ChainOptions } from './chain.js';
+import { Chain } from './chain.js';
+import type { ChainOptions } from './chain-types.js';
 import { ChainError } from './errors.js';
 import { isForeignFile, scanChainBytes, type TornTail } from './file-format.js';
 import { FileChainStore } from './file-store.js';

@@ -31,6 +31,11 @@ describe('cog spec to requirements', () => {
         requirements: [{ id: 'cpu.arch.aarch64' }, { id: 'os.linux' }, { id: 'runtime.native' }],
       },
       {
+        name: 'aarch64-native',
+        execution: 'native',
+        requirements: [{ id: 'cpu.arch.aarch64' }, { id: 'os.macos' }, { id: 'runtime.native' }],
+      },
+      {
         name: 'arm64-container',
         execution: 'native',
         requirements: [
@@ -53,12 +58,60 @@ describe('cog spec to requirements', () => {
         execution: 'native',
         requirements: [{ id: 'cpu.arch.x86_64' }, { id: 'os.linux' }, { id: 'runtime.native' }],
       },
+      {
+        name: 'x86_64-native',
+        execution: 'native',
+        requirements: [{ id: 'cpu.arch.x86_64' }, { id: 'os.macos' }, { id: 'runtime.native' }],
+      },
     ]);
     const mac = cogRequirements({
       ...cog,
       variants: { m: { route: 'native', arch: 'aarch64-apple-darwin', file: 'f' } },
     });
-    expect(mac.variants[0]?.requirements[1]).toEqual({ id: 'os.macos' });
+    expect(mac.variants.map((v) => v.requirements[1])).toEqual([{ id: 'os.macos' }]);
+    const linuxOnly = cogRequirements({
+      ...cog,
+      variants: { l: { route: 'native', arch: 'aarch64', file: 'f', os: 'linux' } },
+    });
+    expect(linuxOnly.variants.map((v) => v.requirements[1])).toEqual([{ id: 'os.linux' }]);
+  });
+
+  it('a macOS node gets a native variant (native runs on Linux or macOS)', () => {
+    const macNode = {
+      ...node('mac', { arch: 'aarch64' }),
+      capabilities: [
+        cap('cpu.arch.aarch64', { attrs: { cores: 8 } }),
+        cap('os.macos'),
+        cap('mem.system', { attrs: { size_mb: 16384 } }),
+        cap('mem.unified'),
+        cap('runtime.native'),
+        cap('runtime.wasi'),
+      ],
+    };
+    const req = cogPlacementRequest(cog, { workload: 'hello' });
+    const d = place(req, PlacementView.create([macNode]), new PlacementState(), { now_ms: 0 });
+    expect(d.outcome === 'placed' && [d.node_id, d.variant, d.execution]).toEqual([
+      'mac',
+      'aarch64-native',
+      'native',
+    ]);
+    // A variant restricted to Linux does not run there (it falls back to WASI).
+    const linuxOnly = {
+      ...cog,
+      variants: {
+        ...cog.variants,
+        'aarch64-native': { route: 'native', arch: 'aarch64', file: 'b', os: 'linux' },
+      },
+    };
+    const w = place(
+      cogPlacementRequest(linuxOnly, { workload: 'hello' }),
+      PlacementView.create([macNode]),
+      new PlacementState(),
+      {
+        now_ms: 0,
+      },
+    );
+    expect(w.outcome === 'placed' && w.variant).toBe('wasm32-wasi');
   });
 
   it('places a cog: native first, WASI as fallback, emulated container only when allowed', () => {

@@ -8,7 +8,8 @@ import { TRUST_TIERS, type TrustTier } from './vocabulary.js';
 /**
  * The part of a cog package body placement reads (structural: `@heddle/package` is not imported).
  * `variants` maps a name (`aarch64-native`) to its route, architecture and file; `os` is an optional
- * refinement for native variants (`linux` when absent, unless the arch names Darwin/macOS).
+ * refinement for native variants (when absent: Linux or macOS, or macOS only if the arch names
+ * Darwin/Apple/macOS).
  */
 export interface CogSpecInput {
   /** Variants by name. */
@@ -77,9 +78,22 @@ export function normaliseArch(arch: string): string {
   return ARCH_ALIASES[a] ?? a;
 }
 
+/** The OSes a native variant may run on: its `os`, macOS for a Darwin/Apple arch name, else both. */
+function nativeOses(v: {
+  readonly arch: string;
+  readonly os?: 'linux' | 'macos';
+}): readonly ('linux' | 'macos')[] {
+  if (v.os !== undefined) return [v.os];
+  if (/darwin|macos|apple/i.test(v.arch)) return ['macos'];
+  return ['linux', 'macos'];
+}
+
 /**
  * Turns a cog's variants into the requirements of their routes:
- * - `native`: `cpu.arch.<arch>`, `os.linux` (or `os.macos`), `runtime.native` (execution `native`);
+ * - `native`: `cpu.arch.<arch>`, `os.linux` or `os.macos`, `runtime.native` (execution `native`). The
+ *   requirement language has no OR, so a native variant without `os` yields two alternatives with the
+ *   same name, one requiring `os.linux` and one `os.macos`; `os` (or a Darwin/Apple arch name)
+ *   restricts it to one;
  * - `wasi`: `runtime.wasi` (execution `dev_fallback`, the portable build);
  * - `container`: a `runtime.container.*` whose `arches_native` has the arch (execution `native`), and a
  *   second alternative whose `arches_emulated` has it (execution `emulated`, used only when allowed);
@@ -94,13 +108,16 @@ export function cogRequirements(input: unknown): CogRequirements {
     const arch = normaliseArch(v.arch);
     switch (v.route) {
       case 'native': {
-        const os = v.os ?? (/darwin|macos|apple/i.test(v.arch) ? 'macos' : 'linux');
-        const reqs: Requirement[] = [
-          { id: `cpu.arch.${arch}` },
-          { id: `os.${os}` },
-          { id: 'runtime.native' },
-        ];
-        variants.push({ name, execution: 'native', requirements: reqs });
+        // The requirement language has no OR: "os.linux or os.macos" is two alternatives of the same
+        // variant, one per OS (a node has one OS, so at most one of them fits it).
+        for (const os of nativeOses(v)) {
+          const reqs: Requirement[] = [
+            { id: `cpu.arch.${arch}` },
+            { id: `os.${os}` },
+            { id: 'runtime.native' },
+          ];
+          variants.push({ name, execution: 'native', requirements: reqs });
+        }
         break;
       }
       case 'wasi':

@@ -436,7 +436,13 @@ describe('pins, reservations, determinism, sampling', () => {
 
   it('bounds the candidate set on large fleets and says so', () => {
     const view = PlacementView.create(Array.from({ length: 1000 }, (_, i) => node(`n${i}`)));
-    const d = placed(place(nativeRequest(), view, new PlacementState(), { ...opts, max_candidates: 8 }));
+    const d = placed(
+      place(nativeRequest(), view, new PlacementState(), {
+        ...opts,
+        max_candidates: 8,
+        sample_above_nodes: 999,
+      }),
+    );
     expect(d.sampled).toBe(true);
     expect(d.nodes_evaluated).toBe(8);
     expect(d.candidates).toHaveLength(8);

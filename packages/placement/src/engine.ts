@@ -1,25 +1,39 @@
 import {
   CONSTRAINTS,
   type ConstraintFailure,
-  type ConstraintName,
   type Decision,
-  type DecisionCommon,
   type GovernanceInput,
   type NodeRejection,
   type ScoredCandidate,
 } from './decision.js';
+import { placePinned } from './engine-pin.js';
+import {
+  candidate,
+  common,
+  countsObject,
+  type Run,
+  reservationFor,
+  scoreOnly,
+  VARIANT_MASK,
+} from './engine-run.js';
+import { scanPhaseA } from './engine-scan.js';
 import { PlacementError } from './errors.js';
-import { type EvalContext, evaluateNode, evaluateNodeMemo } from './evaluate.js';
-import { type PreparedRequest, prepareRequest } from './prepare.js';
-import type { PlacementRequest, RequestVariant } from './request.js';
-import { checkRequirement } from './requirement.js';
-import { type MutableParts, newParts, type ScoreContext, scoreNode } from './score.js';
-import type { PlacementState, ReservationInput } from './state.js';
-import type { PlacementView, ViewNode } from './view.js';
+import { type EvalContext, evaluateNode } from './evaluate.js';
+import { prepareRequest } from './prepare.js';
+import type { PlacementRequest } from './request.js';
+import type { ScoreContext } from './score.js';
+import type { PlacementState } from './state.js';
+import type { EngineScratch, PlacementView } from './view.js';
 import { DEFAULT_WEIGHTS, type ScoringWeights } from './weights.js';
 
-/** Default bound on the feasible nodes scored per decision (see the sampling rule in docs/placement.md). */
+/** Default bound on the feasible nodes scored per decision once sampling applies (docs/placement.md). */
 export const DEFAULT_MAX_CANDIDATES = 32;
+
+/**
+ * Default fleet size above which the engine samples: with at most this many nodes in the view every
+ * feasible node is scored (exact ordering).
+ */
+export const DEFAULT_SAMPLE_ABOVE_NODES = 1000;
 
 /** Inputs of {@link place} besides the request, the view and the state. */
 export interface PlaceOptions {
@@ -33,10 +47,16 @@ export interface PlaceOptions {
    */
   readonly governance?: GovernanceInput;
   /**
-   * Stop after this many feasible nodes of the best execution tier and score only those (default 32;
-   * `Infinity` scores every feasible node).
+   * When sampling applies (see `sample_above_nodes`): stop after this many feasible nodes of the best
+   * execution tier and score only those, plus the sticky and preferred ones (default 32; `Infinity`
+   * scores every feasible node).
    */
   readonly max_candidates?: number;
+  /**
+   * Sample only when the view holds more than this many nodes (default 1,000; `0` samples every
+   * fleet, `Infinity` never samples). At or below it every feasible node is scored.
+   */
+  readonly sample_above_nodes?: number;
   /**
    * `full` (default): every scored candidate and every evaluated node's failures are in the decision.
    * `summary`: only the chosen candidate and counts per constraint (an unplaceable decision still
@@ -45,10 +65,7 @@ export interface PlaceOptions {
   readonly detail?: 'full' | 'summary';
 }
 
-const ADDED = 1 << 20;
-const VARIANT_MASK = 0xffff;
 const weightCache = new WeakMap<Partial<ScoringWeights>, ScoringWeights>();
-const scratchParts: MutableParts = newParts();
 
 function weightsOf(w: Partial<ScoringWeights> | undefined): ScoringWeights {
   if (w === undefined) return DEFAULT_WEIGHTS;
@@ -60,81 +77,12 @@ function weightsOf(w: Partial<ScoringWeights> | undefined): ScoringWeights {
   return full;
 }
 
-/** The most selective index list for a variant: nodes having its rarest required id or prefix. */
-function candidateList(view: PlacementView, variant: RequestVariant): Int32Array | null {
-  let best: Int32Array | null = null;
-  const reqs = variant.requirements;
-  for (let i = 0; i < reqs.length; i++) {
-    const r = reqs[i]!;
-    const list = view.withCapability(r.id ?? r.id_prefix ?? '');
-    if (best === null || list.length < best.length) best = list;
-  }
-  return best;
+function invalid(field: string, message: string): PlacementError {
+  return new PlacementError('invalid_request', `invalid request: ${field}: ${message}`, { field });
 }
 
-function reservationFor(
-  request: PlacementRequest,
-  prep: PreparedRequest,
-  node: ViewNode,
-  variant: RequestVariant,
-  state: PlacementState,
-): ReservationInput {
-  const claims: string[] = [];
-  const held = state.usage(node.node_id)?.claims;
-  const matched: string[] = [];
-  for (const req of variant.requirements) {
-    matched.length = 0;
-    checkRequirement(req, node, held, matched);
-    for (const id of matched)
-      if (req.exclusive === true || node.capById.get(id)?.exclusive === true) claims.push(id);
-  }
-  return {
-    node_id: node.node_id,
-    workload: request.workload,
-    ...(request.package_id === undefined ? {} : { package_id: request.package_id }),
-    memory_mb: prep.memory_mb,
-    accel_memory_mb: prep.accel_memory_mb,
-    cpu_pct: prep.cpu_pct,
-    claims,
-    labels: node.labels,
-    ...(prep.exclude.length === 0 ? {} : { excludes: prep.exclude }),
-  };
-}
-
-function candidate(ctx: ScoreContext, node: ViewNode, v: number): ScoredCandidate {
-  const score = scoreNode(ctx, node, v, scratchParts);
-  return {
-    node_id: node.node_id,
-    variant: ctx.prep.variants[v]!.name,
-    execution: ctx.prep.variants[v]!.execution,
-    score,
-    parts: { ...scratchParts },
-  };
-}
-
-function countsObject(counts: Int32Array): Partial<Record<ConstraintName, number>> {
-  const out: Partial<Record<ConstraintName, number>> = {};
-  for (let i = 0; i < counts.length; i++) if (counts[i]! > 0) out[CONSTRAINTS[i]!] = counts[i]!;
-  return out;
-}
-
-/**
- * The placement engine: a pure function of the request, the view, the state and the options (time is
- * an option; no I/O, no clock, no randomness, and the same decision whatever order the nodes were
- * given in). Phase A checks each node's hard constraints (revoked node, liveness, expired facts, trust
- * tier, revoked workload, co-residency, memory, CPU, the requirements of the best variant it can run,
- * emulation, governance); phase B scores the survivors of the best execution tier; the winner is the
- * highest score, ties broken by node id. A pin bypasses scoring but never the constraints. With many
- * feasible nodes it scores at most `max_candidates` of them, found by scanning the capability index from
- * a start derived from the workload and the state's generation (see docs/placement.md).
- */
-export function place(
-  request: PlacementRequest,
-  view: PlacementView,
-  state: PlacementState,
-  options: PlaceOptions,
-): Decision {
-  const now = options.now_ms;
+function checkInputs(request: PlacementRequest, options: PlaceOptions): void {
+  const now = options?.now_ms;
   if (typeof now !== 'number' || !Number.isFinite(now)) {
     throw new PlacementError('invalid_request', 'invalid request: now_ms must be a finite number', {
       field: 'now_ms',
@@ -146,182 +94,87 @@ export function place(
     !Array.isArray(request.variants) ||
     request.variants.length === 0
   ) {
-    throw new PlacementError(
-      'invalid_request',
-      'invalid request: variants: at least one variant is required',
-      {
-        field: 'variants',
-      },
-    );
+    throw invalid('variants', 'at least one variant is required');
   }
-  const maxCandidates = options.max_candidates ?? DEFAULT_MAX_CANDIDATES;
-  if (!(maxCandidates >= 1)) {
+  if (!((options.max_candidates ?? DEFAULT_MAX_CANDIDATES) >= 1)) {
     throw new PlacementError('invalid_request', 'invalid request: max_candidates must be at least 1', {
       field: 'max_candidates',
     });
   }
-  const full = options.detail !== 'summary';
-  const weights = weightsOf(options.weights);
+  if (!((options.sample_above_nodes ?? 0) >= 0)) {
+    throw new PlacementError('invalid_request', 'invalid request: sample_above_nodes must be at least 0', {
+      field: 'sample_above_nodes',
+    });
+  }
+}
+
+/**
+ * The placement engine: a pure function of the request, the view, the state and the options (time is
+ * an option; no I/O, no clock, no randomness, and the same decision whatever order the nodes were
+ * given in). Phase A checks each node's hard constraints (revoked node, liveness, expired facts, trust
+ * tier, revoked workload, co-residency, memory, CPU, the requirements of the best variant it can run,
+ * emulation, governance); phase B scores the survivors of the best execution tier; the winner is the
+ * highest score, ties broken by node id. A pin bypasses scoring but never the constraints. On a fleet
+ * of more than `sample_above_nodes` nodes it scores at most `max_candidates` feasible nodes, found by
+ * scanning the capability index from a start derived from the workload and the state's generation,
+ * plus the sticky and preferred ones (see docs/placement.md). The request is read through a digest of
+ * its content, so mutating a request object between calls is safe; so is calling `place` on the same
+ * view from a governance callback.
+ */
+export function place(
+  request: PlacementRequest,
+  view: PlacementView,
+  state: PlacementState,
+  options: PlaceOptions,
+): Decision {
+  checkInputs(request, options);
   const prep = prepareRequest(request);
-  const allowEmulation = request.allow_emulation === true;
+  const req = prep.request;
+  const weights = weightsOf(options.weights);
   const ctx: EvalContext = {
     prep,
     state,
-    now,
-    workload: request.workload,
-    workloadRevoked: request.package_id !== undefined && state.isPackageRevoked(request.package_id),
-    allowEmulation,
+    now: options.now_ms,
+    workload: req.workload,
+    workloadRevoked: req.package_id !== undefined && state.isPackageRevoked(req.package_id),
+    allowEmulation: req.allow_emulation === true,
     governance: options.governance,
   };
-  const sctx: ScoreContext = { request, prep, state, weights };
-  const nodes = view.nodes;
-  const counts = new Int32Array(CONSTRAINTS.length);
-  const common = (
-    evaluated: number,
-    sampled: boolean,
-    candidates: readonly ScoredCandidate[],
-    rejected: readonly NodeRejection[],
-  ): DecisionCommon => ({
-    workload: request.workload,
-    now_ms: now,
-    nodes_total: nodes.length,
-    nodes_evaluated: evaluated,
-    sampled,
-    candidates,
-    rejected,
-    rejected_by_constraint: countsObject(counts),
-    governance_checked: options.governance !== undefined,
+  const sctx: ScoreContext = { request: req, prep, state, weights };
+  const run: Run = {
+    request: req,
+    prep,
+    view,
+    state,
+    now: options.now_ms,
     weights,
-  });
-
-  // A pin: that node or an error naming what it fails.
-  if (request.pin !== undefined) {
-    const node = view.get(request.pin);
-    if (node === undefined) {
-      counts[0]!++;
-      const failures: ConstraintFailure[] = [
-        { constraint: 'unknown_node', detail: `no node ${request.pin} in the view` },
-      ];
-      return {
-        ...common(0, false, [], [{ node_id: request.pin, failures }]),
-        outcome: 'pin_refused',
-        node_id: request.pin,
-        failures,
-        error: {
-          code: 'unknown_node',
-          message: `pin to ${request.pin} refused: unknown_node (no such node in the view)`,
-        },
-      };
-    }
-    const failures: ConstraintFailure[] = [];
-    const v = evaluateNode(ctx, node, failures);
-    if (v < 0) {
-      for (const f of failures) counts[CONSTRAINTS.indexOf(f.constraint)]!++;
-      const named = failures.map((f) => `${f.constraint} (${f.detail})`).join('; ');
-      return {
-        ...common(1, false, [], [{ node_id: node.node_id, failures }]),
-        outcome: 'pin_refused',
-        node_id: node.node_id,
-        failures,
-        error: { code: 'pin_ineligible', message: `pin to ${node.node_id} refused: ${named}` },
-      };
-    }
-    const c = candidate(sctx, node, v);
-    return {
-      ...common(1, false, [c], []),
-      outcome: 'placed',
-      node_id: node.node_id,
-      variant: c.variant,
-      execution: c.execution,
-      score: c.score,
-      pinned: true,
-      reservation: reservationFor(request, prep, node, prep.variants[v]!, state),
-    };
+    governanceChecked: options.governance !== undefined,
+    full: options.detail !== 'summary',
+    ctx,
+    sctx,
+    counts: new Int32Array(CONSTRAINTS.length),
+  };
+  if (req.pin !== undefined) return placePinned(run, req.pin);
+  const sampleAbove = options.sample_above_nodes ?? DEFAULT_SAMPLE_ABOVE_NODES;
+  const limit =
+    view.nodes.length > sampleAbove
+      ? (options.max_candidates ?? DEFAULT_MAX_CANDIDATES)
+      : Number.POSITIVE_INFINITY;
+  const scratch = view.acquireScratch();
+  try {
+    return decide(run, scratch, limit);
+  } finally {
+    view.releaseScratch(scratch);
   }
+}
 
-  // Phase A over the capability index, best execution tier first, up to maxCandidates feasible nodes.
-  let epoch = (view.epoch + 1) >>> 0;
-  if (epoch === 0) {
-    view.stamp.fill(0);
-    epoch = 1;
-  }
-  view.epoch = epoch;
-  const stamp = view.stamp;
-  const result = view.result;
-  const cand = view.candidates;
-  let candCount = 0;
-  let evaluated = 0;
-  let sampled = false;
-  const rejected: NodeRejection[] = [];
-  const start0 = (prep.hash + Math.imul(state.generation, 0x9e3779b1)) >>> 0;
-  const variants = prep.variants;
-  const memo = view.memoFor(request);
-
-  scan: for (let tier = 0; tier <= 2; tier++) {
-    if (tier === 2 && !allowEmulation) break;
-    for (let v = 0; v < variants.length; v++) {
-      if (prep.ranks[v] !== tier) continue;
-      const list = candidateList(view, variants[v]!);
-      const n = list === null ? nodes.length : list.length;
-      if (n === 0) continue;
-      let idx = start0 % n;
-      for (let j = 0; j < n; j++, idx = idx + 1 === n ? 0 : idx + 1) {
-        const i = list === null ? idx : list[idx]!;
-        let r: number;
-        if (stamp[i] !== epoch) {
-          const node = nodes[i]!;
-          r = memo === null ? evaluateNode(ctx, node, null) : evaluateNodeMemo(ctx, node, memo);
-          stamp[i] = epoch;
-          result[i] = r;
-          evaluated++;
-          if (r < 0) {
-            if (full) {
-              const failures: ConstraintFailure[] = [];
-              evaluateNode(ctx, node, failures);
-              for (const f of failures) counts[CONSTRAINTS.indexOf(f.constraint)]!++;
-              rejected.push({ node_id: node.node_id, failures });
-            } else counts[-r - 1]!++;
-          }
-        } else r = result[i]!;
-        if (r >= 0 && (r & ADDED) === 0 && prep.ranks[r & VARIANT_MASK] === tier) {
-          result[i] = r | ADDED;
-          cand[candCount++] = i;
-          if (candCount >= maxCandidates) {
-            sampled = j < n - 1 || v < variants.length - 1;
-            break scan;
-          }
-        }
-      }
-    }
-    if (candCount > 0) break;
-  }
-
-  if (candCount === 0) {
-    // Unplaceable: every node's reasons, in node id order.
-    counts.fill(0);
-    const all: NodeRejection[] = [];
-    for (const node of nodes) {
-      const failures: ConstraintFailure[] = [];
-      evaluateNode(ctx, node, failures);
-      for (const f of failures) counts[CONSTRAINTS.indexOf(f.constraint)]!++;
-      all.push({ node_id: node.node_id, failures });
-    }
-    const top = countsObject(counts);
-    const summary = Object.entries(top)
-      .sort((a, b) => b[1] - a[1])
-      .map(([k, n]) => `${k} ${n}`)
-      .join(', ');
-    return {
-      ...common(nodes.length, false, [], all),
-      outcome: 'unplaceable',
-      reason:
-        nodes.length === 0
-          ? 'the view holds no nodes'
-          : `no node passes every constraint (${summary || 'no nodes'})`,
-    };
-  }
-
-  // Phase B.
+function decide(run: Run, scratch: EngineScratch, limit: number): Decision {
+  const { candCount, evaluated, sampled, rejected } = scanPhaseA(run, scratch, limit);
+  if (candCount === 0) return unplaceable(run);
+  // Phase B: the highest score, ties broken by node id (nodes are sorted by id, so by position).
+  const { view, sctx, full, prep } = run;
+  const nodes = view.nodes;
+  const { candidates: cand, result } = scratch;
   let best = -1;
   let bestScore = Number.NEGATIVE_INFINITY;
   let scored: ScoredCandidate[] = [];
@@ -334,7 +187,7 @@ export function place(
       const c = candidate(sctx, node, v);
       scored.push(c);
       s = c.score;
-    } else s = scoreNode(sctx, node, v, scratchParts);
+    } else s = scoreOnly(sctx, node, v);
     if (s > bestScore || (s === bestScore && i < best)) {
       best = i;
       bestScore = s;
@@ -346,15 +199,42 @@ export function place(
     scored.sort((a, b) => b.score - a.score || (a.node_id < b.node_id ? -1 : a.node_id > b.node_id ? 1 : 0));
     rejected.sort((a, b) => (a.node_id < b.node_id ? -1 : 1));
   } else scored = [candidate(sctx, chosen, v)];
+  const variant = prep.variants[v]!;
   return {
-    ...common(evaluated, sampled, scored, rejected),
+    ...common(run, evaluated, sampled, scored, rejected),
     outcome: 'placed',
     node_id: chosen.node_id,
-    variant: variants[v]!.name,
-    execution: variants[v]!.execution,
+    variant: variant.name,
+    execution: variant.execution,
     score: bestScore,
     pinned: false,
-    reservation: reservationFor(request, prep, chosen, variants[v]!, state),
+    reservation: reservationFor(run, chosen, variant),
+  };
+}
+
+/** Unplaceable: every node's reasons, in node id order. */
+function unplaceable(run: Run): Decision {
+  const { counts, view, ctx } = run;
+  const nodes = view.nodes;
+  counts.fill(0);
+  const all: NodeRejection[] = [];
+  for (const node of nodes) {
+    const failures: ConstraintFailure[] = [];
+    evaluateNode(ctx, node, failures);
+    for (const f of failures) counts[CONSTRAINTS.indexOf(f.constraint)]!++;
+    all.push({ node_id: node.node_id, failures });
+  }
+  const summary = Object.entries(countsObject(counts))
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  return {
+    ...common(run, nodes.length, false, [], all),
+    outcome: 'unplaceable',
+    reason:
+      nodes.length === 0
+        ? 'the view holds no nodes'
+        : `no node passes every constraint (${summary || 'no nodes'})`,
   };
 }
 

@@ -62,9 +62,18 @@ const DEFAULT_CAP: Readonly<Record<TrustTier, Provenance>> = {
  * facts that are expired or from the future, binds each node id to the first key seen for it (or the
  * key the operator expects), caps the provenance it believes for remote facts by operator tier, and
  * holds the tier the operator assigned. Bounded: when full it evicts an expired entry, or refuses.
+ * The highest sequence number accepted per node outlives its entry (remove, prune, eviction), in a
+ * separate map bounded by `maxNodes` ids (least recently updated dropped first), so an older facts
+ * message that is still unexpired is refused as stale even after its node's entry is gone.
  */
 export class NodeFactsCache {
   readonly #entries = new Map<string, CachedFacts>();
+  /**
+   * Highest sequence number accepted per node id, kept apart from the entries so that removing,
+   * pruning or evicting an entry does not let an older, still unexpired facts message in again.
+   * Bounded: least recently updated ids are dropped beyond `maxNodes`.
+   */
+  readonly #highWater = new Map<string, number>();
   readonly #maxNodes: number;
   readonly #cap: Readonly<Record<TrustTier, Provenance>>;
   readonly #skew: number;
@@ -101,10 +110,12 @@ export class NodeFactsCache {
         },
       );
     }
-    if (held !== undefined && facts.seq <= held.seq) {
+    const high = Math.max(held?.seq ?? -1, this.#highWater.get(facts.node_id) ?? -1);
+    if (high >= 0 && facts.seq <= high) {
+      const what = held !== undefined && held.seq === high ? 'held' : 'highest accepted';
       throw new PlacementError(
         'facts_stale',
-        `facts seq ${facts.seq} is not higher than the held ${held.seq}`,
+        `facts seq ${facts.seq} is not higher than the ${what} ${high}`,
         {
           field: 'seq',
         },
@@ -141,6 +152,7 @@ export class NodeFactsCache {
       signed: copySigned(signed as SignedNodeFacts),
     };
     this.#entries.set(facts.node_id, entry);
+    this.#remember(facts.node_id, facts.seq);
     return entry;
   }
 
@@ -170,9 +182,30 @@ export class NodeFactsCache {
     return this.#entries.values();
   }
 
-  /** Forgets a node; true when it was held. */
-  remove(nodeId: string): boolean {
+  /**
+   * Forgets a node's facts; true when they were held. Its highest accepted sequence number is kept
+   * (older facts stay refused as `facts_stale`) unless `forgetSeq` (for a node the operator re-installed,
+   * whose counter restarted).
+   */
+  remove(nodeId: string, options: { readonly forgetSeq?: boolean } = {}): boolean {
+    const held = this.#entries.get(nodeId);
+    if (options.forgetSeq === true) this.#highWater.delete(nodeId);
+    else if (held !== undefined) this.#remember(nodeId, held.seq);
     return this.#entries.delete(nodeId);
+  }
+
+  /** The highest sequence number accepted for `nodeId` (held or not), if remembered. */
+  highestSeq(nodeId: string): number | undefined {
+    return this.#highWater.get(nodeId) ?? this.#entries.get(nodeId)?.seq;
+  }
+
+  /** Remembers `seq` as the highest accepted for `nodeId` (most recently used), within the bound. */
+  #remember(nodeId: string, seq: number): void {
+    const prev = this.#highWater.get(nodeId) ?? -1;
+    this.#highWater.delete(nodeId);
+    this.#highWater.set(nodeId, Math.max(prev, seq));
+    if (this.#highWater.size > this.#maxNodes)
+      this.#highWater.delete(this.#highWater.keys().next().value as string);
   }
 
   /** Removes every entry expired at `now_ms`; returns how many. */
@@ -180,6 +213,7 @@ export class NodeFactsCache {
     let n = 0;
     for (const [id, e] of this.#entries) {
       if (e.expires_at_ms <= now_ms) {
+        this.#remember(id, e.seq);
         this.#entries.delete(id);
         n++;
       }
@@ -194,6 +228,7 @@ export class NodeFactsCache {
         victim = e;
     }
     if (victim === undefined) return false;
+    this.#remember(victim.node_id, victim.seq);
     this.#entries.delete(victim.node_id);
     return true;
   }

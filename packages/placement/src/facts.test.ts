@@ -110,6 +110,52 @@ describe('NodeFactsCache', () => {
     expect(c.get(n.id)?.tier).toBe('paired');
   });
 
+  it('remembers the highest seq after remove, prune and eviction: an older unexpired message stays stale', () => {
+    const n = keyed();
+    const c = new NodeFactsCache();
+    const old = n.sign(3); // captured by an attacker, still unexpired
+    c.insert(n.sign(7), { now_ms: T0 });
+    expect(c.remove(n.id)).toBe(true);
+    expect(c.get(n.id)).toBeUndefined();
+    expect(code(() => c.insert(old, { now_ms: T0 }))).toBe('facts_stale');
+    expect(code(() => c.insert(n.sign(7), { now_ms: T0 }))).toBe('facts_stale');
+    expect(c.highestSeq(n.id)).toBe(7);
+    expect(c.insert(n.sign(8), { now_ms: T0 }).seq).toBe(8);
+    // Pruned (expired) entries keep their high-water mark too.
+    const p = keyed();
+    c.insert(p.sign(5, { ttl_ms: 1000 }), { now_ms: T0 });
+    expect(c.prune(T0 + 1000)).toBe(1);
+    expect(code(() => c.insert(p.sign(4, { issued_at_ms: T0 + 500 }), { now_ms: T0 + 1000 }))).toBe(
+      'facts_stale',
+    );
+    // An evicted entry too.
+    const small = new NodeFactsCache({ maxNodes: 2 });
+    const a = keyed();
+    small.insert(a.sign(9, { ttl_ms: 1000 }), { now_ms: T0 });
+    small.insert(keyed().sign(1), { now_ms: T0 });
+    small.insert(keyed().sign(1), { now_ms: T0 + 1000 }); // evicts a (expired)
+    expect(small.get(a.id)).toBeUndefined();
+    expect(code(() => small.insert(a.sign(2, { issued_at_ms: T0 + 1000 }), { now_ms: T0 + 1000 }))).toBe(
+      'facts_stale',
+    );
+    // The operator may forget it on purpose (a re-installed node whose counter restarted).
+    c.remove(n.id, { forgetSeq: true });
+    expect(c.insert(n.sign(1), { now_ms: T0 }).seq).toBe(1);
+  });
+
+  it('bounds the remembered sequence numbers to maxNodes ids, least recently updated dropped', () => {
+    const c = new NodeFactsCache({ maxNodes: 3 });
+    const nodes = Array.from({ length: 4 }, () => keyed());
+    for (const n of nodes) {
+      c.insert(n.sign(5), { now_ms: T0 });
+      c.remove(n.id);
+    }
+    // The first node's mark was dropped (4 ids > 3); the others are remembered.
+    expect(c.highestSeq(nodes[0]!.id)).toBeUndefined();
+    for (const n of nodes.slice(1)) expect(c.highestSeq(n.id)).toBe(5);
+    expect(c.insert(nodes[0]!.sign(1), { now_ms: T0 }).seq).toBe(1);
+  });
+
   it('refuses expired facts and facts from the future, and keeps expiry', () => {
     const n = keyed();
     const c = new NodeFactsCache();

@@ -11,5 +11,6 @@ export * from './request.js';
 export * from './requirement.js';
 export * from './state.js';
 export * from './view.js';
+export * from './view-cache.js';
 export * from './vocabulary.js';
 export * from './weights.js';

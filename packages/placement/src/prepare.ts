@@ -1,8 +1,13 @@
 import type { PlacementRequest, RequestVariant, Selector } from './request.js';
 import { executionRank, tierRank } from './vocabulary.js';
 
-/** A request digested once for the engine (cached per request object; requests are not mutated). */
+/**
+ * A request digested once for the engine. Cached by the request's content (its JSON text), never by
+ * object identity, so a caller that mutates a request object and places it again gets a fresh digest.
+ */
 export interface PreparedRequest {
+  /** A deep, frozen copy of the request this digest was made from (what the engine reads). */
+  readonly request: PlacementRequest;
   /** Variants ordered by execution tier, listed order within a tier. */
   readonly variants: readonly RequestVariant[];
   /** Execution rank of each ordered variant. */
@@ -28,7 +33,9 @@ export interface PreparedRequest {
   readonly hash: number;
 }
 
-const cache = new WeakMap<PlacementRequest, PreparedRequest>();
+/** Digests by request content, least recently used first (bounded). */
+const cache = new Map<string, PreparedRequest>();
+const CACHE_SIZE = 256;
 
 function fnv1a(s: string): number {
   let h = 0x811c9dc5;
@@ -39,15 +46,34 @@ function fnv1a(s: string): number {
   return h >>> 0;
 }
 
-/** Digests `request` (memoised per object). */
-export function prepareRequest(request: PlacementRequest): PreparedRequest {
-  const hit = cache.get(request);
-  if (hit !== undefined) return hit;
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * Digests `request`, memoised by its content: the key is its JSON text, so mutating a request object
+ * between two calls can never return the digest of its old content. The digest holds a frozen deep
+ * copy of the request (made from that text), so later mutations of the caller's object cannot reach it.
+ */
+export function prepareRequest(input: PlacementRequest): PreparedRequest {
+  const key = JSON.stringify(input);
+  const hit = cache.get(key);
+  if (hit !== undefined) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const request = deepFreeze(JSON.parse(key) as PlacementRequest);
   const order = request.variants
     .map((v, i) => ({ v, i, r: executionRank(v.execution) }))
     .sort((a, b) => a.r - b.r || a.i - b.i);
   const variants = order.map((o) => o.v);
   const p: PreparedRequest = {
+    request,
     variants,
     ranks: Int8Array.from(order.map((o) => o.r)),
     needsAccel: variants.map((v) =>
@@ -66,6 +92,7 @@ export function prepareRequest(request: PlacementRequest): PreparedRequest {
     metric: request.perf_metric ?? 'perf.cpu',
     hash: fnv1a(request.workload),
   };
-  cache.set(request, p);
+  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  cache.set(key, p);
   return p;
 }

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { type Capability, CapabilityListSchema } from './capability.js';
 import { PlacementError } from './errors.js';
-import type { NodeFactsCache } from './facts-cache.js';
-import type { LivenessTracker } from './liveness.js';
 import { parseOrThrow } from './parse.js';
-import { LIVENESS_VALUES, type Liveness, TRUST_TIERS, type TrustTier, tierRank } from './vocabulary.js';
+import { deriveViewNode } from './view-node.js';
+import { LIVENESS_VALUES, type Liveness, TRUST_TIERS, type TrustTier } from './vocabulary.js';
 
 /** One node as the engine's caller describes it. */
 export interface NodeInput {
@@ -73,52 +72,30 @@ export const NodeInputSchema: z.ZodType<NodeInput> = z.strictObject({
   load_permille: z.int().min(0).max(1000).optional(),
 });
 
-const EMPTY_LABELS: Readonly<Record<string, string>> = Object.freeze({});
 const EMPTY_INDEX = new Int32Array(0);
 
-function attrInt(cap: Capability | undefined, attr: string): number | undefined {
-  const v = cap?.attrs[attr];
-  return typeof v === 'number' ? v : undefined;
+/** Per-decision scratch of the engine (typed arrays sized to the view). @internal */
+export interface EngineScratch {
+  /** Per-node stamp of the decision that evaluated it. */
+  readonly stamp: Uint32Array;
+  /** Per-node result of that evaluation. */
+  readonly result: Int32Array;
+  /** Candidate positions of the current decision. */
+  readonly candidates: Int32Array;
+  /** Decision counter. */
+  epoch: number;
 }
 
-function derive(input: NodeInput, index: number): ViewNode {
-  const capById = new Map<string, Capability>();
-  let accelMem = 0;
-  let hasAccel = false;
-  let cores = 1;
-  for (const c of input.capabilities) {
-    capById.set(c.id, c);
-    if (c.id.startsWith('accel.')) {
-      hasAccel = true;
-      accelMem += attrInt(c, 'memory_mb') ?? 0;
-    }
-    if (c.id.startsWith('cpu.arch.')) cores = Math.max(cores, attrInt(c, 'cores') ?? 1);
-  }
-  return {
-    index,
-    node_id: input.node_id,
-    tier: input.tier,
-    tierRank: tierRank(input.tier),
-    liveness: input.liveness,
-    caps: input.capabilities,
-    capById,
-    expires_at_ms: input.expires_at_ms ?? Number.POSITIVE_INFINITY,
-    labels: input.labels ?? EMPTY_LABELS,
-    load_permille: input.load_permille ?? 0,
-    memory_mb: attrInt(capById.get('mem.system'), 'size_mb') ?? -1,
-    unified: capById.has('mem.unified'),
-    accel_memory_mb: accelMem,
-    has_accel: hasAccel,
-    cpu_capacity: 100 * cores,
-  };
+function newScratch(n: number): EngineScratch {
+  return { stamp: new Uint32Array(n), result: new Int32Array(n), candidates: new Int32Array(n), epoch: 0 };
 }
 
 /**
  * What the engine places onto: an immutable snapshot of nodes sorted by id (so the order they were
  * given in never matters), indexed by capability id and by every dotted prefix of it. Build it once
  * per fleet change and reuse it across decisions. It also owns scratch buffers the engine reuses so a
- * decision allocates little; a view must therefore not be used by two `place` calls at once (a single
- * JavaScript thread never does).
+ * decision allocates little. Re-entry is safe: a `place` on a view whose scratch is in use (say, from
+ * a governance callback of another `place` on the same view) gets scratch of its own.
  */
 export class PlacementView {
   /** Nodes sorted by id. */
@@ -126,14 +103,9 @@ export class PlacementView {
   /** Node position by id. */
   readonly byId: ReadonlyMap<string, number>;
   readonly #index: Map<string, Int32Array>;
-  /** Engine scratch: per-node stamp of the decision that evaluated it. @internal */
-  readonly stamp: Uint32Array;
-  /** Engine scratch: per-node result of that evaluation. @internal */
-  readonly result: Int32Array;
-  /** Engine scratch: candidate positions of the current decision. @internal */
-  readonly candidates: Int32Array;
-  /** Engine scratch: decision counter. @internal */
-  epoch: number;
+  readonly #scratch: EngineScratch;
+  #scratchBusy = false;
+  #labels: Map<string, Map<string, Int32Array>> | undefined;
   readonly #memo = new Map<object, Int32Array>();
   readonly #seen = new WeakSet<object>();
 
@@ -160,10 +132,72 @@ export class PlacementView {
     }
     this.byId = byId;
     this.#index = new Map([...lists].map(([k, v]) => [k, Int32Array.from(v)]));
-    this.stamp = new Uint32Array(nodes.length);
-    this.result = new Int32Array(nodes.length);
-    this.candidates = new Int32Array(nodes.length);
-    this.epoch = 0;
+    this.#scratch = newScratch(nodes.length);
+  }
+
+  /** Engine scratch: per-node stamp of the decision that evaluated it. @internal */
+  get stamp(): Uint32Array {
+    return this.#scratch.stamp;
+  }
+
+  /** Engine scratch: per-node result of that evaluation. @internal */
+  get result(): Int32Array {
+    return this.#scratch.result;
+  }
+
+  /** Engine scratch: candidate positions of the current decision. @internal */
+  get candidates(): Int32Array {
+    return this.#scratch.candidates;
+  }
+
+  /** Engine scratch: decision counter. @internal */
+  get epoch(): number {
+    return this.#scratch.epoch;
+  }
+
+  set epoch(value: number) {
+    this.#scratch.epoch = value;
+  }
+
+  /**
+   * The engine takes the view's scratch for one decision, or, when it is already in use (a `place`
+   * re-entered from a governance callback), fresh scratch that only that decision sees. Give it back
+   * with {@link releaseScratch}. @internal
+   */
+  acquireScratch(): EngineScratch {
+    if (this.#scratchBusy) return newScratch(this.nodes.length);
+    this.#scratchBusy = true;
+    return this.#scratch;
+  }
+
+  /** Returns scratch taken with {@link acquireScratch}. @internal */
+  releaseScratch(scratch: EngineScratch): void {
+    if (scratch === this.#scratch) this.#scratchBusy = false;
+  }
+
+  /**
+   * Positions (ascending) of the nodes whose label `label` is `value` (an index built on first use of
+   * that label). The returned array is shared: do not modify it.
+   */
+  withLabel(label: string, value: string): Int32Array {
+    this.#labels ??= new Map();
+    let byValue = this.#labels.get(label);
+    if (byValue === undefined) {
+      const lists = new Map<string, number[]>();
+      for (const n of this.nodes) {
+        if (!Object.hasOwn(n.labels, label)) continue;
+        const v = n.labels[label]!;
+        let list = lists.get(v);
+        if (list === undefined) {
+          list = [];
+          lists.set(v, list);
+        }
+        list.push(n.index);
+      }
+      byValue = new Map([...lists].map(([k, v]) => [k, Int32Array.from(v)]));
+      this.#labels.set(label, byValue);
+    }
+    return byValue.get(value) ?? EMPTY_INDEX;
   }
 
   /**
@@ -186,13 +220,15 @@ export class PlacementView {
         });
       }
     }
-    return new PlacementView(sorted.map(derive));
+    return new PlacementView(sorted.map(deriveViewNode));
   }
 
   /**
    * Engine memo of the request-static part of phase A for `request` (see `evaluateNodeMemo`), or null
-   * the first time a request object is seen (a one-off request allocates nothing). At most 32 requests
-   * are remembered, least recently used dropped. Requests must not be mutated after use. @internal
+   * the first time a key is seen (a one-off request allocates nothing). The engine keys it by the
+   * request's content digest (its `PreparedRequest`), never by the caller's object, so mutating a
+   * request cannot reach a stale memo. At most 32 keys are remembered, least recently used dropped.
+   * @internal
    */
   memoFor(request: object): Int32Array | null {
     const hit = this.#memo.get(request);
@@ -234,39 +270,4 @@ export class PlacementView {
   get indexKeys(): number {
     return this.#index.size;
   }
-}
-
-/** Where {@link viewFromCache} gets what facts do not say. */
-export interface ViewFromCacheOptions {
-  /** Liveness source: a tracker or a function. */
-  readonly liveness: LivenessTracker | ((nodeId: string) => Liveness);
-  /** The clock, for a tracker (Unix ms). */
-  readonly now_ms: number;
-  /** Operator labels per node. */
-  readonly labels?: (nodeId: string) => Readonly<Record<string, string>> | undefined;
-  /** Outside load per node (0..1000). */
-  readonly load?: (nodeId: string) => number | undefined;
-}
-
-/**
- * The engine's view of a facts cache: every held node with its operator tier, capped capabilities,
- * facts expiry (the engine refuses expired ones, and says so) and liveness.
- */
-export function viewFromCache(cache: NodeFactsCache, options: ViewFromCacheOptions): PlacementView {
-  const live = options.liveness;
-  const nodes: NodeInput[] = [];
-  for (const e of cache.entries()) {
-    const labels = options.labels?.(e.node_id);
-    const load = options.load?.(e.node_id);
-    nodes.push({
-      node_id: e.node_id,
-      tier: e.tier,
-      liveness: typeof live === 'function' ? live(e.node_id) : live.get(e.node_id, options.now_ms),
-      capabilities: e.capabilities,
-      expires_at_ms: e.expires_at_ms,
-      ...(labels === undefined ? {} : { labels }),
-      ...(load === undefined ? {} : { load_permille: Math.max(0, Math.min(1000, Math.round(load))) }),
-    });
-  }
-  return PlacementView.create(nodes, { validate: false });
 }

@@ -1,0 +1,159 @@
+import { spawn } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FileChainStore, openChainFile, verifyChainFile } from './index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'heddle-chain-lock-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let counter = 0;
+const fresh = (): string => join(dir, `chain-${counter++}.jsonl`);
+
+async function write(path: string, n: number): Promise<void> {
+  const chain = await openChainFile(path);
+  for (let i = 0; i < n; i++) await chain.append('workload.host', 'workload.place', { i });
+  await chain.close();
+}
+
+/** A real other process that stays alive until killed. */
+function sleeper(): Promise<{ pid: number; kill: () => Promise<void> }> {
+  const proc = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  return new Promise((resolve, reject) => {
+    proc.on('error', reject);
+    proc.on('spawn', () =>
+      resolve({
+        pid: proc.pid as number,
+        kill: () =>
+          new Promise<void>((done) => {
+            proc.on('exit', () => done());
+            proc.kill('SIGKILL');
+          }),
+      }),
+    );
+  });
+}
+
+describe('torn tail evidence', () => {
+  it('saves the bytes after the last newline to <file>.torn-<offset> (0600) before truncating', async () => {
+    const path = fresh();
+    await write(path, 3);
+    const good = readFileSync(path).length;
+    appendFileSync(path, '{"hash":"0123');
+    const chain = await openChainFile(path);
+    const saved = `${path}.torn-${good}`;
+    expect(chain.openReport.tornTail).toMatchObject({ offset: good, repaired: true, savedTo: saved });
+    expect(readFileSync(saved, 'utf8')).toBe('{"hash":"0123');
+    expect(statSync(saved).mode & 0o777).toBe(0o600);
+    expect(readFileSync(path).length).toBe(good);
+    await chain.close();
+  });
+
+  it('saves a complete but unparseable last record instead of deleting it silently', async () => {
+    const path = fresh();
+    await write(path, 2);
+    const good = readFileSync(path).length;
+    const garbage = Buffer.concat([Buffer.from('{"not json'), Buffer.alloc(40), Buffer.from('\n')]);
+    appendFileSync(path, garbage);
+    const chain = await openChainFile(path);
+    expect(chain.size).toBe(2);
+    const t = chain.openReport.tornTail;
+    expect(t?.reason).toMatch(/^last record unparseable/);
+    expect(t?.savedTo).toBe(`${path}.torn-${good}`);
+    expect(readFileSync(t?.savedTo as string).equals(garbage)).toBe(true);
+    await chain.close();
+    expect((await verifyChainFile(path)).ok).toBe(true);
+  });
+
+  it('never overwrites earlier evidence at the same offset; read-only opens save nothing', async () => {
+    const path = fresh();
+    await write(path, 1);
+    const good = readFileSync(path).length;
+    appendFileSync(path, 'first');
+    const ro = await openChainFile(path, { readOnly: true });
+    expect(ro.openReport.tornTail?.savedTo).toBeUndefined();
+    expect(existsSync(`${path}.torn-${good}`)).toBe(false);
+    await (await openChainFile(path)).close();
+    appendFileSync(path, 'second');
+    const again = await openChainFile(path);
+    expect(again.openReport.tornTail?.savedTo).toBe(`${path}.torn-${good}.1`);
+    await again.close();
+    expect(readFileSync(`${path}.torn-${good}`, 'utf8')).toBe('first');
+    expect(readFileSync(`${path}.torn-${good}.1`, 'utf8')).toBe('second');
+  });
+
+  it('saves an incomplete header too', async () => {
+    const path = fresh();
+    await write(path, 0);
+    truncateSync(path, 10);
+    const chain = await openChainFile(path);
+    expect(chain.openReport.tornTail).toMatchObject({ offset: 0, length: 10, savedTo: `${path}.torn-0` });
+    await chain.close();
+  });
+});
+
+describe('single writer', () => {
+  it('a second writer in the same process is refused with chain_locked; read-only opens are not', async () => {
+    const path = fresh();
+    await write(path, 2);
+    const a = await openChainFile(path);
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(`${process.pid}\n`);
+    await expect(openChainFile(path)).rejects.toMatchObject({ code: 'chain_locked' });
+    await expect(new FileChainStore(path).load()).rejects.toMatchObject({ code: 'chain_locked' });
+    const ro = await openChainFile(path, { readOnly: true });
+    expect(ro.size).toBe(2);
+    await a.append('workload', 'k', {});
+    await a.close();
+    expect(existsSync(`${path}.lock`)).toBe(false);
+    const b = await openChainFile(path);
+    expect(b.size).toBe(3);
+    await b.close();
+  });
+
+  it('a lock held by another live process refuses; once that process is dead the lock is taken over', async () => {
+    const path = fresh();
+    await write(path, 1);
+    const other = await sleeper();
+    writeFileSync(`${path}.lock`, `${other.pid}\n`);
+    await expect(openChainFile(path)).rejects.toMatchObject({
+      code: 'chain_locked',
+      message: expect.stringContaining(`process ${other.pid}`),
+    });
+    await other.kill();
+    const chain = await openChainFile(path);
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(`${process.pid}\n`);
+    await chain.close();
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
+  it('an empty lock file is honoured briefly (a writer between create and write), then stale', async () => {
+    const path = fresh();
+    await write(path, 1);
+    writeFileSync(`${path}.lock`, '');
+    await expect(openChainFile(path)).rejects.toMatchObject({ code: 'chain_locked' });
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(`${path}.lock`, old, old);
+    await (await openChainFile(path)).close();
+  });
+
+  it('releases the lock when the open fails (corrupt file)', async () => {
+    const path = fresh();
+    await write(path, 3);
+    const all = readFileSync(path, 'utf8').split('\n');
+    all[1] = (all[1] as string).replace('"i":0', '"i":7');
+    writeFileSync(path, all.join('\n'));
+    await expect(openChainFile(path)).rejects.toMatchObject({ code: 'chain_corrupt' });
+    expect(readdirSync(dir).filter((f) => f.startsWith(`${basename(path)}.lock`))).toEqual([]);
+  });
+});
