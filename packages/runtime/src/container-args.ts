@@ -110,13 +110,14 @@ export function containerCreateEnv(host: HostContract): Record<string, string> {
 /**
  * The cog arguments for a run mode and validated config: `--once` for `once` and `interval` (the
  * adapter re-starts the container for each interval run), nothing for `listener`; then each config
- * value as `--<name>=<value>` in name order.
+ * value under the cog convention, as two arguments `--<name>` `<value>` in name order (strings as they
+ * are, other values as JSON: integers in decimal, booleans as `true`/`false`).
  */
 export function cogCommand(runMode: RunMode, values: Readonly<Record<string, JsonValue>>): string[] {
   const out = runMode.type === 'listener' ? [] : ['--once'];
   for (const key of Object.keys(values).sort()) {
     const v = values[key];
-    out.push(`--${key}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    out.push(`--${key}`, typeof v === 'string' ? v : JSON.stringify(v));
   }
   return out;
 }

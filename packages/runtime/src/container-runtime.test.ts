@@ -121,7 +121,8 @@ describe('ContainerRuntime against the fake engine', { timeout: 60_000 }, () => 
       '--label',
       'heddle.workload=ctr-cog',
       IMAGE,
-      '--rate=3',
+      '--rate',
+      '3',
     ]); // prettier-ignore
     expect(JSON.stringify(fake.calls())).not.toContain('s3cret');
     await rt.start(h);
@@ -132,7 +133,7 @@ describe('ContainerRuntime against the fake engine', { timeout: 60_000 }, () => 
       () => rt.logs(h, 100),
       (l) => l.length >= 3,
     );
-    expect(lines).toContain('hello --rate=3');
+    expect(lines).toContain('hello --rate 3');
     expect(lines).toContain(
       'env HEDDLE_DATA_DIR,HEDDLE_INGEST_TOKEN,HEDDLE_INGEST_URL,HEDDLE_NODE_ID,HEDDLE_SENSOR_FEED_PORT,PATH',
     );
@@ -142,9 +143,9 @@ describe('ContainerRuntime against the fake engine', { timeout: 60_000 }, () => 
       exitCode: null,
       signal: 'SIGTERM',
       killed: false,
-      args: [IMAGE, '--rate=3'],
+      args: [IMAGE, '--rate', '3'],
     });
-    expect(ev.stdout).toContain('hello --rate=3');
+    expect(ev.stdout).toContain('hello --rate 3');
     expect(ev.stderr).toContain('env ');
     expect(ev.endedAtMs).toBeGreaterThanOrEqual(ev.startedAtMs ?? Number.POSITIVE_INFINITY);
     expect((await rt.status(h)).state).toBe('stopped');
@@ -170,9 +171,9 @@ describe('ContainerRuntime against the fake engine', { timeout: 60_000 }, () => 
       exitCode: 3,
       signal: null,
       killed: false,
-      args: [IMAGE, '--once', '--rate=3'],
+      args: [IMAGE, '--once', '--rate', '3'],
     });
-    expect(ev.stdout).toBe('run --once --rate=3\n');
+    expect(ev.stdout).toBe('run --once --rate 3\n');
 
     const iv = track(ctx, rt, await rt.load(w, config({ type: 'interval', secs: 1 })));
     await rt.start(iv);
@@ -375,7 +376,7 @@ describe('ContainerRuntime against the fake engine', { timeout: 60_000 }, () => 
     const h = track(ctx, rt, await rt.load(w, config()));
     await expect(rt.console(h, 'reboot')).rejects.toMatchObject({ code: 'invalid_config', field: 'command' });
     const ev = await rt.console(h, 'status');
-    expect(ev).toMatchObject({ exitCode: 0, stdout: 'console --console=status --rate=3\n' });
+    expect(ev).toMatchObject({ exitCode: 0, stdout: 'console --console status --rate 3\n' });
     expect(fake.calls().at(-1)).toEqual(['rm', '-f', `heddle-${h.instanceId}-console`]);
     expect(await rt.consolePreemptions(h)).toEqual([]);
   });

@@ -1,6 +1,11 @@
-import { isAbsolute } from 'node:path';
-import { PackageError, validateCogConfig } from '@heddle/package';
 import type { Capability } from '@heddle/placement';
+import {
+  type ContainerChoice,
+  chooseContainerVariant,
+  ensureImage,
+  ociArch,
+  probeContainerEngine,
+} from './container-admission.js';
 import {
   CONTAINER_LABELS,
   type ContainerCreateSpec,
@@ -8,40 +13,35 @@ import {
   containerCreateArgs,
   containerCreateEnv,
 } from './container-args.js';
+import { runContainerConsole } from './container-console.js';
 import {
   type ContainerEngine,
-  cogArchOfOci,
-  detectEmulatedArches,
   type EngineVersion,
   engineKindOf,
   findEngineOnPath,
-  parseEngineVersion,
-  runEngine,
   runEngineOk,
 } from './container-engine.js';
-import { type ContainerImageRef, readImageRefFile } from './container-image-ref.js';
 import {
-  type ContainerInspect,
-  mergeTimestampedLogs,
-  parseInspect,
-  parseJsonRecords,
-  parsePs,
-  signalOfExitCode,
-} from './container-inspect.js';
-import type {
-  Admission,
-  ControlMode,
-  InstanceHandle,
-  InstanceStatus,
-  LinkSecurity,
-  NetworkExposure,
-  Preemption,
-  RunEvidence,
-  WorkloadRuntime,
-} from './contract.js';
+  type ContainerEvidenceLimits,
+  containerEvidence,
+  containerLogLines,
+  inspectContainer,
+} from './container-evidence.js';
+import {
+  type ContainerEntry,
+  findAdoptedContainer,
+  RUN_MODE_LABEL,
+  runModeLabel,
+  runModeOfLabel,
+} from './container-instance.js';
+import { haltInterval, stopContainer, watchInterval } from './container-lifecycle.js';
+import { containerStatus } from './container-status.js';
+import type { Admission, InstanceHandle, InstanceStatus, NetworkExposure, RunEvidence } from './contract.js';
 import { RuntimeError } from './errors.js';
-import { deriveInstanceId } from './instance-id.js';
-import type { RunMode, RuntimeWorkload, WorkloadConfig } from './workload.js';
+import { InstanceTable, instanceHandleFor, instanceIdFor } from './instance-table.js';
+import { checkConsoleCommand, checkDataDir, validatedConfig } from './load-checks.js';
+import { LocalRuntime } from './local-runtime.js';
+import { checkRunMode, type RuntimeWorkload, type WorkloadConfig } from './workload.js';
 
 /** Options of {@link ContainerRuntime}. */
 export interface ContainerRuntimeOptions {
@@ -71,27 +71,6 @@ export interface ContainerRuntimeOptions {
   readonly consoleTimeoutMs?: number;
 }
 
-interface Entry {
-  readonly handle: InstanceHandle;
-  readonly name: string;
-  readonly runMode: RunMode;
-  readonly image: string;
-  readonly command: readonly string[];
-  /** The create spec (absent for an adopted container). */
-  readonly spec?: ContainerCreateSpec;
-  readonly consoleCommands: readonly string[];
-  runs: number;
-  stopped: boolean;
-  generation: number;
-  timer?: NodeJS.Timeout;
-  nextRunAtMs?: number;
-}
-
-interface Chosen {
-  readonly admission: Admission;
-  readonly imageRef: ContainerImageRef;
-}
-
 const ROOT_USER = /^(root|0)(:.*)?$/;
 
 /**
@@ -101,14 +80,16 @@ const ROOT_USER = /^(root|0)(:.*)?$/;
  * environment, a non-root user, no capabilities, no new privileges, and memory, CPU and pid limits from
  * the cog's resources.
  */
-export class ContainerRuntime implements WorkloadRuntime {
+export class ContainerRuntime extends LocalRuntime {
   readonly id: string = 'container';
   readonly route: string = 'container';
   private readonly engine: ContainerEngine | undefined;
-  private readonly instances = new Map<string, Entry>();
+  private readonly instances = new InstanceTable<ContainerEntry>();
   private readonly opts: ContainerRuntimeOptions;
 
+  /** An adapter driving `options.engine` (or the engine found on `PATH`); refuses a root `user`. */
   constructor(options: ContainerRuntimeOptions = {}) {
+    super();
     this.opts = options;
     const user = options.user ?? '65534:65534';
     if (ROOT_USER.test(user))
@@ -123,21 +104,10 @@ export class ContainerRuntime implements WorkloadRuntime {
   /** Asks the engine for its version and arch; undefined when there is no engine or it does not answer. */
   async probe(): Promise<(EngineVersion & { emulated: string[] }) | undefined> {
     if (this.engine === undefined) return undefined;
-    let r: Awaited<ReturnType<typeof runEngine>>;
-    try {
-      r = await runEngine(this.engine, ['version', '--format', 'json'], { timeoutMs: 10_000 });
-    } catch {
-      return undefined;
-    }
-    const v = parseEngineVersion(this.engine.kind, r.stdout);
-    if (v === undefined) return undefined;
-    const emulated =
-      this.opts.emulatedArches !== undefined
-        ? [...this.opts.emulatedArches].filter((a) => a !== v.arch).sort()
-        : detectEmulatedArches(v.arch, this.opts.binfmtDir);
-    return { ...v, emulated };
+    return probeContainerEngine(this.engine, this.opts.emulatedArches, this.opts.binfmtDir);
   }
 
+  /** `runtime.container.<engine>` with the native and emulated arches, when the engine answers. */
   async provides(): Promise<readonly Capability[]> {
     const p = await this.probe();
     if (p === undefined || this.engine === undefined) return [];
@@ -152,134 +122,33 @@ export class ContainerRuntime implements WorkloadRuntime {
     ];
   }
 
-  private async choose(workload: RuntimeWorkload): Promise<Chosen> {
-    const src = workload.source;
-    if (src.type !== 'package')
-      throw new RuntimeError(
-        'admission',
-        'source: the container adapter runs signed packages, not store pins',
-        {
-          field: 'source',
-        },
-      );
-    if (this.engine === undefined)
-      throw new RuntimeError('admission', 'engine: no container engine (docker or podman) found on PATH', {
-        field: 'engine',
-      });
-    const p = await this.probe();
-    if (p === undefined)
-      throw new RuntimeError(
-        'admission',
-        `engine: ${this.engine.bin} did not answer "version" (is its daemon running?)`,
-        {
-          field: 'engine',
-        },
-      );
-    const variants = Object.entries(src.verified.body.variants).filter(([, v]) => v.route === 'container');
-    if (variants.length === 0)
-      throw new RuntimeError('admission', `variants: ${workload.id} has no <arch>-container variant`, {
-        field: 'variants',
-      });
-    const native = variants.find(([, v]) => v.arch === p.arch);
-    const emulated = native === undefined ? variants.find(([, v]) => p.emulated.includes(v.arch)) : undefined;
-    const pick = native ?? emulated;
-    if (pick === undefined)
-      throw new RuntimeError(
-        'admission',
-        `variants: no container variant for ${p.arch}${p.emulated.length > 0 ? ` or emulated ${p.emulated.join(', ')}` : ''} (package has ${variants.map(([n]) => n).join(', ')})`,
-        { field: 'variants' },
-      );
-    const [name, variant] = pick;
-    const file = src.verified.files.find((f) => f.path === variant.file);
-    if (file === undefined)
-      throw new RuntimeError(
-        'admission',
-        `variants.${name}.file: ${variant.file} is not a file of the package`,
-        {
-          field: `variants.${name}.file`,
-        },
-      );
-    const imageRef = readImageRefFile(file.absolutePath);
-    const notes = [`image ${imageRef.image}`, `engine ${this.engine.kind} ${p.version} (${p.arch})`];
-    if (native === undefined) notes.push(`emulated: ${variant.arch} image on a ${p.arch} engine`);
-    if (imageRef.network && this.opts.allowNetwork !== true)
-      notes.push('network: the package asks for network; the host policy does not allow it (runs with none)');
-    return {
-      admission: {
-        runtime: this.id,
-        variant: name,
-        arch: variant.arch,
-        emulated: native === undefined,
-        notes,
-      },
-      imageRef,
-    };
-  }
-
+  /**
+   * Refuses store pins, no engine or one that does not answer, and a package without an
+   * `<arch>-container` variant the engine runs natively or emulates (`admission`).
+   */
   async admit(workload: RuntimeWorkload): Promise<Admission> {
-    return (await this.choose(workload)).admission;
+    return (await this.#choose(workload)).admission;
   }
 
-  private get eng(): ContainerEngine {
-    if (this.engine === undefined)
-      throw new RuntimeError('runtime', 'engine: no container engine', { field: 'engine' });
-    return this.engine;
-  }
-
-  private async ensureImage(imageRef: ContainerImageRef, arch: string): Promise<void> {
-    let r = await runEngine(this.eng, ['image', 'inspect', imageRef.image], { timeoutMs: 30_000 });
-    if (r.code !== 0) {
-      await runEngineOk(this.eng, ['pull', imageRef.image], {
-        timeoutMs: this.opts.pullTimeoutMs ?? 120_000,
-      });
-      r = await runEngineOk(this.eng, ['image', 'inspect', imageRef.image], { timeoutMs: 30_000 });
-    }
-    const img = parseJsonRecords(r.stdout)[0];
-    const imgArch = typeof img?.Architecture === 'string' ? cogArchOfOci(img.Architecture) : undefined;
-    if (imgArch !== arch)
-      throw new RuntimeError(
-        'admission',
-        `image: ${imageRef.image} is for ${String(img?.Architecture)}, the variant says ${arch}`,
-        { field: 'image' },
-      );
-  }
-
+  /**
+   * Admits, validates config, makes sure the image is present and of the variant's arch, and creates
+   * the container `heddle-<instance id>` with the isolation flags (see docs/runtimes.md). Loading the
+   * same request again returns the same handle.
+   */
   async load(workload: RuntimeWorkload, config: WorkloadConfig): Promise<InstanceHandle> {
-    const { admission, imageRef } = await this.choose(workload);
+    const { admission, imageRef } = await this.#choose(workload);
     if (workload.source.type !== 'package') throw new RuntimeError('admission', 'source: not a package');
     const body = workload.source.verified.body;
-    let values: ReturnType<typeof validateCogConfig>;
-    try {
-      values = validateCogConfig(body.config, config.values);
-    } catch (e) {
-      if (e instanceof PackageError)
-        throw new RuntimeError('invalid_config', e.message, { field: e.field ?? 'config', cause: e });
-      throw e;
-    }
-    if (!isAbsolute(config.host.dataDir))
-      throw new RuntimeError('invalid_config', 'host.dataDir: must be an absolute path', {
-        field: 'host.dataDir',
-      });
-    if (
-      config.runMode.type === 'interval' &&
-      !(Number.isInteger(config.runMode.secs) && config.runMode.secs >= 1)
-    )
-      throw new RuntimeError('invalid_config', 'runMode.secs: must be an integer >= 1', {
-        field: 'runMode.secs',
-      });
-    const instanceId = deriveInstanceId(
-      workload.id,
-      workload.ref,
-      config.values,
-      config.runMode,
-      config.host.nodeId,
-    );
-    const known = this.instances.get(instanceId);
+    const values = validatedConfig(body.config, config.values);
+    checkDataDir(config.host);
+    const mode = config.runMode;
+    checkRunMode(mode);
+    const instanceId = instanceIdFor(workload, config);
+    const known = this.instances.find(instanceId);
     if (known !== undefined) return known.handle;
-    await this.ensureImage(imageRef, admission.arch);
+    await ensureImage(this.#eng, imageRef, admission.arch, this.opts.pullTimeoutMs ?? 120_000);
     const name = `heddle-${instanceId}`;
-    const command = cogCommand(config.runMode, values);
-    const mode = config.runMode.type === 'interval' ? `interval:${config.runMode.secs}` : config.runMode.type;
+    const command = cogCommand(mode, values);
     const spec: ContainerCreateSpec = {
       name,
       image: imageRef.image,
@@ -288,7 +157,7 @@ export class ContainerRuntime implements WorkloadRuntime {
         [CONTAINER_LABELS.workload]: workload.id,
         [CONTAINER_LABELS.version]: workload.version,
         [CONTAINER_LABELS.ref]: workload.ref,
-        'heddle.run_mode': mode,
+        [RUN_MODE_LABEL]: runModeLabel(mode),
       },
       host: config.host,
       ramMb: body.resources.ram_mb,
@@ -301,65 +170,25 @@ export class ContainerRuntime implements WorkloadRuntime {
       command,
       ...(admission.emulated ? { platform: `linux/${ociArch(admission.arch)}` } : {}),
     };
-    await runEngineOk(this.eng, containerCreateArgs(spec), { env: containerCreateEnv(config.host) });
-    const handle: InstanceHandle = {
-      instanceId,
-      runtime: this.id,
-      workloadId: workload.id,
-      version: workload.version,
-    };
-    this.instances.set(instanceId, {
-      handle,
-      name,
-      runMode: config.runMode,
-      image: imageRef.image,
-      command,
-      spec,
-      consoleCommands: body.console.map((c) => c.name),
-      runs: 0,
-      stopped: false,
-      generation: 0,
-    });
+    await runEngineOk(this.#eng, containerCreateArgs(spec), { env: containerCreateEnv(config.host) });
+    const handle = instanceHandleFor(this.id, instanceId, workload);
+    const consoleCommands = body.console.map((c) => c.name);
+    const entry = { handle, name, runMode: mode, image: imageRef.image, command, spec, consoleCommands };
+    this.instances.set(instanceId, { ...entry, runs: 0, stopped: false, generation: 0 });
     return handle;
   }
 
+  /**
+   * Takes over the container carrying the instance's label (after a restart of the host process); its
+   * run mode comes from the `heddle.run_mode` label and an interval instance is watched again.
+   */
   async adopt(handle: InstanceHandle, workload: RuntimeWorkload): Promise<void> {
-    const r = await runEngineOk(this.eng, [
-      'ps',
-      '-a',
-      '--filter',
-      `label=${CONTAINER_LABELS.instance}=${handle.instanceId}`,
-      '--format',
-      'json',
-    ]);
-    const row = parsePs(r.stdout)[0];
-    if (row === undefined)
-      throw new RuntimeError(
-        'unknown_instance',
-        `instance ${handle.instanceId}: no container carries its label`,
-        {
-          field: 'instanceId',
-        },
-      );
-    if (
-      row.labels[CONTAINER_LABELS.workload] !== workload.id ||
-      row.labels[CONTAINER_LABELS.version] !== workload.version
-    )
-      throw new RuntimeError(
-        'runtime',
-        `instance ${handle.instanceId}: container ${row.name} belongs to another workload`,
-        {
-          field: 'instanceId',
-        },
-      );
-    const ins = await this.inspect(row.name);
-    const modeLabel = row.labels['heddle.run_mode'] ?? 'listener';
-    const secs = modeLabel.startsWith('interval:') ? Number(modeLabel.slice(9)) : 0;
-    const runMode: RunMode =
-      secs > 0 ? { type: 'interval', secs } : modeLabel === 'once' ? { type: 'once' } : { type: 'listener' };
+    const row = await findAdoptedContainer(this.#eng, handle, workload);
+    const ins = await inspectContainer(this.#eng, row.name);
+    const runMode = runModeOfLabel(row.labels[RUN_MODE_LABEL]);
     const consoleCommands =
       workload.source.type === 'package' ? workload.source.verified.body.console.map((c) => c.name) : [];
-    const entry: Entry = {
+    const entry: ContainerEntry = {
       handle: { ...handle, runtime: this.id },
       name: row.name,
       runMode,
@@ -371,249 +200,90 @@ export class ContainerRuntime implements WorkloadRuntime {
       generation: 0,
     };
     this.instances.set(handle.instanceId, entry);
-    if (runMode.type === 'interval') this.watchInterval(entry, entry.generation);
+    watchInterval(this.#eng, entry, entry.generation);
   }
 
-  private entry(handle: InstanceHandle): Entry {
-    const e = this.instances.get(handle.instanceId);
-    if (e === undefined)
-      throw new RuntimeError(
-        'unknown_instance',
-        `instance ${handle.instanceId}: not loaded by this adapter`,
-        {
-          field: 'instanceId',
-        },
-      );
-    return e;
-  }
-
-  private async inspect(name: string): Promise<ContainerInspect | undefined> {
-    const r = await runEngine(this.eng, ['inspect', '--type', 'container', '--format', 'json', name], {
-      timeoutMs: 15_000,
-    });
-    return r.code === 0 ? parseInspect(r.stdout) : undefined;
-  }
-
+  /** `start`s the container; an interval instance is started again `secs` after each run ends. */
   async start(handle: InstanceHandle): Promise<void> {
-    const e = this.entry(handle);
+    const e = this.instances.get(handle);
     e.generation++;
     if (e.timer !== undefined) clearTimeout(e.timer);
     e.stopped = false;
-    await runEngineOk(this.eng, ['start', e.name]);
+    await runEngineOk(this.#eng, ['start', e.name]);
     e.runs++;
-    if (e.runMode.type === 'interval') this.watchInterval(e, e.generation);
+    watchInterval(this.#eng, e, e.generation);
   }
 
-  /** Interval mode: after each run ends (`wait`), start the container again `secs` later. */
-  private watchInterval(e: Entry, generation: number): void {
-    if (e.runMode.type !== 'interval') return;
-    const secs = e.runMode.secs;
-    void runEngine(this.eng, ['wait', e.name], { timeoutMs: 2 ** 31 - 1 })
-      .then((r) => {
-        if (e.generation !== generation || e.stopped || r.code !== 0) return;
-        e.nextRunAtMs = Date.now() + secs * 1000;
-        e.timer = setTimeout(() => {
-          if (e.generation !== generation || e.stopped) return;
-          e.nextRunAtMs = undefined;
-          void runEngine(this.eng, ['start', e.name]).then((s) => {
-            if (s.code !== 0 || e.generation !== generation || e.stopped) return;
-            e.runs++;
-            this.watchInterval(e, generation);
-          });
-        }, secs * 1000);
-        e.timer.unref();
-      })
-      .catch(() => undefined);
-  }
-
+  /**
+   * Cancels the next interval run, then `stop -t <ceil(grace s)>` and `kill` if the container still
+   * runs; the evidence from `inspect` and `logs --tail` (`killed` when it had to be killed).
+   */
   async stop(handle: InstanceHandle, graceMs: number): Promise<RunEvidence> {
-    const e = this.entry(handle);
-    e.stopped = true;
-    e.generation++;
-    if (e.timer !== undefined) clearTimeout(e.timer);
+    const e = this.instances.get(handle);
+    haltInterval(e);
     e.nextRunAtMs = undefined;
-    let killed = false;
-    const before = await this.inspect(e.name);
-    let stopRequested = false;
-    if (before?.running === true) {
-      stopRequested = true;
-      const secs = Math.max(0, Math.ceil(graceMs / 1000));
-      await runEngine(this.eng, ['stop', '-t', String(secs), e.name], { timeoutMs: graceMs + 10_000 });
-      const after = await this.inspect(e.name);
-      if (after?.running === true) {
-        await runEngine(this.eng, ['kill', e.name], { timeoutMs: 15_000 });
-        killed = true;
-      }
-    }
-    const ins = await this.inspect(e.name);
-    if (ins?.running === true)
-      throw new RuntimeError(
-        'runtime',
-        `instance ${handle.instanceId}: container ${e.name} still runs after kill`,
-        {
-          field: 'instanceId',
-        },
-      );
-    if (stopRequested && ins?.exitCode === 137) killed = true;
-    const ev = await this.evidence(e, ins, [e.image, ...e.command]);
+    const { ins, killed } = await stopContainer(this.#eng, e.name, handle.instanceId, graceMs);
+    const ev = await containerEvidence(
+      this.#eng,
+      e.name,
+      e.handle.instanceId,
+      ins,
+      [e.image, ...e.command],
+      this.#evidenceLimits(),
+    );
     const notes = [...ev.notes];
     if (killed) notes.push(`did not stop within ${graceMs} ms: killed`);
     return { ...ev, killed, notes };
   }
 
-  private async evidence(
-    e: Entry,
-    ins: ContainerInspect | undefined,
-    args: readonly string[],
-  ): Promise<RunEvidence> {
-    const lines = this.opts.evidenceLines ?? 200;
-    const r = await runEngine(this.eng, ['logs', '--tail', String(lines), e.name], {
-      maxBytes: this.opts.evidenceBytes ?? 64 * 1024,
-      timeoutMs: 15_000,
-    });
-    const started = ins?.startedAtMs ?? null;
-    const code = started === null || ins === undefined ? null : ins.exitCode;
-    const signal = code === null ? null : signalOfExitCode(code);
-    const notes: string[] = [];
-    if (ins?.oomKilled === true) notes.push('memory limit exceeded');
-    if (ins === undefined) notes.push('container not found');
-    return {
-      instanceId: e.handle.instanceId,
-      args,
-      exitCode: signal === null ? code : null,
-      signal,
-      startedAtMs: started,
-      endedAtMs: ins?.finishedAtMs ?? null,
-      killed: false,
-      stdout: r.code === 0 ? r.stdout : '',
-      stdoutTruncatedBytes: r.stdoutTruncated,
-      stderr: r.code === 0 ? r.stderr : '',
-      stderrTruncatedBytes: r.stderrTruncated,
-      notes,
-    };
-  }
-
+  /** Removes the container (`rm -f`) and forgets the instance. */
   async unload(handle: InstanceHandle): Promise<void> {
-    const e = this.entry(handle);
-    e.stopped = true;
-    e.generation++;
-    if (e.timer !== undefined) clearTimeout(e.timer);
-    await runEngineOk(this.eng, ['rm', '-f', e.name]);
+    const e = this.instances.get(handle);
+    haltInterval(e);
+    await runEngineOk(this.#eng, ['rm', '-f', e.name]);
     this.instances.delete(handle.instanceId);
   }
 
+  /** The instance's status from `inspect`; `unknown` for an id this adapter does not hold or a container that is gone. */
   async status(handle: InstanceHandle): Promise<InstanceStatus> {
-    const e = this.instances.get(handle.instanceId);
+    const e = this.instances.find(handle.instanceId);
     if (e === undefined) return { instanceId: handle.instanceId, state: 'unknown' };
-    const ins = await this.inspect(e.name);
-    if (ins === undefined)
-      return { instanceId: handle.instanceId, state: 'unknown', detail: `container ${e.name} is gone` };
-    const base = { instanceId: handle.instanceId, runs: e.runs };
-    const ended = {
-      ...(ins.startedAtMs === null ? {} : { startedAtMs: ins.startedAtMs }),
-      lastExitCode: signalOfExitCode(ins.exitCode) === null ? ins.exitCode : null,
-      lastSignal: signalOfExitCode(ins.exitCode),
-      ...(ins.oomKilled ? { detail: 'memory limit exceeded' } : {}),
-    };
-    if (ins.running)
-      return {
-        ...base,
-        state: 'running',
-        pid: ins.pid,
-        ...(ins.startedAtMs === null ? {} : { startedAtMs: ins.startedAtMs }),
-      };
-    if (ins.status === 'created') return { ...base, state: 'loaded' };
-    if (ins.status === 'dead') return { ...base, ...ended, state: 'failed' };
-    if (e.stopped) return { ...base, ...ended, state: 'stopped' };
-    if (e.runMode.type === 'interval' && e.nextRunAtMs !== undefined) {
-      const wait = Math.max(0, Math.round((e.nextRunAtMs - Date.now()) / 1000));
-      return { ...base, ...ended, state: 'exited', detail: `waiting ${wait} s for the next interval` };
-    }
-    return { ...base, ...ended, state: ins.exitCode === 0 && !ins.oomKilled ? 'exited' : 'failed' };
+    return containerStatus(e, await inspectContainer(this.#eng, e.name));
   }
 
+  /** The last `lines` (at most 10 000) lines of both streams, merged by timestamp (`logs --timestamps`). */
   async logs(handle: InstanceHandle, lines: number): Promise<readonly string[]> {
-    const e = this.entry(handle);
-    const n = Math.max(0, Math.min(10_000, Math.floor(lines)));
-    if (n === 0) return [];
-    const r = await runEngine(this.eng, ['logs', '--timestamps', '--tail', String(n), e.name], {
-      maxBytes: 1024 * 1024,
-      timeoutMs: 15_000,
-    });
-    if (r.code !== 0) throw new RuntimeError('runtime', `logs: ${r.stderr.trim()}`, { field: 'instanceId' });
-    return mergeTimestampedLogs(r.stdout, r.stderr).slice(-n);
+    return containerLogLines(this.#eng, this.instances.get(handle).name, lines);
   }
 
-  controlMode(): ControlMode {
-    return 'managed';
-  }
-
-  linkSecurity(): LinkSecurity {
-    return 'local';
-  }
-
+  /** `none`, or `egress` when the host policy allows network (`allowNetwork`). */
   networkExposure(): NetworkExposure {
     return this.opts.allowNetwork === true ? 'egress' : 'none';
   }
 
-  async consolePreemptions(_handle: InstanceHandle): Promise<readonly Preemption[]> {
-    return [];
-  }
-
-  async preempt(_preemption: Preemption): Promise<void> {}
-
-  async resume(_preemption: Preemption): Promise<void> {}
-
   /**
    * Runs a console command in a fresh container of the same image, with the same isolation, as
-   * `--console=<command>` plus the instance's config arguments; removed afterwards.
+   * `--console <command>` plus the instance's config arguments; removed afterwards.
    */
   async console(handle: InstanceHandle, command: string): Promise<RunEvidence> {
-    const e = this.entry(handle);
-    if (!e.consoleCommands.includes(command))
-      throw new RuntimeError(
-        'invalid_config',
-        `command: ${JSON.stringify(command)} is not a console command of the package`,
-        {
-          field: 'command',
-        },
-      );
-    if (e.spec === undefined)
-      throw new RuntimeError(
-        'runtime',
-        `instance ${handle.instanceId}: console needs a container loaded by this process (adopted)`,
-        {
-          field: 'instanceId',
-        },
-      );
-    const name = `${e.name}-console`;
-    const cmd = [`--console=${command}`, ...e.command.filter((a) => a !== '--once')];
-    const spec: ContainerCreateSpec = {
-      ...e.spec,
-      name,
-      command: cmd,
-      labels: { ...e.spec.labels, 'heddle.console': command },
-    };
-    const c: Entry = { ...e, name };
-    await runEngine(this.eng, ['rm', '-f', name]);
-    try {
-      await runEngineOk(this.eng, containerCreateArgs(spec), { env: containerCreateEnv(spec.host) });
-      await runEngineOk(this.eng, ['start', name]);
-      const timeout = this.opts.consoleTimeoutMs ?? 60_000;
-      const w = await runEngine(this.eng, ['wait', name], { timeoutMs: timeout });
-      let killed = false;
-      if (w.code !== 0) {
-        await runEngine(this.eng, ['kill', name]);
-        killed = true;
-      }
-      const ev = await this.evidence(c, await this.inspect(name), [e.image, ...cmd]);
-      return killed ? { ...ev, killed, notes: [...ev.notes, 'timeout'] } : ev;
-    } finally {
-      await runEngine(this.eng, ['rm', '-f', name]);
-    }
+    const e = this.instances.get(handle);
+    checkConsoleCommand(e.consoleCommands, command, e.handle.workloadId);
+    const timeoutMs = this.opts.consoleTimeoutMs ?? 60_000;
+    return runContainerConsole(this.#eng, e, command, timeoutMs, this.#evidenceLimits());
   }
-}
 
-function ociArch(arch: string): string {
-  return arch === 'x86_64' ? 'amd64' : arch === 'aarch64' ? 'arm64' : arch === 'armv7' ? 'arm' : arch;
+  get #eng(): ContainerEngine {
+    if (this.engine === undefined)
+      throw new RuntimeError('runtime', 'engine: no container engine', { field: 'engine' });
+    return this.engine;
+  }
+
+  #choose(workload: RuntimeWorkload): Promise<ContainerChoice> {
+    const allowNetwork = this.opts.allowNetwork === true;
+    return chooseContainerVariant(workload, this.id, this.engine, () => this.probe(), allowNetwork);
+  }
+
+  #evidenceLimits(): ContainerEvidenceLimits {
+    return { lines: this.opts.evidenceLines ?? 200, bytes: this.opts.evidenceBytes ?? 64 * 1024 };
+  }
 }

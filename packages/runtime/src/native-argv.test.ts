@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { RuntimeError } from './errors.js';
-import {
-  checkRunMode,
-  NATIVE_PATH,
-  nativeConfigArgs,
-  nativeEnvironment,
-  nativeModeArgs,
-} from './native-argv.js';
+import { NATIVE_PATH, nativeConfigArgs, nativeEnvironment, nativeModeArgs } from './native-argv.js';
 import { resolveRunUser } from './native-user.js';
+import { checkRunMode } from './workload.js';
 
 describe('native argv and environment', () => {
   it('builds sorted --field value pairs without any quoting', () => {

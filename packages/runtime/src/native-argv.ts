@@ -62,26 +62,6 @@ export function nativeModeArgs(runMode: RunMode): string[] {
   }
 }
 
-/** Checks a run mode: `interval.secs` must be an integer from 1 to 86400. */
-export function checkRunMode(runMode: RunMode): void {
-  if (runMode.type === 'interval') {
-    const s = runMode.secs;
-    if (!Number.isSafeInteger(s) || s < 1 || s > 86_400) {
-      throw new RuntimeError(
-        'invalid_config',
-        `runMode.secs: expected an integer from 1 to 86400, got ${s}`,
-        {
-          field: 'runMode.secs',
-        },
-      );
-    }
-  } else if (runMode.type !== 'once' && runMode.type !== 'listener') {
-    throw new RuntimeError('invalid_config', 'runMode.type: expected once, interval or listener', {
-      field: 'runMode.type',
-    });
-  }
-}
-
 /**
  * The whole environment of a native instance: the fixed {@link NATIVE_PATH} and the host contract,
  * nothing else. `HEDDLE_SENSOR_FEED_PORT`, `HEDDLE_INGEST_URL` and `HEDDLE_INGEST_TOKEN` are set only

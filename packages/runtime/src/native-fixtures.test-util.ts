@@ -3,7 +3,14 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { generateKeyPair, toHex } from '@heddle/envelope';
-import { buildCogPackage, type CogBody, type CogSource, TrustAnchors, verifyPackage } from '@heddle/package';
+import {
+  buildCogPackage,
+  type CogBody,
+  type CogSource,
+  NO_REVOCATIONS,
+  TrustAnchors,
+  verifyPackage,
+} from '@heddle/package';
 import { hostCogArch } from './elf.js';
 import { type RuntimeWorkload, workloadFromPackage } from './workload.js';
 
@@ -42,5 +49,5 @@ export async function scriptWorkload(
   const out = join(tempDir('heddle-native-pkg-'), 'pkg');
   await buildCogPackage(src, out, { keys: [keys] });
   const anchors = new TrustAnchors([{ id: 't', role: 'publisher', publicKey: toHex(keys.publicKey) }]);
-  return workloadFromPackage(await verifyPackage<CogBody>(out, { anchors }));
+  return workloadFromPackage(await verifyPackage<CogBody>(out, { anchors, revocations: NO_REVOCATIONS }));
 }

@@ -8,7 +8,7 @@ export const WASI_DATA_DIR = '/data';
 /**
  * The guest's argv under the cog convention: the program name, then the run mode (`--once`,
  * `--interval N`, nothing for a listener, or `--console <command>` for a console run), then each config
- * value as `--<name>=<value>` in field-name order (booleans as `true`/`false`). Refuses
+ * value as two arguments `--<name>` `<value>` in field-name order (booleans as `true`/`false`). Refuses
  * (`invalid_config`, naming the field) a value holding a NUL character or a non-scalar value.
  */
 export function wasiArgv(

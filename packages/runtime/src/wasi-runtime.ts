@@ -1,32 +1,20 @@
 import { mkdirSync } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
-import { blake3Hex, type JsonValue } from '@heddle/envelope';
-import { type CogBody, PackageError, type VerifiedWorkload, validateCogConfig } from '@heddle/package';
 import type { Capability } from '@heddle/placement';
-import type {
-  Admission,
-  ControlMode,
-  InstanceHandle,
-  InstanceStatus,
-  LinkSecurity,
-  NetworkExposure,
-  Preemption,
-  RunEvidence,
-  WorkloadRuntime,
-} from './contract.js';
+import type { Admission, InstanceHandle, InstanceStatus, NetworkExposure, RunEvidence } from './contract.js';
 import { RuntimeError } from './errors.js';
-import { deriveInstanceId } from './instance-id.js';
-import { LineTail } from './output-buffer-lines.js';
-import { WASI_DATA_DIR, wasiArgv, wasiEnv } from './wasi-args.js';
+import { assertNotRunning, InstanceTable, instanceHandleFor, instanceIdFor } from './instance-table.js';
+import { checkConsoleCommand, checkDataDir, validatedConfig } from './load-checks.js';
+import { LocalRuntime } from './local-runtime.js';
+import { consoleRunResult, emptyRunEvidence } from './run-loop.js';
+import { admitWasi, wasiCapMb, wasiVerified } from './wasi-admission.js';
+import { wasiArgv, wasiEnv } from './wasi-args.js';
+import { loadCappedModule } from './wasi-compile.js';
 import { wasiEvidence } from './wasi-evidence.js';
-import { type CappedWasmModule, capWasmMemory, hasWasmHeader } from './wasi-module.js';
+import { spawnWasi, type WasiInstance, wasiInstance } from './wasi-instance.js';
 import { probeWasi } from './wasi-probe.js';
-import { spawnWasiRun, type WasiRun } from './wasi-process.js';
-import type { RuntimeWorkload, WorkloadConfig } from './workload.js';
+import { checkRunMode, type RuntimeWorkload, type WorkloadConfig } from './workload.js';
 
-/** The variant the WASI adapter runs. */
-export const WASI_VARIANT = 'wasm32-wasi';
+export { WASI_VARIANT } from './wasi-admission.js';
 
 /** Options of {@link WasiRuntime}. */
 export interface WasiRuntimeOptions {
@@ -42,33 +30,6 @@ export interface WasiRuntimeOptions {
   readonly consoleTimeoutMs?: number;
 }
 
-interface Instance {
-  readonly handle: InstanceHandle;
-  readonly workload: RuntimeWorkload;
-  readonly config: WorkloadConfig;
-  readonly module: CappedWasmModule;
-  readonly argv: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-  readonly log: LineTail;
-  state: InstanceStatus['state'];
-  runs: number;
-  stopping: boolean;
-  current?: WasiRun;
-  timer?: NodeJS.Timeout;
-  startedAtMs?: number;
-  last?: RunEvidence;
-  detail?: string;
-}
-
-function verifiedOf(workload: RuntimeWorkload): VerifiedWorkload<CogBody> {
-  if (workload.source.type !== 'package') {
-    throw new RuntimeError('admission', 'source: the WASI adapter does not take store pins', {
-      field: 'source',
-    });
-  }
-  return workload.source.verified;
-}
-
 /**
  * The WASI adapter (id and route `wasi`): runs a cog's `wasm32-wasi` variant under Node's `node:wasi`
  * (preview1) in a separate runner process per run, which stop can kill whatever the guest does. The
@@ -76,15 +37,16 @@ function verifiedOf(workload: RuntimeWorkload): VerifiedWorkload<CogBody> {
  * contract, no sockets; its linear memory is capped at `min(ram_mb, maxMemoryMb)` by rewriting the
  * module's declared maximum (see docs/runtimes.md, "WASI adapter").
  */
-export class WasiRuntime implements WorkloadRuntime {
+export class WasiRuntime extends LocalRuntime {
   readonly id: string = 'wasi';
   readonly route: string = 'wasi';
   readonly #options: Required<WasiRuntimeOptions>;
-  readonly #instances = new Map<string, Instance>();
+  readonly #instances = new InstanceTable<WasiInstance>();
   #probe: Promise<readonly Capability[]> | undefined;
 
   /** An adapter with the given limits. */
   constructor(options: WasiRuntimeOptions = {}) {
+    super();
     this.#options = {
       maxMemoryMb: options.maxMemoryMb ?? 256,
       runnerHeapMb: options.runnerHeapMb ?? 64,
@@ -102,93 +64,22 @@ export class WasiRuntime implements WorkloadRuntime {
 
   /** Refuses store pins, a package without a `wasm32-wasi` variant, and a file that is not wasm. */
   async admit(workload: RuntimeWorkload): Promise<Admission> {
-    const verified = verifiedOf(workload);
-    const variant = verified.body.variants[WASI_VARIANT];
-    if (variant === undefined || variant.route !== 'wasi' || variant.arch !== 'wasm32') {
-      throw new RuntimeError('admission', `variants: the package has no ${WASI_VARIANT} variant`, {
-        field: 'variants',
-      });
-    }
-    const file = verified.files.find((f) => f.path === variant.file);
-    if (file === undefined) {
-      throw new RuntimeError('admission', `variant.file: ${variant.file} is not a verified file`, {
-        field: 'variant.file',
-      });
-    }
-    const header = new Uint8Array(8);
-    try {
-      const fh = await open(file.absolutePath, 'r');
-      try {
-        await fh.read(header, 0, 8, 0);
-      } finally {
-        await fh.close();
-      }
-    } catch (err) {
-      throw new RuntimeError('admission', `variant.file: ${variant.file} cannot be read`, {
-        field: 'variant.file',
-        cause: err,
-      });
-    }
-    if (!hasWasmHeader(header)) {
-      throw new RuntimeError('admission', `variant.file: ${variant.file} is not a WebAssembly 1.0 module`, {
-        field: 'variant.file',
-      });
-    }
-    const mb = this.#capMb(verified.body);
-    return {
-      runtime: this.id,
-      variant: WASI_VARIANT,
-      arch: 'wasm32',
-      emulated: false,
-      notes: [
-        `WASI preview1 under node:wasi in a runner process`,
-        `linear memory capped at ${mb} MiB`,
-        `preopened: ${WASI_DATA_DIR} only; no sockets`,
-      ],
-    };
+    return admitWasi(workload, this.id, this.#options.maxMemoryMb);
   }
 
   /** Validates config, reads and re-hashes the module, caps its memory, compiles it, makes the data dir. */
   async load(workload: RuntimeWorkload, config: WorkloadConfig): Promise<InstanceHandle> {
     await this.admit(workload);
-    const verified = verifiedOf(workload);
-    const body = verified.body;
-    let values: Record<string, JsonValue>;
-    try {
-      values = validateCogConfig(body.config, config.values);
-    } catch (err) {
-      if (err instanceof PackageError) {
-        throw new RuntimeError('invalid_config', err.message, { field: err.field ?? 'config', cause: err });
-      }
-      throw err;
-    }
+    const verified = wasiVerified(workload);
+    const values = validatedConfig(verified.body.config, config.values);
     const mode = config.runMode;
-    if (mode.type === 'interval' && (!Number.isSafeInteger(mode.secs) || mode.secs < 1)) {
-      throw new RuntimeError('invalid_config', 'runMode.secs: expected an integer of at least 1', {
-        field: 'runMode.secs',
-      });
-    }
-    if (!isAbsolute(config.host.dataDir)) {
-      throw new RuntimeError('invalid_config', 'host.dataDir: expected an absolute path', {
-        field: 'host.dataDir',
-      });
-    }
-    const instanceId = deriveInstanceId(workload.id, workload.ref, config.values, mode, config.host.nodeId);
-    const existing = this.#instances.get(instanceId);
+    checkRunMode(mode);
+    checkDataDir(config.host);
+    const instanceId = instanceIdFor(workload, config);
+    const existing = this.#instances.find(instanceId);
     if (existing !== undefined) return existing.handle;
 
-    const variant = body.variants[WASI_VARIANT];
-    const file = verified.files.find((f) => f.path === variant?.file);
-    if (variant === undefined || file === undefined)
-      throw new RuntimeError('admission', 'variants: vanished');
-    const bytes = new Uint8Array(await readFile(file.absolutePath));
-    if (blake3Hex(bytes) !== file.blake3) {
-      throw new RuntimeError('admission', `variant.file: ${file.path} changed since it was verified`, {
-        field: 'variant.file',
-      });
-    }
-    const module = capWasmMemory(bytes, Math.max(1, Math.floor(this.#capMb(body) * 16)));
-    await checkModule(module);
+    const module = await loadCappedModule(verified, wasiCapMb(verified.body, this.#options.maxMemoryMb));
     const argv = wasiArgv(`${workload.id}.wasm`, mode, values);
     const env = wasiEnv(config.host, instanceId);
     try {
@@ -199,24 +90,9 @@ export class WasiRuntime implements WorkloadRuntime {
         cause: err,
       });
     }
-    const handle: InstanceHandle = {
-      instanceId,
-      runtime: this.id,
-      workloadId: workload.id,
-      version: workload.version,
-    };
-    this.#instances.set(instanceId, {
-      handle,
-      workload,
-      config: { ...config, values },
-      module,
-      argv,
-      env,
-      log: new LineTail(this.#options.logLines),
-      state: 'loaded',
-      runs: 0,
-      stopping: false,
-    });
+    const handle = instanceHandleFor(this.id, instanceId, workload);
+    const parts = { handle, workload, config: { ...config, values }, module, argv, env };
+    this.#instances.set(instanceId, wasiInstance(parts, this.#options));
     return handle;
   }
 
@@ -226,247 +102,69 @@ export class WasiRuntime implements WorkloadRuntime {
    * refuses others with `unknown_instance`, so the host loads them again.
    */
   async adopt(handle: InstanceHandle, _workload: RuntimeWorkload): Promise<void> {
-    this.#get(handle);
+    this.#instances.get(handle);
   }
 
   /** Starts the run loop: one run (`once`, `listener`) or a run every `secs` after the last ended. */
   async start(handle: InstanceHandle): Promise<void> {
-    const inst = this.#get(handle);
-    if (inst.current !== undefined || inst.timer !== undefined) {
-      throw new RuntimeError('runtime', `instance ${inst.handle.instanceId} is already running`);
-    }
-    inst.stopping = false;
-    this.#run(inst);
+    const inst = this.#instances.get(handle);
+    assertNotRunning(handle.instanceId, inst.loop.busy, 'start');
+    inst.loop.start();
   }
 
   /** SIGTERM to the runner, SIGKILL after `graceMs`; the evidence of the run it ended (or the last). */
   async stop(handle: InstanceHandle, graceMs: number): Promise<RunEvidence> {
-    const inst = this.#get(handle);
-    inst.stopping = true;
-    if (inst.timer !== undefined) clearTimeout(inst.timer);
-    inst.timer = undefined;
-    const run = inst.current;
+    const inst = this.#instances.get(handle);
+    const loop = inst.loop;
+    const run = loop.halt();
     if (run !== undefined) {
       const result = await run.stop(graceMs);
       const evidence = wasiEvidence(inst.handle.instanceId, inst.argv, result, inst.module, {
         stopped: true,
       });
-      inst.last = evidence;
-      inst.state = 'stopped';
+      loop.last = evidence;
+      loop.state = 'stopped';
       return evidence;
     }
-    if (inst.state === 'running' || inst.state === 'loaded') inst.state = 'stopped';
-    return (
-      inst.last ?? {
-        instanceId: inst.handle.instanceId,
-        args: inst.argv,
-        exitCode: null,
-        signal: null,
-        startedAtMs: null,
-        endedAtMs: null,
-        killed: false,
-        stdout: '',
-        stdoutTruncatedBytes: 0,
-        stderr: '',
-        stderrTruncatedBytes: 0,
-        notes: ['not running'],
-      }
-    );
+    if (loop.state === 'running' || loop.state === 'loaded') loop.state = 'stopped';
+    return loop.last ?? emptyRunEvidence(inst.handle.instanceId, inst.argv, ['not running']);
   }
 
   /** Forgets the instance (its data directory is kept: it is the instance's data). */
   async unload(handle: InstanceHandle): Promise<void> {
-    const inst = this.#get(handle);
-    if (inst.current !== undefined || inst.timer !== undefined) {
-      throw new RuntimeError('runtime', `instance ${inst.handle.instanceId} is running: stop it first`);
-    }
-    this.#instances.delete(inst.handle.instanceId);
+    const inst = this.#instances.get(handle);
+    assertNotRunning(handle.instanceId, inst.loop.busy, 'unload');
+    this.#instances.delete(handle.instanceId);
   }
 
   /** The instance's state; `unknown` for an id this adapter does not know. */
   async status(handle: InstanceHandle): Promise<InstanceStatus> {
-    const inst = this.#instances.get(handle.instanceId);
+    const inst = this.#instances.find(handle.instanceId);
     if (inst === undefined) return { instanceId: handle.instanceId, state: 'unknown' };
-    return {
-      instanceId: handle.instanceId,
-      state: inst.state,
-      ...(inst.current?.pid !== undefined ? { pid: inst.current.pid } : {}),
-      ...(inst.startedAtMs !== undefined ? { startedAtMs: inst.startedAtMs } : {}),
-      ...(inst.last !== undefined ? { lastExitCode: inst.last.exitCode, lastSignal: inst.last.signal } : {}),
-      runs: inst.runs,
-      ...(inst.detail !== undefined ? { detail: inst.detail } : {}),
-    };
+    return inst.loop.status(handle.instanceId);
   }
 
   /** The last `lines` lines of guest output (stderr lines prefixed `stderr: `). */
   async logs(handle: InstanceHandle, lines: number): Promise<readonly string[]> {
-    return this.#get(handle).log.last(lines);
+    return this.#instances.get(handle).log.last(lines);
   }
 
-  controlMode(): ControlMode {
-    return 'managed';
-  }
-
-  linkSecurity(): LinkSecurity {
-    return 'local';
-  }
-
+  /** `none`: a WASI guest gets no sockets. */
   networkExposure(): NetworkExposure {
     return 'none';
   }
-
-  /** None: a WASI guest has no sensor feed to take over. */
-  async consolePreemptions(_handle: InstanceHandle): Promise<readonly Preemption[]> {
-    return [];
-  }
-
-  /** Nothing to preempt (see {@link consolePreemptions}). */
-  async preempt(_preemption: Preemption): Promise<void> {}
-
-  /** Nothing to resume (see {@link consolePreemptions}). */
-  async resume(_preemption: Preemption): Promise<void> {}
 
   /**
    * Runs the module once with `--console <command>` and the config values; only commands the package
    * declares (`invalid_config` otherwise). Killed after `consoleTimeoutMs` (noted as `timeout`).
    */
   async console(handle: InstanceHandle, command: string): Promise<RunEvidence> {
-    const inst = this.#get(handle);
-    const declared = verifiedOf(inst.workload).body.console.map((c) => c.name);
-    if (!declared.includes(command)) {
-      throw new RuntimeError(
-        'invalid_config',
-        `command: ${JSON.stringify(command)} is not a declared console command`,
-        {
-          field: 'command',
-        },
-      );
-    }
+    const inst = this.#instances.get(handle);
+    const declared = wasiVerified(inst.workload).body.console.map((c) => c.name);
+    checkConsoleCommand(declared, command, inst.workload.id);
     const argv = wasiArgv(`${inst.workload.id}.wasm`, { type: 'console', command }, inst.config.values);
-    const run = this.#spawn(inst, argv, false);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      void run.stop(1000);
-    }, this.#options.consoleTimeoutMs);
-    const result = await run.done;
-    clearTimeout(timer);
+    const run = spawnWasi(inst, argv, this.#options, false);
+    const { result, timedOut } = await consoleRunResult(run, this.#options.consoleTimeoutMs);
     return wasiEvidence(inst.handle.instanceId, argv, result, inst.module, { timedOut });
-  }
-
-  #capMb(body: CogBody): number {
-    return Math.min(body.resources.ram_mb, this.#options.maxMemoryMb);
-  }
-
-  #get(handle: InstanceHandle): Instance {
-    const inst = this.#instances.get(handle.instanceId);
-    if (inst === undefined) {
-      throw new RuntimeError('unknown_instance', `instanceId: ${handle.instanceId} is not loaded here`, {
-        field: 'instanceId',
-      });
-    }
-    return inst;
-  }
-
-  #spawn(inst: Instance, argv: readonly string[], log: boolean): WasiRun {
-    const m = inst.module;
-    return spawnWasiRun({
-      bytes: m.bytes,
-      args: argv,
-      env: inst.env,
-      preopens: { [WASI_DATA_DIR]: inst.config.host.dataDir },
-      capPages: m.capPages,
-      ...(m.imported
-        ? {
-            importedMemory: {
-              module: m.imported.module,
-              name: m.imported.name,
-              initial: m.imported.min,
-              maximum: m.imported.cappedMax,
-            },
-          }
-        : {}),
-      runnerHeapMb: this.#options.runnerHeapMb,
-      outputBytes: this.#options.outputBytes,
-      ...(log
-        ? {
-            onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) =>
-              inst.log.push(stream, chunk.toString('utf8'), stream === 'stderr' ? 'stderr: ' : ''),
-          }
-        : {}),
-    });
-  }
-
-  #run(inst: Instance): void {
-    inst.timer = undefined;
-    const run = this.#spawn(inst, inst.argv, true);
-    inst.current = run;
-    inst.runs += 1;
-    inst.startedAtMs = run.startedAtMs;
-    inst.state = 'running';
-    inst.detail = undefined;
-    void run.done.then((result) => {
-      if (inst.current !== run) return;
-      inst.current = undefined;
-      inst.log.flush({ stderr: 'stderr: ' });
-      inst.last = wasiEvidence(inst.handle.instanceId, inst.argv, result, inst.module, {
-        stopped: inst.stopping,
-      });
-      if (inst.stopping) {
-        inst.state = 'stopped';
-      } else if (inst.config.runMode.type === 'interval') {
-        const secs = inst.config.runMode.secs;
-        inst.detail = `waiting ${secs} s for the next interval`;
-        inst.timer = setTimeout(() => this.#run(inst), secs * 1000);
-      } else {
-        inst.state = result.exitCode === 0 ? 'exited' : 'failed';
-      }
-    });
-  }
-}
-
-/** The part of the WebAssembly JS API used here (the repo's TypeScript lib has no DOM types). */
-interface WasmApi {
-  compile(bytes: Uint8Array): Promise<object>;
-  Module: {
-    exports(m: object): { name: string; kind: string }[];
-    imports(m: object): { module: string; name: string; kind: string }[];
-  };
-}
-
-/** Compiles the capped module and checks it has `_start` and imports only WASI preview1 (and its memory). */
-async function checkModule(module: CappedWasmModule): Promise<void> {
-  const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-  let compiled: object;
-  try {
-    compiled = await wasm.compile(module.bytes);
-  } catch (err) {
-    throw new RuntimeError(
-      'admission',
-      `variant.file: the module does not compile: ${(err as Error).message}`,
-      {
-        field: 'variant.file',
-        cause: err,
-      },
-    );
-  }
-  if (!wasm.Module.exports(compiled).some((e) => e.name === '_start' && e.kind === 'function')) {
-    throw new RuntimeError(
-      'admission',
-      'variant.file: the module exports no _start function (a WASI command)',
-      {
-        field: 'variant.file',
-      },
-    );
-  }
-  for (const imp of wasm.Module.imports(compiled)) {
-    const isMemory = imp.kind === 'memory' && module.imported !== undefined;
-    if (imp.module !== 'wasi_snapshot_preview1' && !isMemory) {
-      throw new RuntimeError(
-        'admission',
-        `variant.file: the module imports ${imp.module}.${imp.name}, which the WASI runner does not provide`,
-        { field: 'variant.file' },
-      );
-    }
   }
 }

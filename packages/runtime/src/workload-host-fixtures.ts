@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { type Chain, openMemoryChain } from '@heddle/chain';
 import { generateKeyPair, type JsonValue, toHex } from '@heddle/envelope';
 import { Gate, type NodeTier, type Policy, parsePolicy, type RevocationSet } from '@heddle/gate';
-import { buildCogPackage, type CogBody, TrustAnchors, verifyPackage } from '@heddle/package';
+import { buildCogPackage, type CogBody, NO_REVOCATIONS, TrustAnchors, verifyPackage } from '@heddle/package';
 import type { Capability } from '@heddle/placement';
 import type {
   Admission,
@@ -189,7 +189,9 @@ export function signedCog(): Promise<RuntimeWorkload> {
     const keys = generateKeyPair();
     await buildCogPackage(src, join(dir, 'pkg'), { keys: [keys] });
     const anchors = new TrustAnchors([{ id: 'ci', role: 'publisher', publicKey: toHex(keys.publicKey) }]);
-    return workloadFromPackage(await verifyPackage<CogBody>(join(dir, 'pkg'), { anchors }));
+    return workloadFromPackage(
+      await verifyPackage<CogBody>(join(dir, 'pkg'), { anchors, revocations: NO_REVOCATIONS }),
+    );
   })();
   return cached;
 }

@@ -1,5 +1,6 @@
 import type { JsonValue } from '@heddle/envelope';
 import { type CogBody, type StorePin, storePinRef, type VerifiedWorkload } from '@heddle/package';
+import { RuntimeError } from './errors.js';
 
 /**
  * Where a workload comes from: a signed package that this node verified against its own trust
@@ -70,6 +71,32 @@ export type RunMode =
   | { readonly type: 'once' }
   | { readonly type: 'interval'; readonly secs: number }
   | { readonly type: 'listener' };
+
+/** The longest interval between runs, in seconds (one day). */
+export const MAX_INTERVAL_SECS = 86_400;
+
+/**
+ * Checks a run mode from untrusted input, the same for every adapter: `interval.secs` must be an
+ * integer from 1 to {@link MAX_INTERVAL_SECS}. Refuses with `invalid_config` naming the field.
+ */
+export function checkRunMode(runMode: RunMode): void {
+  if (runMode.type === 'interval') {
+    const s = runMode.secs;
+    if (!Number.isSafeInteger(s) || s < 1 || s > MAX_INTERVAL_SECS) {
+      throw new RuntimeError(
+        'invalid_config',
+        `runMode.secs: expected an integer from 1 to ${MAX_INTERVAL_SECS}, got ${s}`,
+        {
+          field: 'runMode.secs',
+        },
+      );
+    }
+  } else if (runMode.type !== 'once' && runMode.type !== 'listener') {
+    throw new RuntimeError('invalid_config', 'runMode.type: expected once, interval or listener', {
+      field: 'runMode.type',
+    });
+  }
+}
 
 /**
  * What the host gives an instance: its environment under the host contract. Only these reach the

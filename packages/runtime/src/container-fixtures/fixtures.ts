@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair, toHex } from '@heddle/envelope';
-import { buildCogPackage, type CogBody, TrustAnchors, verifyPackage } from '@heddle/package';
+import { buildCogPackage, type CogBody, NO_REVOCATIONS, TrustAnchors, verifyPackage } from '@heddle/package';
 import { type RuntimeWorkload, workloadFromPackage } from '../workload.js';
 
 /** Path of the fake engine script, made executable. */
@@ -118,5 +118,5 @@ export async function containerWorkload(
   const out = join(tempDir(), 'pkg');
   await buildCogPackage(src, out, { keys: [keys] });
   const anchors = new TrustAnchors([{ id: 'k0', role: 'publisher', publicKey: toHex(keys.publicKey) }], 1);
-  return workloadFromPackage(await verifyPackage<CogBody>(out, { anchors }));
+  return workloadFromPackage(await verifyPackage<CogBody>(out, { anchors, revocations: NO_REVOCATIONS }));
 }

@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair, toHex } from '@heddle/envelope';
-import { buildCogPackage, type CogSource, TrustAnchors, verifyPackage } from '@heddle/package';
+import {
+  buildCogPackage,
+  type CogSource,
+  NO_REVOCATIONS,
+  TrustAnchors,
+  verifyPackage,
+} from '@heddle/package';
 import wabtInit from 'wabt';
 import { type RuntimeWorkload, workloadFromPackage } from '../workload.js';
 
@@ -56,5 +62,5 @@ export async function wasiWorkload(
   const out = join(tempDir('heddle-wasi-pkg-'), 'pkg');
   await buildCogPackage(src, out, { keys: [key] });
   const anchors = new TrustAnchors([{ id: 'k0', role: 'publisher', publicKey: toHex(key.publicKey) }]);
-  return workloadFromPackage(await verifyPackage(out, { anchors }));
+  return workloadFromPackage(await verifyPackage(out, { anchors, revocations: NO_REVOCATIONS }));
 }

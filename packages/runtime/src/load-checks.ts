@@ -1,0 +1,45 @@
+import { isAbsolute } from 'node:path';
+import type { JsonValue } from '@heddle/envelope';
+import { type CogBody, PackageError, validateCogConfig } from '@heddle/package';
+import { RuntimeError } from './errors.js';
+import type { HostContract } from './workload.js';
+
+/**
+ * The config values of a load validated against the cog's schema, defaults filled in; a value outside
+ * the schema is `invalid_config` naming the field (`config` when the schema error names none).
+ */
+export function validatedConfig(
+  schema: CogBody['config'],
+  values: Readonly<Record<string, JsonValue>>,
+): Record<string, JsonValue> {
+  try {
+    return validateCogConfig(schema, values);
+  } catch (err) {
+    if (err instanceof PackageError) {
+      throw new RuntimeError('invalid_config', err.message, { field: err.field ?? 'config', cause: err });
+    }
+    throw err;
+  }
+}
+
+/** Refuses a host contract whose data directory is not an absolute path (`invalid_config`, field `host.dataDir`). */
+export function checkDataDir(host: HostContract): void {
+  if (!isAbsolute(host.dataDir)) {
+    throw new RuntimeError('invalid_config', 'host.dataDir: expected an absolute path', {
+      field: 'host.dataDir',
+    });
+  }
+}
+
+/**
+ * Refuses a console command the package does not declare (`invalid_config`, field `command`): a
+ * console run only ever sends the commands listed in the package.
+ */
+export function checkConsoleCommand(declared: readonly string[], command: string, workloadId: string): void {
+  if (declared.includes(command)) return;
+  throw new RuntimeError(
+    'invalid_config',
+    `command: ${JSON.stringify(command)} is not a console command of ${workloadId} (declared: ${declared.join(', ') || 'none'})`,
+    { field: 'command' },
+  );
+}
