@@ -194,7 +194,7 @@ describe('ContainerRuntime against the fake engine', { timeout: 60_000 }, () => 
     expect((await rt.status(iv)).runs).toBe(runs);
   });
 
-  it('refuses an image without a digest at admission, and a workload it cannot run', async (ctx) => {
+  it('refuses an image without a digest at admission, and a workload it cannot run', async () => {
     const { rt } = setup();
     const tagged = await containerWorkload('x', {
       variants: { 'x86_64-container': JSON.stringify({ image: 'alpine:3.20' }) },
@@ -381,7 +381,7 @@ describe('ContainerRuntime against the fake engine', { timeout: 60_000 }, () => 
     expect(await rt.consolePreemptions(h)).toEqual([]);
   });
 
-  it('reports nothing and refuses admission when there is no engine or it does not answer', async (ctx) => {
+  it('reports nothing and refuses admission when there is no engine or it does not answer', async () => {
     const w = await containerWorkload(IMAGE);
     const none = new ContainerRuntime({ engine: join(tempDir(), 'no-such-docker') });
     expect(await none.provides()).toEqual([]);
