@@ -42,10 +42,33 @@ describe('ContainerRuntime against a real engine', () => {
     async () => {
       if ('skip' in probe) return;
       const { ContainerRuntime } = await import('./container-runtime.js');
+      const { containerWorkload, tempDir } = await import('./container-fixtures/fixtures.js');
       const rt = new ContainerRuntime({ engine: probe.engine });
       const caps = await rt.provides();
       expect(caps[0]?.id).toMatch(/^runtime\.container\.(docker|podman)$/);
       expect(caps[0]?.provenance).toBe('probed');
+      // A short lifecycle with the local image: whatever its entrypoint does with the cog's arguments,
+      // the container must be created, run to an exit, give evidence, and be removed.
+      const arch = process.arch === 'arm64' ? 'aarch64' : 'x86_64';
+      const w = await containerWorkload(probe.image, {
+        variants: { [`${arch}-container`]: JSON.stringify({ image: probe.image }) },
+        config: {},
+      });
+      await rt.admit(w);
+      const h = await rt.load(w, {
+        values: {},
+        runMode: { type: 'once' },
+        host: { nodeId: 'n', dataDir: tempDir() },
+      });
+      await rt.start(h);
+      const deadline = Date.now() + 20_000;
+      while ((await rt.status(h)).state === 'running' && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const ev = await rt.stop(h, 2000);
+      expect(ev.exitCode === null ? ev.signal : ev.exitCode).not.toBeNull();
+      await rt.unload(h);
+      expect((await rt.status(h)).state).toBe('unknown');
     },
   );
 });
