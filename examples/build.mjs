@@ -21,7 +21,9 @@ const trust = {
   keys: [{ id: 'examples', role: 'publisher', public_key: toHex(publisher.publicKey) }],
 };
 writeFileSync(join(dist, 'trust.json'), `${JSON.stringify(trust, null, 2)}\n`);
-const anchors = new TrustAnchors([{ id: 'examples', role: 'publisher', publicKey: toHex(publisher.publicKey) }]);
+const anchors = new TrustAnchors([
+  { id: 'examples', role: 'publisher', publicKey: toHex(publisher.publicKey) },
+]);
 
 const wasm = buildWasiCog();
 console.log(`assembled examples/wasi-cog/hello.wasm (${wasm.length} bytes)`);
@@ -30,6 +32,8 @@ for (const name of ['hello-cog', 'native-cog', 'wasi-cog']) {
   const out = join(dist, name);
   await buildCogPackage(join(here, name), out, { keys: [publisher], force: true });
   const v = await verifyPackage(out, { anchors, revocations: NO_REVOCATIONS });
-  console.log(`${name}: package ${v.packageId.slice(0, 16)}... signed by ${v.signerIds.join(', ')}, ${v.files.length} files`);
+  console.log(
+    `${name}: package ${v.packageId.slice(0, 16)}... signed by ${v.signerIds.join(', ')}, ${v.files.length} files`,
+  );
 }
 console.log(`packages in ${dist}; trust anchors in ${join(dist, 'trust.json')}`);
