@@ -33,21 +33,34 @@ export async function hashFile(
   }
 }
 
-/** Like {@link hashFile}, on a file already open (read from offset 0). */
+/**
+ * Like {@link hashFile}, on a file already open (read from offset 0). Double-buffered: the next chunk
+ * is read (in libuv's thread pool) while the current one is hashed, so the time is about the larger
+ * of reading and hashing rather than their sum.
+ */
 export async function hashHandle(
   handle: FileHandle,
   maxBytes: number = Number.MAX_SAFE_INTEGER,
 ): Promise<FileDigest> {
   const hasher = await createBlake3();
-  const buffer = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
-  let size = 0;
+  const buffers = [Buffer.allocUnsafe(HASH_CHUNK_BYTES), Buffer.allocUnsafe(HASH_CHUNK_BYTES)] as const;
+  const limit = maxBytes + 1;
+  let size = 0; // bytes hashed so far
+  const readAt = async (i: 0 | 1, at: number): Promise<number> => {
+    const want = Math.min(HASH_CHUNK_BYTES, limit - at);
+    return want <= 0 ? 0 : (await handle.read(buffers[i], 0, want, at)).bytesRead;
+  };
+  let current: 0 | 1 = 0;
+  let pending = readAt(0, 0);
   for (;;) {
-    const want = Math.min(buffer.length, maxBytes + 1 - size);
-    if (want <= 0) break;
-    const { bytesRead } = await handle.read(buffer, 0, want, size);
-    if (bytesRead === 0) break;
-    hasher.update(buffer.subarray(0, bytesRead));
-    size += bytesRead;
+    const n = await pending;
+    if (n === 0) break;
+    const next: 0 | 1 = current === 0 ? 1 : 0;
+    const at = size + n;
+    pending = readAt(next, at); // until a read returns 0: a short read is not taken as the end
+    hasher.update(buffers[current].subarray(0, n));
+    size = at;
+    current = next;
   }
   return { size, blake3: hasher.digestHex() };
 }
