@@ -1,44 +1,22 @@
 import { ChainError } from './errors.js';
 
+const ChainSource_VALUE = {
+  /** The governance gate's decisions. */
+  workload: 'workload',
+  /** The controller's placement records. */
+  placement: 'workload.placement',
+  /** A host's placement records and refusals. */
+  host: 'workload.host',
+  /** A runtime adapter's lifecycle outcomes. */
+  runtime: 'workload.runtime',
+} as const;
 /**
  * The well-known event sources: who wrote an event. Any other dotted lower-case identifier is accepted
  * too (see {@link isIdentifier}), so library users can add their own.
  */
-export const ChainSource: {
-  /** The governance gate's decisions. */
-  readonly workload: 'workload';
-  /** The controller's placement records. */
-  readonly placement: 'workload.placement';
-  /** A host's placement records and refusals. */
-  readonly host: 'workload.host';
-  /** A runtime adapter's lifecycle outcomes. */
-  readonly runtime: 'workload.runtime';
-} = Object.freeze({
-  workload: 'workload',
-  placement: 'workload.placement',
-  host: 'workload.host',
-  runtime: 'workload.runtime',
-} as const);
+export const ChainSource: typeof ChainSource_VALUE = Object.freeze(ChainSource_VALUE);
 
-/**
- * The well-known event kinds: what happened. Any other dotted lower-case identifier is accepted too
- * (see {@link isIdentifier}).
- */
-export const ChainKind: {
-  readonly install: 'workload.install';
-  readonly place: 'workload.place';
-  readonly load: 'workload.load';
-  readonly start: 'workload.start';
-  readonly stop: 'workload.stop';
-  readonly unload: 'workload.unload';
-  readonly migrate: 'workload.migrate';
-  readonly refuse: 'workload.refuse';
-  readonly revoke: 'workload.revoke';
-  readonly lifecycle: 'workload.lifecycle';
-  readonly artifactFetch: 'artifact.fetch';
-  readonly artifactPieceRejected: 'artifact.piece_rejected';
-  readonly artifactServe: 'artifact.serve';
-} = Object.freeze({
+const ChainKind_VALUE = {
   install: 'workload.install',
   place: 'workload.place',
   load: 'workload.load',
@@ -52,7 +30,12 @@ export const ChainKind: {
   artifactFetch: 'artifact.fetch',
   artifactPieceRejected: 'artifact.piece_rejected',
   artifactServe: 'artifact.serve',
-} as const);
+} as const;
+/**
+ * The well-known event kinds: what happened. Any other dotted lower-case identifier is accepted too
+ * (see {@link isIdentifier}).
+ */
+export const ChainKind: typeof ChainKind_VALUE = Object.freeze(ChainKind_VALUE);
 
 /** One of the well-known sources. */
 export type KnownChainSource = (typeof ChainSource)[keyof typeof ChainSource];

@@ -1,20 +1,7 @@
 import { concatBytes, utf8 } from './bytes.js';
 import { sign, verify } from './ed25519/sign.js';
 
-/**
- * The domain tags. Every Heddle signature covers `tag || bytes`, one tag per use, so a signature made
- * for one purpose can never be replayed as another. Each tag ends with a newline, which no tag
- * contains elsewhere, so no tag is a prefix of another.
- */
-export const DomainTag: {
-  readonly ctlRequest: 'heddle.ctl.request.v1\n';
-  readonly ctlResponse: 'heddle.ctl.response.v1\n';
-  readonly nodeFacts: 'heddle.node-facts.v1\n';
-  readonly packageStatement: 'heddle.package.v1\n';
-  readonly chainCheckpoint: 'heddle.chain.checkpoint.v1\n';
-  readonly revocation: 'heddle.revocation.v1\n';
-  readonly revocationList: 'heddle.revocation-list.v1\n';
-} = Object.freeze({
+const DomainTag_VALUE = {
   /** A signed control request (`SignedCtl` carrying a `CtlRequest`). */
   ctlRequest: 'heddle.ctl.request.v1\n',
   /** A signed control response (`SignedCtl` carrying a `CtlResponse`). */
@@ -29,7 +16,13 @@ export const DomainTag: {
   revocation: 'heddle.revocation.v1\n',
   /** A whole revocation list with its generation (so entries cannot be dropped or rolled back). */
   revocationList: 'heddle.revocation-list.v1\n',
-} as const);
+} as const;
+/**
+ * The domain tags. Every Heddle signature covers `tag || bytes`, one tag per use, so a signature made
+ * for one purpose can never be replayed as another. Each tag ends with a newline, which no tag
+ * contains elsewhere, so no tag is a prefix of another.
+ */
+export const DomainTag: typeof DomainTag_VALUE = Object.freeze(DomainTag_VALUE);
 
 /** One of the values of {@link DomainTag}. */
 export type DomainTagValue = (typeof DomainTag)[keyof typeof DomainTag];

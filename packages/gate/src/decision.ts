@@ -1,17 +1,7 @@
 import type { NodeTier } from './levels.js';
 
 /** Rule ids the gate itself decides with (a policy cannot use the `builtin:` prefix). */
-export const BUILTIN_RULES: {
-  readonly invalidAgent: 'builtin:invalid_agent';
-  readonly unknownAction: 'builtin:unknown_action';
-  readonly invalidContext: 'builtin:invalid_context';
-  readonly revoked: 'builtin:revoked';
-  readonly revocationsUnavailable: 'builtin:revocations_unavailable';
-  readonly secretsNeedPinned: 'builtin:secrets_need_pinned';
-  readonly defaultDeny: 'builtin:default_deny';
-  readonly approvalExpired: 'builtin:approval_expired';
-  readonly approvalUnavailable: 'builtin:approval_unavailable';
-} = {
+export const BUILTIN_RULES = {
   invalidAgent: 'builtin:invalid_agent',
   unknownAction: 'builtin:unknown_action',
   invalidContext: 'builtin:invalid_context',
@@ -21,7 +11,7 @@ export const BUILTIN_RULES: {
   defaultDeny: 'builtin:default_deny',
   approvalExpired: 'builtin:approval_expired',
   approvalUnavailable: 'builtin:approval_unavailable',
-};
+} as const;
 
 /** What the teardown waiver waived: recorded with the permit it produced. */
 export interface Waiver {

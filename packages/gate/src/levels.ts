@@ -4,31 +4,31 @@
  */
 
 /** Package trust, lowest first: a rule's `min_package_trust` admits that level and every later one. */
-export const PACKAGE_TRUST_LEVELS: readonly [
+export const PACKAGE_TRUST_LEVELS = [
   'unsigned',
   'project_cert',
   'signed_unpinned',
   'operator_attested',
   'pinned_signer',
-] = ['unsigned', 'project_cert', 'signed_unpinned', 'operator_attested', 'pinned_signer'];
+] as const;
 
 /** How far a package's signature chain is trusted. */
 export type PackageTrust = (typeof PACKAGE_TRUST_LEVELS)[number];
 
 /** Operator-assigned node tiers, lowest first (a node never sets its own tier). */
-export const NODE_TIERS: readonly ['discovered', 'paired', 'pinned'] = ['discovered', 'paired', 'pinned'];
+export const NODE_TIERS = ['discovered', 'paired', 'pinned'] as const;
 
 /** The trust tier the operator gave a node. */
 export type NodeTier = (typeof NODE_TIERS)[number];
 
 /** Network exposure, least first: a rule's `max_network` admits that level and every earlier one. */
-export const NETWORK_LEVELS: readonly ['none', 'lan', 'egress'] = ['none', 'lan', 'egress'];
+export const NETWORK_LEVELS = ['none', 'lan', 'egress'] as const;
 
 /** The network an instance is given. */
 export type NetworkLevel = (typeof NETWORK_LEVELS)[number];
 
 /** The eight governed actions. Any other `workload.*` action is denied (and recorded). */
-export const ACTIONS: readonly [
+export const ACTIONS = [
   'workload.install',
   'workload.place',
   'workload.load',
@@ -37,16 +37,7 @@ export const ACTIONS: readonly [
   'workload.unload',
   'workload.migrate',
   'workload.revoke',
-] = [
-  'workload.install',
-  'workload.place',
-  'workload.load',
-  'workload.start',
-  'workload.stop',
-  'workload.unload',
-  'workload.migrate',
-  'workload.revoke',
-];
+] as const;
 
 /** A governed action. */
 export type Action = (typeof ACTIONS)[number];

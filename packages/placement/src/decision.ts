@@ -6,7 +6,7 @@ import type { ExecutionTier } from './vocabulary.js';
 import type { ScoringWeights } from './weights.js';
 
 /** Phase A constraints, in the order they are checked. */
-export const CONSTRAINTS: readonly [
+export const CONSTRAINTS = [
   'unknown_node',
   'revoked_node',
   'liveness',
@@ -19,20 +19,7 @@ export const CONSTRAINTS: readonly [
   'requirements',
   'emulation',
   'governance',
-] = [
-  'unknown_node',
-  'revoked_node',
-  'liveness',
-  'facts_expired',
-  'tier',
-  'workload_revoked',
-  'co_residency',
-  'memory',
-  'cpu',
-  'requirements',
-  'emulation',
-  'governance',
-];
+] as const;
 /** One of {@link CONSTRAINTS}. */
 export type ConstraintName = (typeof CONSTRAINTS)[number];
 

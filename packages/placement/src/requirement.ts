@@ -53,21 +53,14 @@ export interface Requirement {
 }
 
 /** Why a requirement failed on a node, in the order a capability is checked. */
-export const REQUIREMENT_REASONS: readonly [
+export const REQUIREMENT_REASONS = [
   'no_such_id',
   'provenance_too_low',
   'predicate_failed',
   'unavailable',
   'insufficient_count',
   'contended',
-] = [
-  'no_such_id',
-  'provenance_too_low',
-  'predicate_failed',
-  'unavailable',
-  'insufficient_count',
-  'contended',
-];
+] as const;
 /** One of {@link REQUIREMENT_REASONS}. */
 export type RequirementReason = (typeof REQUIREMENT_REASONS)[number];
 

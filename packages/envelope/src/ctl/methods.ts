@@ -1,27 +1,19 @@
+const CTL_METHODS_VALUE = [
+  'workload.describe',
+  'workload.place',
+  'workload.load',
+  'workload.start',
+  'workload.stop',
+  'workload.unload',
+  'workload.status',
+  'workload.logs',
+] as const;
 /**
  * The control methods a controller may call on a host. To add a method (a later issue adds
  * `workload.revoke`), append it to {@link CTL_METHODS} and, when it changes state, to
  * {@link MUTATING_METHODS}; every schema, type and check derives from these two lists.
  */
-export const CTL_METHODS: readonly [
-  'workload.describe',
-  'workload.place',
-  'workload.load',
-  'workload.start',
-  'workload.stop',
-  'workload.unload',
-  'workload.status',
-  'workload.logs',
-] = Object.freeze([
-  'workload.describe',
-  'workload.place',
-  'workload.load',
-  'workload.start',
-  'workload.stop',
-  'workload.unload',
-  'workload.status',
-  'workload.logs',
-] as const);
+export const CTL_METHODS: typeof CTL_METHODS_VALUE = Object.freeze(CTL_METHODS_VALUE);
 
 /** One control method name, such as `workload.place`. */
 export type CtlMethod = (typeof CTL_METHODS)[number];

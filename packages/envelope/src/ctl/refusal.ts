@@ -1,5 +1,20 @@
 import { HeddleError } from '../errors.js';
 
+const REFUSAL_CODES_VALUE = [
+  'signature',
+  'expired',
+  'replay',
+  'not_for_me',
+  'unauthorized',
+  'unknown_method',
+  'invalid_request',
+  'governance',
+  'admission',
+  'fetch',
+  'verify',
+  'runtime',
+  'unknown_instance',
+] as const;
 /**
  * The refusal codes a host sends back (stable strings, part of the protocol). Meanings:
  * - `signature`: the signature, key or signature encoding is invalid, or the requester is not the
@@ -15,35 +30,7 @@ import { HeddleError } from '../errors.js';
  *   verified request by the host's governance gate, admission check, package fetch, package
  *   verification, runtime adapter, or instance lookup.
  */
-export const REFUSAL_CODES: readonly [
-  'signature',
-  'expired',
-  'replay',
-  'not_for_me',
-  'unauthorized',
-  'unknown_method',
-  'invalid_request',
-  'governance',
-  'admission',
-  'fetch',
-  'verify',
-  'runtime',
-  'unknown_instance',
-] = Object.freeze([
-  'signature',
-  'expired',
-  'replay',
-  'not_for_me',
-  'unauthorized',
-  'unknown_method',
-  'invalid_request',
-  'governance',
-  'admission',
-  'fetch',
-  'verify',
-  'runtime',
-  'unknown_instance',
-] as const);
+export const REFUSAL_CODES: typeof REFUSAL_CODES_VALUE = Object.freeze(REFUSAL_CODES_VALUE);
 
 /** One of {@link REFUSAL_CODES}. */
 export type RefusalCode = (typeof REFUSAL_CODES)[number];

@@ -1,5 +1,14 @@
 import { HeddleError } from '../errors.js';
 
+const RESPONSE_ERROR_CODES_VALUE = [
+  'invalid_response',
+  'signature',
+  'key_mismatch',
+  'responder_mismatch',
+  'nonce_mismatch',
+  'method_mismatch',
+  'expired',
+] as const;
 /**
  * Why a controller rejected a host's response (stable strings):
  * - `invalid_response`: malformed envelope, oversized payload, not strict JSON, schema or version;
@@ -10,23 +19,8 @@ import { HeddleError } from '../errors.js';
  * - `method_mismatch`: `method` is not the method of the request sent;
  * - `expired`: it arrived after the request's expiry plus the clock skew (only when `now` is given).
  */
-export const RESPONSE_ERROR_CODES: readonly [
-  'invalid_response',
-  'signature',
-  'key_mismatch',
-  'responder_mismatch',
-  'nonce_mismatch',
-  'method_mismatch',
-  'expired',
-] = Object.freeze([
-  'invalid_response',
-  'signature',
-  'key_mismatch',
-  'responder_mismatch',
-  'nonce_mismatch',
-  'method_mismatch',
-  'expired',
-] as const);
+export const RESPONSE_ERROR_CODES: typeof RESPONSE_ERROR_CODES_VALUE =
+  Object.freeze(RESPONSE_ERROR_CODES_VALUE);
 
 /** One of {@link RESPONSE_ERROR_CODES}. */
 export type ResponseErrorCode = (typeof RESPONSE_ERROR_CODES)[number];
