@@ -1,0 +1,259 @@
+import { constants } from 'node:fs';
+import { type FileHandle, mkdir, open, readdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_MAX_TOTAL_BYTES,
+  ENVELOPE_FILE,
+  type KindRegistry,
+  MAX_ENVELOPE_BYTES,
+  manifestHashOf,
+  PackageError,
+  type PackageFile,
+  type PieceMap,
+  PieceVerifier,
+  parseEnvelope,
+  parsePieceMap,
+  pieceLength,
+} from '@heddle/package';
+import { WireError } from './errors.js';
+import {
+  DEFAULT_FETCH_ATTEMPTS,
+  DEFAULT_FETCH_TIMEOUT_MS,
+  DEFAULT_FETCH_WINDOW,
+  MAX_WIRE_PIECE_BYTES,
+} from './limits.js';
+
+/**
+ * The requests a fetch makes of the controller (implemented by a server session over the call's
+ * connection). Each rejects with `WireError`: `timeout` (no answer in `timeoutMs`), `fetch_refused`,
+ * or `closed`.
+ */
+export interface FetchChannel {
+  /** The envelope bytes of the package with `manifestHash`. */
+  manifest(manifestHash: string, timeoutMs: number): Promise<Uint8Array>;
+  /** The piece map (JSON form, unchecked) of file `path`. */
+  pieceMap(path: string, timeoutMs: number): Promise<unknown>;
+  /** Piece `index` of file `path`. */
+  piece(path: string, index: number, timeoutMs: number): Promise<Uint8Array>;
+}
+
+/** Options of a package fetch. */
+export interface FetchOptions {
+  /** Largest total of the file sizes the envelope may claim (default 1 GiB); checked before anything is fetched. */
+  readonly maxTotalBytes?: number;
+  /** Largest size one file may claim (default 256 MiB). */
+  readonly maxFileBytes?: number;
+  /** Piece requests in flight at once (default 4). */
+  readonly window?: number;
+  /** Time each request waits for its answer (default 15 s). */
+  readonly timeoutMs?: number;
+  /** Attempts per request before the fetch fails with `timeout` (default 3). */
+  readonly attempts?: number;
+  /** Kind registry used to read the envelope's file list (default: `@heddle/package`'s). */
+  readonly kinds?: KindRegistry;
+}
+
+async function withRetry<T>(attempts: number, what: string, run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (!(err instanceof WireError) || err.code !== 'timeout' || attempt >= attempts) {
+        if (err instanceof WireError && err.code === 'timeout') {
+          throw new WireError('timeout', `${what}: no answer after ${attempts} attempt(s)`, { cause: err });
+        }
+        throw err;
+      }
+    }
+  }
+}
+
+/**
+ * Fetches the package with `manifestHash` over `channel` into `destDir` (created; it must be absent or
+ * empty) and returns its absolute path. Order: the envelope (must hash to `manifestHash` and parse,
+ * with its size claims within the limits, before any file is requested); then per file its piece map
+ * (its content hash and total size must be the ones the envelope lists), then its pieces, `window` at
+ * a time, each checked by `PieceVerifier` as it arrives and written at its offset; a request that
+ * times out is asked again (up to `attempts`), a piece that fails its check ends the fetch with
+ * `piece_rejected` naming the file and the piece. On failure the destination is removed. The result
+ * still has to be verified against trust anchors (`verifyPackage`): this checks integrity against the
+ * manifest hash, not who signed it.
+ */
+export async function fetchPackage(
+  channel: FetchChannel,
+  manifestHash: string,
+  destDir: string,
+  options: FetchOptions = {},
+): Promise<string> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
+  const attempts = options.attempts ?? DEFAULT_FETCH_ATTEMPTS;
+  const window = options.window ?? DEFAULT_FETCH_WINDOW;
+  if (!/^[0-9a-f]{64}$/.test(manifestHash)) {
+    throw new WireError('invalid_argument', 'manifestHash must be 64 lower-case hex characters', {
+      field: 'manifestHash',
+    });
+  }
+  const bytes = await withRetry(attempts, 'manifest', () => channel.manifest(manifestHash, timeoutMs));
+  if (bytes.length > MAX_ENVELOPE_BYTES || manifestHashOf(bytes) !== manifestHash) {
+    throw new WireError('manifest_mismatch', `the envelope served does not hash to ${manifestHash}`, {
+      field: 'manifest_hash',
+    });
+  }
+  let files: readonly PackageFile[];
+  try {
+    files = parseEnvelope(bytes, {
+      maxTotalBytes: options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES,
+      maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+      ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
+    }).files;
+  } catch (err) {
+    const field = err instanceof PackageError ? (err.field ?? '$') : '$';
+    const code = field === 'body.files' || field.endsWith('.size') ? 'too_large' : 'manifest_invalid';
+    throw new WireError(code, (err as Error).message, { field, cause: err });
+  }
+  const root = resolve(destDir);
+  await prepareDestination(root);
+  try {
+    await writeFile(join(root, ENVELOPE_FILE), bytes, { flag: 'wx' });
+    for (let i = 0; i < files.length; i++) {
+      await fetchFile(channel, root, files[i] as PackageFile, i, { timeoutMs, attempts, window });
+    }
+    return root;
+  } catch (err) {
+    await rm(root, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function prepareDestination(root: string): Promise<void> {
+  try {
+    await mkdir(root, { recursive: true });
+    const entries = await readdir(root);
+    if (entries.length > 0) throw new WireError('destination', `${root} is not empty`, { field: 'destDir' });
+  } catch (err) {
+    if (err instanceof WireError) throw err;
+    throw new WireError('destination', `${root}: ${(err as Error).message}`, {
+      field: 'destDir',
+      cause: err,
+    });
+  }
+}
+
+interface FileFetchSettings {
+  readonly timeoutMs: number;
+  readonly attempts: number;
+  readonly window: number;
+}
+
+async function fetchFile(
+  channel: FetchChannel,
+  root: string,
+  file: PackageFile,
+  fileIndex: number,
+  settings: FileFetchSettings,
+): Promise<void> {
+  const field = `files[${fileIndex}]`;
+  const raw = await withRetry(settings.attempts, `${file.path} piece map`, () =>
+    channel.pieceMap(file.path, settings.timeoutMs),
+  );
+  let map: PieceMap;
+  let verifier: PieceVerifier;
+  try {
+    map = parsePieceMap(raw);
+    if (map.pieceSize > MAX_WIRE_PIECE_BYTES) {
+      throw new WireError(
+        'too_large',
+        `${file.path}: piece size ${map.pieceSize} exceeds ${MAX_WIRE_PIECE_BYTES}`,
+        {
+          field,
+        },
+      );
+    }
+    verifier = await PieceVerifier.create(map, { contentHash: file.blake3, totalSize: file.size });
+  } catch (err) {
+    if (err instanceof WireError) throw err;
+    throw new WireError('artifact_mismatch', `${file.path}: ${(err as Error).message}`, {
+      field,
+      cause: err,
+    });
+  }
+  const target = join(root, file.path);
+  await mkdir(dirname(target), { recursive: true });
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+  const handle = await open(target, flags, 0o644);
+  try {
+    await fetchPieces(channel, handle, file.path, field, map, verifier, settings);
+    const reader = await open(target, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    try {
+      await verifier.finish(async (index) => {
+        const length = pieceLength(map, index);
+        const buf = Buffer.allocUnsafe(length);
+        const { bytesRead } = await reader.read(buf, 0, length, index * map.pieceSize);
+        return buf.subarray(0, bytesRead);
+      });
+    } catch (err) {
+      throw new WireError('artifact_mismatch', `${file.path}: ${(err as Error).message}`, {
+        field,
+        cause: err,
+      });
+    } finally {
+      await reader.close();
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+async function fetchPieces(
+  channel: FetchChannel,
+  handle: FileHandle,
+  path: string,
+  field: string,
+  map: PieceMap,
+  verifier: PieceVerifier,
+  settings: FileFetchSettings,
+): Promise<void> {
+  const queue: number[] = verifier.missing();
+  const tries = new Map<number, number>();
+  let failure: unknown;
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      if (failure !== undefined) return;
+      const index = queue.shift();
+      if (index === undefined) return;
+      const attempt = (tries.get(index) ?? 0) + 1;
+      tries.set(index, attempt);
+      let bytes: Uint8Array;
+      try {
+        bytes = await channel.piece(path, index, settings.timeoutMs);
+      } catch (err) {
+        if (err instanceof WireError && err.code === 'timeout' && attempt < settings.attempts) {
+          queue.push(index); // resume: ask for the dropped piece again
+          continue;
+        }
+        failure ??=
+          err instanceof WireError && err.code === 'timeout'
+            ? new WireError('timeout', `${path} piece ${index}: no answer after ${attempt} attempt(s)`, {
+                field: `${field}.pieces[${index}]`,
+              })
+            : err;
+        return;
+      }
+      try {
+        verifier.accept(index, bytes);
+      } catch (err) {
+        failure ??= new WireError('piece_rejected', `${path} piece ${index}: ${(err as Error).message}`, {
+          field: `${field}.pieces[${index}]`,
+          cause: err,
+        });
+        return;
+      }
+      await handle.write(bytes, 0, bytes.length, index * map.pieceSize);
+    }
+  };
+  const workers: Promise<void>[] = [];
+  for (let w = 0; w < Math.max(1, settings.window); w++) workers.push(worker());
+  await Promise.all(workers);
+  if (failure !== undefined) throw failure;
+}

@@ -1,0 +1,170 @@
+import { type SignedCtl, SignedCtlSchema } from '@heddle/envelope';
+import { type PieceMapJson, PieceMapJsonSchema } from '@heddle/package';
+import { z } from 'zod';
+import { MAX_TEXT_FRAME_BYTES } from './limits.js';
+
+/** A request or call id: an unsigned 32-bit integer chosen by the side that opens it. */
+const Id = z.int().min(0).max(0xffff_ffff);
+const Hash = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex characters');
+const Code = z.string().regex(/^[a-z_]{1,64}$/, 'expected 1 to 64 of [a-z_]');
+const Reason = z.string().max(4096);
+const Method = z.string().regex(/^[\x21-\x7e]{1,128}$/, 'expected printable ASCII, 1 to 128 characters');
+const Path = z.string().min(1).max(255);
+
+/** Client to server: a signed control request. `method` is the transport method (must equal the signed one). */
+export interface CallFrame {
+  readonly t: 'call';
+  readonly id: number;
+  readonly method: string;
+  readonly signed: SignedCtl;
+}
+/** Client to server: the piece map of one file, answering a `fetch_map`. */
+export interface PieceMapFrame {
+  readonly t: 'piece_map';
+  readonly id: number;
+  readonly map: PieceMapJson;
+}
+/** Client to server: a refused fetch request. */
+export interface FetchRefusedFrame {
+  readonly t: 'fetch_refused';
+  readonly id: number;
+  readonly code: string;
+  readonly reason: string;
+}
+/** Server to client: the signed response to call `id`. */
+export interface ResultFrame {
+  readonly t: 'result';
+  readonly id: number;
+  readonly signed: SignedCtl;
+}
+/** Either direction: a protocol error; the sender closes the connection after it. */
+export interface ErrorFrame {
+  readonly t: 'error';
+  readonly id?: number;
+  readonly code: string;
+  readonly reason: string;
+}
+/** Server to client: send the envelope of the package of call `call_id` (answered by a binary frame). */
+export interface FetchManifestFrame {
+  readonly t: 'fetch_manifest';
+  readonly id: number;
+  readonly call_id: number;
+  readonly manifest_hash: string;
+}
+/** Server to client: send the piece map of file `path` of call `call_id`'s package. */
+export interface FetchMapFrame {
+  readonly t: 'fetch_map';
+  readonly id: number;
+  readonly call_id: number;
+  readonly path: string;
+}
+/** Server to client: send piece `index` of file `path` (answered by a binary frame). */
+export interface FetchPieceFrame {
+  readonly t: 'fetch_piece';
+  readonly id: number;
+  readonly call_id: number;
+  readonly path: string;
+  readonly index: number;
+}
+
+/** Text frames a server accepts. */
+export type ClientFrame = CallFrame | PieceMapFrame | FetchRefusedFrame | ErrorFrame;
+/** Text frames a client accepts. */
+export type ServerFrame = ResultFrame | ErrorFrame | FetchManifestFrame | FetchMapFrame | FetchPieceFrame;
+
+const ErrorSchema = z.strictObject({
+  t: z.literal('error'),
+  id: Id.optional(),
+  code: Code,
+  reason: Reason,
+});
+
+/** Schema of the text frames a server accepts. */
+export const ClientFrameSchema: z.ZodType<ClientFrame> = z.discriminatedUnion('t', [
+  z.strictObject({ t: z.literal('call'), id: Id, method: Method, signed: SignedCtlSchema }),
+  z.strictObject({ t: z.literal('piece_map'), id: Id, map: PieceMapJsonSchema }),
+  z.strictObject({ t: z.literal('fetch_refused'), id: Id, code: Code, reason: Reason }),
+  ErrorSchema,
+]);
+
+/** Schema of the text frames a client accepts. */
+export const ServerFrameSchema: z.ZodType<ServerFrame> = z.discriminatedUnion('t', [
+  z.strictObject({ t: z.literal('result'), id: Id, signed: SignedCtlSchema }),
+  ErrorSchema,
+  z.strictObject({ t: z.literal('fetch_manifest'), id: Id, call_id: Id, manifest_hash: Hash }),
+  z.strictObject({ t: z.literal('fetch_map'), id: Id, call_id: Id, path: Path }),
+  z.strictObject({
+    t: z.literal('fetch_piece'),
+    id: Id,
+    call_id: Id,
+    path: Path,
+    index: z.int().min(0).max(0xffff_ffff),
+  }),
+]);
+
+/** The result of {@link parseFrame}: the frame, or the error code and reason to answer with. */
+export type ParsedFrame<F> =
+  | { readonly ok: true; readonly frame: F }
+  | {
+      readonly ok: false;
+      readonly code: 'malformed_frame' | 'unknown_frame' | 'frame_too_large';
+      readonly reason: string;
+    };
+
+/**
+ * Parses one text frame against `schema`: size at most {@link MAX_TEXT_FRAME_BYTES}, JSON, an object
+ * whose `t` is one of `known`, then the schema. Never throws.
+ */
+export function parseFrame<F>(
+  text: string,
+  schema: z.ZodType<F>,
+  known: ReadonlySet<string>,
+): ParsedFrame<F> {
+  if (text.length > MAX_TEXT_FRAME_BYTES || Buffer.byteLength(text, 'utf8') > MAX_TEXT_FRAME_BYTES) {
+    return { ok: false, code: 'frame_too_large', reason: `text frame exceeds ${MAX_TEXT_FRAME_BYTES} bytes` };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, code: 'malformed_frame', reason: 'the text frame is not JSON' };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, code: 'malformed_frame', reason: 'the text frame is not a JSON object' };
+  }
+  const t = (value as { t?: unknown }).t;
+  if (typeof t !== 'string' || !known.has(t)) {
+    return {
+      ok: false,
+      code: 'unknown_frame',
+      reason: `unknown frame type ${JSON.stringify(t)?.slice(0, 64)}`,
+    };
+  }
+  const r = schema.safeParse(value);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const field = issue?.path.join('.') || '$';
+    return {
+      ok: false,
+      code: 'malformed_frame',
+      reason: `${t} frame field ${field}: ${issue?.message ?? 'invalid'}`,
+    };
+  }
+  return { ok: true, frame: r.data };
+}
+
+/** Frame types a server accepts. */
+export const CLIENT_FRAME_TYPES: ReadonlySet<string> = new Set([
+  'call',
+  'piece_map',
+  'fetch_refused',
+  'error',
+]);
+/** Frame types a client accepts. */
+export const SERVER_FRAME_TYPES: ReadonlySet<string> = new Set([
+  'result',
+  'error',
+  'fetch_manifest',
+  'fetch_map',
+  'fetch_piece',
+]);

@@ -1,0 +1,12 @@
+export * from './binary-frame.js';
+export * from './client.js';
+export * from './client-session.js';
+export * from './close-codes.js';
+export * from './errors.js';
+export * from './fetch-package.js';
+export * from './frames.js';
+export * from './limits.js';
+export * from './package-source.js';
+export * from './send.js';
+export * from './server.js';
+export { type CallContext, type CallHandler, ServerSession, type SessionSettings } from './server-session.js';

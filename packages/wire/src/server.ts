@@ -1,0 +1,190 @@
+import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { CloseCode } from './close-codes.js';
+import { WireError } from './errors.js';
+import {
+  DEFAULT_HANDSHAKE_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_CALLS_PER_SESSION,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_PING_INTERVAL_MS,
+  MAX_BINARY_FRAME_BYTES,
+} from './limits.js';
+import { sendJson } from './send.js';
+import { type CallHandler, ServerSession } from './server-session.js';
+
+/** An operator-supplied TLS certificate and key (PEM), for `wss://`. */
+export interface WireTlsOptions {
+  /** Certificate chain, PEM. */
+  readonly cert: string | Buffer;
+  /** Private key, PEM. */
+  readonly key: string | Buffer;
+}
+
+/** Options of {@link WireServer.listen}. */
+export interface WireServerOptions {
+  /** Answers each call with the host's signed response. */
+  readonly handler: CallHandler;
+  /** Address to listen on (default `127.0.0.1`). */
+  readonly host?: string;
+  /** Port (default 0: any free port). */
+  readonly port?: number;
+  /** Serve `wss://` with this certificate (default plain `ws://`). */
+  readonly tls?: WireTlsOptions;
+  /** Most sessions at once; more are closed with 1013 (default 256). */
+  readonly maxSessions?: number;
+  /** Most calls open at once in one session; more close it with 4003 (default 8). */
+  readonly maxCallsPerSession?: number;
+  /** Time from TCP accept to a completed upgrade before the socket is destroyed (default 10 s). */
+  readonly handshakeTimeoutMs?: number;
+  /** Time without a complete frame and without an open call before a session is closed with 4002 (default 30 s). */
+  readonly idleTimeoutMs?: number;
+  /** Ping interval; a peer that missed the previous ping is terminated (default 15 s). */
+  readonly pingIntervalMs?: number;
+  /** Told of handler failures and other unexpected errors (default: ignored). */
+  readonly onError?: (err: unknown) => void;
+}
+
+/**
+ * The host side of the transport: a WebSocket server on `host:port` that answers signed calls with
+ * `handler` and, within a call, fetches the controller's package (`ctx.fetchPackage`). It never throws
+ * on peer input: malformed frames get an `error` frame and the connection is closed.
+ */
+export class WireServer {
+  readonly #http: Server;
+  readonly #wss: WebSocketServer;
+  readonly #sessions = new Set<ServerSession>();
+  readonly #sockets = new Set<Socket>();
+  readonly #deadlines = new WeakMap<Socket, NodeJS.Timeout>();
+  readonly #ping: NodeJS.Timeout;
+  readonly #secure: boolean;
+  #closing = false;
+
+  private constructor(options: WireServerOptions) {
+    const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    const handshakeTimeoutMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+    const onError = options.onError ?? (() => {});
+    const settings = {
+      handler: options.handler,
+      maxCallsPerSession: options.maxCallsPerSession ?? DEFAULT_MAX_CALLS_PER_SESSION,
+      idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      onError,
+    };
+    this.#secure = options.tls !== undefined;
+    this.#http =
+      options.tls === undefined
+        ? createHttpServer()
+        : createHttpsServer({
+            cert: options.tls.cert,
+            key: options.tls.key,
+            handshakeTimeout: handshakeTimeoutMs,
+          });
+    this.#http.headersTimeout = handshakeTimeoutMs;
+    this.#http.requestTimeout = handshakeTimeoutMs;
+    this.#http.maxConnections = maxSessions + 64;
+    this.#wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: MAX_BINARY_FRAME_BYTES,
+      perMessageDeflate: false,
+      clientTracking: false,
+    });
+    // A connection must complete its upgrade within handshakeTimeoutMs (an absolute deadline, so a
+    // client dripping header bytes cannot keep it alive: slowloris).
+    const deadline = (socket: Socket): void => {
+      const timer = setTimeout(() => socket.destroy(), handshakeTimeoutMs);
+      timer.unref();
+      this.#deadlines.set(socket, timer);
+      socket.on('close', () => clearTimeout(timer));
+    };
+    this.#http.on('connection', (socket: Socket) => {
+      this.#sockets.add(socket);
+      socket.on('close', () => this.#sockets.delete(socket));
+      socket.on('error', () => {});
+      if (!this.#secure) deadline(socket);
+    });
+    this.#http.on('secureConnection', (socket: Socket) => {
+      socket.on('error', () => {});
+      deadline(socket);
+    });
+    this.#http.on('tlsClientError', (_err: Error, socket: Duplex) => socket.destroy());
+    this.#http.on('clientError', (_err: Error, socket: Duplex) => socket.destroy());
+    this.#http.on('request', (_req, res) => {
+      res.writeHead(426, { 'content-type': 'text/plain', connection: 'close' });
+      res.end('WebSocket upgrade required\n');
+    });
+    this.#http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      socket.on('error', () => {});
+      if (this.#closing) {
+        socket.destroy();
+        return;
+      }
+      this.#wss.handleUpgrade(req, socket, head, (ws) => {
+        clearTimeout(this.#deadlines.get(socket as Socket));
+        ws.on('error', () => {});
+        if (this.#sessions.size >= maxSessions) {
+          sendJson(ws, { t: 'error', code: 'session_limit', reason: `more than ${maxSessions} sessions` });
+          ws.close(CloseCode.tryAgainLater, 'session_limit');
+          return;
+        }
+        const session: ServerSession = new ServerSession(ws, req.socket.remoteAddress, settings, () =>
+          this.#sessions.delete(session),
+        );
+        this.#sessions.add(session);
+      });
+    });
+    this.#ping = setInterval(() => {
+      for (const s of this.#sessions) s.ping();
+    }, options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS);
+    this.#ping.unref();
+  }
+
+  /** Starts a server and resolves once it listens. */
+  static async listen(options: WireServerOptions): Promise<WireServer> {
+    const server = new WireServer(options);
+    await new Promise<void>((resolve, reject) => {
+      server.#http.once('error', reject);
+      server.#http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+        server.#http.off('error', reject);
+        resolve();
+      });
+    });
+    return server;
+  }
+
+  /** The address and port listened on. */
+  get address(): { readonly host: string; readonly port: number } {
+    const a = this.#http.address() as AddressInfo | null;
+    if (a === null) throw new WireError('closed', 'the server is not listening');
+    return { host: a.address, port: a.port };
+  }
+
+  /** The URL clients connect to (`ws://host:port/` or `wss://host:port/`). */
+  get url(): string {
+    const { host, port } = this.address;
+    const h = host.includes(':') ? `[${host}]` : host;
+    return `${this.#secure ? 'wss' : 'ws'}://${h}:${port}/`;
+  }
+
+  /** Number of open sessions. */
+  get sessionCount(): number {
+    return this.#sessions.size;
+  }
+
+  /** Stops accepting, closes every session with 1001 and every other socket, and resolves when done. */
+  async close(): Promise<void> {
+    if (this.#closing) return;
+    this.#closing = true;
+    clearInterval(this.#ping);
+    for (const s of this.#sessions) s.close(CloseCode.goingAway, 'server closing');
+    const done = new Promise<void>((resolve) => this.#http.close(() => resolve()));
+    this.#http.closeAllConnections();
+    setTimeout(() => {
+      for (const socket of this.#sockets) socket.destroy();
+    }, 200).unref();
+    for (const socket of this.#sockets) socket.end();
+    await done;
+  }
+}
