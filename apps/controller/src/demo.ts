@@ -257,7 +257,7 @@ async function main(): Promise<void> {
   const wasiCog = workloadFromPackage(await verifyPackage(wasiDir, { anchors, revocations: noRevocations }));
   const hostContract = { nodeId: hostId, dataDir: join(dir, 'data') };
   const wasiHost = new WorkloadHost({
-    runtime: new WasiRuntime(),
+    runtime: new WasiRuntime({ dataRoot: dir }),
     gate,
     recorder: chain,
     agent: hostId,

@@ -82,7 +82,7 @@ export async function chooseContainerVariant(
         field: `variants.${name}.file`,
       },
     );
-  const imageRef = readImageRefFile(file.absolutePath);
+  const imageRef = readImageRefFile(file.absolutePath, file.blake3);
   const notes = [`image ${imageRef.image}`, `engine ${engine.kind} ${p.version} (${p.arch})`];
   if (native === undefined) notes.push(`emulated: ${variant.arch} image on a ${p.arch} engine`);
   if (imageRef.network && !allowNetwork)

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { blake3Hex } from '@heddle/envelope';
 import { z } from 'zod';
 import { RuntimeError } from './errors.js';
 
@@ -72,7 +73,7 @@ export function parseImageRefFile(text: string, path = 'image file'): ContainerI
 }
 
 /** Reads and parses an image-reference file from disk (bounded to {@link MAX_IMAGE_REF_FILE_BYTES}). */
-export function readImageRefFile(path: string): ContainerImageRef {
+export function readImageRefFile(path: string, blake3?: string): ContainerImageRef {
   let size: number;
   try {
     size = statSync(path).size;
@@ -84,5 +85,11 @@ export function readImageRefFile(path: string): ContainerImageRef {
       field: 'image',
     });
   }
-  return parseImageRefFile(readFileSync(path, 'utf8'), path);
+  const bytes = readFileSync(path);
+  if (blake3 !== undefined && blake3Hex(bytes) !== blake3) {
+    throw new RuntimeError('admission', `${path}: changed since the package was verified (BLAKE3 mismatch)`, {
+      field: 'image',
+    });
+  }
+  return parseImageRefFile(bytes.toString('utf8'), path);
 }

@@ -6,6 +6,7 @@ import {
   ociArch,
   probeContainerEngine,
 } from './container-admission.js';
+import { checkAdoptedContainer } from './container-adopt-check.js';
 import {
   CONTAINER_LABELS,
   type ContainerCreateSpec,
@@ -69,6 +70,8 @@ export interface ContainerRuntimeOptions {
   /** Timeout of an image pull in ms (default 120 s) and of a console run (default 60 s). */
   readonly pullTimeoutMs?: number;
   readonly consoleTimeoutMs?: number;
+  /** `host.dataDir` must resolve strictly under it (optional; see docs/runtimes.md, "Data directories"). */
+  readonly dataRoot?: string;
 }
 
 const ROOT_USER = /^(root|0)(:.*)?$/;
@@ -140,7 +143,7 @@ export class ContainerRuntime extends LocalRuntime {
     if (workload.source.type !== 'package') throw new RuntimeError('admission', 'source: not a package');
     const body = workload.source.verified.body;
     const values = validatedConfig(body.config, config.values);
-    checkDataDir(config.host);
+    checkDataDir(config.host, this.opts.dataRoot);
     const mode = config.runMode;
     checkRunMode(mode);
     const instanceId = instanceIdFor(workload, config);
@@ -164,8 +167,7 @@ export class ContainerRuntime extends LocalRuntime {
       cpuPct: body.resources.cpu_pct,
       pidsLimit: this.opts.pidsLimit ?? 256,
       user: this.opts.user ?? '65534:65534',
-      network:
-        imageRef.network && this.opts.allowNetwork === true ? (this.opts.networkName ?? 'bridge') : 'none',
+      network: this.#network(imageRef.network),
       tmpfsMb: this.opts.tmpfsMb ?? 16,
       command,
       ...(admission.emulated ? { platform: `linux/${ociArch(admission.arch)}` } : {}),
@@ -180,10 +182,17 @@ export class ContainerRuntime extends LocalRuntime {
 
   /**
    * Takes over the container carrying the instance's label (after a restart of the host process); its
-   * run mode comes from the `heddle.run_mode` label and an interval instance is watched again.
+   * run mode comes from the `heddle.run_mode` label and an interval instance is watched again. See
+   * {@link checkAdoptedContainer}: only a container with the verified image and isolation is taken over.
    */
   async adopt(handle: InstanceHandle, workload: RuntimeWorkload): Promise<void> {
+    const { imageRef } = await this.#choose(workload);
     const row = await findAdoptedContainer(this.#eng, handle, workload);
+    await checkAdoptedContainer(this.#eng, row.name, {
+      image: imageRef.image,
+      network: this.#network(imageRef.network),
+      user: this.opts.user ?? '65534:65534',
+    });
     const ins = await inspectContainer(this.#eng, row.name);
     const runMode = runModeOfLabel(row.labels[RUN_MODE_LABEL]);
     const consoleCommands =
@@ -276,6 +285,11 @@ export class ContainerRuntime extends LocalRuntime {
     if (this.engine === undefined)
       throw new RuntimeError('runtime', 'engine: no container engine', { field: 'engine' });
     return this.engine;
+  }
+
+  /** The network of a container: when both the package asks and the host policy allows. */
+  #network(asked: boolean): string {
+    return asked && this.opts.allowNetwork === true ? (this.opts.networkName ?? 'bridge') : 'none';
   }
 
   #choose(workload: RuntimeWorkload): Promise<ContainerChoice> {

@@ -153,9 +153,18 @@ export class HostGovernance {
         ? await this.#gate.checkTeardown(this.#agent, action, ctx)
         : await this.#gate.check(this.#agent, action, ctx);
     } catch (err) {
-      throw new RuntimeError('governance', `${action}: the gate could not decide: ${messageOf(err)}`, {
-        cause: err,
-      });
+      const error = new RuntimeError(
+        'governance',
+        `${action}: the gate could not decide: ${messageOf(err)}`,
+        {
+          cause: err,
+        },
+      );
+      // A gate that throws still leaves a record: chained as a refusal before rethrowing.
+      if (refuse !== null) {
+        await this.outcome(action, { ...refuse, verdict: 'error' }, { ok: false, error }, secrets, []);
+      }
+      throw error;
     }
     if (d.verdict === 'permit') return;
     const error = new RuntimeError(

@@ -1,6 +1,6 @@
-import { isAbsolute } from 'node:path';
 import type { JsonValue } from '@heddle/envelope';
 import { type CogBody, PackageError, validateCogConfig } from '@heddle/package';
+import { checkDataDirUnder } from './data-dir.js';
 import { RuntimeError } from './errors.js';
 import type { HostContract } from './workload.js';
 
@@ -22,13 +22,12 @@ export function validatedConfig(
   }
 }
 
-/** Refuses a host contract whose data directory is not an absolute path (`invalid_config`, field `host.dataDir`). */
-export function checkDataDir(host: HostContract): void {
-  if (!isAbsolute(host.dataDir)) {
-    throw new RuntimeError('invalid_config', 'host.dataDir: expected an absolute path', {
-      field: 'host.dataDir',
-    });
-  }
+/**
+ * Refuses (`invalid_config`, field `host.dataDir`) a data directory that is not absolute, holds `:` or
+ * `,`, is a symbolic link, or (with `dataRoot`) does not resolve strictly under `dataRoot`.
+ */
+export function checkDataDir(host: HostContract, dataRoot?: string): void {
+  checkDataDirUnder(host.dataDir, dataRoot);
 }
 
 /**

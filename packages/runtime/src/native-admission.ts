@@ -17,13 +17,22 @@ export interface NativeAdmitted {
   readonly user: NativeRunUser | undefined;
 }
 
+/** How {@link admitNative} treats a host without `runAsUser`. */
+export interface NativeHostUserOptions {
+  /** Run as the host's own uid when no `runAsUser` is set (default false: refused). Unsafe. */
+  readonly allowHostUser?: boolean;
+  /** Whether the host runs as root (default: `process.getuid() === 0`); injectable for tests. */
+  readonly runningAsRoot?: () => boolean;
+}
+
 const refuse = (message: string, field: string): RuntimeError =>
   new RuntimeError('admission', message, { field });
 
 /**
  * The native adapter's admission self-check, in order: the workload is a package (store pins are
  * refused), the host is not running as root without `runAsUser` (and that user exists and is not
- * root), a `native` variant for this host's arch exists, its verified file exists and is a regular
+ * root), without `runAsUser` the host opted in with `allowHostUser` (else the workload would run as
+ * the host's own uid, refused by default), a `native` variant for this host's arch exists, its verified file exists and is a regular
  * file, and the file's header agrees: an ELF (on Linux) or Mach-O (on macOS) executable of that arch,
  * or a `#!` script whose interpreter is an absolute path that exists (scripts are architecture-neutral
  * and accepted for the host's arch variant). Every refusal is `admission` naming the field.
@@ -32,14 +41,20 @@ export function admitNative(
   workload: RuntimeWorkload,
   runAsUser: string | undefined,
   platform: NodeJS.Platform = process.platform,
+  host: NativeHostUserOptions = {},
 ): NativeAdmitted {
   if (workload.source.type !== 'package') {
     throw refuse('source: the native adapter runs signed packages only, not store pins', 'source');
   }
   let user: NativeRunUser | undefined;
   if (runAsUser !== undefined) user = resolveRunUser(runAsUser);
-  else if (runningAsRoot()) {
+  else if ((host.runningAsRoot ?? runningAsRoot)()) {
     throw refuse('runAsUser: refusing to run a workload as root; configure runAsUser', 'runAsUser');
+  } else if (host.allowHostUser !== true) {
+    throw refuse(
+      `runAsUser: no runAsUser configured: the workload would run as this host's own user (uid ${process.getuid?.() ?? '?'}), with access to everything it owns; configure runAsUser, or opt in with allowHostUser: true`,
+      'runAsUser',
+    );
   }
   const verified = workload.source.verified;
   const body = verified.body;

@@ -1,6 +1,10 @@
+import { basename, join } from 'node:path';
 import type { InstanceHandle } from './contract.js';
 import { RuntimeError } from './errors.js';
-import type { NativeInstance } from './native-instance.js';
+import { checkDataDir, validatedConfig } from './load-checks.js';
+import type { NativeAdmitted } from './native-admission.js';
+import { nativeConfigArgs, nativeEnvironment } from './native-argv.js';
+import { checkInstalledCopy, type NativeInstance } from './native-instance.js';
 import {
   type NativeInstanceRecord,
   processStartTime,
@@ -8,18 +12,23 @@ import {
   readPidRecord,
   removePidRecord,
 } from './native-instance-file.js';
-import type { RuntimeWorkload } from './workload.js';
+import { checkRunMode, type RuntimeWorkload } from './workload.js';
 
 const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
  * The record of an instance to adopt from its directory: `unknown_instance` when there is none for
- * this id, `admission` when it was loaded from another workload.
+ * this id, `admission` when it was loaded from another workload. `instance.json` is not trusted: the
+ * config arguments are rebuilt from its values through the package's schema, its run mode and data
+ * dir are checked as load checks them, and its executable must be the expected copy
+ * (`<dir>/bin/<file>`) whose BLAKE3 is the verified file's (`admission`, field `executable`).
  */
 export function adoptedRecord(
   dir: string,
   handle: InstanceHandle,
   workload: RuntimeWorkload,
+  admitted: NativeAdmitted,
+  dataRoot: string,
 ): NativeInstanceRecord {
   const record = readInstanceRecord(dir);
   if (record === undefined || record.instanceId !== handle.instanceId) {
@@ -36,7 +45,28 @@ export function adoptedRecord(
       },
     );
   }
-  return record;
+  const expected = join(dir, 'bin', basename(admitted.file.path));
+  if (record.executable !== expected) {
+    throw new RuntimeError(
+      'admission',
+      `executable: the record names ${record.executable}, not ${expected}`,
+      {
+        field: 'executable',
+      },
+    );
+  }
+  checkInstalledCopy(expected, admitted.file.blake3);
+  let configArgs: string[];
+  try {
+    checkRunMode(record.runMode);
+    checkDataDir(record.host, dataRoot);
+    nativeEnvironment(record.host, record.instanceId);
+    configArgs = nativeConfigArgs(validatedConfig(admitted.body.config, record.values));
+  } catch (cause) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    throw new RuntimeError('admission', `instance.json: ${why}`, { field: 'instance', cause });
+  }
+  return { ...record, executable: expected, configArgs };
 }
 
 /**

@@ -1,6 +1,7 @@
-import { chmodSync, chownSync, copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { hashFile } from '@heddle/package';
+import { ensureDataDir } from './data-dir.js';
 import { RuntimeError } from './errors.js';
 import type { NativeAdmitted } from './native-admission.js';
 import type { HostContract } from './workload.js';
@@ -36,7 +37,6 @@ export async function installNativeExecutable(
       field: `files.${admitted.file.path}`,
     });
   }
-  mkdirSync(host.dataDir, { recursive: true, mode: 0o700 });
-  if (admitted.user !== undefined) chownSync(host.dataDir, admitted.user.uid, admitted.user.gid);
+  ensureDataDir(host.dataDir, admitted.user);
   return executable;
 }

@@ -1,7 +1,10 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { blake3Hex } from '@heddle/envelope';
 import type { CogBody } from '@heddle/package';
 import type { RunEvidence } from './contract.js';
+import { ensureDataDir } from './data-dir.js';
+import { RuntimeError } from './errors.js';
 import { nativeEnvironment, nativeModeArgs } from './native-argv.js';
 import {
   type NativeInstanceRecord,
@@ -31,6 +34,8 @@ export interface NativeInstance {
   readonly record: NativeInstanceRecord;
   readonly dir: string;
   readonly body: CogBody;
+  /** BLAKE3 of the verified executable: the installed copy is re-hashed against it before every run. */
+  readonly blake3: string;
   readonly user: NativeRunUser | undefined;
   readonly limits: NativeLimits | undefined;
   readonly lines: LineTail;
@@ -50,6 +55,7 @@ export function nativeInstance(
   record: NativeInstanceRecord,
   dir: string,
   body: CogBody,
+  blake3: string,
   user: NativeRunUser | undefined,
   options: NativeRuntimeOptions,
 ): NativeInstance {
@@ -64,6 +70,7 @@ export function nativeInstance(
     record,
     dir,
     body,
+    blake3,
     user,
     limits,
     lines: new LineTail(),
@@ -71,6 +78,8 @@ export function nativeInstance(
     stderrLog: new RotatingLog(join(dir, 'logs', 'stderr.log'), logBytes, logFiles),
     loop: new RunLoop(record.runMode, {
       launch: () => launchNative(inst, options),
+      refused: (err) =>
+        nativeEmptyEvidence(inst, [`run refused: ${err instanceof Error ? err.message : String(err)}`]),
       ended: (ev) => {
         removePidRecord(dir);
         return {
@@ -85,10 +94,37 @@ export function nativeInstance(
   return inst;
 }
 
-/** Spawns one run (re-creating the data dir if it went missing) and writes its pid file. */
+/**
+ * Refuses (`admission`, field `executable`) to run an installed copy whose BLAKE3 is no longer the
+ * verified one (or that cannot be read). Checked before every spawn, interval re-runs included.
+ */
+export function checkInstalledCopy(executable: string, blake3: string): void {
+  let digest: string;
+  try {
+    digest = blake3Hex(readFileSync(executable));
+  } catch (cause) {
+    throw new RuntimeError('admission', `executable: cannot read ${executable}`, {
+      field: 'executable',
+      cause,
+    });
+  }
+  if (digest !== blake3) {
+    throw new RuntimeError(
+      'admission',
+      `executable: ${executable} changed since it was verified (BLAKE3 ${digest}, expected ${blake3})`,
+      { field: 'executable' },
+    );
+  }
+}
+
+/**
+ * Spawns one run and writes its pid file: first re-hashes the installed copy (refused when it
+ * changed) and re-creates the data dir as load does when it went missing.
+ */
 function launchNative(inst: NativeInstance, options: NativeRuntimeOptions): NativeRun {
+  checkInstalledCopy(inst.record.executable, inst.blake3);
   const dataDir = inst.record.host.dataDir;
-  if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (!existsSync(dataDir)) ensureDataDir(dataDir, inst.user);
   const run = new NativeRun(nativeRunSpec(inst, options));
   const pid = run.pid;
   if (pid !== undefined) {

@@ -6,15 +6,16 @@ import { type NativeRunUser, resolveRunUser, runningAsRoot } from './native-user
 /**
  * `runtime.native` (attrs: `arch`, `os`, `run_as`) when a trivial program really runs: `/bin/sh -c
  * 'exit 0'` is spawned with an empty environment (as `runAsUser` when configured). Nothing when it
- * fails, when the host's arch is not a cog arch, or when the host runs as root without `runAsUser`.
+ * fails, when the host's arch is not a cog arch, or when there is no `runAsUser` and the host runs as
+ * root or did not opt in with `allowHostUser`.
  */
-export function probeNative(runAsUser: string | undefined): readonly Capability[] {
+export function probeNative(runAsUser: string | undefined, allowHostUser = true): readonly Capability[] {
   const arch = hostCogArch();
   if (arch === undefined) return [];
   let user: NativeRunUser | undefined;
   try {
     user = runAsUser !== undefined ? resolveRunUser(runAsUser) : undefined;
-    if (runAsUser === undefined && runningAsRoot()) return [];
+    if (runAsUser === undefined && (runningAsRoot() || !allowHostUser)) return [];
   } catch {
     return [];
   }

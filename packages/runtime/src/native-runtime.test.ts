@@ -1,10 +1,12 @@
 import { readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseStorePin } from '@heddle/package';
 import { describe, expect, it } from 'vitest';
 import type { InstanceHandle } from './contract.js';
 import { hostCogArch } from './elf.js';
 import { RuntimeError } from './errors.js';
+import { admitNative } from './native-admission.js';
 import { scriptWorkload, tempDir } from './native-fixtures.test-util.js';
 import { processStartTime } from './native-instance-file.js';
 import { NativeRuntime, type NativeRuntimeOptions } from './native-runtime.js';
@@ -16,6 +18,8 @@ function runtime(extra: Partial<NativeRuntimeOptions> = {}): NativeRuntime {
   return new NativeRuntime({
     stateDir: tempDir('heddle-state-'),
     runAsUser: asRoot ? 'nobody' : undefined,
+    dataRoot: tmpdir(),
+    allowHostUser: true,
     ...extra,
   });
 }
@@ -228,11 +232,18 @@ describe('NativeRuntime', () => {
     expect(ok.notes).toContain('script: runs under /bin/sh');
   });
 
-  it('refuses to run as root without runAsUser', async () => {
-    if (!asRoot) return;
-    const rt = new NativeRuntime({ stateDir: tempDir('heddle-state-') });
-    const err = await refusal(rt.admit(await scriptWorkload('#!/bin/sh\n')));
+  it('refuses to run as root without runAsUser, and as the host user unless allowHostUser', async () => {
+    const w = await scriptWorkload('#!/bin/sh\n');
+    const asRootNow = { allowHostUser: true, runningAsRoot: () => true };
+    let err = await refusal(
+      Promise.resolve().then(() => admitNative(w, undefined, process.platform, asRootNow)),
+    );
     expect([err.code, err.field]).toEqual(['admission', 'runAsUser']);
+    expect(err.message).toMatch(/as root/);
+    const rt = new NativeRuntime({ stateDir: tempDir('heddle-state-') });
+    err = await refusal(rt.admit(w));
+    expect([err.code, err.field]).toEqual(['admission', 'runAsUser']);
+    if (!asRoot) expect(err.message).toMatch(/allowHostUser/);
     expect(await rt.provides()).toEqual([]);
     expect((await runtime().provides())[0]).toMatchObject({ id: 'runtime.native', provenance: 'probed' });
   });

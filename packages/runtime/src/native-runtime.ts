@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { Capability } from '@heddle/placement';
 import type { Admission, InstanceHandle, InstanceStatus, NetworkExposure, RunEvidence } from './contract.js';
 import { RuntimeError } from './errors.js';
@@ -33,6 +33,12 @@ export interface NativeRuntimeOptions {
    * root: without it every workload is refused.
    */
   readonly runAsUser?: string;
+  /**
+   * Without `runAsUser` (and not root), run workloads as this host's own uid. Default false: refused,
+   * because the workload could then read and write everything the host owns (its state dir, keys,
+   * other instances' data). See docs/runtimes.md, "Native adapter".
+   */
+  readonly allowHostUser?: boolean;
   /** Bytes kept of each of stdout and stderr per run (default 64 KiB). */
   readonly bufferBytes?: number;
   /** Size of one log file before rotation (default 1 MiB) and files kept per stream (default 3). */
@@ -47,6 +53,11 @@ export interface NativeRuntimeOptions {
   readonly openFiles?: number;
   /** Longest console run before it is stopped (default 30 s). */
   readonly consoleTimeoutMs?: number;
+  /**
+   * Every instance's `host.dataDir` must resolve strictly under this directory (default
+   * `<stateDir>/data`; see docs/runtimes.md, "Data directories").
+   */
+  readonly dataRoot?: string;
 }
 
 /**
@@ -74,12 +85,12 @@ export class NativeRuntime extends LocalRuntime {
    * fails or when the host runs as root without `runAsUser`.
    */
   async provides(): Promise<readonly Capability[]> {
-    return probeNative(this.options.runAsUser);
+    return probeNative(this.options.runAsUser, this.options.allowHostUser === true);
   }
 
   /** See {@link admitNative}. */
   async admit(workload: RuntimeWorkload): Promise<Admission> {
-    return admitNative(workload, this.options.runAsUser).admission;
+    return admitNative(workload, this.options.runAsUser, process.platform, this.#hostUser()).admission;
   }
 
   /**
@@ -89,10 +100,10 @@ export class NativeRuntime extends LocalRuntime {
    * records the instance. Loading the same request again returns the same handle.
    */
   async load(workload: RuntimeWorkload, config: WorkloadConfig): Promise<InstanceHandle> {
-    const admitted = admitNative(workload, this.options.runAsUser);
+    const admitted = admitNative(workload, this.options.runAsUser, process.platform, this.#hostUser());
     checkRunMode(config.runMode);
     const configArgs = nativeConfigArgs(validatedConfig(admitted.body.config, config.values));
-    checkDataDir(config.host);
+    checkDataDir(config.host, this.#dataRoot());
     const instanceId = instanceIdFor(workload, config);
     nativeEnvironment(config.host, instanceId);
     const handle = instanceHandleFor(this.id, instanceId, workload);
@@ -112,7 +123,10 @@ export class NativeRuntime extends LocalRuntime {
       values: config.values,
     };
     writeInstanceRecord(dir, record);
-    this.#instances.set(instanceId, nativeInstance(record, dir, admitted.body, admitted.user, this.options));
+    this.#instances.set(
+      instanceId,
+      nativeInstance(record, dir, admitted.body, admitted.file.blake3, admitted.user, this.options),
+    );
     return handle;
   }
 
@@ -123,12 +137,27 @@ export class NativeRuntime extends LocalRuntime {
    */
   async adopt(handle: InstanceHandle, workload: RuntimeWorkload): Promise<void> {
     if (this.#instances.has(handle.instanceId)) return;
-    const admitted = admitNative(workload, this.options.runAsUser);
+    const admitted = admitNative(workload, this.options.runAsUser, process.platform, this.#hostUser());
     const dir = nativeInstanceDir(this.options.stateDir, handle.instanceId);
-    const record = adoptedRecord(dir, handle, workload);
-    const inst = nativeInstance(record, dir, admitted.body, admitted.user, this.options);
+    const record = adoptedRecord(dir, handle, workload, admitted, this.#dataRoot());
+    const inst = nativeInstance(
+      record,
+      dir,
+      admitted.body,
+      admitted.file.blake3,
+      admitted.user,
+      this.options,
+    );
     this.#instances.set(handle.instanceId, inst);
     reattachNativeProcess(inst);
+  }
+
+  #hostUser(): { readonly allowHostUser: boolean } {
+    return { allowHostUser: this.options.allowHostUser === true };
+  }
+
+  #dataRoot(): string {
+    return this.options.dataRoot ?? join(this.options.stateDir, 'data');
   }
 
   /** Starts a loaded (or ended) instance: `once` runs it once, `interval` runs it every `secs` after each run ends, `listener` runs it until stopped. */

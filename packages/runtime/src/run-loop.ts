@@ -24,8 +24,10 @@ export interface RunEnd {
 
 /** The adapter's part of a {@link RunLoop}. */
 export interface RunLoopHooks<Run extends LoopRun<Result>, Result> {
-  /** Spawns one run now. */
+  /** Spawns one run now; may throw to refuse it (a failed pre-run check). */
   launch(): Run;
+  /** The evidence of a run `launch` refused (it becomes {@link RunLoop.last}). */
+  refused?(err: unknown): RunEvidence;
   /** Reads the result of a run that ended; `stopping` when a stop ended it. */
   ended(result: Result, stopping: boolean): RunEnd;
 }
@@ -78,7 +80,7 @@ export class RunLoop<Run extends LoopRun<Result>, Result> {
   /** Launches the first run now. */
   start(): void {
     this.#stopping = false;
-    this.#runNow();
+    this.#runNow(true);
   }
 
   /** Marks the loop as stopping and cancels the next interval run; returns the run in progress, if any. */
@@ -111,9 +113,20 @@ export class RunLoop<Run extends LoopRun<Result>, Result> {
     };
   }
 
-  #runNow(): void {
+  #runNow(initial = false): void {
     this.#timer = undefined;
-    const run = this.#hooks.launch();
+    let run: Run;
+    try {
+      run = this.#hooks.launch();
+    } catch (err) {
+      // A refused run (a pre-run check failed): the loop settles in `failed`; start rethrows.
+      this.state = 'failed';
+      this.detail = `run refused: ${err instanceof Error ? err.message : String(err)}`;
+      const evidence = this.#hooks.refused?.(err);
+      if (evidence !== undefined) this.last = evidence;
+      if (initial) throw err;
+      return;
+    }
     this.#current = run;
     this.runs += 1;
     this.startedAtMs = run.startedAtMs;
@@ -132,7 +145,7 @@ export class RunLoop<Run extends LoopRun<Result>, Result> {
       } else if (this.#runMode.type === 'interval') {
         const secs = this.#runMode.secs;
         this.detail = `waiting ${secs} s for the next interval`;
-        this.#timer = setTimeout(() => this.#runNow(), secs * 1000);
+        this.#timer = setTimeout(() => this.#runNow(false), secs * 1000);
       } else {
         this.state = end.state;
       }

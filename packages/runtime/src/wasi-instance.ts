@@ -1,6 +1,7 @@
 import type { InstanceHandle } from './contract.js';
+import { assertNoSymlinks } from './data-dir.js';
 import { LineTail } from './output-buffer-lines.js';
-import { RunLoop } from './run-loop.js';
+import { emptyRunEvidence, RunLoop } from './run-loop.js';
 import { WASI_DATA_DIR } from './wasi-args.js';
 import { wasiEvidence } from './wasi-evidence.js';
 import type { CappedWasmModule } from './wasi-module.js';
@@ -43,6 +44,10 @@ export function wasiInstance(parts: WasiInstanceParts, limits: WasiRunnerLimits)
     log: new LineTail(limits.logLines),
     loop: new RunLoop(parts.config.runMode, {
       launch: () => spawnWasi(inst, inst.argv, limits, true),
+      refused: (err) =>
+        emptyRunEvidence(inst.handle.instanceId, inst.argv, [
+          `run refused: ${err instanceof Error ? err.message : String(err)}`,
+        ]),
       ended: (result, stopping) => {
         inst.log.flush({ stderr: 'stderr: ' });
         return {
@@ -60,6 +65,7 @@ export function wasiInstance(parts: WasiInstanceParts, limits: WasiRunnerLimits)
 /**
  * Spawns one run of the instance's module with `argv`: `/data` preopened as its data directory, its
  * memory capped (an imported memory created at the cap), output fed to the log tail when `log`.
+ * Refuses (`runtime`) when the data directory is or holds a symbolic link (node:wasi follows them).
  */
 export function spawnWasi(
   inst: WasiInstance,
@@ -68,6 +74,7 @@ export function spawnWasi(
   log: boolean,
 ): WasiRun {
   const m = inst.module;
+  assertNoSymlinks(inst.config.host.dataDir);
   return spawnWasiRun({
     bytes: m.bytes,
     args: argv,

@@ -15,7 +15,7 @@ export const WASI_SETUP_EXIT_CODE = 125;
 
 /** What one run of the runner is given. */
 export interface WasiRunSpec {
-  /** The module bytes (already capped), sent to the runner on stdin. */
+  /** The module bytes (already capped), sent to the runner on stdin after the config header. */
   readonly bytes: Uint8Array;
   /** The guest's argv, program name first. */
   readonly args: readonly string[];
@@ -83,7 +83,7 @@ export function spawnWasiRun(spec: WasiRunSpec): WasiRun {
   const startedAtMs = Date.now();
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--no-warnings', `--max-old-space-size=${spec.runnerHeapMb}`, WASI_RUNNER_PATH, JSON.stringify(config)],
+    ['--no-warnings', `--max-old-space-size=${spec.runnerHeapMb}`, WASI_RUNNER_PATH],
     { stdio: ['pipe', 'pipe', 'pipe', 'pipe'], env: {}, windowsHide: true },
   );
   const stdout = new OutputBuffer(spec.outputBytes);
@@ -104,7 +104,11 @@ export function spawnWasiRun(spec: WasiRunSpec): WasiRun {
   });
   // The runner may exit (or be killed) before reading all of its stdin: ignore EPIPE.
   child.stdin?.on('error', () => {});
-  child.stdin?.end(spec.bytes);
+  // The config (the guest's environment, its ingest token included) goes on stdin, never in argv.
+  const header = Buffer.from(JSON.stringify(config), 'utf8');
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(header.length, 0);
+  child.stdin?.end(Buffer.concat([length, header, spec.bytes]));
 
   const done = new Promise<WasiRunResult>((resolve) => {
     let settled = false;

@@ -1,16 +1,35 @@
 // The WASI runner of @heddle/runtime: runs one WebAssembly module under node:wasi (preview1) in its
 // own process, so that the WASI adapter can kill it (an infinite loop in wasm blocks this process's
 // event loop, never the host's). Spawned by wasi-process.ts as
-//   node --no-warnings --max-old-space-size=N wasi-runner.mjs '<json config>'
-// with the module bytes on stdin, the guest's stdout/stderr on fd 1/2 and status lines (JSON) on fd 3.
+//   node --no-warnings --max-old-space-size=N wasi-runner.mjs
+// with, on stdin, a 4-byte big-endian length, that many bytes of JSON config, then the module bytes
+// (never argv: the config holds the guest's environment, its ingest token included, and argv is
+// world-readable in /proc/<pid>/cmdline); the guest's stdout/stderr on fd 1/2 and status lines (JSON)
+// on fd 3.
 // Config: {args: string[], env: {[k]: string}, preopens: {[guestPath]: hostDir},
 //          importedMemory?: {module, name, initial, maximum}, capPages: number}
 // Exit codes: the guest's exit code; 134 when the guest trapped; 125 when the module could not be
 // compiled or instantiated.
-import { openSync, writeSync } from 'node:fs';
+import { lstatSync, openSync, readdirSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { WASI } from 'node:wasi';
 
 const PAGE = 65536;
+/** WASI errno ENOTCAPABLE: what the guest gets for path_symlink and path_link. */
+const ENOTCAPABLE = 76;
+
+/**
+ * Throws when `dir` holds a symbolic link anywhere below it: node:wasi follows symlinks, so one in a
+ * preopened directory leads the guest outside it. (The adapter checks before spawning too.)
+ */
+function assertNoSymlinks(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    const st = lstatSync(path);
+    if (st.isSymbolicLink()) throw new Error(`data dir holds a symbolic link: ${path}`);
+    if (st.isDirectory()) assertNoSymlinks(path);
+  }
+}
 
 function status(event) {
   try {
@@ -26,14 +45,22 @@ async function readStdin() {
   return Buffer.concat(chunks);
 }
 
-const config = JSON.parse(process.argv[2] ?? '{}');
+let config = {};
 let memory;
 const pages = () => (memory === undefined ? null : memory.buffer.byteLength / PAGE);
 
 let instance;
 let wasi;
 try {
-  const bytes = await readStdin();
+  const input = await readStdin();
+  if (input.length < 4) throw new Error('no config header on stdin');
+  const headerEnd = 4 + input.readUInt32BE(0);
+  config = JSON.parse(input.subarray(4, headerEnd).toString('utf8'));
+  const bytes = input.subarray(headerEnd);
+  for (const dir of Object.values(config.preopens ?? {})) {
+    if (lstatSync(dir).isSymbolicLink()) throw new Error(`data dir is a symbolic link: ${dir}`);
+    assertNoSymlinks(dir);
+  }
   const module = await WebAssembly.compile(bytes);
   wasi = new WASI({
     version: 'preview1',
@@ -46,6 +73,11 @@ try {
     returnOnExit: true,
   });
   const imports = wasi.getImportObject();
+  // No links from inside the sandbox: node:wasi checks a symlink's target only lexically, so a chain
+  // of links (l -> x/y/../.., then x/y -> .) escapes the preopened directory.
+  const preview1 = imports.wasi_snapshot_preview1;
+  preview1.path_symlink = () => ENOTCAPABLE;
+  preview1.path_link = () => ENOTCAPABLE;
   if (config.importedMemory) {
     const m = config.importedMemory;
     memory = new WebAssembly.Memory({ initial: m.initial, maximum: m.maximum });

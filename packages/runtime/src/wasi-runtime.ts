@@ -1,9 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import type { Capability } from '@heddle/placement';
 import type { Admission, InstanceHandle, InstanceStatus, NetworkExposure, RunEvidence } from './contract.js';
-import { RuntimeError } from './errors.js';
+import { checkDataDirUnder, ensureDataDir } from './data-dir.js';
 import { assertNotRunning, InstanceTable, instanceHandleFor, instanceIdFor } from './instance-table.js';
-import { checkConsoleCommand, checkDataDir, validatedConfig } from './load-checks.js';
+import { checkConsoleCommand, validatedConfig } from './load-checks.js';
 import { LocalRuntime } from './local-runtime.js';
 import { consoleRunResult, emptyRunEvidence } from './run-loop.js';
 import { admitWasi, wasiCapMb, wasiVerified } from './wasi-admission.js';
@@ -28,6 +27,12 @@ export interface WasiRuntimeOptions {
   readonly logLines?: number;
   /** A console run is killed after this long (default 30 s). */
   readonly consoleTimeoutMs?: number;
+  /**
+   * Every instance's `host.dataDir` must resolve strictly under this directory (see
+   * docs/runtimes.md, "Data directories"). Optional; without it the data dir is only checked for
+   * being absolute, free of `:` and `,`, and not a symbolic link. Hosts should set it.
+   */
+  readonly dataRoot?: string;
 }
 
 /**
@@ -40,7 +45,7 @@ export interface WasiRuntimeOptions {
 export class WasiRuntime extends LocalRuntime {
   readonly id: string = 'wasi';
   readonly route: string = 'wasi';
-  readonly #options: Required<WasiRuntimeOptions>;
+  readonly #options: Required<Omit<WasiRuntimeOptions, 'dataRoot'>> & { readonly dataRoot?: string };
   readonly #instances = new InstanceTable<WasiInstance>();
   #probe: Promise<readonly Capability[]> | undefined;
 
@@ -53,6 +58,7 @@ export class WasiRuntime extends LocalRuntime {
       outputBytes: options.outputBytes ?? 64 * 1024,
       logLines: options.logLines ?? 1000,
       consoleTimeoutMs: options.consoleTimeoutMs ?? 30_000,
+      ...(options.dataRoot === undefined ? {} : { dataRoot: options.dataRoot }),
     };
   }
 
@@ -74,7 +80,7 @@ export class WasiRuntime extends LocalRuntime {
     const values = validatedConfig(verified.body.config, config.values);
     const mode = config.runMode;
     checkRunMode(mode);
-    checkDataDir(config.host);
+    checkDataDirUnder(config.host.dataDir, this.#options.dataRoot);
     const instanceId = instanceIdFor(workload, config);
     const existing = this.#instances.find(instanceId);
     if (existing !== undefined) return existing.handle;
@@ -82,14 +88,7 @@ export class WasiRuntime extends LocalRuntime {
     const module = await loadCappedModule(verified, wasiCapMb(verified.body, this.#options.maxMemoryMb));
     const argv = wasiArgv(`${workload.id}.wasm`, mode, values);
     const env = wasiEnv(config.host, instanceId);
-    try {
-      mkdirSync(config.host.dataDir, { recursive: true, mode: 0o700 });
-    } catch (err) {
-      throw new RuntimeError('runtime', `host.dataDir: cannot create ${config.host.dataDir}`, {
-        field: 'host.dataDir',
-        cause: err,
-      });
-    }
+    ensureDataDir(config.host.dataDir);
     const handle = instanceHandleFor(this.id, instanceId, workload);
     const parts = { handle, workload, config: { ...config, values }, module, argv, env };
     this.#instances.set(instanceId, wasiInstance(parts, this.#options));

@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 // End to end: the WorkloadHost over the real native adapter running /bin/sh, the real gate and a
 // real memory chain.
 import { join } from 'node:path';
@@ -36,6 +37,8 @@ describe('WorkloadHost over the native adapter', () => {
     const runtime = new NativeRuntime({
       stateDir: tempDir('heddle-host-state-'),
       runAsUser: process.getuid?.() === 0 ? 'nobody' : undefined,
+      dataRoot: tmpdir(),
+      allowHostUser: true,
     });
     const host = new WorkloadHost({ runtime, gate, recorder: chain, agent: 'host-1', nodeTier: 'paired' });
     const w = await scriptWorkload(SCRIPT);

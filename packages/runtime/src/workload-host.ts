@@ -16,7 +16,12 @@ import { HostGovernance, type Payload } from './host-governance.js';
 import { redactSecrets } from './host-redact.js';
 import { revocationTeardown } from './host-revocation.js';
 import { done, settle } from './host-settle.js';
-import { hostContractForAudit, type RuntimeWorkload, type WorkloadConfig } from './workload.js';
+import {
+  type HostContract,
+  hostContractForAudit,
+  type RuntimeWorkload,
+  type WorkloadConfig,
+} from './workload.js';
 
 export { RUNTIME_CHAIN_SOURCE } from './host-governance.js';
 
@@ -155,16 +160,22 @@ export class WorkloadHost {
   /**
    * Re-attaches an instance loaded before a restart (`WorkloadRuntime.adopt`), gated as
    * `workload.load` through the teardown check and chained as `workload.load` with phase
-   * `readopted`. A no-op when the instance is already known.
+   * `readopted`. A no-op when the instance is already known. Pass the instance's host contract (at
+   * least its `ingestToken`) so that the token stays redacted from everything chained and returned.
    */
-  async adopt(handle: InstanceHandle, workload: RuntimeWorkload): Promise<void> {
+  async adopt(
+    handle: InstanceHandle,
+    workload: RuntimeWorkload,
+    host?: Pick<HostContract, 'ingestToken'>,
+  ): Promise<void> {
     const gov = this.#gov;
     if (gov.loaded.has(handle.instanceId)) return;
-    const secrets = gov.secrets();
+    const token = host?.ingestToken;
+    const secrets = gov.secrets(token);
     const payload: Payload = { ...gov.base(workload, handle.instanceId, secrets), phase: 'readopted' };
     await gov.gated('workload.load', workload, false, true, payload, secrets);
     const r = await settle(() => gov.runtime.adopt(handle, workload));
-    if (r.ok) gov.loaded.set(handle.instanceId, { workload, emulated: false, token: undefined });
+    if (r.ok) gov.loaded.set(handle.instanceId, { workload, emulated: false, token });
     const errors: RuntimeError[] = [];
     await gov.outcome(ChainKind.load, payload, r, secrets, errors);
     done(r, errors);
