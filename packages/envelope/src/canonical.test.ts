@@ -44,21 +44,21 @@ const { json } = fc.letrec<{ json: unknown }>((tie) => ({
   ),
 }));
 
-/** Reference: for integer-only values JCS is JSON.stringify with keys sorted by UTF-16 code units. */
+/**
+ * Reference: for integer-only values JCS is JSON.stringify of each scalar and key, with object members
+ * written in the order of their keys sorted by UTF-16 code units. Objects are written by hand: an
+ * object cannot carry that order itself, since JavaScript enumerates integer-like keys ("0") first.
+ */
 function sortedStringify(v: unknown): string {
-  const sortKeys = (x: unknown): unknown => {
-    if (Array.isArray(x)) return x.map(sortKeys);
-    if (x !== null && typeof x === 'object') {
-      const out: Record<string, unknown> = {};
-      const src = x as Record<string, unknown>;
-      for (const k of Object.keys(src).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
-        Object.defineProperty(out, k, { value: sortKeys(src[k]), enumerable: true });
-      }
-      return out;
-    }
-    return x;
-  };
-  return JSON.stringify(sortKeys(v));
+  if (Array.isArray(v)) return `[${v.map(sortedStringify).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const src = v as Record<string, unknown>;
+    const keys = Object.keys(src)
+      .filter((k) => src[k] !== undefined)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${sortedStringify(src[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
 }
 
 /** The same value with every object's keys inserted in a shuffled order. */
@@ -133,6 +133,14 @@ describe('RFC 8785 examples (integer subset)', () => {
     expect(canonicalJson(v)).toBe('{"a":"x y","b":[1,{"c":null,"d":true}],"é":"€"}');
     expect(Buffer.from(canonicalBytes(v)).toString('utf8')).toBe(canonicalJson(v));
     expect(canonicalBytes('€')).toEqual(Uint8Array.of(0x22, 0xe2, 0x82, 0xac, 0x22));
+  });
+});
+
+describe('integer-like keys', () => {
+  it('sorts them as strings by UTF-16 code units, not first as JavaScript enumerates them', () => {
+    // JSON.stringify({ a: 3, 10: 4, 9: 5, '': 2, 0: 1 }) would put "0", "9", "10" first.
+    expect(canonicalJson({ a: 3, 10: 4, 9: 5, '': 2, 0: 1 })).toBe('{"":2,"0":1,"10":4,"9":5,"a":3}');
+    expect(canonicalJson({ '': { 0: null, '': null } })).toBe('{"":{"":null,"0":null}}');
   });
 });
 
