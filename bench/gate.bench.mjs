@@ -4,22 +4,23 @@
 // validated context; a full evaluation of an untrusted context (validation included: a hand-written
 // fast path for well-formed contexts, zod for the rest); and Gate.check (validation, decision, the
 // chained payload built and handed to a no-op recorder, one await per check).
-import { compilePolicy, decide, evaluate, Gate, parsePolicy, RevocationSet } from '@heddle/gate';
+import {
+  ACTIONS,
+  compilePolicy,
+  decide,
+  evaluate,
+  Gate,
+  NETWORK_LEVELS,
+  NODE_TIERS,
+  PACKAGE_TRUST_LEVELS,
+  parsePolicy,
+  RevocationSet,
+} from '@heddle/gate';
 import { bestOf, opsPerSecond, report } from './harness.mjs';
 
-const ACTIONS = [
-  'workload.install',
-  'workload.place',
-  'workload.load',
-  'workload.start',
-  'workload.stop',
-  'workload.unload',
-  'workload.migrate',
-  'workload.revoke',
-];
-const TRUST = ['unsigned', 'project_cert', 'signed_unpinned', 'operator_attested', 'pinned_signer'];
-const TIERS = ['discovered', 'paired', 'pinned'];
-const NETS = ['none', 'lan', 'egress'];
+const TRUST = PACKAGE_TRUST_LEVELS;
+const TIERS = NODE_TIERS;
+const NETS = NETWORK_LEVELS;
 const KINDS = ['cog', 'wasi', 'inference', 'container', 'project'];
 
 // 20 rules: 2 deny, 3 defer, 15 permit, spread over actions and kinds.

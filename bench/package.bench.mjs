@@ -1,20 +1,16 @@
-// @heddle/package: verification throughput of a 64 MiB package versus raw BLAKE3 of the same bytes
-// (target >= 0.8x), and the per-piece overhead of the incremental piece verifier versus hashing the
-// piece alone. Imports the built package: run `pnpm build` (or tsup in packages/package) first.
-import { randomFillSync } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { blake3, createBlake3, generateKeyPair, toHex } from '@heddle/envelope';
 import {
   artifactId,
-  buildCogPackage,
   DEFAULT_PIECE_SIZE,
   NO_REVOCATIONS,
   PieceVerifier,
   TrustAnchors,
   verifyPackage,
 } from '@heddle/package';
+import { buildBigPackage } from './big-package.mjs';
 import { report } from './harness.mjs';
 
 const MiB = 1024 * 1024;
@@ -22,22 +18,8 @@ const SIZE = 64 * MiB;
 
 const dir = mkdtempSync(join(tmpdir(), 'heddle-pkg-bench-'));
 try {
-  const bytes = new Uint8Array(SIZE);
-  for (let off = 0; off < SIZE; off += 65536) randomFillSync(bytes, off, 65536);
-  const src = join(dir, 'src');
-  mkdirSync(join(src, 'bin'), { recursive: true });
-  writeFileSync(join(src, 'bin', 'big'), bytes);
-  writeFileSync(
-    join(src, 'cog.json'),
-    JSON.stringify({
-      id: 'big',
-      version: '1.0.0',
-      variants: { 'x86_64-native': 'bin/big' },
-      resources: { cpu_pct: 10, ram_mb: 64 },
-    }),
-  );
   const keys = generateKeyPair();
-  const built = await buildCogPackage(src, join(dir, 'pkg'), { keys: [keys] });
+  const { built, bytes } = await buildBigPackage(dir, keys, SIZE);
   const anchors = new TrustAnchors([{ id: 'bench', role: 'publisher', publicKey: toHex(keys.publicKey) }]);
 
   const time = async (fn) => {

@@ -1,9 +1,4 @@
-// @heddle/wire: signed round trips per second on loopback versus a bare ws echo of the same frames in
-// the same run (target >= 0.5x), with p99 latency; and the transfer of a 64 MiB package within a place
-// call (fetch, piece-by-piece verification, written to disk) versus raw BLAKE3 of the same bytes
-// (target >= 0.7x). Imports the built packages: run `pnpm build` first.
-import { randomFillSync } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,8 +17,9 @@ import {
   verifyRequest,
   verifyResponse,
 } from '@heddle/envelope';
-import { buildCogPackage, NO_REVOCATIONS, TrustAnchors, verifyPackage } from '@heddle/package';
+import { NO_REVOCATIONS, TrustAnchors, verifyPackage } from '@heddle/package';
 import { DirPackageSource, WireServer, WireSession } from '@heddle/wire';
+import { buildBigPackage } from './big-package.mjs';
 import { report } from './harness.mjs';
 
 // `ws` is a dependency of @heddle/wire, not of the workspace root: load the same copy the wire uses.
@@ -150,21 +146,7 @@ const MiB = 1024 * 1024;
 const SIZE = 64 * MiB;
 const dir = mkdtempSync(join(tmpdir(), 'heddle-wire-bench-'));
 try {
-  const bytes = new Uint8Array(SIZE);
-  for (let off = 0; off < SIZE; off += 65536) randomFillSync(bytes, off, 65536);
-  const src = join(dir, 'src');
-  mkdirSync(join(src, 'bin'), { recursive: true });
-  writeFileSync(join(src, 'bin', 'big'), bytes);
-  writeFileSync(
-    join(src, 'cog.json'),
-    JSON.stringify({
-      id: 'big',
-      version: '1.0.0',
-      variants: { 'x86_64-native': 'bin/big' },
-      resources: { cpu_pct: 10, ram_mb: 64 },
-    }),
-  );
-  const built = await buildCogPackage(src, join(dir, 'pkg'), { keys: [controller] });
+  const { built, bytes } = await buildBigPackage(dir, controller, SIZE);
   const anchors = new TrustAnchors([
     { id: 'bench', role: 'publisher', publicKey: toHex(controller.publicKey) },
   ]);
