@@ -7,6 +7,7 @@ import {
   HOST_POLICY,
   harness,
   policyOf,
+  rejection,
   seen,
   signedCog,
   trail,
@@ -14,15 +15,6 @@ import {
 
 const A: Preemption = { registry: 'seed', workloadId: 'radar', version: '1.0.0' };
 const B: Preemption = { registry: 'seed', workloadId: 'thermo', version: '2.1.0' };
-
-async function rejection(p: Promise<unknown>): Promise<RuntimeError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(RuntimeError);
-  return err as RuntimeError;
-}
 
 describe('WorkloadHost.console', () => {
   it('without preemptions: gated as start, chained as start with phase console and the evidence', async () => {

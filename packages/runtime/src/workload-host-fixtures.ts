@@ -19,6 +19,7 @@ import type {
   RunEvidence,
   WorkloadRuntime,
 } from './contract.js';
+import { RuntimeError } from './errors.js';
 import { deriveInstanceId } from './instance-id.js';
 import { type RuntimeWorkload, type WorkloadConfig, workloadFromPackage } from './workload.js';
 import { WorkloadHost } from './workload-host.js';
@@ -246,4 +247,19 @@ export function seen(chain: Chain, from = 0): Seen[] {
 /** `source kind` of each event from `from` on. */
 export function trail(chain: Chain, from = 0): string[] {
   return seen(chain, from).map((e) => `${e.source} ${e.kind}`);
+}
+
+/**
+ * The RuntimeError a promise rejects with. Throws (failing the test) when it resolves or rejects with
+ * anything else.
+ */
+export async function rejection(p: Promise<unknown>): Promise<RuntimeError> {
+  const outcome = await p.then(
+    (value: unknown) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  if ('error' in outcome && outcome.error instanceof RuntimeError) return outcome.error;
+  throw new Error(
+    `expected a RuntimeError, got ${'error' in outcome ? String(outcome.error) : 'a resolved promise'}`,
+  );
 }

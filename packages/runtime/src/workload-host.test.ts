@@ -10,6 +10,7 @@ import {
   harness,
   policyOf,
   RecordingRuntime,
+  rejection,
   seen,
   signedCog,
   trail,
@@ -21,15 +22,6 @@ const PIN = workloadFromStorePin({
   version: '1.2.0',
   sha256: 'c'.repeat(64),
 });
-
-async function rejection(p: Promise<unknown>): Promise<RuntimeError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(RuntimeError);
-  return err as RuntimeError;
-}
 
 describe('WorkloadHost: the permitted lifecycle', () => {
   it('gates, runs and chains load, start, stop and unload in order', async () => {
