@@ -25,12 +25,13 @@ const CTX = {
   package_id: 'acme/sensor@1.0.0',
 };
 
-const checkArgs = (context: object): string[] => [
+/** `policy check` arguments for a context given as JSON (an action and a policy file). */
+const checkArgs = (context: object, action = 'workload.start', policy: string = DEFAULT): string[] => [
   'check',
   '--policy',
-  DEFAULT,
+  policy,
   '--action',
-  'workload.start',
+  action,
   '--context',
   JSON.stringify(context),
 ];
@@ -72,33 +73,14 @@ async function run(args: string[], cwd = mkdtempSync(join(tmpdir(), 'heddle-poli
 
 describe('heddle policy check', () => {
   it('prints a permit and its deciding rule (exit 0)', async () => {
-    const r = await run([
-      'check',
-      '--policy',
-      DEFAULT,
-      '--action',
-      'workload.place',
-      '--context',
-      JSON.stringify(CTX),
-    ]);
+    const r = await run(checkArgs(CTX, 'workload.place'));
     expect(r.code).toBe(0);
     expect(r.out).toContain('verdict: permit');
     expect(r.out).toContain('rule:    operator-signed-cogs-on-paired-nodes');
   });
 
   it('prints a deny with the reason (exit 1), and --json gives the decision', async () => {
-    const r = await run([
-      'check',
-      '--policy',
-      DEFAULT,
-      '--action',
-      'workload.place',
-      '--context',
-      JSON.stringify(CTX),
-      '--node-tier',
-      'discovered',
-      '--json',
-    ]);
+    const r = await run([...checkArgs(CTX, 'workload.place'), '--node-tier', 'discovered', '--json']);
     expect(r.code).toBe(1);
     const d = JSON.parse(r.out);
     expect(d).toMatchObject({
@@ -142,15 +124,7 @@ describe('heddle policy check', () => {
   });
 
   it('dry-runs the teardown waiver and prints what was waived', async () => {
-    const args = [
-      'check',
-      '--policy',
-      DEFAULT,
-      '--action',
-      'workload.stop',
-      '--context',
-      JSON.stringify({ workload: { ...CTX, node_tier: 'discovered' } }),
-    ];
+    const args = checkArgs({ workload: { ...CTX, node_tier: 'discovered' } }, 'workload.stop');
     expect((await run(args)).code).toBe(1);
     const r = await run([...args, '--teardown']);
     expect(r.code).toBe(0);
@@ -159,13 +133,7 @@ describe('heddle policy check', () => {
 
   it('prints a defer (exit 1) and an --explain trace', async () => {
     const r = await run([
-      'check',
-      '--policy',
-      APPROVALS,
-      '--action',
-      'workload.place',
-      '--context',
-      JSON.stringify({ ...CTX, network: 'egress' }),
+      ...checkArgs({ ...CTX, network: 'egress' }, 'workload.place', APPROVALS),
       '--explain',
     ]);
     expect(r.code).toBe(1);
@@ -234,31 +202,13 @@ describe('heddle policy check', () => {
   });
 
   it('denies an action that is not one of the eight', async () => {
-    const r = await run([
-      'check',
-      '--policy',
-      DEFAULT,
-      '--action',
-      'workload.reboot',
-      '--context',
-      JSON.stringify(CTX),
-      '--json',
-    ]);
+    const r = await run([...checkArgs(CTX, 'workload.reboot'), '--json']);
     expect(r.code).toBe(1);
     expect(JSON.parse(r.out)).toMatchObject({ rule: 'builtin:unknown_action' });
   });
 
   it('refuses a malformed context with the field named (exit 3)', async () => {
-    const bad = await run([
-      'check',
-      '--policy',
-      DEFAULT,
-      '--action',
-      'workload.place',
-      '--context',
-      JSON.stringify({ ...CTX, node_tier: 'root' }),
-      '--json',
-    ]);
+    const bad = await run([...checkArgs({ ...CTX, node_tier: 'root' }, 'workload.place'), '--json']);
     expect(bad.code).toBe(3);
     expect(JSON.parse(bad.err)).toMatchObject({ error: { code: 'invalid_context', field: 'node_tier' } });
     const missing = await run([
@@ -273,18 +223,7 @@ describe('heddle policy check', () => {
     ]);
     expect(missing.code).toBe(3);
     expect(JSON.parse(missing.err).error.field).toBe('package_trust');
-    const cost = await run([
-      'check',
-      '--policy',
-      DEFAULT,
-      '--action',
-      'workload.place',
-      '--context',
-      JSON.stringify(CTX),
-      '--resource-cost',
-      'lots',
-      '--json',
-    ]);
+    const cost = await run([...checkArgs(CTX, 'workload.place'), '--resource-cost', 'lots', '--json']);
     expect(JSON.parse(cost.err)).toMatchObject({
       error: { code: 'invalid_context', field: 'resource_cost' },
     });
