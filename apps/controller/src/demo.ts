@@ -39,8 +39,8 @@ import { DEFAULT_POLICY, Gate } from '@heddle/gate';
 import {
   buildCogPackage,
   type CogBody,
+  NO_REVOCATIONS,
   PackageError,
-  RevocationList,
   TrustAnchors,
   verifyPackage,
 } from '@heddle/package';
@@ -94,8 +94,8 @@ async function main(): Promise<void> {
   const anchors = new TrustAnchors([
     { id: 'operator', role: 'operator', publicKey: toHex(controller.publicKey) },
   ]);
-  const verified = await verifyPackage(pkgDir, { anchors, revocations: RevocationList.empty() });
-  const body = verified.body as CogBody;
+  const verified = await verifyPackage<CogBody>(pkgDir, { anchors, revocations: NO_REVOCATIONS });
+  const body = verified.body;
   say(
     `built examples/hello-cog: ${body.id}@${body.version}, ${verified.files.length} files, variants ${Object.keys(body.variants).join(', ')}`,
   );
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
   cpSync(pkgDir, tampered, { recursive: true });
   appendFileSync(join(tampered, body.variants['x86_64-native']?.file ?? 'bin/hello.sh'), '\necho pwned\n');
   try {
-    await verifyPackage(tampered, { anchors, revocations: RevocationList.empty() });
+    await verifyPackage(tampered, { anchors, revocations: NO_REVOCATIONS });
     say('a tampered copy verified (!)');
   } catch (err) {
     if (!(err instanceof PackageError)) throw err;
@@ -253,8 +253,9 @@ async function main(): Promise<void> {
   step(7, 'Running a workload: admission, the gate, the adapter, evidence');
   const wasiDir = join(dir, 'wasi-pkg');
   await buildCogPackage(join(repoRoot, 'examples', 'wasi-cog'), wasiDir, { keys: [controller] });
-  const noRevocations = RevocationList.empty();
-  const wasiCog = workloadFromPackage(await verifyPackage(wasiDir, { anchors, revocations: noRevocations }));
+  const wasiCog = workloadFromPackage(
+    await verifyPackage<CogBody>(wasiDir, { anchors, revocations: NO_REVOCATIONS }),
+  );
   const hostContract = { nodeId: hostId, dataDir: join(dir, 'data') };
   const wasiHost = new WorkloadHost({
     runtime: new WasiRuntime({ dataRoot: dir }),
@@ -286,7 +287,7 @@ async function main(): Promise<void> {
     nodeTier: 'paired',
   });
   try {
-    await nativeHost.load(workloadFromPackage(verified as Parameters<typeof workloadFromPackage>[0]), {
+    await nativeHost.load(workloadFromPackage(verified), {
       values: {},
       runMode: { type: 'once' },
       host: hostContract,
