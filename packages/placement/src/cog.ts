@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PlacementError } from './errors.js';
 import { parseOrThrow } from './parse.js';
-import type { PlacementRequest, RequestResources, RequestVariant, Selector } from './request.js';
+import type { PlacementRequest, RequestResources, RequestVariant } from './request.js';
 import type { Requirement } from './requirement.js';
 import { TRUST_TIERS, type TrustTier } from './vocabulary.js';
 
@@ -157,24 +157,13 @@ export function cogRequirements(input: unknown): CogRequirements {
 }
 
 /** Options of {@link cogPlacementRequest}: the request fields a cog spec does not carry. */
-export interface CogRequestOptions {
-  /** Workload name. */
-  readonly workload: string;
-  /** Package id. */
-  readonly package_id?: string;
-  /** Allow the emulated container alternatives. */
-  readonly allow_emulation?: boolean;
+export interface CogRequestOptions
+  extends Pick<
+    PlacementRequest,
+    'workload' | 'package_id' | 'allow_emulation' | 'pin' | 'prefer' | 'avoid' | 'spread' | 'previous_nodes'
+  > {
   /** Raise the minimum tier above the cog's own (never lowers it). */
   readonly min_tier?: TrustTier;
-  /** Pin. */
-  readonly pin?: string;
-  /** Affinity. */
-  readonly prefer?: readonly Selector[];
-  readonly avoid?: readonly Selector[];
-  /** Spread label. */
-  readonly spread?: { readonly label: string };
-  /** Previous nodes. */
-  readonly previous_nodes?: readonly string[];
 }
 
 /** A complete placement request for a cog (validated cog spec plus the caller's options). */
