@@ -70,6 +70,27 @@ describe('node ids', () => {
     );
   });
 
+  it('stay correct for many keys, past the size of the node id cache, and for reused buffers', () => {
+    const expected = (pk: Uint8Array): string =>
+      createHash('sha256').update(pk).digest('hex').slice(0, NODE_ID_HEX_LENGTH);
+    const keys = Array.from({ length: 3000 }, (_, i) => {
+      const pk = new Uint8Array(32);
+      new DataView(pk.buffer).setUint32(0, i);
+      pk[31] = 0xa5;
+      return pk;
+    });
+    for (const pk of keys) expect(nodeIdFromPublicKey(pk)).toBe(expected(pk));
+    // The first ones were evicted; the last ones are held: both give the same answer again.
+    for (const pk of [...keys.slice(0, 50), ...keys.slice(-50)])
+      expect(nodeIdFromPublicKey(pk)).toBe(expected(pk));
+    // Keyed by content: the same buffer with new bytes is a new key.
+    const buf = Uint8Array.from(keys[0] as Uint8Array);
+    const first = nodeIdFromPublicKey(buf);
+    buf[5] = (buf[5] as number) ^ 0xff;
+    expect(nodeIdFromPublicKey(buf)).not.toBe(first);
+    expect(nodeIdFromPublicKey(buf)).toBe(expected(buf));
+  });
+
   it('nodeIdFromPublicKey refuses anything but 32 bytes', () => {
     for (const bad of [
       new Uint8Array(31),

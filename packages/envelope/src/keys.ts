@@ -1,4 +1,5 @@
 import { createPublicKey, randomBytes } from 'node:crypto';
+import { BoundedCache, bytesKey } from './bounded-cache.js';
 import { fromHex, isBytes, toHex } from './bytes.js';
 import { sha256Hex } from './digest.js';
 import { publicKeyFromSecret } from './ed25519/sign.js';
@@ -24,13 +25,24 @@ export function keyPairFromSecret(secretKey: Uint8Array): KeyPair {
   return { secretKey, publicKey: publicKeyFromSecret(secretKey) };
 }
 
+// Every signed call derives the node id of both keys (signer and verifier side): remember the ids
+// of the most recently seen keys instead of hashing the same 32 bytes again.
+const NODE_ID_CACHE_LIMIT = 1024;
+const nodeIds = new BoundedCache<string, string>(NODE_ID_CACHE_LIMIT);
+
 /**
  * A node's id: the first 32 hex characters (128 bits) of SHA-256 of its public key. Long enough that
  * nobody can grind a key that collides with another node's id.
  */
 export function nodeIdFromPublicKey(publicKey: Uint8Array): string {
   if (!isBytes(publicKey, 32)) throw new TypeError('publicKey must be 32 bytes');
-  return sha256Hex(publicKey).slice(0, NODE_ID_HEX_LENGTH);
+  const id = bytesKey(publicKey);
+  let nodeId = nodeIds.get(id);
+  if (nodeId === undefined) {
+    nodeId = sha256Hex(publicKey).slice(0, NODE_ID_HEX_LENGTH);
+    nodeIds.set(id, nodeId);
+  }
+  return nodeId;
 }
 
 /** True when `value` has the form of a node id (32 lower-case hex characters). */

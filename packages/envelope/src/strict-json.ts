@@ -31,8 +31,12 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): JsonVal
     throw new EnvelopeError('invalid_json', `JSON text exceeds ${maxBytes} bytes`, { field: '$' });
   }
   let i = 0;
+  // The path of the value being read, as a stack of keys and indices; it is only turned into text
+  // ("$.a.b[2]") when something is refused, so accepted input pays nothing for it.
+  const trail: (string | number)[] = [];
 
-  const fail = (why: string, path: string): never => {
+  const fail = (why: string): never => {
+    const path = pathOf(trail);
     throw new EnvelopeError('invalid_json', `invalid JSON at offset ${i} (${path}): ${why}`, { field: path });
   };
   const ws = (): void => {
@@ -43,47 +47,54 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): JsonVal
     }
   };
 
-  const str = (path: string): string => {
+  const str = (): string => {
     // text[i] === '"'
     const start = i;
     i++;
+    let escaped = false;
+    let surrogate = false;
     for (;;) {
       const c = text.charCodeAt(i);
-      if (Number.isNaN(c)) fail('unterminated string', path);
+      if (Number.isNaN(c)) fail('unterminated string');
       if (c === 0x22) break;
-      if (c < 0x20) fail('control character in string', path);
+      if (c < 0x20) fail('control character in string');
       if (c === 0x5c) {
+        escaped = true;
         const e = text[i + 1];
         if (e === 'u') {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) fail('bad \\u escape', path);
+          if (!HEX4_RE.test(text.slice(i + 2, i + 6))) fail('bad \\u escape');
           i += 6;
         } else if (e !== undefined && '"\\/bfnrt'.includes(e)) i += 2;
-        else fail('bad escape', path);
-      } else i++;
+        else fail('bad escape');
+      } else {
+        if (c >= 0xd800 && c <= 0xdfff) surrogate = true;
+        i++;
+      }
     }
     i++;
-    const s = JSON.parse(text.slice(start, i)) as string;
-    if (!s.isWellFormed()) fail('lone surrogate in string', path);
+    // Without escapes the text between the quotes is the string itself; with them, the engine decodes.
+    const s = escaped ? (JSON.parse(text.slice(start, i)) as string) : text.slice(start + 1, i - 1);
+    if ((escaped || surrogate) && !s.isWellFormed()) fail('lone surrogate in string');
     return s;
   };
 
-  const num = (path: string): number => {
+  const num = (): number => {
     NUMBER_RE.lastIndex = i;
     const m = NUMBER_RE.exec(text);
-    if (!m) return fail('bad number', path);
-    if (integersOnly && (m[1] !== undefined || m[2] !== undefined)) fail('numbers must be integers', path);
+    if (!m) return fail('bad number');
+    if (integersOnly && (m[1] !== undefined || m[2] !== undefined)) fail('numbers must be integers');
     const n = Number(m[0]);
-    if (integersOnly && !Number.isSafeInteger(n)) fail('integer outside the safe range', path);
-    if (!Number.isFinite(n)) fail('number out of range', path);
+    if (integersOnly && !Number.isSafeInteger(n)) fail('integer outside the safe range');
+    if (!Number.isFinite(n)) fail('number out of range');
     i += m[0].length;
     return n;
   };
 
-  const value = (path: string, depth: number): JsonValue => {
+  const value = (depth: number): JsonValue => {
     ws();
     const c = text[i];
     if (c === '{' || c === '[') {
-      if (depth >= maxDepth) fail(`nesting deeper than ${maxDepth}`, path);
+      if (depth >= maxDepth) fail(`nesting deeper than ${maxDepth}`);
       i++;
       ws();
       if (c === '[') {
@@ -93,63 +104,74 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): JsonVal
           return arr;
         }
         for (;;) {
-          arr.push(value(`${path}[${arr.length}]`, depth + 1));
+          trail.push(arr.length);
+          arr.push(value(depth + 1));
+          trail.pop();
           ws();
           if (text[i] === ',') i++;
           else if (text[i] === ']') {
             i++;
             return arr;
-          } else fail("expected ',' or ']'", path);
+          } else fail("expected ',' or ']'");
         }
       }
-      const obj: Record<string, JsonValue> = Object.create(null);
+      const obj: Record<string, JsonValue> = {};
       if (text[i] === '}') {
         i++;
-        return { ...obj };
+        return obj;
       }
       for (;;) {
         ws();
-        if (text[i] !== '"') fail('expected a string key', path);
-        const key = str(path);
-        if (Object.hasOwn(obj, key)) fail(`duplicate key ${JSON.stringify(key)}`, path);
+        if (text[i] !== '"') fail('expected a string key');
+        const key = str();
+        if (Object.hasOwn(obj, key)) fail(`duplicate key ${JSON.stringify(key)}`);
         ws();
-        if (text[i] !== ':') fail("expected ':'", path);
+        if (text[i] !== ':') fail("expected ':'");
         i++;
-        obj[key] = value(`${path}.${key}`, depth + 1);
+        trail.push(key);
+        const child = value(depth + 1);
+        trail.pop();
+        setOwn(obj, key, child);
         ws();
         if (text[i] === ',') i++;
         else if (text[i] === '}') {
           i++;
-          return plain(obj);
-        } else fail("expected ',' or '}'", path);
+          return obj;
+        } else fail("expected ',' or '}'");
       }
     }
-    if (c === '"') return str(path);
+    if (c === '"') return str();
     for (const [word, literal] of LITERALS) {
       if (text.startsWith(word, i)) {
         i += word.length;
         return literal;
       }
     }
-    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return num(path);
-    return fail(
-      c === undefined ? 'unexpected end of input' : `unexpected character ${JSON.stringify(c)}`,
-      path,
-    );
+    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return num();
+    return fail(c === undefined ? 'unexpected end of input' : `unexpected character ${JSON.stringify(c)}`);
   };
 
-  const result = value('$', 0);
+  const result = value(0);
   ws();
-  if (i !== text.length) fail('trailing characters', '$');
+  if (i !== text.length) fail('trailing characters');
   return result;
 }
 
-// Objects are built without a prototype (so "__proto__" is an ordinary key), then copied into a plain
-// object with defineProperty so that key cannot reach Object.prototype.
-function plain(obj: Record<string, JsonValue>): Record<string, JsonValue> {
-  const out: Record<string, JsonValue> = {};
-  for (const k of Object.keys(obj)) {
-    Object.defineProperty(out, k, { value: obj[k], enumerable: true, writable: true, configurable: true });
+const HEX4_RE = /^[0-9a-fA-F]{4}$/;
+
+/** The JSON path of a trail of keys and indices: `$`, `$.a`, `$.a.b[2]`. */
+function pathOf(trail: readonly (string | number)[]): string {
+  let path = '$';
+  for (const step of trail) path += typeof step === 'number' ? `[${step}]` : `.${step}`;
+  return path;
+}
+
+// Objects are plain objects built in place. Only "__proto__" would reach Object.prototype's accessor
+// by assignment; it is defined as an ordinary own property instead, so it cannot set the prototype.
+function setOwn(obj: Record<string, JsonValue>, key: string, value: JsonValue): void {
+  if (key === '__proto__') {
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    obj[key] = value;
   }
-  return out;
 }

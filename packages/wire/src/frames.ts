@@ -1,4 +1,4 @@
-import { type SignedCtl, SignedCtlSchema } from '@heddle/envelope';
+import { MAX_MESSAGE_BYTES, type SignedCtl, SignedCtlSchema } from '@heddle/envelope';
 import { type PieceMapJson, PieceMapJsonSchema } from '@heddle/package';
 import { z } from 'zod';
 import { MAX_TEXT_FRAME_BYTES } from './limits.js';
@@ -102,6 +102,65 @@ export const ServerFrameSchema: z.ZodType<ServerFrame> = z.discriminatedUnion('t
   }),
 ]);
 
+// The call path's two frames (`call` to a server, `result` to a client) are recognised by hand before
+// the schema runs: a frame recognised here is exactly what the schema would output, and anything
+// else (other types, any defect) goes to the schema, which decides and words the error.
+const SIGNED_KEYS: ReadonlySet<string> = new Set(['payload', 'public_key', 'signature']);
+const HEX64_RE = /^[0-9a-f]{64}$/;
+const HEX128_RE = /^[0-9a-f]{128}$/;
+const METHOD_RE = /^[\x21-\x7e]{1,128}$/;
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Only the keys in `allowed`, counting inherited enumerable ones as the schema's strict objects do. */
+function hasOnlyKeys(v: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+  for (const key in v) if (!allowed.has(key)) return false;
+  return true;
+}
+
+const isId = (n: unknown): n is number =>
+  Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) <= 0xffff_ffff;
+
+function fastSigned(v: unknown): SignedCtl | undefined {
+  if (!isPlainObject(v) || !hasOnlyKeys(v, SIGNED_KEYS)) return undefined;
+  const { payload, public_key, signature } = v;
+  if (typeof payload !== 'string' || payload.length > MAX_MESSAGE_BYTES) return undefined;
+  if (typeof public_key !== 'string' || !HEX64_RE.test(public_key)) return undefined;
+  if (typeof signature !== 'string' || !HEX128_RE.test(signature)) return undefined;
+  return { payload, public_key, signature };
+}
+
+const CALL_KEYS: ReadonlySet<string> = new Set(['t', 'id', 'method', 'signed']);
+const RESULT_KEYS: ReadonlySet<string> = new Set(['t', 'id', 'signed']);
+
+function fastCallFrame(v: Record<string, unknown>): CallFrame | undefined {
+  if (v.t !== 'call' || !hasOnlyKeys(v, CALL_KEYS)) return undefined;
+  const { id, method } = v;
+  if (!isId(id) || typeof method !== 'string' || !METHOD_RE.test(method)) return undefined;
+  const signed = fastSigned(v.signed);
+  return signed === undefined ? undefined : { t: 'call', id, method, signed };
+}
+
+function fastResultFrame(v: Record<string, unknown>): ResultFrame | undefined {
+  if (v.t !== 'result' || !hasOnlyKeys(v, RESULT_KEYS)) return undefined;
+  const id = v.id;
+  if (!isId(id)) return undefined;
+  const signed = fastSigned(v.signed);
+  return signed === undefined ? undefined : { t: 'result', id, signed };
+}
+
+const FAST_PATHS: ReadonlyMap<unknown, (v: Record<string, unknown>) => unknown> = new Map<
+  unknown,
+  (v: Record<string, unknown>) => unknown
+>([
+  [ClientFrameSchema, fastCallFrame],
+  [ServerFrameSchema, fastResultFrame],
+]);
+
 /** The result of {@link parseFrame}: the frame, or the error code and reason to answer with. */
 export type ParsedFrame<F> =
   | { readonly ok: true; readonly frame: F }
@@ -140,6 +199,8 @@ export function parseFrame<F>(
       reason: `unknown frame type ${JSON.stringify(t)?.slice(0, 64)}`,
     };
   }
+  const fast = FAST_PATHS.get(schema)?.(value as Record<string, unknown>);
+  if (fast !== undefined) return { ok: true, frame: fast as F };
   const r = schema.safeParse(value);
   if (!r.success) {
     const issue = r.error.issues[0];

@@ -35,6 +35,13 @@ describe('createRequest', () => {
     expect(CtlRequestSchema.safeParse(r).success).toBe(true);
   });
 
+  it('gives every request its own nonce, across many refills of the random pool', () => {
+    const nonces = Array.from({ length: 2000 }, () => createRequest(base).nonce);
+    for (const n of nonces) expect(n).toMatch(/^[0-9a-f]{32}$/);
+    expect(new Set(nonces).size).toBe(nonces.length);
+    expect(nonces).not.toContain('0'.repeat(32)); // used bytes are zeroed, never handed out again
+  });
+
   it('takes a ttl from 1 ms to 300 s and refuses more', () => {
     expect(createRequest({ ...base, ttlMs: 300_000 }).expires_at_ms).toBe(T0 + 300_000);
     expect(createRequest({ ...base, ttlMs: 1 }).expires_at_ms).toBe(T0 + 1);

@@ -3,6 +3,7 @@ import { EnvelopeError } from '../errors.js';
 import { HEX32_RE } from '../formats.js';
 import { type KeyPair, nodeIdFromPublicKey } from '../keys.js';
 import { parseJson } from '../strict-json.js';
+import { fastCtlResponse, parseFast } from './fast-shapes.js';
 import { MAX_MESSAGE_BYTES, MAX_PAYLOAD_DEPTH, MAX_REASON_LENGTH } from './limits.js';
 import { Refusal } from './refusal.js';
 import {
@@ -60,7 +61,7 @@ export function signResponse(
     request_nonce: request.nonce,
     outcome: out,
   };
-  const parsed = CtlResponseSchema.safeParse(response);
+  const parsed = parseFast(CtlResponseSchema, fastCtlResponse, response);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.join('.') || '$';

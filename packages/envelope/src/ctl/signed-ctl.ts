@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fromHex, isHex, toHex, utf8 } from '../bytes.js';
+import { isHex, toHex, utf8 } from '../bytes.js';
 import { canonicalJson } from '../canonical.js';
 import { type DomainTagValue, signWithDomain, verifyWithDomain } from '../domain.js';
 import type { KeyPair } from '../keys.js';
@@ -89,8 +89,9 @@ export function decodeSignedCtl(signed: unknown): DecodedSignedCtl {
     ok: true,
     payload,
     payloadBytes: utf8(payload),
-    publicKey: fromHex(publicKey, 32),
-    signature: fromHex(signature, 64),
+    // Both were just checked to be lower-case hex of the right length: decode without checking again.
+    publicKey: new Uint8Array(Buffer.from(publicKey, 'hex')),
+    signature: new Uint8Array(Buffer.from(signature, 'hex')),
   };
 }
 

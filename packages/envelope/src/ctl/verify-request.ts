@@ -1,19 +1,18 @@
-import { z } from 'zod';
 import { toHex } from '../bytes.js';
 import { DomainTag } from '../domain.js';
 import { HeddleError } from '../errors.js';
-import { HEX32_RE, HEX64_RE, isJsonObject, type JsonObject } from '../formats.js';
+import { HEX32_RE } from '../formats.js';
 import type { JsonValue } from '../json-limits.js';
 import { isNodeId, nodeIdFromPublicKey } from '../keys.js';
 import { parseJson } from '../strict-json.js';
 import type { ControllerPolicy } from './controller-policy.js';
+import { fastRequestForm, parseFast, RequestFormSchema } from './fast-shapes.js';
 import {
   CTL_VERSION,
   MAX_CLOCK_SKEW_MS,
   MAX_LIFETIME_MS,
   MAX_MESSAGE_BYTES,
   MAX_PAYLOAD_DEPTH,
-  MAX_TOKEN_LENGTH,
 } from './limits.js';
 import { ANY_TARGET, CTL_METHODS, DESCRIBE_METHOD, isCtlMethod, mutates } from './methods.js';
 import type { NonceGuard } from './nonce-guard.js';
@@ -44,19 +43,6 @@ export interface VerifiedRequest {
   /** The envelope as received (the exact payload that was verified). */
   readonly signed: SignedCtl;
 }
-
-// The envelope's form only: each field's format is checked later, at its place in the order.
-const RequestShape = z.strictObject({
-  version: z.int(),
-  method: z.string().min(1).max(MAX_TOKEN_LENGTH),
-  requester: z.string().max(MAX_TOKEN_LENGTH),
-  target: z.string().max(MAX_TOKEN_LENGTH),
-  nonce: z.string().max(MAX_TOKEN_LENGTH),
-  issued_at_ms: z.int().nonnegative(),
-  expires_at_ms: z.int().nonnegative(),
-  decision_id: z.string().regex(HEX64_RE, 'expected 64 lower-case hex characters').optional(),
-  body: z.custom<JsonObject>(isJsonObject, { message: 'expected a JSON object' }),
-});
 
 function refuse(code: RefusalCode, reason: string, field?: string, cause?: unknown): never {
   throw new Refusal(code, reason, {
@@ -128,7 +114,7 @@ function verifyInOrder(
     const why = err instanceof Error ? err.message : String(err);
     return refuse('invalid_request', `payload is not strict JSON: ${why}`, field ?? 'payload', err);
   }
-  const shape = RequestShape.safeParse(json);
+  const shape = parseFast(RequestFormSchema, fastRequestForm, json);
   if (!shape.success) {
     const issue = shape.error.issues[0];
     const field = issue?.path.join('.') || '$';

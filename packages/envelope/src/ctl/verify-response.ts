@@ -3,6 +3,7 @@ import { DomainTag } from '../domain.js';
 import type { JsonValue } from '../json-limits.js';
 import { nodeIdFromPublicKey } from '../keys.js';
 import { parseJson } from '../strict-json.js';
+import { fastCtlResponse, parseFast } from './fast-shapes.js';
 import { CTL_VERSION, MAX_CLOCK_SKEW_MS, MAX_MESSAGE_BYTES, MAX_PAYLOAD_DEPTH } from './limits.js';
 import type { CtlRequest } from './request.js';
 import { type CtlResponse, CtlResponseSchema } from './response.js';
@@ -102,7 +103,7 @@ function verifyInOrder(
       'version',
     );
   }
-  const parsed = CtlResponseSchema.safeParse(json);
+  const parsed = parseFast(CtlResponseSchema, fastCtlResponse, json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.join('.') || '$';

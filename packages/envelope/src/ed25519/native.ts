@@ -1,4 +1,5 @@
 import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
+import { BoundedCache, bytesKey } from '../bounded-cache.js';
 import type { Ed25519Backend } from './backend.js';
 import { isCanonicalPointEncoding, isCanonicalScalar } from './strict.js';
 
@@ -6,12 +7,13 @@ import { isCanonicalPointEncoding, isCanonicalScalar } from './strict.js';
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
-// Building a KeyObject costs about as much as a verification, and a node talks to few peers: cache.
+// Building a KeyObject costs about as much as a verification, and a node talks to few peers: keep
+// the most recently used ones (null for an encoding that is not a point on the curve).
 const CACHE_LIMIT = 1024;
-const publicKeys = new Map<string, KeyObject | null>();
+const publicKeys = new BoundedCache<string, KeyObject | null>(CACHE_LIMIT);
 
 function publicKeyObject(raw: Uint8Array): KeyObject | null {
-  const id = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('latin1');
+  const id = bytesKey(raw);
   const hit = publicKeys.get(id);
   if (hit !== undefined) return hit;
   let key: KeyObject | null;
@@ -20,24 +22,18 @@ function publicKeyObject(raw: Uint8Array): KeyObject | null {
   } catch {
     key = null; // not a point on the curve
   }
-  if (publicKeys.size >= CACHE_LIMIT) publicKeys.delete(publicKeys.keys().next().value as string);
   publicKeys.set(id, key);
   return key;
 }
 
 // A node signs with one or two keys; keep their KeyObjects rather than rebuilding them per signature.
 const SECRET_CACHE_LIMIT = 8;
-const secretKeys = new Map<string, KeyObject>();
+const secretKeys = new BoundedCache<string, KeyObject>(SECRET_CACHE_LIMIT);
 
 function secretKeyObject(seed: Uint8Array): KeyObject {
-  const id = Buffer.from(seed.buffer, seed.byteOffset, seed.byteLength).toString('latin1');
-  let key = secretKeys.get(id);
-  if (!key) {
-    key = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
-    if (secretKeys.size >= SECRET_CACHE_LIMIT) secretKeys.delete(secretKeys.keys().next().value as string);
-    secretKeys.set(id, key);
-  }
-  return key;
+  return secretKeys.getOrSet(bytesKey(seed), () =>
+    createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' }),
+  );
 }
 
 /**
