@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PackageError } from './errors.js';
-import { PieceVerifier } from './piece-verifier.js';
+import { DEFAULT_REORDER_BYTES, PieceVerifier } from './piece-verifier.js';
 import { artifactId, computePieceMap, MIN_PIECE_SIZE, type PieceMap } from './pieces.js';
 
 const P = MIN_PIECE_SIZE;
@@ -152,6 +152,78 @@ describe('PieceVerifier', () => {
     const map = computePieceMap(bytes, P);
     const v = await PieceVerifier.create(map, { artifactId: artifactId(map) });
     for (const i of [2, 1, 3, 0]) v.accept(i, pieceOf(bytes, i));
+    expect(await v.finish(() => undefined)).toBe(artifactId(map));
+  });
+
+  it('feeds out-of-order pieces to the content hash from memory: finish reads nothing back', async () => {
+    const bytes = randomBytes(P * 8 + 3, 9);
+    const map = computePieceMap(bytes, P);
+    const v = await PieceVerifier.create(map, { contentHash: map.contentHash });
+    for (const i of [1, 3, 2, 0]) v.accept(i, pieceOf(bytes, i));
+    expect(v.bufferedBytes).toBe(0); // 0 arrived: 1, 2 and 3 were drained into the hash
+    for (const i of [8, 7, 5, 6]) v.accept(i, pieceOf(bytes, i));
+    expect(v.bufferedBytes).toBe(3 * P + 3);
+    v.accept(4, pieceOf(bytes, 4));
+    expect(v.bufferedBytes).toBe(0);
+    const reads: number[] = [];
+    expect(
+      await v.finish((i) => {
+        reads.push(i);
+        return undefined;
+      }),
+    ).toBe(artifactId(map));
+    expect(reads).toEqual([]);
+  });
+
+  it('bounds the reorder buffer: pieces that do not fit are read back (and checked) at finish', async () => {
+    const bytes = randomBytes(P * 10, 10);
+    const map = computePieceMap(bytes, P);
+    const v = await PieceVerifier.create(map, { contentHash: map.contentHash }, { maxReorderBytes: 3 * P });
+    let peak = 0;
+    for (let i = 9; i >= 0; i--) {
+      v.accept(i, pieceOf(bytes, i));
+      peak = Math.max(peak, v.bufferedBytes);
+    }
+    expect(peak).toBe(3 * P);
+    const reads: number[] = [];
+    const read = (i: number) => {
+      reads.push(i);
+      return pieceOf(bytes, i);
+    };
+    expect(await v.finish(read)).toBe(artifactId(map));
+    expect(reads).toEqual([1, 2, 3, 4, 5, 6]); // 7, 8 and 9 came from memory, 0 was hashed on arrival
+    expect(v.bufferedBytes).toBe(0);
+    // A piece read back is checked again: a changed file is refused at that piece.
+    const w = await PieceVerifier.create(map, { contentHash: map.contentHash }, { maxReorderBytes: 0 });
+    for (let i = 9; i >= 0; i--) w.accept(i, pieceOf(bytes, i));
+    const tampered = (i: number) => (i === 4 ? new Uint8Array(P) : pieceOf(bytes, i));
+    await expect(w.finish(tampered)).rejects.toMatchObject({ code: 'piece-rejected', field: 'pieces[4]' });
+    expect(DEFAULT_REORDER_BYTES).toBe(8 * 1024 * 1024);
+  });
+
+  it('keeps a private copy of a buffered piece: the caller may reuse its buffer', async () => {
+    const bytes = randomBytes(P * 2, 11);
+    const map = computePieceMap(bytes, P);
+    const v = await PieceVerifier.create(map, { contentHash: map.contentHash });
+    // A Buffer too, whose slice() is a view, not a copy.
+    const buffer = Buffer.from(pieceOf(bytes, 1));
+    v.accept(1, buffer);
+    buffer.fill(0);
+    v.accept(0, pieceOf(bytes, 0));
+    expect(await v.finish(() => undefined)).toBe(artifactId(map));
+  });
+
+  it('rejects a corrupted out-of-order piece at that piece and buffers nothing of it', async () => {
+    const bytes = randomBytes(P * 4, 12);
+    const map = computePieceMap(bytes, P);
+    const v = await PieceVerifier.create(map, { contentHash: map.contentHash });
+    v.accept(2, pieceOf(bytes, 2));
+    const corrupt = pieceOf(bytes, 3).slice();
+    corrupt[5] = (corrupt[5] as number) ^ 0x40;
+    expect(() => v.accept(3, corrupt)).toThrow(/pieces\[3\]: BLAKE3/);
+    expect(v.bufferedBytes).toBe(P);
+    expect(v.missing()).toEqual([0, 1, 3]);
+    for (const i of [3, 1, 0]) v.accept(i, pieceOf(bytes, i));
     expect(await v.finish(() => undefined)).toBe(artifactId(map));
   });
 

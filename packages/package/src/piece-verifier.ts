@@ -12,6 +12,20 @@ export interface PieceExpectations {
   readonly totalSize?: number;
 }
 
+/** Options of a {@link PieceVerifier}. */
+export interface PieceVerifierOptions {
+  /**
+   * Most bytes of out-of-order pieces held in memory for the running content hash (default
+   * {@link DEFAULT_REORDER_BYTES}). A piece that arrives ahead of the in-order prefix is copied into
+   * this buffer while it fits, so {@link PieceVerifier.finish} need not read it back; one that does
+   * not fit is read back at finish instead. 0 (or a negative value) keeps nothing.
+   */
+  readonly maxReorderBytes?: number;
+}
+
+/** Default bound of the reorder buffer of a {@link PieceVerifier}: 8 MiB. */
+export const DEFAULT_REORDER_BYTES: number = 8 * 1024 * 1024;
+
 /** Reads back a piece that was accepted earlier (from disk or memory). */
 export type PieceReader = (index: number) => Uint8Array | undefined | Promise<Uint8Array | undefined>;
 
@@ -26,8 +40,11 @@ export type PieceOutcome = 'accepted' | 'duplicate';
  *
  * Trust: when the expected artifact id comes from a trusted source (a signed request), the map is
  * authenticated by it and each byte is hashed once. When only the content hash is known (from the
- * signed package body), {@link PieceVerifier.finish} hashes the whole content a second time and checks
- * it, so a map whose piece hashes lie is caught too.
+ * signed package body), the whole content is hashed a second time, in order, and checked at
+ * {@link PieceVerifier.finish}, so a map whose piece hashes lie is caught too. That running hash is
+ * fed as pieces arrive: the in-order ones at once, the ones ahead of it from a bounded reorder buffer
+ * (a private copy of each, see {@link PieceVerifierOptions.maxReorderBytes}), so the content is read
+ * back only for pieces that did not fit.
  */
 export class PieceVerifier {
   /** The map being verified against. */
@@ -39,14 +56,25 @@ export class PieceVerifier {
   readonly #have: Uint8Array;
   #held = 0;
   #next = 0;
-  #hasher: Blake3Hasher;
+  readonly #hasher: Blake3Hasher;
   #finished = false;
+  // Verified pieces ahead of `#next`, copied, waiting for the running hash (bounded by `#maxReorder`).
+  readonly #ahead = new Map<number, Uint8Array>();
+  #aheadBytes = 0;
+  readonly #maxReorder: number;
   // Without a trusted artifact id the piece hashes are only as good as the map, so the content is
   // hashed a second time (as a running hash over the in-order prefix) and checked at finish.
   readonly #streaming: boolean;
 
-  private constructor(map: PieceMap, id: string, hasher: Blake3Hasher, streaming: boolean) {
+  private constructor(
+    map: PieceMap,
+    id: string,
+    hasher: Blake3Hasher,
+    streaming: boolean,
+    maxReorder: number,
+  ) {
     this.map = map;
+    this.#maxReorder = maxReorder;
     this.artifactId = id;
     this.count = map.pieceHashes.length;
     this.#have = new Uint8Array(Math.ceil(this.count / 8));
@@ -58,7 +86,11 @@ export class PieceVerifier {
    * A verifier for `map`. Throws `artifact-mismatch` when the map does not match the expectations
    * (artifact id, content hash, total size), `piece-map-invalid` when its piece count is inconsistent.
    */
-  static async create(map: PieceMap, expect: PieceExpectations = {}): Promise<PieceVerifier> {
+  static async create(
+    map: PieceMap,
+    expect: PieceExpectations = {},
+    options: PieceVerifierOptions = {},
+  ): Promise<PieceVerifier> {
     if (map.pieceHashes.length !== Math.ceil(map.totalSize / map.pieceSize)) {
       throw new PackageError(
         'piece-map-invalid',
@@ -79,7 +111,9 @@ export class PieceVerifier {
     if (expect.artifactId !== undefined && expect.artifactId !== id) mismatch('artifact_id');
     if (expect.contentHash !== undefined && expect.contentHash !== map.contentHash) mismatch('content_hash');
     if (expect.totalSize !== undefined && expect.totalSize !== map.totalSize) mismatch('total_size');
-    return new PieceVerifier(map, id, await createBlake3(), expect.artifactId === undefined);
+    const asked = options.maxReorderBytes ?? DEFAULT_REORDER_BYTES;
+    const maxReorder = asked > 0 ? Math.floor(asked) : 0; // NaN and negatives keep nothing
+    return new PieceVerifier(map, id, await createBlake3(), expect.artifactId === undefined, maxReorder);
   }
 
   /**
@@ -92,8 +126,9 @@ export class PieceVerifier {
     bitfield: Uint8Array,
     read: PieceReader,
     expect: PieceExpectations = {},
+    options: PieceVerifierOptions = {},
   ): Promise<PieceVerifier> {
-    const v = await PieceVerifier.create(map, expect);
+    const v = await PieceVerifier.create(map, expect, options);
     if (bitfield.length !== v.#have.length) {
       throw new PackageError(
         'piece-rejected',
@@ -147,10 +182,27 @@ export class PieceVerifier {
   #mark(index: number, bytes: Uint8Array): void {
     this.#have[index >> 3] = (this.#have[index >> 3] as number) | (0x80 >> (index & 7));
     this.#held++;
-    if (this.#streaming && index === this.#next) {
-      this.#hasher.update(bytes);
+    if (!this.#streaming) return;
+    if (index !== this.#next) {
+      if (this.#aheadBytes + bytes.length <= this.#maxReorder) {
+        this.#ahead.set(index, new Uint8Array(bytes)); // a private copy (not a view, even of a Buffer)
+        this.#aheadBytes += bytes.length;
+      }
+      return; // otherwise it is read back at finish
+    }
+    this.#hasher.update(bytes);
+    this.#next++;
+    for (let next = this.#ahead.get(this.#next); next !== undefined; next = this.#ahead.get(this.#next)) {
+      this.#ahead.delete(this.#next);
+      this.#aheadBytes -= next.length;
+      this.#hasher.update(next);
       this.#next++;
     }
+  }
+
+  /** Bytes of out-of-order pieces held for the running content hash (at most `maxReorderBytes`). */
+  get bufferedBytes(): number {
+    return this.#aheadBytes;
   }
 
   /** True when piece `index` is held. */
@@ -186,7 +238,8 @@ export class PieceVerifier {
 
   /**
    * Once complete, checks the whole content against the map's content hash, reading back with `read`
-   * the pieces that arrived out of order. Returns the artifact id. Throws `piece-rejected` when pieces
+   * (and checking again) the pieces that arrived out of order and did not fit the reorder buffer;
+   * `read` is not called when none are left. Returns the artifact id. Throws `piece-rejected` when pieces
    * are missing, `artifact-mismatch` when the content hash differs (the map's piece hashes lied).
    */
   async finish(read: PieceReader): Promise<string> {
@@ -202,6 +255,14 @@ export class PieceVerifier {
       return this.artifactId;
     }
     while (this.#next < this.count) {
+      const kept = this.#ahead.get(this.#next);
+      if (kept !== undefined) {
+        this.#ahead.delete(this.#next);
+        this.#aheadBytes -= kept.length;
+        this.#hasher.update(kept); // verified when it was accepted, and held privately since
+        this.#next++;
+        continue;
+      }
       const bytes = await read(this.#next);
       const problem = bytes === undefined ? 'cannot be read back' : this.#check(this.#next, bytes);
       if (problem !== undefined || bytes === undefined) {

@@ -22,18 +22,38 @@ export interface BinaryFrame {
   readonly data: Uint8Array;
 }
 
+// Payloads from `allocFramePayload` whose header room is still unused (each is used at most once).
+const withHeaderRoom = new WeakSet<Uint8Array>();
+
 /**
- * Encodes a binary frame: `0x48, kind, 0x00, 0x00, u32be(id)` then the bytes (8-byte header). Returns
- * the header and the data as a list, to be sent without copying.
+ * Allocates `length` bytes (uninitialised) with room for a binary frame header in front of them, so
+ * that {@link encodeBinaryFrame} can frame them without copying. Fill them, then hand them to
+ * `encodeBinaryFrame` once; the room is used by the first encode only.
+ */
+export function allocFramePayload(length: number): Buffer {
+  const payload = Buffer.allocUnsafe(BINARY_HEADER_BYTES + length).subarray(BINARY_HEADER_BYTES);
+  withHeaderRoom.add(payload);
+  return payload;
+}
+
+/**
+ * Encodes a binary frame: `0x48, kind, 0x00, 0x00, u32be(id)` then the bytes (8-byte header). Bytes
+ * from {@link allocFramePayload} are framed in place (the header goes into the room in front of
+ * them, no copy); any other bytes are copied into a new buffer.
  */
 export function encodeBinaryFrame(kind: BinaryKindValue, id: number, data: Uint8Array): Buffer {
-  const out = Buffer.allocUnsafe(BINARY_HEADER_BYTES + data.length);
+  let out: Buffer;
+  if (withHeaderRoom.delete(data)) {
+    out = Buffer.from(data.buffer, data.byteOffset - BINARY_HEADER_BYTES, BINARY_HEADER_BYTES + data.length);
+  } else {
+    out = Buffer.allocUnsafe(BINARY_HEADER_BYTES + data.length);
+    out.set(data, BINARY_HEADER_BYTES);
+  }
   out[0] = BINARY_MAGIC;
   out[1] = kind;
   out[2] = 0;
   out[3] = 0;
   out.writeUInt32BE(id, 4);
-  out.set(data, BINARY_HEADER_BYTES);
   return out;
 }
 

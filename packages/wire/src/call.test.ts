@@ -37,6 +37,33 @@ describe('signed calls over WebSocket', () => {
     expect(res.response.outcome.status).toBe('ok');
   });
 
+  it('stopAccepting: new connections are refused while an open call finishes', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const server = await start({
+      handler: hostHandler(async (body) => {
+        await gate;
+        return body;
+      }),
+    });
+    const url = server.url;
+    const session = await WireSession.connect(url);
+    const pending = session.call(signed('workload.status', { slow: true }), {
+      expectedPublicKey: host.publicKey,
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    server.stopAccepting();
+    expect(server.accepting).toBe(false);
+    expect(server.url).toBe(url);
+    const refused = await failure(WireSession.connect(url));
+    expect(refused.code).toBe('unreachable');
+    release();
+    expect((await pending).result).toEqual({ slow: true });
+    await session.close();
+  });
+
   it('carries many concurrent calls on one session', async () => {
     const server = await start();
     const session = await WireSession.connect(server.url);

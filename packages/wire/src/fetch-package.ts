@@ -10,6 +10,7 @@ import {
   manifestHashOf,
   PackageError,
   type PackageFile,
+  type ParsedPackage,
   type PieceMap,
   PieceVerifier,
   parseEnvelope,
@@ -52,6 +53,12 @@ export interface FetchOptions {
   readonly attempts?: number;
   /** Kind registry used to read the envelope's file list (default: `@heddle/package`'s). */
   readonly kinds?: KindRegistry;
+  /**
+   * Called with the parsed envelope once it hashed to the manifest hash and its size claims passed,
+   * before any file is requested; what it throws ends the fetch as is (nothing was written). A host
+   * checks signatures and revocations here, so that a package it would refuse costs no transfer.
+   */
+  readonly checkEnvelope?: (envelope: ParsedPackage) => void | Promise<void>;
 }
 
 async function withRetry<T>(attempts: number, what: string, run: () => Promise<T>): Promise<T> {
@@ -100,18 +107,21 @@ export async function fetchPackage(
       field: 'manifest_hash',
     });
   }
-  let files: readonly PackageFile[];
+  let parsed: ParsedPackage;
   try {
-    files = parseEnvelope(bytes, {
+    parsed = parseEnvelope(bytes, {
       maxTotalBytes: options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES,
       maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
       ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
-    }).files;
+    });
   } catch (err) {
     const field = err instanceof PackageError ? (err.field ?? '$') : '$';
     const code = field === 'body.files' || field.endsWith('.size') ? 'too_large' : 'manifest_invalid';
     throw new WireError(code, (err as Error).message, { field, cause: err });
   }
+  // The caller's own checks of the signed envelope (signatures, revocations) come before any file.
+  await options.checkEnvelope?.(parsed);
+  const files: readonly PackageFile[] = parsed.files;
   const root = resolve(destDir);
   await prepareDestination(root);
   try {
@@ -170,7 +180,13 @@ async function fetchFile(
         },
       );
     }
-    verifier = await PieceVerifier.create(map, { contentHash: file.blake3, totalSize: file.size });
+    // The running content hash takes pieces that arrive ahead of it from memory: with `window` pieces
+    // in flight that is about `window` pieces, so the file is not read back.
+    verifier = await PieceVerifier.create(
+      map,
+      { contentHash: file.blake3, totalSize: file.size },
+      { maxReorderBytes: Math.max(1, settings.window) * 2 * map.pieceSize },
+    );
   } catch (err) {
     if (err instanceof WireError) throw err;
     throw new WireError('artifact_mismatch', `${file.path}: ${(err as Error).message}`, {
@@ -184,9 +200,11 @@ async function fetchFile(
   const handle = await open(target, flags, 0o644);
   try {
     await fetchPieces(channel, handle, file.path, field, map, verifier, settings);
-    const reader = await open(target, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    // Pieces that did not fit the reorder buffer are read back from the file just written.
+    let reader: FileHandle | undefined;
     try {
       await verifier.finish(async (index) => {
+        reader ??= await open(target, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
         const length = pieceLength(map, index);
         const buf = Buffer.allocUnsafe(length);
         const { bytesRead } = await reader.read(buf, 0, length, index * map.pieceSize);
@@ -198,7 +216,7 @@ async function fetchFile(
         cause: err,
       });
     } finally {
-      await reader.close();
+      await reader?.close();
     }
   } finally {
     await handle.close();

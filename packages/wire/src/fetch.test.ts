@@ -72,6 +72,36 @@ describe('piece exchange within a place call', () => {
     expect(verified.files.map((f) => f.path).sort()).toEqual(['bin/run.sh', 'run.wasm']);
   });
 
+  it('checkEnvelope runs before any file is requested; what it throws ends the fetch', async () => {
+    const built = await buildPackage(64 * 1024);
+    let pieces = 0;
+    const inner = DirPackageSource.open(built.dir);
+    const source: PackageSource = {
+      manifestHash: inner.manifestHash,
+      manifest: () => inner.manifest(),
+      pieceMap: (path) => {
+        pieces++;
+        return inner.pieceMap(path);
+      },
+      piece: (path, index) => inner.piece(path, index),
+    };
+    const seen: string[] = [];
+    const { server, errors } = await placingHost({
+      checkEnvelope: (pkg) => {
+        seen.push(pkg.packageId);
+        throw new WireError('invalid_argument', 'not this signer');
+      },
+    });
+    await expect(place(server, source)).rejects.toThrow();
+    expect(seen).toEqual([built.package.packageId]);
+    expect(pieces).toBe(0);
+    expect(errors[0]).toMatchObject({
+      code: 'invalid_argument',
+      message: expect.stringContaining('not this signer'),
+    });
+    await inner.close();
+  });
+
   it('resumes after a dropped piece', async () => {
     const built = await buildPackage(600 * 1024);
     const { server, dirs } = await placingHost({ timeoutMs: 150 });
@@ -87,6 +117,30 @@ describe('piece exchange within a place call', () => {
     await place(server, flaky);
     expect(dropped).toBe(2);
     await verifyPackage(dirs[0] as string, { anchors, revocations: NO_REVOCATIONS });
+  });
+
+  it('fetches correctly when pieces arrive out of order', async () => {
+    const built = await buildPackage(40 * 64 * 1024 + 99);
+    const { server, dirs } = await placingHost({ window: 6 });
+    const inner = DirPackageSource.open(built.dir, { pieceSize: 64 * 1024 });
+    const arrived: number[] = [];
+    const shuffled: PackageSource = {
+      manifestHash: inner.manifestHash,
+      manifest: () => inner.manifest(),
+      pieceMap: (p) => inner.pieceMap(p),
+      piece: async (p, i) => {
+        const bytes = await inner.piece(p, i);
+        // Every third piece is held back, so later ones overtake it.
+        if (p === 'run.wasm' && i % 3 === 0) await new Promise((r) => setTimeout(r, 15));
+        if (p === 'run.wasm') arrived.push(i);
+        return bytes;
+      },
+    };
+    await place(server, shuffled);
+    expect(arrived).not.toEqual([...arrived].sort((a, b) => a - b));
+    const verified = await verifyPackage(dirs[0] as string, { anchors, revocations: NO_REVOCATIONS });
+    expect(verified.manifestHash).toBe(built.package.manifestHash);
+    await inner.close();
   });
 
   it('rejects a corrupted piece at that piece', async () => {

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   computeFilePieceMap,
@@ -12,6 +12,7 @@ import {
   pieceMapToJson,
   readEnvelopeBytes,
 } from '@heddle/package';
+import { allocFramePayload } from './binary-frame.js';
 import { WireError } from './errors.js';
 import { MAX_WIRE_PIECE_BYTES } from './limits.js';
 
@@ -30,9 +31,31 @@ export interface PackageSource {
   piece(path: string, index: number): Promise<Uint8Array>;
 }
 
+/** Default time a {@link DirPackageSource} keeps a file open after its last piece read: 2 s. */
+export const DEFAULT_IDLE_CLOSE_MS = 2000;
+
+/** Options of {@link DirPackageSource.open}. */
+export interface DirPackageSourceOptions {
+  /** The manifest hash the envelope must have (`WireError` `manifest_mismatch` otherwise). */
+  readonly expectedManifestHash?: string;
+  /** Bytes per piece (default 256 KiB, at most 1 MiB). */
+  readonly pieceSize?: number;
+  /** Time a file stays open after its last piece read before it is closed (default 2 s). */
+  readonly idleCloseMs?: number;
+}
+
+interface OpenFile {
+  readonly handle: Promise<FileHandle>;
+  reads: number;
+  idle: NodeJS.Timeout | undefined;
+}
+
 /**
  * A {@link PackageSource} serving a package directory (the output of `buildCogPackage`): only the
  * files its envelope lists, split into pieces of `pieceSize` bytes (default 256 KiB, at most 1 MiB).
+ * Each file is opened once (`O_NOFOLLOW`), on its first piece, and the handle serves every later
+ * piece; it is closed after `idleCloseMs` without reads (so a source that is never closed holds no
+ * descriptor for long), or by {@link DirPackageSource.close}, after which pieces are refused.
  */
 export class DirPackageSource implements PackageSource {
   /** The manifest hash of the package. */
@@ -42,9 +65,19 @@ export class DirPackageSource implements PackageSource {
   readonly #paths: ReadonlySet<string>;
   readonly #pieceSize: number;
   readonly #maps = new Map<string, Promise<PieceMap>>();
+  readonly #handles = new Map<string, OpenFile>();
+  readonly #idleCloseMs: number;
+  #closed = false;
 
-  private constructor(dir: string, envelope: Uint8Array, paths: ReadonlySet<string>, pieceSize: number) {
+  private constructor(
+    dir: string,
+    envelope: Uint8Array,
+    paths: ReadonlySet<string>,
+    pieceSize: number,
+    idleCloseMs: number,
+  ) {
     this.#dir = dir;
+    this.#idleCloseMs = idleCloseMs;
     this.#envelope = envelope;
     this.manifestHash = manifestHashOf(envelope);
     this.#paths = paths;
@@ -55,10 +88,7 @@ export class DirPackageSource implements PackageSource {
    * Opens the package in `dir`. When `expectedManifestHash` is given, the envelope must hash to it
    * (`WireError` `manifest_mismatch`). Throws `PackageError` `manifest-invalid` for a bad envelope.
    */
-  static open(
-    dir: string,
-    options: { expectedManifestHash?: string; pieceSize?: number } = {},
-  ): DirPackageSource {
+  static open(dir: string, options: DirPackageSourceOptions = {}): DirPackageSource {
     const pieceSize = options.pieceSize ?? DEFAULT_PIECE_SIZE;
     if (pieceSize > MAX_WIRE_PIECE_BYTES) {
       throw new WireError('invalid_argument', `pieceSize must be at most ${MAX_WIRE_PIECE_BYTES}`, {
@@ -67,7 +97,13 @@ export class DirPackageSource implements PackageSource {
     }
     const envelope = readEnvelopeBytes(dir);
     const parsed = parseEnvelope(envelope);
-    const source = new DirPackageSource(dir, envelope, new Set(parsed.files.map((f) => f.path)), pieceSize);
+    const source = new DirPackageSource(
+      dir,
+      envelope,
+      new Set(parsed.files.map((f) => f.path)),
+      pieceSize,
+      options.idleCloseMs ?? DEFAULT_IDLE_CLOSE_MS,
+    );
     if (options.expectedManifestHash !== undefined && options.expectedManifestHash !== source.manifestHash) {
       throw new WireError('manifest_mismatch', `${dir} is not the package ${options.expectedManifestHash}`);
     }
@@ -91,19 +127,61 @@ export class DirPackageSource implements PackageSource {
       throw new WireError('invalid_argument', `${path}: no piece ${index}`, { field: 'index' });
     }
     const length = pieceLength(map, index);
-    const handle = await open(join(this.#dir, path), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    const file = this.#file(path);
+    file.reads++;
+    clearTimeout(file.idle);
     try {
-      const out = Buffer.allocUnsafe(length);
+      const handle = await file.handle;
+      const out = allocFramePayload(length); // read straight into the frame that will carry it
       let filled = 0;
       while (filled < length) {
         const { bytesRead } = await handle.read(out, filled, length - filled, index * map.pieceSize + filled);
         if (bytesRead === 0) break;
         filled += bytesRead;
       }
-      return out.subarray(0, filled);
+      return filled === length ? out : out.subarray(0, filled);
     } finally {
-      await handle.close();
+      if (--file.reads === 0 && this.#handles.get(path) === file) {
+        file.idle = setTimeout(() => this.#release(path, file), this.#idleCloseMs);
+        file.idle.unref();
+      }
     }
+  }
+
+  /** Number of files held open (one per file a piece was served from). */
+  get openFiles(): number {
+    return this.#handles.size;
+  }
+
+  /**
+   * Closes every file handle; later requests for pieces are refused (`WireError` `closed`). Safe to
+   * call more than once. Call it when no call serving this source is open any more.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#handles].map(([path, file]) => this.#release(path, file)));
+  }
+
+  #file(path: string): OpenFile {
+    if (this.#closed) throw new WireError('closed', 'the package source is closed');
+    const cached = this.#handles.get(path);
+    if (cached !== undefined) return cached;
+    const handle = open(join(this.#dir, path), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    const file: OpenFile = { handle, reads: 0, idle: undefined };
+    handle.catch(() => {
+      if (this.#handles.get(path) === file) this.#handles.delete(path); // the next piece tries again
+    });
+    this.#handles.set(path, file);
+    return file;
+  }
+
+  /** Forgets `file` and closes its handle once the reads in progress are done with it. */
+  async #release(path: string, file: OpenFile): Promise<void> {
+    clearTimeout(file.idle);
+    if (this.#handles.get(path) === file) this.#handles.delete(path);
+    const handle = await file.handle.catch(() => undefined);
+    while (file.reads > 0) await new Promise((r) => setImmediate(r));
+    await handle?.close().catch(() => undefined);
   }
 
   #map(path: string): Promise<PieceMap> {

@@ -62,6 +62,9 @@ export class WireServer {
   readonly #ping: NodeJS.Timeout;
   readonly #secure: boolean;
   #closing = false;
+  #accepting = true;
+  #listenerClosed: Promise<void> | undefined;
+  #bound: AddressInfo | undefined;
 
   private constructor(options: WireServerOptions) {
     const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
@@ -117,7 +120,7 @@ export class WireServer {
     });
     this.#http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.on('error', () => {});
-      if (this.#closing) {
+      if (this.#closing || !this.#accepting) {
         socket.destroy();
         return;
       }
@@ -148,6 +151,7 @@ export class WireServer {
       server.#http.once('error', reject);
       server.#http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
         server.#http.off('error', reject);
+        server.#bound = server.#http.address() as AddressInfo;
         resolve();
       });
     });
@@ -156,7 +160,7 @@ export class WireServer {
 
   /** The address and port listened on. */
   get address(): { readonly host: string; readonly port: number } {
-    const a = this.#http.address() as AddressInfo | null;
+    const a = this.#bound ?? (this.#http.address() as AddressInfo | null);
     if (a === null) throw new WireError('closed', 'the server is not listening');
     return { host: a.address, port: a.port };
   }
@@ -173,13 +177,30 @@ export class WireServer {
     return this.#sessions.size;
   }
 
+  /**
+   * Stops accepting connections (the listening socket is closed; an upgrade already under way is
+   * refused) while open sessions carry on, so that their calls can finish: the first step of a
+   * graceful shutdown. Then {@link close}.
+   */
+  stopAccepting(): void {
+    if (!this.#accepting) return;
+    this.#accepting = false;
+    this.#listenerClosed = new Promise<void>((resolve) => this.#http.close(() => resolve()));
+  }
+
+  /** True until {@link stopAccepting} or {@link close}. */
+  get accepting(): boolean {
+    return this.#accepting && !this.#closing;
+  }
+
   /** Stops accepting, closes every session with 1001 and every other socket, and resolves when done. */
   async close(): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
     clearInterval(this.#ping);
     for (const s of this.#sessions) s.close(CloseCode.goingAway, 'server closing');
-    const done = new Promise<void>((resolve) => this.#http.close(() => resolve()));
+    this.stopAccepting();
+    const done = this.#listenerClosed ?? Promise.resolve();
     this.#http.closeAllConnections();
     setTimeout(() => {
       for (const socket of this.#sockets) socket.destroy();
