@@ -40,6 +40,13 @@ describe('trust anchors', () => {
     expect(parseTrust(JSON.stringify(t.toJSON())).anchors).toEqual(t.anchors);
   });
 
+  it('an empty key list is valid and trusts nobody; a threshold above it is refused', () => {
+    const empty = parseTrust(JSON.stringify({ schema: 'heddle.trust.v1', keys: [] }));
+    expect(empty.anchors).toEqual([]);
+    expect(empty.isPinned(toHex(generateKeyPair().publicKey))).toBe(false);
+    expect(fieldOf(JSON.stringify({ schema: 'heddle.trust.v1', keys: [], threshold: 2 }))).toBe('threshold');
+  });
+
   it('refuses duplicate ids, duplicate keys, malformed keys and bad thresholds, naming the field', () => {
     const k = toHex(generateKeyPair().publicKey);
     const k2 = toHex(generateKeyPair().publicKey);
@@ -66,7 +73,6 @@ describe('trust anchors', () => {
     expect(fieldOf(doc([{ id: 'A B', role: 'operator', public_key: k }]))).toBe('keys[0].id');
     expect(fieldOf(doc([{ id: 'a', role: 'operator', public_key: k }], { threshold: 2 }))).toBe('threshold');
     expect(fieldOf(doc([{ id: 'a', role: 'operator', public_key: k }], { threshold: 0 }))).toBe('threshold');
-    expect(fieldOf(doc([]))).toBe('keys');
     expect(fieldOf(doc([{ id: 'a', role: 'operator', public_key: k, extra: 1 }]))).toBe('keys[0]');
     expect(fieldOf('{"schema":"heddle.trust.v1","schema":"x"}')).toBe('$');
     expect(() => new TrustAnchors([{ id: 'a', role: 'operator', publicKey: 'xyz' }])).toThrow(PackageError);

@@ -29,7 +29,11 @@ export interface TrustFile {
   threshold?: number;
 }
 
-/** Schema of a trust file (public keys are parsed separately, hex or PEM). */
+/**
+ * Schema of a trust file (public keys are parsed separately, hex or PEM). An empty `keys` list is
+ * valid and trusts nobody: every package is then refused `untrusted-signer` (what a freshly
+ * initialised host has until its operator pins a key).
+ */
 export const TrustFileSchema: z.ZodType<TrustFile> = z.strictObject({
   schema: z.literal(TRUST_SCHEMA),
   keys: z
@@ -42,7 +46,6 @@ export const TrustFileSchema: z.ZodType<TrustFile> = z.strictObject({
         public_key: z.string().min(1).max(1024),
       }),
     )
-    .min(1)
     .max(256),
   threshold: z.int().min(1).optional(),
 });
