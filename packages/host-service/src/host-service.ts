@@ -1,0 +1,289 @@
+import { join } from 'node:path';
+import {
+  type ControllerPolicy,
+  type CtlRequest,
+  claimedRequest,
+  type JsonValue,
+  type KeyPair,
+  NonceGuard,
+  nodeIdFromPublicKey,
+  okOutcome,
+  Refusal,
+  type SignedCtl,
+  signResponse,
+  verifyRequest,
+} from '@heddle/envelope';
+import type { CogRoute, KindRegistry, TrustAnchors } from '@heddle/package';
+import { type HostRecorder, probeSystem, type WorkloadHost } from '@heddle/runtime';
+import type { CallContext, CallHandler, FetchOptions } from '@heddle/wire';
+import {
+  advertisementJson,
+  type WorkloadHostAdvertisement,
+  workloadHostAdvertisement,
+} from './advertisement.js';
+import { HostServiceError } from './errors.js';
+import { NodeFactsSource } from './facts-source.js';
+import { HOST_KINDS, HostState } from './host-state.js';
+import { instanceOp } from './instance-ops.js';
+import { PackageCache } from './package-cache.js';
+import { type PlaceCall, placeWorkload } from './place.js';
+import { RefusalBudget, type RefusalBudgetOptions } from './refusal-budget.js';
+import type { RevocationHolder } from './revocation-holder.js';
+import { routeTable } from './route-table.js';
+import { drainInstances } from './shutdown.js';
+
+/** Options of a {@link HostService}. */
+export interface HostServiceOptions {
+  /** The node's key: requests must target its id; responses and facts are signed with it. */
+  readonly keys: KeyPair;
+  /** Which controllers may call which methods. */
+  readonly controllers: ControllerPolicy;
+  /** This node's own trust anchors (fetched packages are verified against them, never the controller's). */
+  readonly anchors: TrustAnchors;
+  /** The revocation list this node enforces (also give it to the gate of every route). */
+  readonly revocations: RevocationHolder;
+  /** One WorkloadHost per route, keyed by its adapter's route (`native`, `wasi`, `container`). */
+  readonly routes: Iterable<WorkloadHost>;
+  /** The chain for `workload.place`, `workload.refuse` and `artifact.*` records. */
+  readonly recorder: HostRecorder;
+  /** Where held packages (`packages/`) and instance data directories (`instances/`) live. */
+  readonly dataDir: string;
+  /** Signed facts for `describe` (default: the system probe plus every route's `provides()`). */
+  readonly facts?: NodeFactsSource;
+  /** The address advertised to controllers (`ws://host:port/`). */
+  readonly address?: string;
+  /** Kinds accepted for fetched packages (default `@heddle/package`'s). */
+  readonly kinds?: KindRegistry;
+  /** Limits and timeouts of package fetches (default: those of `@heddle/wire`). */
+  readonly fetch?: FetchOptions;
+  /** Bound on chained refusals of unauthenticated requests (default 16 a minute). */
+  readonly refusalBudget?: RefusalBudgetOptions;
+  /** Replay memory (default a fresh `NonceGuard`). */
+  readonly nonces?: NonceGuard;
+  /** The clock (Unix ms; default `Date.now`). */
+  readonly now?: () => number;
+  /** Told of failures that cannot be answered to anyone (a refusal that could not be chained). */
+  readonly onError?: (err: unknown) => void;
+}
+
+/** What {@link HostService.handle} needs of its call (a wire `CallContext` fits). */
+export type HostCallContext = Pick<CallContext, 'method' | 'closeAfterReply'> & PlaceCall;
+
+/**
+ * A node's `workload-host` (DESIGN 4 and 10): verifies every signed request in the protocol's order,
+ * dispatches it (describe, place, load, start, stop, unload, status, logs) and answers with a signed
+ * response. A request that fails verification gets one signed refusal (the connection is then closed)
+ * and is chained within a budget; a refusal of a verified request is always chained. See
+ * docs/host.md.
+ */
+export class HostService {
+  /** This node's id. */
+  readonly nodeId: string;
+  readonly #keys: KeyPair;
+  readonly #controllers: ControllerPolicy;
+  readonly #nonces: NonceGuard;
+  readonly #state: HostState;
+  readonly #facts: NodeFactsSource;
+  readonly #address: string | undefined;
+  readonly #fetch: FetchOptions;
+  readonly #budget: RefusalBudget;
+  readonly #onError: (err: unknown) => void;
+  #active = 0;
+  #idle: (() => void) | undefined;
+  #draining = false;
+
+  /** Throws `HostServiceError` `invalid_config` for two adapters on one route or a route that is not one. */
+  constructor(options: HostServiceOptions) {
+    this.#keys = options.keys;
+    this.nodeId = nodeIdFromPublicKey(options.keys.publicKey);
+    this.#controllers = options.controllers;
+    this.#nonces = options.nonces ?? new NonceGuard();
+    const routes = routeTable(options.routes);
+    const now = options.now ?? Date.now;
+    this.#state = new HostState({
+      nodeId: this.nodeId,
+      routes,
+      packages: new PackageCache({
+        dir: join(options.dataDir, 'packages'),
+        anchors: options.anchors,
+        revocations: options.revocations,
+        ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
+      }),
+      revocations: options.revocations,
+      recorder: options.recorder,
+      dataRoot: join(options.dataDir, 'instances'),
+      now,
+    });
+    this.#facts =
+      options.facts ??
+      new NodeFactsSource({
+        keys: options.keys,
+        now,
+        probe: async () => {
+          const caps = [...probeSystem()];
+          for (const host of routes.values()) caps.push(...(await host.adapter.provides()));
+          return caps;
+        },
+      });
+    this.#address = options.address;
+    this.#fetch = options.fetch ?? {};
+    this.#budget = new RefusalBudget(options.refusalBudget);
+    this.#onError = options.onError ?? (() => {});
+  }
+
+  /** The routes this host has an adapter for, sorted. */
+  get routes(): CogRoute[] {
+    return [...this.#state.routes.keys()].sort();
+  }
+
+  /** The `workload-host` advertisement. */
+  advertisement(): WorkloadHostAdvertisement {
+    return workloadHostAdvertisement(this.nodeId, this.#state.routes.keys(), this.#address);
+  }
+
+  /** The ids of the instances placed here. */
+  instanceIds(): string[] {
+    return [...this.#state.instances.keys()];
+  }
+
+  /** Requests being handled right now. */
+  get activeCalls(): number {
+    return this.#active;
+  }
+
+  /** The handler to give `WireServer.listen`. */
+  get handler(): CallHandler {
+    return (signed, ctx) => this.handle(signed, ctx);
+  }
+
+  /** Re-reads the revocation list and, when it changed, tears down what it revokes; returns their ids. */
+  async reloadRevocations(): Promise<string[]> {
+    if (!this.#state.revocations.reload()) return [];
+    return this.#state.enforceRevocations();
+  }
+
+  /** Tears down every instance the revocation list in force revokes; returns their ids. */
+  enforceRevocations(): Promise<string[]> {
+    return this.#state.enforceRevocations();
+  }
+
+  /**
+   * Answers one signed request. Never rejects for anything the peer sent: every failure is a signed
+   * refusal. Unauthenticated refusals ask the transport to close the connection after the reply.
+   */
+  async handle(signed: SignedCtl, ctx: HostCallContext): Promise<SignedCtl> {
+    this.#active++;
+    try {
+      return await this.#handle(signed, ctx);
+    } finally {
+      this.#active--;
+      if (this.#active === 0) this.#idle?.();
+    }
+  }
+
+  async #handle(signed: SignedCtl, ctx: HostCallContext): Promise<SignedCtl> {
+    let request: CtlRequest;
+    try {
+      request = verifyRequest(signed, {
+        nodeId: this.nodeId,
+        now: this.#state.now(),
+        policy: this.#controllers,
+        nonces: this.#nonces,
+        expectedMethod: ctx.method,
+      }).request;
+    } catch (err) {
+      const refusal =
+        err instanceof Refusal ? err : new Refusal('invalid_request', 'the request could not be checked');
+      await this.#chainRefusal(undefined, 'verify', refusal);
+      ctx.closeAfterReply();
+      return signResponse(claimedRequest(signed, ctx.method), refusal, this.#keys);
+    }
+    let outcome: JsonValue | Refusal;
+    try {
+      if (this.#draining) {
+        throw new Refusal('runtime', 'the host is shutting down; nothing was done, try again later', {
+          authenticated: true,
+        });
+      }
+      outcome = await this.#dispatch(request, ctx);
+    } catch (err) {
+      outcome =
+        err instanceof Refusal
+          ? err
+          : new Refusal('runtime', `internal error: ${(err as Error)?.message ?? String(err)}`, {
+              authenticated: true,
+            });
+    }
+    if (outcome instanceof Refusal) await this.#chainRefusal(request, 'handle', outcome);
+    try {
+      return signResponse(request, outcome instanceof Refusal ? outcome : okOutcome(outcome), this.#keys);
+    } catch (err) {
+      const why = new Refusal('runtime', `the answer could not be signed: ${(err as Error).message}`, {
+        authenticated: true,
+      });
+      await this.#chainRefusal(request, 'respond', why);
+      return signResponse(request, why, this.#keys);
+    }
+  }
+
+  async #dispatch(request: CtlRequest, ctx: HostCallContext): Promise<JsonValue> {
+    switch (request.method) {
+      case 'workload.describe':
+        return {
+          facts: { ...(await this.#facts.current()) },
+          advertisement: advertisementJson(this.advertisement()),
+        };
+      case 'workload.place':
+      case 'workload.load':
+        return placeWorkload(this.#state, request, ctx, this.#fetch);
+      default:
+        return instanceOp(this.#state, request);
+    }
+  }
+
+  async #chainRefusal(request: CtlRequest | undefined, phase: string, r: Refusal): Promise<void> {
+    let suppressed = 0;
+    if (request === undefined) {
+      const n = this.#budget.take(this.#state.now());
+      if (n === undefined) return;
+      suppressed = n;
+    }
+    try {
+      await this.#state.record(HOST_KINDS.refuse, {
+        node: this.nodeId,
+        phase,
+        code: r.code,
+        reason: r.reason.slice(0, 1024),
+        field: r.field ?? null,
+        method: request?.method ?? null,
+        requester: request?.requester ?? null,
+        decision_id: request?.decision_id ?? null,
+        authenticated: request !== undefined,
+        suppressed,
+      });
+    } catch (err) {
+      this.#onError(err);
+    }
+  }
+
+  /**
+   * Graceful shutdown: from now on verified requests are refused (`runtime`, nothing done); waits up
+   * to `graceMs` for the calls being handled to finish; then stops every running instance (gated by
+   * the teardown waiver and chained), so each is left loaded and stopped. Returns the ids stopped and
+   * those whose stop failed.
+   */
+  async shutdown(graceMs = 30_000): Promise<{ stopped: string[]; failed: string[] }> {
+    if (this.#draining) throw new HostServiceError('shutting_down', 'shutdown was already requested');
+    this.#draining = true;
+    if (this.#active > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, graceMs);
+        this.#idle = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    return drainInstances(this.#state);
+  }
+}

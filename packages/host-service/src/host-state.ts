@@ -1,0 +1,123 @@
+import { ChainKind, ChainSource } from '@heddle/chain';
+import type { JsonValue } from '@heddle/envelope';
+import type { RevokedSubject } from '@heddle/gate';
+import type { CogRoute } from '@heddle/package';
+import type { HostRecorder, WorkloadHost } from '@heddle/runtime';
+import { DepartedLog } from './departed.js';
+import { InFlight } from './in-flight.js';
+import type { PlacedInstance } from './instance-record.js';
+import { KeyedLock } from './keyed-lock.js';
+import type { PackageCache } from './package-cache.js';
+import type { RevocationHolder } from './revocation-holder.js';
+
+/** The chain source of a host's placement and refusal records. */
+export const HOST_CHAIN_SOURCE: string = ChainSource.host;
+
+/** Teardown grace when a revocation forces an instance down: 2 s. */
+export const REVOCATION_GRACE_MS = 2_000;
+
+/**
+ * What the request handlers of a host share: its identity, routes, packages, revocations, the
+ * instances it placed and its bookkeeping. One per {@link HostService}.
+ */
+export class HostState {
+  readonly nodeId: string;
+  readonly routes: ReadonlyMap<CogRoute, WorkloadHost>;
+  readonly packages: PackageCache;
+  readonly revocations: RevocationHolder;
+  readonly recorder: HostRecorder;
+  readonly dataRoot: string;
+  readonly now: () => number;
+  readonly instances: Map<string, PlacedInstance> = new Map();
+  readonly departed: DepartedLog = new DepartedLog();
+  readonly inFlight: InFlight = new InFlight();
+  readonly locks: KeyedLock = new KeyedLock();
+
+  constructor(init: {
+    nodeId: string;
+    routes: ReadonlyMap<CogRoute, WorkloadHost>;
+    packages: PackageCache;
+    revocations: RevocationHolder;
+    recorder: HostRecorder;
+    dataRoot: string;
+    now: () => number;
+  }) {
+    this.nodeId = init.nodeId;
+    this.routes = init.routes;
+    this.packages = init.packages;
+    this.revocations = init.revocations;
+    this.recorder = init.recorder;
+    this.dataRoot = init.dataRoot;
+    this.now = init.now;
+  }
+
+  /** Chains `payload` as `kind` with source {@link HOST_CHAIN_SOURCE}. */
+  async record(kind: string, payload: { [key: string]: JsonValue }): Promise<void> {
+    await this.recorder.append(HOST_CHAIN_SOURCE, kind, payload);
+  }
+
+  /** Drops the held package of `manifestHash` when no instance uses it any more. */
+  releasePackage(manifestHash: string): void {
+    for (const p of this.instances.values()) if (p.manifestHash === manifestHash) return;
+    this.packages.remove(manifestHash);
+  }
+
+  /** What the list in force revokes of `p` (package, signer or artifact), if anything. */
+  revokedSubjectOf(p: PlacedInstance): RevokedSubject | undefined {
+    const w = p.host.workloadFor(p.handle);
+    return this.revocations.firstRevoked({
+      packageId: p.packageId,
+      signerKeys: w?.signerKeys ?? [],
+      artifactHashes: w?.artifactHashes ?? [],
+    });
+  }
+
+  /**
+   * Tears `p` down if the list in force revokes it (not gated: the revocation is the authority),
+   * remembers it as departed `revoked` and returns true. The caller holds `p`'s lock. A teardown that
+   * fails leaves it listed (tried again on the next sweep) and returns false.
+   */
+  async enforceRevocationsOf(p: PlacedInstance): Promise<boolean> {
+    const subject = this.revokedSubjectOf(p);
+    if (subject === undefined || this.instances.get(p.instanceId) !== p) return false;
+    const why: JsonValue = { kind: subject.kind, ref: subject.ref, reason: subject.reason ?? null };
+    try {
+      await p.host.revokeTeardown(p.handle, REVOCATION_GRACE_MS, why);
+    } catch {
+      return false;
+    }
+    this.instances.delete(p.instanceId);
+    this.departed.note({
+      instance_id: p.instanceId,
+      reason: 'revoked',
+      at_ms: this.now(),
+      decision_id: null,
+    });
+    this.releasePackage(p.manifestHash);
+    return true;
+  }
+
+  /** Sweeps every instance with {@link enforceRevocationsOf}; returns the ids torn down. */
+  async enforceRevocations(): Promise<string[]> {
+    const torn: string[] = [];
+    for (const p of [...this.instances.values()]) {
+      if (this.revokedSubjectOf(p) === undefined) continue;
+      const done = await this.locks.run(p.instanceId, () => this.enforceRevocationsOf(p));
+      if (done) torn.push(p.instanceId);
+    }
+    return torn;
+  }
+}
+
+/** The chain kinds a host writes itself (the WorkloadHost chains the runtime transitions). */
+export const HOST_KINDS: {
+  readonly place: string;
+  readonly refuse: string;
+  readonly pieceRejected: string;
+  readonly fetch: string;
+} = Object.freeze({
+  place: ChainKind.place,
+  refuse: ChainKind.refuse,
+  pieceRejected: ChainKind.artifactPieceRejected,
+  fetch: ChainKind.artifactFetch,
+});

@@ -1,0 +1,140 @@
+import { type CtlRequest, type JsonValue, Refusal } from '@heddle/envelope';
+import type { RunEvidence } from '@heddle/runtime';
+import {
+  DEFAULT_GRACE_MS,
+  DEFAULT_LOG_LINES,
+  type InstanceBody,
+  InstanceBodySchema,
+  parseBody,
+  requireInstanceId,
+} from './bodies.js';
+import type { HostState } from './host-state.js';
+import { instanceView, type PlacedInstance, readStatus, statusJson } from './instance-record.js';
+import { refusalOf } from './refusal-map.js';
+
+/** Most bytes of log lines one `logs` answer carries (the signed response is at most 256 KiB). */
+export const MAX_LOG_BYTES: number = 160 * 1024;
+
+/**
+ * `workload.start`, `stop`, `unload`, `status` and `logs` (DESIGN 4): each names an instance this
+ * host placed (`unknown_instance` otherwise, or for `status` without an id: the listing). Mutations
+ * run under the instance's lock, through the WorkloadHost (gated and chained there); a failure is
+ * refused with the adapter's or the gate's code.
+ */
+export async function instanceOp(state: HostState, req: CtlRequest): Promise<JsonValue> {
+  const body = parseBody(InstanceBodySchema, req.body, req.method);
+  if (req.method === 'workload.status' && body.instance_id === undefined) return listing(state, body);
+  const id = requireInstanceId(body, req.method);
+  const lookup = (): PlacedInstance => {
+    const p = state.instances.get(id);
+    if (p !== undefined) return p;
+    const departed = state.departed.find(id);
+    const why =
+      departed === undefined ? 'is not placed on this node' : `was ${departed.reason} at ${departed.at_ms}`;
+    throw new Refusal('unknown_instance', `instance ${id} ${why}`, {
+      authenticated: true,
+      field: 'body.instance_id',
+    });
+  };
+  try {
+    switch (req.method) {
+      case 'workload.status': {
+        const p = lookup();
+        return { instance: instanceView(p, await readStatus(p)) };
+      }
+      case 'workload.logs':
+        return await logs(lookup(), body);
+      case 'workload.start':
+        return await state.locks.run(id, async () => {
+          const p = lookup();
+          await p.host.start(p.handle);
+          p.desiredRunning = true;
+          p.lastDecisionId = req.decision_id ?? p.lastDecisionId;
+          return { instance_id: id, status: statusJson(await readStatus(p)) };
+        });
+      case 'workload.stop':
+        return await state.locks.run(id, async () => {
+          const p = lookup();
+          const evidence = await p.host.stop(p.handle, body.grace_ms ?? DEFAULT_GRACE_MS);
+          p.desiredRunning = false;
+          p.lastDecisionId = req.decision_id ?? p.lastDecisionId;
+          return {
+            instance_id: id,
+            evidence: evidenceJson(evidence),
+            status: statusJson(await readStatus(p)),
+          };
+        });
+      case 'workload.unload':
+        return await state.locks.run(id, async () => {
+          const p = lookup();
+          await p.host.unload(p.handle);
+          state.instances.delete(id);
+          state.departed.note({
+            instance_id: id,
+            reason: 'unloaded',
+            at_ms: state.now(),
+            decision_id: req.decision_id ?? null,
+          });
+          state.releasePackage(p.manifestHash);
+          return { instance_id: id, unloaded: true };
+        });
+      default:
+        throw new Refusal('unknown_method', `${req.method} is not an instance verb`, { authenticated: true });
+    }
+  } catch (err) {
+    throw refusalOf(err, req.method);
+  }
+}
+
+async function listing(state: HostState, body: InstanceBody): Promise<JsonValue> {
+  const instances: JsonValue[] = [];
+  for (const p of state.instances.values()) instances.push(instanceView(p, await readStatus(p)));
+  const out: { [key: string]: JsonValue } = {
+    node: state.nodeId,
+    instances,
+    in_flight: state.inFlight.list().map((d) => ({ ...d })),
+  };
+  if (body.include_departed === true) out.departed = state.departed.list().map((d) => ({ ...d }));
+  return out;
+}
+
+async function logs(p: PlacedInstance, body: InstanceBody): Promise<JsonValue> {
+  const all = await p.host.logs(p.handle, body.lines ?? DEFAULT_LOG_LINES);
+  // Keep the newest lines that fit the answer.
+  const lines: string[] = [];
+  let bytes = 0;
+  for (let i = all.length - 1; i >= 0; i--) {
+    const line = all[i] as string;
+    bytes += Buffer.byteLength(line, 'utf8') + 8;
+    if (bytes > MAX_LOG_BYTES) break;
+    lines.push(line);
+  }
+  lines.reverse();
+  return { instance_id: p.instanceId, lines, truncated: lines.length < all.length };
+}
+
+/** Most characters of each output stream an answer carries (the tail is kept). */
+export const MAX_EVIDENCE_CHARS: number = 32 * 1024;
+
+const tail = (text: string): string =>
+  text.length <= MAX_EVIDENCE_CHARS ? text : text.slice(-MAX_EVIDENCE_CHARS);
+const cut = (text: string): number =>
+  text.length <= MAX_EVIDENCE_CHARS ? 0 : Buffer.byteLength(text.slice(0, -MAX_EVIDENCE_CHARS), 'utf8');
+
+/** Run evidence as it travels (snake case), each output stream cut to its last 32 Ki characters. */
+export function evidenceJson(e: RunEvidence): { [key: string]: JsonValue } {
+  return {
+    instance_id: e.instanceId,
+    args: [...e.args],
+    exit_code: e.exitCode,
+    signal: e.signal,
+    started_at_ms: e.startedAtMs,
+    ended_at_ms: e.endedAtMs,
+    killed: e.killed,
+    stdout: tail(e.stdout),
+    stdout_truncated_bytes: e.stdoutTruncatedBytes + cut(e.stdout),
+    stderr: tail(e.stderr),
+    stderr_truncated_bytes: e.stderrTruncatedBytes + cut(e.stderr),
+    notes: [...e.notes],
+  };
+}

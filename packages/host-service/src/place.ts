@@ -1,0 +1,291 @@
+import { join } from 'node:path';
+import { type CtlRequest, type JsonValue, Refusal } from '@heddle/envelope';
+import {
+  deriveInstanceId,
+  type InstanceHandle,
+  type WorkloadHost,
+  workloadFromPackage,
+} from '@heddle/runtime';
+import type { FetchOptions } from '@heddle/wire';
+import { WireError } from '@heddle/wire';
+import { type PlaceBody, PlaceBodySchema, parseBody, routeOfVariant } from './bodies.js';
+import { HOST_KINDS, type HostState } from './host-state.js';
+import { instanceView, type PlacedInstance, readStatus } from './instance-record.js';
+import type { ObtainedPackage, PackageFetcher } from './package-cache.js';
+import { refusalOf } from './refusal-map.js';
+
+/** What a place needs from its call: the fetch back to the controller over the same connection. */
+export interface PlaceCall {
+  /** Fetches the package with a manifest hash into a fresh directory (the call's `fetchPackage`). */
+  readonly fetchPackage?: (manifestHash: string, destDir: string, options?: FetchOptions) => Promise<string>;
+}
+
+const refuse = (code: Refusal['code'], reason: string, field?: string): Refusal =>
+  new Refusal(code, reason, { authenticated: true, ...(field === undefined ? {} : { field }) });
+
+/**
+ * `workload.place` and `workload.load` (DESIGN 10): checks the body; picks the route's adapter (none:
+ * `admission`); fetches the package over the call's connection unless it is held, and verifies it
+ * against this node's anchors, kinds and revocations (`fetch` / `verify`); requires the package id to
+ * be the placed name and the chosen variant to be the one this node's adapter would run; loads through
+ * the WorkloadHost (admission, then the gate, then the adapter); starts when asked (a failed start
+ * unloads, and says so if that failed too); chains `workload.place`; and compares the revocation list
+ * before and after, tearing down and refusing (`governance`) a place that raced a revocation.
+ *
+ * The instance id is derived from (package id, config, run mode, node), so placing the same thing
+ * again is idempotent: the existing instance is reported (`already_placed: true`) and, when the
+ * place asks to start and it is not running, started.
+ */
+export async function placeWorkload(
+  state: HostState,
+  req: CtlRequest,
+  call: PlaceCall,
+  fetchOptions: FetchOptions,
+): Promise<JsonValue> {
+  const decisionId = req.decision_id ?? '';
+  const leave = state.inFlight.enter(decisionId, req.method, state.now());
+  try {
+    const listAtStart = state.revocations.version;
+    const body = parseBody(PlaceBodySchema, req.body, req.method);
+    if (req.method === 'workload.load' && body.start) {
+      throw refuse(
+        'invalid_request',
+        'workload.load body.start: a load never starts; use workload.place',
+        'body.start',
+      );
+    }
+    const route = routeOfVariant(body.variant);
+    if (route === undefined) {
+      throw refuse(
+        'invalid_request',
+        `body.variant: ${body.variant} names no route (native, wasi, container)`,
+        'body.variant',
+      );
+    }
+    const host = state.routes.get(route);
+    if (host === undefined) {
+      throw refuse('admission', `no ${route} adapter on this node for ${body.variant}`, 'body.variant');
+    }
+    const obtained = await obtain(state, body, call, fetchOptions);
+    const verified = obtained.verified;
+    if (verified.kind !== 'cog') {
+      throw refuse('admission', `this node places cog packages, not ${verified.kind}`);
+    }
+    if (verified.body.id !== body.name) {
+      throw refuse(
+        'verify',
+        `the package id ${verified.body.id} differs from the placed name ${body.name}`,
+        'body.name',
+      );
+    }
+    const variant = verified.body.variants[body.variant];
+    if (variant === undefined || variant.route !== route) {
+      throw refuse(
+        'invalid_request',
+        `body.variant: the package has no ${route} variant ${body.variant}`,
+        'body.variant',
+      );
+    }
+    const workload = workloadFromPackage(verified);
+    const admission = await host.adapter.admit(workload).catch((err: unknown) => {
+      throw refusalOf(err, 'admission');
+    });
+    if (admission.variant !== body.variant) {
+      throw refuse(
+        'admission',
+        `this node would run variant ${admission.variant}, not ${body.variant}`,
+        'body.variant',
+      );
+    }
+    const instanceId = deriveInstanceId(
+      workload.id,
+      workload.ref,
+      body.config.values,
+      body.config.mode,
+      state.nodeId,
+    );
+    return await state.locks.run(instanceId, async () => {
+      const existing = state.instances.get(instanceId);
+      if (existing !== undefined) return again(state, req, body, existing, obtained);
+      return fresh(state, req, body, { host, instanceId, route, obtained, listAtStart, workload });
+    });
+  } catch (err) {
+    throw refusalOf(err, req.method);
+  } finally {
+    leave();
+  }
+}
+
+async function obtain(
+  state: HostState,
+  body: PlaceBody,
+  call: PlaceCall,
+  fetchOptions: FetchOptions,
+): Promise<ObtainedPackage> {
+  const fetchPackage = call.fetchPackage;
+  const fetcher: PackageFetcher = async (hash, dest) => {
+    if (fetchPackage === undefined)
+      throw refuse('fetch', 'no package source: this call has no connection to fetch over');
+    return fetchPackage(hash, dest, {
+      ...fetchOptions,
+      checkEnvelope: (pkg) => state.packages.checkEnvelope(pkg),
+    });
+  };
+  try {
+    const got = await state.packages.obtain(body.manifest_hash, fetcher);
+    if (got.fetched !== null) {
+      const v = got.verified;
+      await state.record(HOST_KINDS.fetch, {
+        node: state.nodeId,
+        manifest_hash: v.manifestHash,
+        package_id: v.packageId,
+        files: v.files.length,
+        bytes: v.files.reduce((n, f) => n + f.size, 0),
+        ms: Math.round(got.fetched.ms),
+      });
+    }
+    return got;
+  } catch (err) {
+    if (err instanceof WireError && err.code === 'piece_rejected') {
+      await state.record(HOST_KINDS.pieceRejected, {
+        node: state.nodeId,
+        manifest_hash: body.manifest_hash,
+        field: err.field ?? null,
+        reason: err.message.slice(0, 512),
+      });
+    }
+    throw err;
+  }
+}
+
+interface FreshPlace {
+  readonly host: WorkloadHost;
+  readonly instanceId: string;
+  readonly route: PlacedInstance['route'];
+  readonly obtained: ObtainedPackage;
+  readonly listAtStart: number;
+  readonly workload: ReturnType<typeof workloadFromPackage>;
+}
+
+async function fresh(state: HostState, req: CtlRequest, body: PlaceBody, f: FreshPlace): Promise<JsonValue> {
+  const { host, instanceId, obtained } = f;
+  const handle = await host.load(f.workload, {
+    values: body.config.values,
+    runMode: body.config.mode,
+    host: { nodeId: state.nodeId, dataDir: join(state.dataRoot, instanceId) },
+  });
+  const placed: PlacedInstance = {
+    instanceId,
+    handle,
+    route: f.route,
+    host,
+    name: f.workload.id,
+    version: f.workload.version,
+    variant: body.variant,
+    packageId: obtained.verified.packageId,
+    manifestHash: obtained.verified.manifestHash,
+    mode: body.config.mode,
+    decisionId: req.decision_id ?? '',
+    requester: req.requester,
+    placedAtMs: state.now(),
+    desiredRunning: false,
+    lastDecisionId: req.decision_id ?? '',
+  };
+  state.instances.set(instanceId, placed);
+  state.departed.forget(instanceId);
+  if (state.revocations.version !== f.listAtStart) {
+    await state.enforceRevocationsOf(placed);
+    if (!state.instances.has(instanceId)) {
+      throw refuse('governance', `revoked while it was being placed: instance ${instanceId} torn down`);
+    }
+  }
+  const start = req.method === 'workload.place' && body.start;
+  if (start) {
+    try {
+      await host.start(handle);
+      placed.desiredRunning = true;
+    } catch (err) {
+      throw await rollBack(state, placed, err);
+    }
+  }
+  return report(state, req, placed, obtained, start, false);
+}
+
+async function again(
+  state: HostState,
+  req: CtlRequest,
+  body: PlaceBody,
+  p: PlacedInstance,
+  obtained: ObtainedPackage,
+): Promise<JsonValue> {
+  let started = false;
+  if (req.method === 'workload.place' && body.start) {
+    const status = await readStatus(p);
+    if (status.state !== 'running') {
+      await p.host.start(p.handle);
+      started = true;
+    }
+    p.desiredRunning = true;
+  }
+  p.lastDecisionId = req.decision_id ?? p.lastDecisionId;
+  return report(state, req, p, obtained, started, true);
+}
+
+async function report(
+  state: HostState,
+  req: CtlRequest,
+  p: PlacedInstance,
+  obtained: ObtainedPackage,
+  started: boolean,
+  alreadyPlaced: boolean,
+): Promise<JsonValue> {
+  const status = await readStatus(p);
+  await state.record(HOST_KINDS.place, {
+    phase: alreadyPlaced ? 'already_placed' : 'placed',
+    method: req.method,
+    node: state.nodeId,
+    requester: req.requester,
+    decision_id: req.decision_id ?? null,
+    workload: p.name,
+    version: p.version,
+    variant: p.variant,
+    runtime: p.handle.runtime,
+    instance_id: p.instanceId,
+    package_id: p.packageId,
+    manifest_hash: p.manifestHash,
+    fetched: obtained.fetched !== null,
+    started,
+  });
+  return { ...instanceView(p, status), node: state.nodeId, started, already_placed: alreadyPlaced };
+}
+
+/**
+ * A start that failed after the load: unload, so the host keeps no instance the controller is told
+ * was refused. If the unload fails too the instance stays listed (and reconcilable) and the refusal
+ * says so. A start refused because the package was revoked meanwhile is torn down by the revocation
+ * (not gated).
+ */
+async function rollBack(state: HostState, p: PlacedInstance, err: unknown): Promise<Refusal> {
+  const r = refusalOf(err, 'start');
+  const unloaded = await unload(state, p);
+  const tail =
+    unloaded === true
+      ? `loaded instance ${p.instanceId} unloaded`
+      : `unload of ${p.instanceId} failed too (${unloaded}); it stays listed`;
+  return new Refusal(r.code, `start failed: ${r.reason}; ${tail}`, { authenticated: true, cause: err });
+}
+
+async function unload(state: HostState, p: PlacedInstance): Promise<true | string> {
+  const handle: InstanceHandle = p.handle;
+  try {
+    if (state.revokedSubjectOf(p) !== undefined) await state.enforceRevocationsOf(p);
+    else {
+      await p.host.unload(handle);
+      state.instances.delete(p.instanceId);
+      state.releasePackage(p.manifestHash);
+    }
+    return state.instances.has(p.instanceId) ? 'the revocation teardown failed' : true;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}

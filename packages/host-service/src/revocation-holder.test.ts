@@ -1,0 +1,190 @@
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { toHex } from '@heddle/envelope';
+import { RevocationList } from '@heddle/package';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RevocationHolder } from './revocation-holder.js';
+import { operatorKeys, strangerKeys, tempDir } from './test-fixtures.js';
+
+const TRUSTED = [toHex(operatorKeys.publicKey)];
+const PKG = 'a1'.repeat(32);
+const PKG2 = 'b2'.repeat(32);
+const refs = (packageId: string) => ({ packageId, signerKeys: [], artifactHashes: [] });
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A fresh list path in a fresh directory (no list, no generation mark). */
+function listPath(): string {
+  const d = tempDir('heddle-hs-rev-');
+  dirs.push(d);
+  return join(d, 'revocations.json');
+}
+
+const revokedList = (ref = PKG, keys = operatorKeys): RevocationList =>
+  RevocationList.empty().add(
+    { kind: 'package', ref, revokedAtMs: 1_700_000_000_000, reason: 'bad build' },
+    keys,
+  );
+
+describe('RevocationHolder over a list file', () => {
+  it('a missing file with no generation mark is the empty list at version 0', () => {
+    const holder = new RevocationHolder({ path: listPath(), trustedKeys: TRUSTED });
+    expect(holder.version).toBe(0);
+    expect(holder.failure).toBeUndefined();
+    expect(holder.list.generation).toBe(0);
+    expect(holder.list.entries).toHaveLength(0);
+    expect(holder.firstRevoked(refs(PKG))).toBeUndefined();
+    expect(holder.reload()).toBe(false);
+    expect(holder.version).toBe(0);
+  });
+
+  it('picks up a saved signed list on reload, then reports no change until it changes', () => {
+    const path = listPath();
+    const holder = new RevocationHolder({ path, trustedKeys: TRUSTED });
+    const list = revokedList();
+    list.save(path);
+    expect(holder.reload()).toBe(true);
+    expect(holder.version).toBe(1);
+    expect(holder.failure).toBeUndefined();
+    expect(holder.list.generation).toBe(1);
+    expect(holder.firstRevoked(refs(PKG))).toEqual({ kind: 'package', ref: PKG, reason: 'bad build' });
+    expect(holder.firstRevoked(refs(PKG2))).toBeUndefined();
+    expect(holder.reload()).toBe(false);
+    expect(holder.version).toBe(1);
+
+    list.add({ kind: 'package', ref: PKG2, revokedAtMs: 1 }, operatorKeys).save(path);
+    expect(holder.reload()).toBe(true);
+    expect(holder.version).toBe(2);
+    expect(holder.firstRevoked(refs(PKG2))?.ref).toBe(PKG2);
+  });
+
+  it('loads an existing list at construction without counting a version', () => {
+    const path = listPath();
+    revokedList().save(path);
+    const holder = new RevocationHolder({ path, trustedKeys: TRUSTED });
+    expect(holder.version).toBe(0);
+    expect(holder.firstRevoked(refs(PKG))?.kind).toBe('package');
+    expect(holder.reload()).toBe(false);
+  });
+
+  it('fails closed when the file is deleted after a generation was seen', () => {
+    const path = listPath();
+    const holder = new RevocationHolder({ path, trustedKeys: TRUSTED });
+    revokedList().save(path);
+    expect(holder.reload()).toBe(true);
+    rmSync(path);
+    expect(existsSync(`${path}.generation`)).toBe(true);
+    expect(holder.reload()).toBe(true);
+    expect(holder.version).toBe(2);
+    expect(holder.failure).toMatch(/^revocation-rollback: /);
+    for (const r of [refs(PKG2), { signerKeys: [], artifactHashes: [] }]) {
+      expect(holder.firstRevoked(r)?.kind).toBe('list-unavailable');
+    }
+    // Still failed for the same reason: no change.
+    expect(holder.reload()).toBe(false);
+    expect(holder.version).toBe(2);
+  });
+
+  it('recovers when a valid list is put back', () => {
+    const path = listPath();
+    const holder = new RevocationHolder({ path, trustedKeys: TRUSTED });
+    const list = revokedList();
+    list.save(path);
+    holder.reload();
+    rmSync(path);
+    holder.reload();
+    expect(holder.failure).toBeDefined();
+    list.save(path);
+    expect(holder.reload()).toBe(true);
+    expect(holder.failure).toBeUndefined();
+    expect(holder.firstRevoked(refs(PKG2))).toBeUndefined();
+  });
+
+  it('fails closed on a list signed by an untrusted key', () => {
+    const path = listPath();
+    revokedList(PKG, strangerKeys).save(path, { generationFile: false });
+    const holder = new RevocationHolder({ path, trustedKeys: TRUSTED });
+    expect(holder.failure).toMatch(/^revocation-list-invalid: /);
+    expect(holder.firstRevoked(refs(PKG2))).toMatchObject({ kind: 'list-unavailable' });
+    expect(holder.firstRevoked({ signerKeys: [], artifactHashes: [] })?.kind).toBe('list-unavailable');
+  });
+
+  it('fails closed on a tampered file', () => {
+    const path = listPath();
+    const holder = new RevocationHolder({ path, trustedKeys: TRUSTED });
+    writeFileSync(path, '{"schema":"heddle.revocation-list.v1","generation":1,"entries":[]}\n');
+    expect(holder.reload()).toBe(true);
+    expect(holder.failure).toMatch(/^revocation-list-invalid: /);
+    expect(holder.firstRevoked(refs(PKG))?.kind).toBe('list-unavailable');
+  });
+});
+
+describe('RevocationHolder changes', () => {
+  it('a different list of the same generation and size is a change', () => {
+    const path = listPath();
+    revokedList(PKG).save(path, { generationFile: false });
+    const holder = new RevocationHolder({
+      path,
+      trustedKeys: TRUSTED,
+      generationFile: join(path, '..', 'mark'),
+    });
+    expect(holder.firstRevoked(refs(PKG))).toBeDefined();
+    revokedList(PKG2).save(path, { generationFile: false });
+    expect(holder.reload()).toBe(true);
+    expect(holder.version).toBe(1);
+    expect(holder.firstRevoked(refs(PKG2))).toBeDefined();
+    expect(holder.firstRevoked(refs(PKG))).toBeUndefined();
+  });
+
+  it('keeps the generation mark where it is told', () => {
+    const path = listPath();
+    const mark = join(path, '..', 'state', 'revocations.generation');
+    revokedList().save(path, { generationFile: false });
+    new RevocationHolder({ path, trustedKeys: TRUSTED, generationFile: mark });
+    expect(existsSync(mark)).toBe(true);
+    expect(existsSync(`${path}.generation`)).toBe(false);
+    rmSync(path);
+    const after = new RevocationHolder({ path, trustedKeys: TRUSTED, generationFile: mark });
+    expect(after.failure).toMatch(/revocation-rollback/);
+  });
+});
+
+describe('RevocationHolder over a fixed list', () => {
+  it('reload never changes it; replace does, once per change', () => {
+    const holder = new RevocationHolder(RevocationList.empty());
+    expect(holder.version).toBe(0);
+    expect(holder.reload()).toBe(false);
+    expect(holder.firstRevoked(refs(PKG))).toBeUndefined();
+
+    const list = revokedList();
+    expect(holder.replace(list)).toBe(true);
+    expect(holder.version).toBe(1);
+    expect(holder.list).toBe(list);
+    expect(holder.firstRevoked(refs(PKG))?.ref).toBe(PKG);
+    expect(holder.reload()).toBe(false);
+    expect(holder.list).toBe(list);
+
+    expect(holder.replace(list)).toBe(false);
+    expect(holder.version).toBe(1);
+
+    expect(holder.replace(RevocationList.failedClosed('operator says so'))).toBe(true);
+    expect(holder.version).toBe(2);
+    expect(holder.failure).toBe('operator says so');
+    expect(holder.firstRevoked(refs(PKG2))).toEqual({
+      kind: 'list-unavailable',
+      ref: '*',
+      reason: 'operator says so',
+    });
+  });
+
+  it('keeps a fixed revoking list across reloads', () => {
+    const list = revokedList();
+    const holder = new RevocationHolder(list);
+    expect(holder.reload()).toBe(false);
+    expect(holder.list).toBe(list);
+    expect(holder.firstRevoked(refs(PKG))?.kind).toBe('package');
+  });
+});

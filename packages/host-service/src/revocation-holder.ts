@@ -1,0 +1,91 @@
+import { blake3Hex, utf8 } from '@heddle/envelope';
+import type { RevocationCheck, RevocationRefs, RevokedSubject } from '@heddle/gate';
+import { RevocationList } from '@heddle/package';
+
+/** Options of a {@link RevocationHolder}. */
+export interface RevocationHolderOptions {
+  /** The list file (`heddle revoke` writes it; the operator copies it to the host). */
+  readonly path: string;
+  /** Operator public keys (hex) allowed to sign entries and the list. */
+  readonly trustedKeys: readonly string[];
+  /**
+   * Where the generation high-water mark is kept (default `<path>.generation`). Keep it where
+   * whoever can write the list cannot (the host's own data directory): deleting the mark is what
+   * would let an older, validly signed list be put back.
+   */
+  readonly generationFile?: string;
+}
+
+/**
+ * The revocation list a host enforces, reloadable. Loading follows `RevocationList.loadOrFailClosed`
+ * with `allowMissing`: a list file that does not exist is an empty list only while no generation above
+ * 0 was ever accepted (the persisted `<list>.generation` mark says so); once one was, a deleted,
+ * unreadable, tampered or older list revokes everything until a valid one is put back.
+ *
+ * It is the gate's {@link RevocationCheck} (pass the holder itself, so the gate always sees the
+ * current list) and carries a {@link RevocationHolder.version} that grows with every change, which a
+ * place reads before and after to catch a revocation that raced it.
+ */
+export class RevocationHolder implements RevocationCheck {
+  readonly #options: RevocationHolderOptions | undefined;
+  #list: RevocationList;
+  #fingerprint: string;
+  #version = 0;
+
+  /** A holder of the list file in `source`, or of a fixed list (then {@link reload} keeps it). */
+  constructor(source: RevocationHolderOptions | RevocationList) {
+    this.#options = source instanceof RevocationList ? undefined : source;
+    this.#list = source instanceof RevocationList ? source : this.#load();
+    this.#fingerprint = fingerprint(this.#list);
+  }
+
+  #load(): RevocationList {
+    const options = this.#options;
+    if (options === undefined) return this.#list;
+    return RevocationList.loadOrFailClosed(options.path, {
+      trustedKeys: options.trustedKeys,
+      allowMissing: true,
+      ...(options.generationFile === undefined ? {} : { generationFile: options.generationFile }),
+    });
+  }
+
+  /** The list in force. */
+  get list(): RevocationList {
+    return this.#list;
+  }
+
+  /** Grows by one with every change of the list in force. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Why the list failed closed, or undefined when it is usable. */
+  get failure(): string | undefined {
+    return this.#list.failure;
+  }
+
+  /** Re-reads the file; returns true when the list in force changed. */
+  reload(): boolean {
+    return this.#options === undefined ? false : this.replace(this.#load());
+  }
+
+  /** Puts `list` in force; returns true when it differs from the one in force. */
+  replace(list: RevocationList): boolean {
+    const next = fingerprint(list);
+    if (next === this.#fingerprint) return false;
+    this.#list = list;
+    this.#fingerprint = next;
+    this.#version++;
+    return true;
+  }
+
+  /** The first revoked reference among `refs` in the list in force (everything, when it failed closed). */
+  firstRevoked(refs: RevocationRefs): RevokedSubject | undefined {
+    return this.#list.firstRevoked(refs);
+  }
+}
+
+/** What identifies a list's content: BLAKE3 of its file bytes, or its failure. */
+function fingerprint(list: RevocationList): string {
+  return list.failure === undefined ? `ok:${blake3Hex(utf8(list.encode()))}` : `failed:${list.failure}`;
+}
