@@ -1,0 +1,75 @@
+import { HeddleError } from '@heddle/envelope';
+import { CliError, ExitCode } from './cli-error.js';
+import { id } from './commands/id.js';
+import { init } from './commands/init.js';
+import { run } from './commands/run.js';
+import { type CliIo, processIo } from './io.js';
+
+type Command = (args: readonly string[], io: CliIo) => number | Promise<number>;
+
+const COMMANDS: Record<string, { run: Command; summary: string }> = {
+  init: { run: init, summary: 'create a node key, a config and a trust file for a new host' },
+  run: { run, summary: 'run the host daemon (JSON logs on stdout; SIGTERM stops it gracefully)' },
+  id: { run: id, summary: "print the host's node id and public key" },
+};
+
+/** The top-level help text. */
+export function helpText(): string {
+  const rows = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(6)} ${c.summary}`);
+  return [
+    'heddle-host: the Heddle host daemon (runs verified, governed workloads for authorised controllers)',
+    '',
+    'usage: heddle-host <command> [arguments] [--json]',
+    '',
+    'commands:',
+    ...rows,
+    '',
+    '  init [--dir D] [--listen HOST:PORT] [--controller PUBKEY_HEX]... [--trust FILE]',
+    '       [--routes native,wasi] [--tier discovered|paired|pinned] [--force]',
+    '  run  [--config F]      (default ./heddle-host/heddle-host.json)',
+    '  id   [--config F]',
+    '',
+    'exit codes: 0 ok, 1 failed while running, 2 usage error, 3 bad input or config, 4 internal error',
+    'see docs/host.md',
+  ].join('\n');
+}
+
+/**
+ * Runs the CLI with `argv` (without the node and script paths) and returns the exit code. Never
+ * throws: every failure is printed to standard error (as `{"error":{code,message,field}}` with `--json`).
+ */
+export async function runCli(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  const [name, ...rest] = argv;
+  const json = rest.includes('--json');
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    io.out(helpText());
+    return name === undefined ? ExitCode.usage : ExitCode.ok;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.err(`heddle-host: unknown command ${JSON.stringify(name)}\n\n${helpText()}`);
+    return ExitCode.usage;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (err) {
+    const e =
+      err instanceof CliError
+        ? err
+        : err instanceof HeddleError
+          ? new CliError(
+              err.code,
+              err.message,
+              ExitCode.badInput,
+              err.field ? { field: err.field } : undefined,
+            )
+          : new CliError(
+              'internal',
+              `internal error: ${(err as Error)?.stack ?? String(err)}`,
+              ExitCode.internal,
+            );
+    if (json) io.err(JSON.stringify({ error: { code: e.code, message: e.message, field: e.field } }));
+    else io.err(`heddle-host ${name}: ${e.message}`);
+    return e.exitCode;
+  }
+}

@@ -1,0 +1,178 @@
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { HEX64_RE, parseJson } from '@heddle/envelope';
+import { NODE_TIERS, type NodeTier } from '@heddle/gate';
+import { COG_ROUTES, type CogRoute } from '@heddle/package';
+import { z } from 'zod';
+import { badInput } from './cli-error.js';
+
+/** The `schema` of a host configuration file. */
+export const HOST_CONFIG_SCHEMA = 'heddle.host.v1';
+
+/** The configuration file name `init` writes. */
+export const HOST_CONFIG_FILE = 'heddle-host.json';
+
+/** Largest accepted configuration file: 64 KiB. */
+export const MAX_CONFIG_BYTES: number = 64 * 1024;
+
+/** Default interval of the revocation list re-check, in seconds. */
+export const DEFAULT_REVOCATION_CHECK_SECS = 10;
+
+/** Default time a shutdown waits for calls being handled, in seconds. */
+export const DEFAULT_SHUTDOWN_GRACE_SECS = 30;
+
+const Path = z.string().min(1, 'expected a path').max(4096);
+
+/** Schema of `heddle-host.json` (see docs/host.md, "Configuration"). Paths are relative to the file. */
+export const HostConfigFileSchema = z.strictObject({
+  schema: z.literal(HOST_CONFIG_SCHEMA, { error: `expected "${HOST_CONFIG_SCHEMA}"` }),
+  listen: z.strictObject({
+    host: z.string().min(1, 'expected an address').max(255),
+    port: z
+      .int('expected an integer port')
+      .min(0, 'expected a port 0..65535')
+      .max(65535, 'expected a port 0..65535'),
+  }),
+  tls: z.strictObject({ cert: Path, key: Path }).optional(),
+  key_file: Path,
+  controllers: z
+    .array(
+      z.strictObject({
+        public_key: z
+          .string()
+          .regex(HEX64_RE, 'expected an Ed25519 public key as 64 lower-case hex characters'),
+        name: z.string().min(1).max(64).optional(),
+      }),
+    )
+    .max(256),
+  trust_file: Path,
+  revocation_list: Path,
+  routes: z
+    .array(z.enum(COG_ROUTES, { error: `expected one of ${COG_ROUTES.join(', ')}` }))
+    .min(1, 'expected at least one route')
+    .refine((r) => new Set(r).size === r.length, 'a route is listed twice'),
+  tier: z.enum(NODE_TIERS, { error: `expected one of ${NODE_TIERS.join(', ')}` }),
+  policy_file: Path.optional(),
+  data_dir: Path,
+  advertise_address: z
+    .string()
+    .regex(/^wss?:\/\/[^\s]+$/, 'expected a ws:// or wss:// URL')
+    .max(2048)
+    .optional(),
+  native: z
+    .strictObject({
+      run_as_user: z.string().min(1).max(64).optional(),
+      allow_host_user: z.boolean().optional(),
+    })
+    .optional(),
+  limits: z
+    .strictObject({
+      max_sessions: z.int().min(1).max(65_536).optional(),
+      max_calls_per_session: z.int().min(1).max(1024).optional(),
+      max_package_bytes: z.int().min(1).optional(),
+      handshake_timeout_ms: z.int().min(100).max(120_000).optional(),
+      idle_timeout_ms: z.int().min(100).max(3_600_000).optional(),
+    })
+    .optional(),
+  revocation_check_secs: z.int().min(1).max(86_400).optional(),
+  shutdown_grace_secs: z.int().min(0).max(3_600).optional(),
+});
+
+/** The configuration file as written. */
+export type HostConfigFile = z.infer<typeof HostConfigFileSchema>;
+
+/** A validated configuration with every path absolute and every default filled in. */
+export interface HostConfig {
+  /** The file it was read from (absolute). */
+  readonly path: string;
+  readonly listen: { readonly host: string; readonly port: number };
+  readonly tls: { readonly cert: string; readonly key: string } | undefined;
+  readonly keyFile: string;
+  readonly controllers: readonly { readonly publicKey: string; readonly name: string | undefined }[];
+  readonly trustFile: string;
+  readonly revocationList: string;
+  readonly routes: readonly CogRoute[];
+  readonly tier: NodeTier;
+  readonly policyFile: string | undefined;
+  readonly dataDir: string;
+  readonly advertiseAddress: string | undefined;
+  readonly native: { readonly runAsUser: string | undefined; readonly allowHostUser: boolean };
+  readonly limits: {
+    readonly maxSessions: number | undefined;
+    readonly maxCallsPerSession: number | undefined;
+    readonly maxPackageBytes: number | undefined;
+    readonly handshakeTimeoutMs: number | undefined;
+    readonly idleTimeoutMs: number | undefined;
+  };
+  readonly revocationCheckSecs: number;
+  readonly shutdownGraceSecs: number;
+}
+
+/** A zod issue path as the operator reads it: `controllers[0].public_key`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out === '' ? String(p) : `.${String(p)}`;
+  return out === '' ? '$' : out;
+}
+
+/**
+ * Validates a parsed configuration value; relative paths resolve against `baseDir`. Throws a `CliError`
+ * `config_invalid` (exit 3) naming the first bad field.
+ */
+export function parseHostConfig(value: unknown, path: string): HostConfig {
+  const r = HostConfigFileSchema.safeParse(value);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const field = issue === undefined ? '$' : fieldPath(issue.path);
+    const message = issue?.message ?? 'invalid';
+    throw badInput('config_invalid', `${path}: ${field}: ${message}`, field);
+  }
+  const c = r.data;
+  const base = dirname(path);
+  const abs = (p: string): string => (isAbsolute(p) ? p : resolve(base, p));
+  return {
+    path,
+    listen: { host: c.listen.host, port: c.listen.port },
+    tls: c.tls === undefined ? undefined : { cert: abs(c.tls.cert), key: abs(c.tls.key) },
+    keyFile: abs(c.key_file),
+    controllers: c.controllers.map((k) => ({ publicKey: k.public_key, name: k.name })),
+    trustFile: abs(c.trust_file),
+    revocationList: abs(c.revocation_list),
+    routes: [...c.routes],
+    tier: c.tier,
+    policyFile: c.policy_file === undefined ? undefined : abs(c.policy_file),
+    dataDir: abs(c.data_dir),
+    advertiseAddress: c.advertise_address,
+    native: { runAsUser: c.native?.run_as_user, allowHostUser: c.native?.allow_host_user ?? false },
+    limits: {
+      maxSessions: c.limits?.max_sessions,
+      maxCallsPerSession: c.limits?.max_calls_per_session,
+      maxPackageBytes: c.limits?.max_package_bytes,
+      handshakeTimeoutMs: c.limits?.handshake_timeout_ms,
+      idleTimeoutMs: c.limits?.idle_timeout_ms,
+    },
+    revocationCheckSecs: c.revocation_check_secs ?? DEFAULT_REVOCATION_CHECK_SECS,
+    shutdownGraceSecs: c.shutdown_grace_secs ?? DEFAULT_SHUTDOWN_GRACE_SECS,
+  };
+}
+
+/**
+ * Reads and validates a configuration file (strict JSON, at most 64 KiB). Throws `CliError`
+ * `config_unreadable` or `config_invalid` (exit 3), naming the field.
+ */
+export function loadHostConfig(path: string): HostConfig {
+  let text: string;
+  try {
+    if (statSync(path).size > MAX_CONFIG_BYTES) throw new Error(`larger than ${MAX_CONFIG_BYTES} bytes`);
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw badInput('config_unreadable', `cannot read config ${path}: ${(err as Error).message}`, '$', err);
+  }
+  let value: unknown;
+  try {
+    value = parseJson(text, { maxBytes: MAX_CONFIG_BYTES });
+  } catch (err) {
+    throw badInput('config_invalid', `${path}: not valid JSON: ${(err as Error).message}`, '$', err);
+  }
+  return parseHostConfig(value, path);
+}

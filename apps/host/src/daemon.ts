@@ -1,0 +1,311 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Chain, openChainFile } from '@heddle/chain';
+import { AllowListPolicy, type KeyPair, loadKeyFile, nodeIdFromPublicKey, toHex } from '@heddle/envelope';
+import { DEFAULT_POLICY, Gate, loadPolicyFile, type Policy } from '@heddle/gate';
+import { HostService, RevocationHolder } from '@heddle/host-service';
+import type { CogRoute } from '@heddle/package';
+import {
+  ContainerRuntime,
+  NativeRuntime,
+  WasiRuntime,
+  WorkloadHost,
+  type WorkloadRuntime,
+} from '@heddle/runtime';
+import { WireServer, type WireTlsOptions } from '@heddle/wire';
+import { badInput, CliError, ExitCode } from './cli-error.js';
+import type { HostConfig } from './config.js';
+import { loadHostAnchors } from './host-trust.js';
+import { errorFields, type Logger } from './logger.js';
+
+/** The chain file under the data directory. */
+export const CHAIN_FILE = 'chain.jsonl';
+
+/** A running host: the service, its server and its chain. */
+export interface RunningHost {
+  readonly nodeId: string;
+  /** The URL the server listens on. */
+  readonly url: string;
+  readonly service: HostService;
+  /** Re-reads the revocation list and tears down what it revokes (logged). Calls never overlap. */
+  checkRevocations(reason: string): Promise<void>;
+  /** Graceful shutdown (idempotent): drain, stop instances, close the server and the chain. */
+  stop(reason: string): Promise<void>;
+}
+
+/** Loads the node key named by the config (`key_file`, exit 3 when missing or not owner-only). */
+export function loadNodeKey(config: HostConfig): KeyPair {
+  try {
+    return loadKeyFile(config.keyFile);
+  } catch (err) {
+    throw badInput('key_file', `key_file: ${(err as Error).message}`, 'key_file', err);
+  }
+}
+
+function loadPolicy(config: HostConfig): Policy {
+  if (config.policyFile === undefined) return DEFAULT_POLICY;
+  try {
+    return loadPolicyFile(config.policyFile);
+  } catch (err) {
+    throw badInput('policy_invalid', `policy_file: ${(err as Error).message}`, 'policy_file', err);
+  }
+}
+
+function loadTls(config: HostConfig): WireTlsOptions | undefined {
+  if (config.tls === undefined) return undefined;
+  const read = (field: 'cert' | 'key', path: string): Buffer => {
+    try {
+      return readFileSync(path);
+    } catch (err) {
+      throw badInput(
+        'tls_invalid',
+        `tls.${field}: cannot read ${path}: ${(err as Error).message}`,
+        `tls.${field}`,
+      );
+    }
+  };
+  return { cert: read('cert', config.tls.cert), key: read('key', config.tls.key) };
+}
+
+function runtimeFor(route: CogRoute, config: HostConfig): WorkloadRuntime {
+  const dataRoot = join(config.dataDir, 'instances');
+  switch (route) {
+    case 'native':
+      return new NativeRuntime({
+        stateDir: join(config.dataDir, 'native'),
+        dataRoot,
+        allowHostUser: config.native.allowHostUser,
+        ...(config.native.runAsUser === undefined ? {} : { runAsUser: config.native.runAsUser }),
+      });
+    case 'wasi':
+      return new WasiRuntime({ dataRoot });
+    case 'container':
+      return new ContainerRuntime({ dataRoot });
+  }
+}
+
+function wildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
+}
+
+/**
+ * Starts a host from a validated config: loads the key, anchors, policy and revocation list, opens the
+ * chain at `<data_dir>/chain.jsonl`, builds one governed WorkloadHost per route and the HostService,
+ * and listens. Throws `CliError` (exit 3, naming the field) for anything the config points at that
+ * cannot be used, exit 1 when the address cannot be listened on.
+ */
+export async function startHost(config: HostConfig, log: Logger): Promise<RunningHost> {
+  const keys = loadNodeKey(config);
+  const nodeId = nodeIdFromPublicKey(keys.publicKey);
+  const anchors = loadHostAnchors(config.trustFile);
+  const policy = loadPolicy(config);
+  const tls = loadTls(config);
+  const controllers = new AllowListPolicy({ publicKeys: config.controllers.map((c) => c.publicKey) });
+  if (anchors.anchors.length === 0) {
+    log.warn('the trust file pins no key: every package is refused until an operator key is pinned', {
+      trust_file: config.trustFile,
+    });
+  }
+  if (config.controllers.length === 0) {
+    log.warn('no controller is authorised: every request will be refused (unauthorized)', {});
+  }
+  if (config.routes.includes('native') && process.getuid?.() === 0 && config.native.runAsUser === undefined) {
+    log.warn('running as root without native.run_as_user: every native workload will be refused', {});
+  }
+  try {
+    for (const d of [config.dataDir, join(config.dataDir, 'instances'), join(config.dataDir, 'native')]) {
+      mkdirSync(d, { recursive: true, mode: 0o711 });
+    }
+  } catch (err) {
+    throw badInput(
+      'data_dir',
+      `data_dir: cannot create ${config.dataDir}: ${(err as Error).message}`,
+      'data_dir',
+    );
+  }
+  let chain: Chain;
+  try {
+    chain = await openChainFile(join(config.dataDir, CHAIN_FILE));
+  } catch (err) {
+    throw badInput('chain', `data_dir: cannot open the chain: ${(err as Error).message}`, 'data_dir', err);
+  }
+  try {
+    return await assemble(config, log, { keys, nodeId, anchors, policy, tls, controllers, chain });
+  } catch (err) {
+    await chain.close().catch(() => {});
+    throw err;
+  }
+}
+
+interface Parts {
+  readonly keys: KeyPair;
+  readonly nodeId: string;
+  readonly anchors: ReturnType<typeof loadHostAnchors>;
+  readonly policy: Policy;
+  readonly tls: WireTlsOptions | undefined;
+  readonly controllers: AllowListPolicy;
+  readonly chain: Chain;
+}
+
+async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<RunningHost> {
+  // The generation mark lives in the data dir, not next to the list: whoever can replace the list
+  // must not be able to reset the mark and put an older list back.
+  const holder = new RevocationHolder({
+    path: config.revocationList,
+    trustedKeys: p.anchors.operatorKeys(),
+    generationFile: join(config.dataDir, 'revocations.generation'),
+  });
+  if (holder.failure !== undefined) {
+    log.warn('the revocation list failed closed: everything is revoked until a valid list is in place', {
+      revocation_list: config.revocationList,
+      failure: holder.failure,
+    });
+  }
+  const gate = new Gate({ policy: p.policy, recorder: p.chain, revocations: holder });
+  const hosts: WorkloadHost[] = [];
+  for (const route of config.routes) {
+    try {
+      hosts.push(
+        new WorkloadHost({
+          runtime: runtimeFor(route, config),
+          gate,
+          recorder: p.chain,
+          agent: p.nodeId,
+          nodeTier: config.tier,
+        }),
+      );
+    } catch (err) {
+      throw badInput('route_invalid', `routes: ${route}: ${(err as Error).message}`, 'routes', err);
+    }
+  }
+  const onError = (where: string) => (err: unknown) => log.error(`${where} error`, errorFields(err));
+  let service: HostService | undefined;
+  let server: WireServer;
+  try {
+    server = await WireServer.listen({
+      handler: async (signed, ctx) => {
+        if (service === undefined) throw new Error('the host is not ready');
+        return service.handle(signed, ctx);
+      },
+      host: config.listen.host,
+      port: config.listen.port,
+      ...(p.tls === undefined ? {} : { tls: p.tls }),
+      ...wireLimits(config.limits),
+      onError: onError('wire'),
+    });
+  } catch (err) {
+    throw new CliError(
+      'listen_failed',
+      `listen: cannot listen on ${config.listen.host}:${config.listen.port}: ${(err as Error).message}`,
+      ExitCode.failed,
+      { field: 'listen', cause: err },
+    );
+  }
+  const address = config.advertiseAddress ?? (wildcard(config.listen.host) ? undefined : server.url);
+  try {
+    service = new HostService({
+      keys: p.keys,
+      controllers: p.controllers,
+      anchors: p.anchors,
+      revocations: holder,
+      routes: hosts,
+      recorder: p.chain,
+      dataDir: config.dataDir,
+      ...(address === undefined ? {} : { address }),
+      ...(config.limits.maxPackageBytes === undefined
+        ? {}
+        : { fetch: { maxTotalBytes: config.limits.maxPackageBytes } }),
+      onError: onError('host-service'),
+    });
+  } catch (err) {
+    await server.close();
+    throw badInput(
+      'config_invalid',
+      `cannot build the host service: ${(err as Error).message}`,
+      'routes',
+      err,
+    );
+  }
+  const svc = service;
+  if (address === undefined) {
+    log.warn('listening on a wildcard address without advertise_address: describe advertises no address', {});
+  }
+  log.info('listening', {
+    node_id: p.nodeId,
+    public_key: toHex(p.keys.publicKey),
+    url: server.url,
+    address: address ?? null,
+    routes: svc.routes,
+    tier: config.tier,
+    controllers: config.controllers.length,
+    trust_anchors: p.anchors.anchors.length,
+    policy: p.policy.name,
+    data_dir: config.dataDir,
+  });
+  let checking: Promise<void> | undefined;
+  const checkRevocations = (reason: string): Promise<void> => {
+    checking ??= (async () => {
+      try {
+        const before = holder.version;
+        const torn = await svc.reloadRevocations();
+        if (holder.version !== before) {
+          log.info('revocation list changed', {
+            reason,
+            generation: holder.list.generation,
+            failure: holder.failure,
+            torn_down: torn,
+          });
+        }
+        if (holder.failure !== undefined && holder.version !== before) {
+          log.warn('the revocation list failed closed: everything is revoked', { failure: holder.failure });
+        }
+      } catch (err) {
+        log.error('revocation check failed', { reason, ...errorFields(err) });
+      } finally {
+        checking = undefined;
+      }
+    })();
+    return checking;
+  };
+  const timer = setInterval(() => void checkRevocations('interval'), config.revocationCheckSecs * 1000);
+  let stopping: Promise<void> | undefined;
+  const stop = (reason: string): Promise<void> => {
+    stopping ??= (async () => {
+      clearInterval(timer);
+      // No new connections; sessions already open get their calls answered (new calls on them are
+      // refused by the service while it drains).
+      server.stopAccepting();
+      log.info('shutting down', {
+        reason,
+        active_calls: svc.activeCalls,
+        grace_secs: config.shutdownGraceSecs,
+      });
+      try {
+        const r = await svc.shutdown(config.shutdownGraceSecs * 1000);
+        log.info('instances stopped', { stopped: r.stopped, failed: r.failed });
+      } catch (err) {
+        log.error('shutdown of the service failed', errorFields(err));
+      }
+      await checking?.catch(() => {});
+      await server.close().catch((err: unknown) => log.error('closing the server failed', errorFields(err)));
+      await p.chain.close().catch((err: unknown) => log.error('closing the chain failed', errorFields(err)));
+    })();
+    return stopping;
+  };
+  return { nodeId: p.nodeId, url: server.url, service: svc, checkRevocations, stop };
+}
+
+/** The wire server options the config sets (only those it sets: the rest keep the wire's defaults). */
+function wireLimits(limits: HostConfig['limits']): {
+  maxSessions?: number;
+  maxCallsPerSession?: number;
+  handshakeTimeoutMs?: number;
+  idleTimeoutMs?: number;
+} {
+  return {
+    ...(limits.maxSessions === undefined ? {} : { maxSessions: limits.maxSessions }),
+    ...(limits.maxCallsPerSession === undefined ? {} : { maxCallsPerSession: limits.maxCallsPerSession }),
+    ...(limits.handshakeTimeoutMs === undefined ? {} : { handshakeTimeoutMs: limits.handshakeTimeoutMs }),
+    ...(limits.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: limits.idleTimeoutMs }),
+  };
+}

@@ -1,0 +1,18 @@
+import { loadTrustFile, TRUST_SCHEMA, type TrustAnchors } from '@heddle/package';
+import { badInput } from './cli-error.js';
+
+/** The trust file `init` writes when no anchors are given: valid, and trusting nobody. */
+export const EMPTY_TRUST_FILE: string = `${JSON.stringify({ schema: TRUST_SCHEMA, keys: [] }, null, 2)}\n`;
+
+/**
+ * Loads the host's own trust anchors (`loadTrustFile`). An empty key list (what `init` writes
+ * without `--trust`) is valid: the host runs but verifies no package, and no revocation list, until
+ * the operator pins a key. Throws `CliError` `trust_invalid` (exit 3, field `trust_file`).
+ */
+export function loadHostAnchors(path: string): TrustAnchors {
+  try {
+    return loadTrustFile(path);
+  } catch (err) {
+    throw badInput('trust_invalid', `trust_file: ${path}: ${(err as Error).message}`, 'trust_file', err);
+  }
+}
