@@ -37,8 +37,16 @@ if (installedVersion() !== wanted) {
   if (code !== 0) process.exit(code);
 }
 
+// Native addons (better-sqlite3) compile against this Node's own headers when they ship with it, so
+// that node-gyp never downloads them (no network beyond the package registry is assumed).
+const env = { ...process.env };
+const prefix = join(dirname(process.execPath), '..');
+if (env.npm_config_nodedir === undefined && existsSync(join(prefix, 'include', 'node', 'node.h'))) {
+  env.npm_config_nodedir = prefix;
+}
+
 const args = process.argv.slice(2);
-const pnpm = (a) => run(process.execPath, [entry, ...a]);
+const pnpm = (a) => run(process.execPath, [entry, ...a], { env });
 if (args[0] === '--bootstrap') {
   process.exit(pnpm(['install', '--frozen-lockfile', '--reporter=silent']));
 }

@@ -1,0 +1,39 @@
+/** Tunables of a control plane (DESIGN 10; the defaults are the original's). */
+export interface PlaneConfig {
+  /** Timeout of read-only and instance calls (default 20 s). */
+  readonly callTimeoutMs: number;
+  /** Timeout of a `place` (the package transfer included; default 280 s). */
+  readonly placeTimeoutMs: number;
+  /** Lifetime of each signed request (default 290 s; at most 300 s). */
+  readonly requestTtlMs: number;
+  /** A node silent for this long is suspect (default 15 s). */
+  readonly suspectAfterMs: number;
+  /** A node unreachable or silent for this long is dead (default 30 s). */
+  readonly deadAfterMs: number;
+  /** How long an indeterminate place is reconciled (polled with `status`) before it is kept unsettled (default 30 s). */
+  readonly reconcileTimeoutMs: number;
+  /** Most candidates a place is dispatched to, winner included (default 8). */
+  readonly maxAttempts: number;
+}
+
+/** The default {@link PlaneConfig}. */
+export const DEFAULT_PLANE_CONFIG: PlaneConfig = Object.freeze({
+  callTimeoutMs: 20_000,
+  placeTimeoutMs: 280_000,
+  requestTtlMs: 290_000,
+  suspectAfterMs: 15_000,
+  deadAfterMs: 30_000,
+  reconcileTimeoutMs: 30_000,
+  maxAttempts: 8,
+});
+
+/** `DEFAULT_PLANE_CONFIG` with `overrides` applied; throws a RangeError for values out of range. */
+export function planeConfig(overrides: Partial<PlaneConfig> = {}): PlaneConfig {
+  const c = { ...DEFAULT_PLANE_CONFIG, ...overrides };
+  for (const [k, v] of Object.entries(c)) {
+    if (!Number.isSafeInteger(v) || v < 1) throw new RangeError(`${k} must be a positive integer`);
+  }
+  if (c.requestTtlMs > 300_000) throw new RangeError('requestTtlMs must be at most 300000');
+  if (c.suspectAfterMs > c.deadAfterMs) throw new RangeError('suspectAfterMs must not exceed deadAfterMs');
+  return Object.freeze(c);
+}

@@ -1,0 +1,201 @@
+import { join } from 'node:path';
+import type { Chain } from '@heddle/chain';
+import { type KeyPair, nodeIdFromPublicKey } from '@heddle/envelope';
+import type { Gate } from '@heddle/gate';
+import {
+  type CogBody,
+  type KindRegistry,
+  type RevocationCheck,
+  readEnvelope,
+  type TrustAnchors,
+} from '@heddle/package';
+import type { TrustTier } from '@heddle/placement';
+import type { WireClientOptions } from '@heddle/wire';
+import { Caller } from './caller.js';
+import { type PlaneConfig, planeConfig } from './config.js';
+import {
+  instanceLogs,
+  instanceStatus,
+  placementOf,
+  startInstance,
+  stopInstance,
+  unloadInstance,
+} from './instance-verbs.js';
+import { NodeBook } from './node-book.js';
+import { type NodeView, nodeView } from './node-view.js';
+import { PackageStore } from './package-store.js';
+import { type PlaceHooks, type PlaceResult, placeOrder } from './place.js';
+import { type PlaneContext, Reservations } from './plane-context.js';
+import { type SettleReport, settleUnsettled } from './settle.js';
+import type { PlacementRecord, StateStore, UnsettledRecord } from './state-store.js';
+
+/** What a {@link ControlPlane} is built from. */
+export interface ControlPlaneOptions {
+  /** The controller's key: it signs every request; its node id is the requester and the gate's agent. */
+  readonly keys: KeyPair;
+  /** Where targets, orders, placements and unsettled decisions are kept. */
+  readonly store: StateStore;
+  /** The audit chain (decisions and attempts, source `workload.placement`; the gate's own records). */
+  readonly chain: Chain;
+  /** The governance gate (`workload.place` per node). */
+  readonly gate: Gate;
+  /** The controller's trust anchors (packages are verified against them before anything is placed). */
+  readonly anchors: TrustAnchors;
+  /** The controller's revocations. */
+  readonly revocations: RevocationCheck;
+  /** Where the controller keeps the packages it places (`<stateDir>/packages`). */
+  readonly stateDir: string;
+  /** Tunables (defaults: {@link DEFAULT_PLANE_CONFIG}). */
+  readonly config?: Partial<PlaneConfig>;
+  /** Connection options (a CA for `wss://` hosts). */
+  readonly wire?: WireClientOptions;
+  /** Kinds accepted (default `@heddle/package`'s). */
+  readonly kinds?: KindRegistry;
+  /** The clock (Unix ms; default `Date.now`). */
+  readonly now?: () => number;
+}
+
+/**
+ * The controller (DESIGN 10): learns hosts by signed describe, places signed packages through
+ * governance and the placement engine, operates the instances, reconciles lost answers and keeps its
+ * state in a {@link StateStore}. Every operation is chained. See docs/architecture.md and
+ * docs/operator-guide.md.
+ */
+export class ControlPlane {
+  /** The controller's node id. */
+  readonly nodeId: string;
+  readonly #ctx: PlaneContext;
+
+  constructor(options: ControlPlaneOptions) {
+    const config = planeConfig(options.config);
+    const now = options.now ?? Date.now;
+    this.nodeId = nodeIdFromPublicKey(options.keys.publicKey);
+    const caller = new Caller(options.keys, config, { ...(options.wire ?? {}), now });
+    const packages = new PackageStore({
+      dir: join(options.stateDir, 'packages'),
+      anchors: options.anchors,
+      revocations: options.revocations,
+      ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
+    });
+    this.#ctx = {
+      nodeId: this.nodeId,
+      store: options.store,
+      book: new NodeBook(options.store, caller, config, now),
+      packages,
+      caller,
+      gate: options.gate,
+      chain: options.chain,
+      config,
+      now,
+      reservations: new Reservations(),
+    };
+    this.#restoreReservations();
+  }
+
+  /** Resources of the live placements are held again (from the held packages' envelopes). */
+  #restoreReservations(): void {
+    const { store, packages, reservations } = this.#ctx;
+    for (const p of store.listPlacements()) {
+      if (p.state === 'unloaded' || p.state === 'lost') continue;
+      try {
+        const body = readEnvelope(packages.pathOf(p.manifest_hash)).body as CogBody;
+        reservations.hold(p, body.resources.ram_mb, body.resources.cpu_pct);
+      } catch {
+        reservations.hold(p, 0, 0);
+      }
+    }
+  }
+
+  /** The tunables in force. */
+  get config(): PlaneConfig {
+    return this.#ctx.config;
+  }
+
+  /** Learns the node at `url` (signed describe) under `tier`, requiring `key` when given. */
+  async addNode(url: string, options: { tier: TrustTier; key?: string }): Promise<NodeView> {
+    return this.#view(await this.#ctx.book.add(url, options));
+  }
+
+  /** Pins `key` for the node `nodeId` (a replaced machine, or a first-use key made explicit). */
+  async pinNode(nodeId: string, key: string, tier?: TrustTier): Promise<NodeView> {
+    return this.#view(await this.#ctx.book.pin(nodeId, key, tier));
+  }
+
+  /** Forgets a node (refused while it has placements, unless `force`). */
+  removeNode(nodeId: string, force = false): NodeView {
+    const view = this.#view(this.#ctx.book.get(nodeId));
+    this.#ctx.book.remove(nodeId, force);
+    return view;
+  }
+
+  /** Describes every known node again (in parallel); returns them all. */
+  async refreshNodes(): Promise<NodeView[]> {
+    const { store, book } = this.#ctx;
+    await Promise.all(store.listTargets().map((t) => book.refresh(t.node_id)));
+    return this.nodes();
+  }
+
+  /** Every known node. */
+  nodes(): NodeView[] {
+    return this.#ctx.store.listTargets().map((t) => this.#view(t));
+  }
+
+  /** One node; `unknown_node` otherwise. */
+  node(nodeId: string): NodeView {
+    return this.#view(this.#ctx.book.get(nodeId));
+  }
+
+  #view(t: Parameters<typeof nodeView>[0]): NodeView {
+    return nodeView(t, this.#ctx.book, this.#ctx.store, this.#ctx.now());
+  }
+
+  /** Places an order (see `placeOrder`). */
+  place(order: unknown, hooks: PlaceHooks = {}): Promise<PlaceResult> {
+    return placeOrder(this.#ctx, order, hooks);
+  }
+
+  /** Every placement this controller knows, unloaded ones included. */
+  instances(): PlacementRecord[] {
+    return this.#ctx.store.listPlacements();
+  }
+
+  /** One placement; `unknown_instance` otherwise. */
+  instance(instanceId: string): PlacementRecord {
+    return placementOf(this.#ctx, instanceId);
+  }
+
+  /** The node's status of an instance (and the placement, updated from it). */
+  status(instanceId: string): ReturnType<typeof instanceStatus> {
+    return instanceStatus(this.#ctx, instanceId);
+  }
+
+  /** The last `lines` lines of an instance's output. */
+  logs(instanceId: string, lines?: number): ReturnType<typeof instanceLogs> {
+    return instanceLogs(this.#ctx, instanceId, lines);
+  }
+
+  /** Starts an instance. */
+  start(instanceId: string): Promise<PlacementRecord> {
+    return startInstance(this.#ctx, instanceId);
+  }
+
+  /** Stops an instance; returns the placement and the node's evidence. */
+  stop(instanceId: string, graceMs?: number): ReturnType<typeof stopInstance> {
+    return stopInstance(this.#ctx, instanceId, graceMs);
+  }
+
+  /** Unloads an instance. */
+  unload(instanceId: string): Promise<PlacementRecord> {
+    return unloadInstance(this.#ctx, instanceId);
+  }
+
+  /** Decisions whose answer was lost and not yet reconciled. */
+  unsettled(): UnsettledRecord[] {
+    return this.#ctx.store.listUnsettled();
+  }
+
+  /** Tries to settle every unsettled decision with its node (see `settleUnsettled`). */
+  settle(timeoutMs?: number): Promise<SettleReport> {
+    return settleUnsettled(this.#ctx, timeoutMs);
+  }
+}

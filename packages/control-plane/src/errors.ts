@@ -1,0 +1,56 @@
+import { HeddleError } from '@heddle/envelope';
+
+/**
+ * Stable codes of {@link PlaneError}:
+ * - `invalid_input`: an order, URL, key or other input does not fit (the field is named);
+ * - `package_invalid`: the package failed verification against the controller's anchors;
+ * - `unknown_node`, `unknown_instance`: nothing by that id;
+ * - `node_exists`: a node with that id or URL is already known;
+ * - `key_mismatch`: the node answered with another key than the one expected;
+ * - `unreachable`: a node could not be reached (nothing was done there);
+ * - `refused`: the node refused (its refusal code and reason are in the message);
+ * - `indeterminate`: a state-changing call got no valid answer and could not be settled yet;
+ * - `governance`: the controller's gate denied the action;
+ * - `unplaceable`: no node fits (every node's reason is in `reasons`);
+ * - `state`: the state store failed.
+ */
+export type PlaneErrorCode =
+  | 'invalid_input'
+  | 'package_invalid'
+  | 'unknown_node'
+  | 'unknown_instance'
+  | 'node_exists'
+  | 'key_mismatch'
+  | 'unreachable'
+  | 'refused'
+  | 'indeterminate'
+  | 'governance'
+  | 'unplaceable'
+  | 'state';
+
+/** An error of the control plane, with a stable {@link PlaneErrorCode}. */
+export class PlaneError extends HeddleError {
+  declare readonly code: PlaneErrorCode;
+  /** Per-node reasons (for `unplaceable`), node id to reason. */
+  readonly reasons: Readonly<Record<string, string>>;
+
+  constructor(
+    code: PlaneErrorCode,
+    message: string,
+    options: { field?: string; cause?: unknown; reasons?: Readonly<Record<string, string>> } = {},
+  ) {
+    super(code, message, {
+      ...(options.field === undefined ? {} : { field: options.field }),
+      ...(options.cause === undefined ? {} : { cause: options.cause }),
+    });
+    this.reasons = options.reasons ?? {};
+  }
+}
+
+/** Stable codes of {@link StateError}: `closed`, `corrupt` (a stored row does not parse), `schema` (an unknown newer schema), `io`. */
+export type StateErrorCode = 'closed' | 'corrupt' | 'schema' | 'io';
+
+/** An error of a {@link StateStore}. */
+export class StateError extends HeddleError {
+  declare readonly code: StateErrorCode;
+}

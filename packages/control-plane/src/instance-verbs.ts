@@ -1,0 +1,144 @@
+import { CallFailure, type CtlMethod, type JsonObject, type JsonValue } from '@heddle/envelope';
+import { asObject } from './caller.js';
+import { PlaneError } from './errors.js';
+import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
+import type { PlacementRecord, PlacementState } from './state-store.js';
+
+/** The placement with `instanceId`; `unknown_instance` otherwise. */
+export function placementOf(ctx: PlaneContext, instanceId: string): PlacementRecord {
+  const p = ctx.store.getPlacement(instanceId);
+  if (p === undefined) {
+    throw new PlaneError(
+      'unknown_instance',
+      `no instance ${instanceId} is known to this controller (see ps)`,
+      {
+        field: 'instance',
+      },
+    );
+  }
+  return p;
+}
+
+/** A call failure as a plane error (`refused` with the node's code, `unreachable`, `indeterminate`). */
+export function planeFailure(err: unknown, what: string): PlaneError {
+  if (err instanceof PlaneError) return err;
+  if (err instanceof CallFailure) {
+    const why = err.refusal === undefined ? err.message : `${err.refusal.code}: ${err.refusal.reason}`;
+    return new PlaneError(err.code, `${what}: ${why}`, { cause: err });
+  }
+  return new PlaneError('unreachable', `${what}: ${err instanceof Error ? err.message : String(err)}`, {
+    cause: err,
+  });
+}
+
+/** Sends an instance verb to the node of `p`; a mutation carries a chained controller decision. */
+async function send(
+  ctx: PlaneContext,
+  p: PlacementRecord,
+  method: CtlMethod,
+  body: JsonObject,
+): Promise<{ [key: string]: JsonValue }> {
+  const target = ctx.book.get(p.node_id);
+  let decisionId: string | undefined;
+  if (method !== 'workload.status' && method !== 'workload.logs') {
+    const event = await ctx.chain.append(PLANE_CHAIN_SOURCE, method, {
+      phase: 'decision',
+      controller: ctx.nodeId,
+      instance_id: p.instance_id,
+      node_id: p.node_id,
+    });
+    decisionId = event.hash;
+  }
+  try {
+    const r = await ctx.caller.call({
+      url: target.url,
+      target: target.node_id,
+      method,
+      body,
+      expectedKey: target.public_key,
+      ...(decisionId === undefined ? {} : { decisionId }),
+    });
+    ctx.book.contact(target.node_id);
+    return asObject(r.result);
+  } catch (err) {
+    if (decisionId !== undefined) {
+      await ctx.chain.append(PLANE_CHAIN_SOURCE, method, {
+        phase: 'failed',
+        decision_id: decisionId,
+        instance_id: p.instance_id,
+        node_id: p.node_id,
+        reason: (err as Error).message.slice(0, 512),
+      });
+    }
+    throw planeFailure(err, `${method} ${p.instance_id} on ${p.node_id}`);
+  }
+}
+
+function update(
+  ctx: PlaneContext,
+  p: PlacementRecord,
+  state: PlacementState,
+  desired: boolean,
+): PlacementRecord {
+  const next = { ...p, state, desired_running: desired, updated_at_ms: ctx.now() };
+  ctx.store.putPlacement(next);
+  return next;
+}
+
+/** `workload.start` of a placed instance. */
+export async function startInstance(ctx: PlaneContext, instanceId: string): Promise<PlacementRecord> {
+  const p = placementOf(ctx, instanceId);
+  await send(ctx, p, 'workload.start', { instance_id: instanceId });
+  return update(ctx, p, 'running', true);
+}
+
+/** `workload.stop` of a placed instance; returns the placement and the node's evidence. */
+export async function stopInstance(
+  ctx: PlaneContext,
+  instanceId: string,
+  graceMs?: number,
+): Promise<{ placement: PlacementRecord; evidence: JsonValue }> {
+  const p = placementOf(ctx, instanceId);
+  const r = await send(ctx, p, 'workload.stop', {
+    instance_id: instanceId,
+    ...(graceMs === undefined ? {} : { grace_ms: graceMs }),
+  });
+  return { placement: update(ctx, p, 'stopped', false), evidence: r.evidence ?? null };
+}
+
+/** `workload.unload` of a placed instance: the record is kept as `unloaded`, its reservation released. */
+export async function unloadInstance(ctx: PlaneContext, instanceId: string): Promise<PlacementRecord> {
+  const p = placementOf(ctx, instanceId);
+  await send(ctx, p, 'workload.unload', { instance_id: instanceId });
+  ctx.reservations.release(instanceId);
+  return update(ctx, p, 'unloaded', false);
+}
+
+/** The node's status of a placed instance. */
+export async function instanceStatus(
+  ctx: PlaneContext,
+  instanceId: string,
+): Promise<{ placement: PlacementRecord; node: JsonValue }> {
+  const p = placementOf(ctx, instanceId);
+  const r = await send(ctx, p, 'workload.status', { instance_id: instanceId });
+  const remote = asObject(r.instance ?? null);
+  const state = remote.state;
+  let next = p;
+  if (state === 'running' && p.state !== 'running') next = update(ctx, p, 'running', p.desired_running);
+  else if ((state === 'exited' || state === 'stopped') && p.state === 'running')
+    next = update(ctx, p, 'stopped', p.desired_running);
+  else if (state === 'failed' && p.state !== 'failed') next = update(ctx, p, 'failed', p.desired_running);
+  return { placement: next, node: remote };
+}
+
+/** The last `lines` lines of a placed instance's output. */
+export async function instanceLogs(
+  ctx: PlaneContext,
+  instanceId: string,
+  lines = 100,
+): Promise<{ instance_id: string; lines: string[]; truncated: boolean }> {
+  const p = placementOf(ctx, instanceId);
+  const r = await send(ctx, p, 'workload.logs', { instance_id: instanceId, lines });
+  const out = Array.isArray(r.lines) ? r.lines.filter((l): l is string => typeof l === 'string') : [];
+  return { instance_id: instanceId, lines: out, truncated: r.truncated === true };
+}

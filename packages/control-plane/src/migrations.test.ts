@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { StateError } from './errors.js';
+import { MIGRATIONS, type Migration, migrate, readSchemaVersion, SCHEMA_VERSION } from './migrations.js';
+import { SqliteStateStore } from './sqlite-store.js';
+
+const root = mkdtempSync(join(tmpdir(), 'heddle-migrations-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const dbPath = (): string => {
+  const dir = join(root, `m${n++}`);
+  mkdirSync(dir);
+  return join(dir, 'state.db');
+};
+
+const tables = (db: Database.Database): string[] =>
+  (
+    db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as {
+      name: string;
+    }[]
+  ).map((r) => r.name);
+
+const sha = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+function stateError(fn: () => unknown): StateError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(StateError);
+    return error as StateError;
+  }
+  throw new Error('expected a StateError');
+}
+
+describe('migrations', () => {
+  it('numbers SCHEMA_VERSION after the last migration', () => {
+    expect(SCHEMA_VERSION).toBe(MIGRATIONS.length);
+    expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+  });
+
+  it('creates the schema on a fresh file and records the version', () => {
+    const path = dbPath();
+    SqliteStateStore.open(path).close();
+    const db = new Database(path);
+    expect(tables(db)).toEqual(['meta', 'orders', 'placements', 'targets', 'unsettled']);
+    expect(db.prepare('SELECT key, value FROM meta').all()).toEqual([
+      { key: 'schema_version', value: String(SCHEMA_VERSION) },
+    ]);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(readSchemaVersion(db)).toBe(SCHEMA_VERSION);
+    db.close();
+  });
+
+  it('is idempotent on reopen: the data stays, nothing runs twice', () => {
+    const path = dbPath();
+    const a = SqliteStateStore.open(path);
+    a.putUnsettled({
+      decision_id: 'd-1',
+      order_id: 'o-1',
+      node_id: 'n1',
+      expected_instance_id: null,
+      variant: 'v',
+      since_ms: 1,
+      attempts: 0,
+      last_error: 'x',
+    });
+    a.close();
+    for (let i = 0; i < 3; i++) {
+      const s = SqliteStateStore.open(path);
+      expect(s.schemaVersion).toBe(SCHEMA_VERSION);
+      expect(s.listUnsettled()).toHaveLength(1);
+      s.close();
+    }
+    const db = new Database(path);
+    expect(migrate(db)).toBe(SCHEMA_VERSION);
+    expect(migrate(db)).toBe(SCHEMA_VERSION);
+    expect(db.prepare('SELECT count(*) AS c FROM meta').get()).toEqual({ c: 1 });
+    db.close();
+  });
+
+  it('runs each pending step once, in its own transaction; a failing step leaves the previous version', () => {
+    const db = new Database(dbPath());
+    let ran = 0;
+    const failing: Migration = {
+      version: 2,
+      description: 'fails halfway',
+      up: (d) => {
+        d.exec('CREATE TABLE extra (a TEXT) STRICT');
+        d.exec("INSERT INTO targets (node_id) VALUES ('x')"); // NOT NULL columns: throws
+      },
+    };
+    expect(() => migrate(db, [...MIGRATIONS, failing])).toThrow(/NOT NULL/);
+    expect(readSchemaVersion(db)).toBe(1); // version 1 committed on its own
+    expect(tables(db)).not.toContain('extra');
+
+    const good: Migration = {
+      version: 2,
+      description: 'adds a column',
+      up: (d) => {
+        ran++;
+        d.exec('ALTER TABLE targets ADD COLUMN note TEXT');
+      },
+    };
+    expect(migrate(db, [...MIGRATIONS, good])).toBe(2);
+    expect(migrate(db, [...MIGRATIONS, good])).toBe(2);
+    expect(ran).toBe(1);
+    expect(readSchemaVersion(db)).toBe(2);
+    // This code knows only version 1: the database is now from the future.
+    expect(stateError(() => migrate(db)).code).toBe('schema');
+    db.close();
+  });
+
+  it('refuses a database at a newer schema version and never touches it', () => {
+    const path = dbPath();
+    const raw = new Database(path);
+    raw.exec('CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT; CREATE TABLE future (x)');
+    raw.prepare("INSERT INTO meta VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION + 1));
+    raw.close();
+    const before = sha(path);
+
+    const e = stateError(() => SqliteStateStore.open(path));
+    expect(e.code).toBe('schema');
+    expect(e.message).toMatch(new RegExp(`version ${SCHEMA_VERSION + 1}`));
+    expect(sha(path)).toBe(before);
+
+    const db = new Database(path, { readonly: true });
+    expect(tables(db)).toEqual(['future', 'meta']);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('delete');
+    db.close();
+  });
+
+  it('refuses a database that is not a Heddle state store, and a broken version', () => {
+    const foreign = dbPath();
+    const raw = new Database(foreign);
+    raw.exec('CREATE TABLE users (id INTEGER)');
+    raw.close();
+    expect(stateError(() => SqliteStateStore.open(foreign)).code).toBe('schema');
+
+    const broken = dbPath();
+    const b = new Database(broken);
+    b.exec('CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+    b.prepare("INSERT INTO meta VALUES ('schema_version', 'one')").run();
+    b.close();
+    const e = stateError(() => SqliteStateStore.open(broken));
+    expect(e.code).toBe('corrupt');
+    expect(e.message).toMatch(/meta/);
+  });
+
+  it('refuses a file that is not a database as corrupt', () => {
+    const path = dbPath();
+    writeFileSync(
+      path,
+      'this is not a database, not at all, it is just text that is long enough\n'.repeat(20),
+    );
+    expect(stateError(() => SqliteStateStore.open(path)).code).toBe('corrupt');
+  });
+
+  it('refuses misnumbered migrations', () => {
+    const db = new Database(':memory:');
+    const skip: Migration = { version: 3, description: 'gap', up: () => {} };
+    expect(stateError(() => migrate(db, [...MIGRATIONS, skip])).code).toBe('schema');
+    expect(tables(db)).toEqual([]);
+    db.close();
+  });
+});

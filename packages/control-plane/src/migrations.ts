@@ -1,0 +1,183 @@
+import type { Database } from 'better-sqlite3';
+import { StateError } from './errors.js';
+
+/** One step of the state schema: `up` runs inside a transaction, with the version recorded in it. */
+export interface Migration {
+  /** The version the schema is at after this step (1, 2, ... with no gaps). */
+  readonly version: number;
+  /** What the step does, for people. */
+  readonly description: string;
+  /** Applies the step to `db` (DDL and data changes; no transaction control of its own). */
+  readonly up: (db: Database) => void;
+}
+
+/**
+ * Version 1: the four record tables and `meta`. Scalar fields are typed columns (booleans 0/1);
+ * list and object fields are JSON text columns. Tables are STRICT, so SQLite refuses a value of the
+ * wrong storage type. No foreign keys between tables: which records may refer to which is the
+ * controller's rule (an unsettled place names an order and node that may be gone), not the store's.
+ */
+const V1_SCHEMA = `
+CREATE TABLE meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE targets (
+  node_id TEXT PRIMARY KEY,
+  url TEXT NOT NULL,
+  public_key TEXT NOT NULL,
+  key_source TEXT NOT NULL,
+  tier TEXT,
+  assigned_tier TEXT NOT NULL,
+  pending_key TEXT,
+  routes TEXT NOT NULL,
+  facts TEXT,
+  learned_at_ms INTEGER NOT NULL,
+  last_seen_ms INTEGER,
+  unreachable_since_ms INTEGER,
+  last_error TEXT
+) STRICT;
+
+CREATE TABLE orders (
+  order_id TEXT PRIMARY KEY,
+  workload TEXT NOT NULL,
+  version TEXT NOT NULL,
+  manifest_hash TEXT NOT NULL,
+  package_id TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  "values" TEXT NOT NULL,
+  start INTEGER NOT NULL,
+  node TEXT,
+  prefer TEXT NOT NULL,
+  avoid TEXT NOT NULL,
+  allow_emulated INTEGER NOT NULL,
+  created_at_ms INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE placements (
+  instance_id TEXT PRIMARY KEY,
+  node_id TEXT NOT NULL,
+  order_id TEXT NOT NULL,
+  decision_id TEXT NOT NULL,
+  workload TEXT NOT NULL,
+  version TEXT NOT NULL,
+  variant TEXT NOT NULL,
+  runtime TEXT NOT NULL,
+  manifest_hash TEXT NOT NULL,
+  package_id TEXT NOT NULL,
+  signer_keys TEXT NOT NULL,
+  artifact_hashes TEXT NOT NULL,
+  state TEXT NOT NULL,
+  desired_running INTEGER NOT NULL,
+  placed_at_ms INTEGER NOT NULL,
+  updated_at_ms INTEGER NOT NULL
+) STRICT;
+CREATE INDEX placements_by_time ON placements (placed_at_ms, instance_id);
+CREATE INDEX placements_by_node ON placements (node_id, placed_at_ms, instance_id);
+
+CREATE TABLE unsettled (
+  decision_id TEXT PRIMARY KEY,
+  order_id TEXT NOT NULL,
+  node_id TEXT NOT NULL,
+  expected_instance_id TEXT,
+  variant TEXT NOT NULL,
+  since_ms INTEGER NOT NULL,
+  attempts INTEGER NOT NULL,
+  last_error TEXT NOT NULL
+) STRICT;
+`;
+
+/** Every migration, in order. Append only: a released step is never edited. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'targets, orders, placements, unsettled and meta tables',
+    up: (db) => {
+      db.exec(V1_SCHEMA);
+    },
+  },
+];
+
+/** The schema version this code writes and understands (the last of {@link MIGRATIONS}). */
+export const SCHEMA_VERSION: number = MIGRATIONS.length;
+
+/** The `meta` key holding the schema version. */
+const VERSION_KEY = 'schema_version';
+
+/**
+ * Reads the schema version of `db` without writing: 0 for an empty database. Throws `StateError`
+ * `schema` for a non-empty database that is not a Heddle state store (no `meta` table), `corrupt`
+ * for an unreadable version.
+ */
+export function readSchemaVersion(db: Database): number {
+  const hasMeta = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'meta'").get();
+  if (hasMeta === undefined) {
+    const anything = db
+      .prepare("SELECT name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' LIMIT 1")
+      .get();
+    if (anything !== undefined) {
+      throw new StateError('schema', 'not a Heddle state database: it has tables but no meta table', {
+        field: 'meta',
+      });
+    }
+    return 0;
+  }
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(VERSION_KEY) as
+    | { value: unknown }
+    | undefined;
+  const value = row?.value;
+  const version = typeof value === 'string' && /^[1-9][0-9]{0,8}$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(version)) {
+    throw new StateError('corrupt', `corrupt row in meta (key ${VERSION_KEY}): not a schema version`, {
+      field: `meta.${VERSION_KEY}`,
+    });
+  }
+  return version;
+}
+
+/** Checks that `migrations` are numbered 1, 2, ... in order; throws `StateError` `schema` if not. */
+function checkOrder(migrations: readonly Migration[]): void {
+  migrations.forEach((m, i) => {
+    if (m.version !== i + 1) {
+      throw new StateError('schema', `migration ${i} has version ${m.version}, expected ${i + 1}`);
+    }
+  });
+}
+
+/**
+ * Reads the schema version of `db` (without writing) and refuses, with `StateError` `schema`, a
+ * database at a newer version than `migrations` know. Returns the version it is at.
+ */
+export function checkSchemaVersion(db: Database, migrations: readonly Migration[] = MIGRATIONS): number {
+  const current = readSchemaVersion(db);
+  if (current > migrations.length) {
+    throw new StateError(
+      'schema',
+      `state database is at schema version ${current}, newer than this code knows (${migrations.length}); refusing to open it`,
+      { field: `meta.${VERSION_KEY}` },
+    );
+  }
+  return current;
+}
+
+/**
+ * Brings `db` up to the last of `migrations`: each pending step runs in its own transaction, which
+ * also records the new version in `meta` (a step that throws leaves the database at the previous
+ * version). A database at a newer version than `migrations` know is refused with `StateError`
+ * `schema` before anything is written. Returns the version the database is at. Running it again is
+ * a no-op.
+ */
+export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number {
+  checkOrder(migrations);
+  const current = checkSchemaVersion(db, migrations);
+  for (const m of migrations.slice(current)) {
+    db.transaction(() => {
+      m.up(db);
+      db.prepare(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      ).run(VERSION_KEY, String(m.version));
+    }).immediate();
+  }
+  return migrations.length;
+}

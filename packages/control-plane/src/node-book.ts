@@ -1,0 +1,310 @@
+import {
+  CallFailure,
+  isHex,
+  type JsonValue,
+  nodeIdFromPublicKey,
+  ResponseError,
+  toHex,
+} from '@heddle/envelope';
+import {
+  LivenessTracker,
+  NodeFactsCache,
+  PlacementError,
+  type SignedNodeFacts,
+  SignedNodeFactsSchema,
+  type TrustTier,
+  verifyNodeFacts,
+} from '@heddle/placement';
+import { asObject, type Caller } from './caller.js';
+import type { PlaneConfig } from './config.js';
+import { PlaneError } from './errors.js';
+import type { StateStore, TargetRecord } from './state-store.js';
+
+/** How to add a node. */
+export interface AddNodeOptions {
+  /** The operator-assigned tier. */
+  readonly tier: TrustTier;
+  /** The key (64 hex) to require; without it, the key that answers is trusted on first use. */
+  readonly key?: string;
+}
+
+/** What a describe said: the responder's key, its verified facts and its advertised routes. */
+interface Described {
+  readonly publicKey: string;
+  readonly nodeId: string;
+  readonly facts: SignedNodeFacts;
+  readonly routes: string[];
+}
+
+const URL_RE = /^wss?:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/;
+
+/**
+ * The hosts a controller knows (DESIGN 10): learned with a signed describe, trust bound to the key
+ * (first use, or the key the operator pinned), with the operator's tier; their verified facts go into
+ * the engine's facts cache and their contact into the liveness tracker. A refresh requires the key
+ * the node was learned with: a node that answers with another key is marked unreachable and loses its
+ * tier until the operator pins the new key.
+ */
+export class NodeBook {
+  readonly cache: NodeFactsCache = new NodeFactsCache();
+  readonly liveness: LivenessTracker;
+  readonly #store: StateStore;
+  readonly #caller: Caller;
+  readonly #now: () => number;
+
+  constructor(store: StateStore, caller: Caller, config: PlaneConfig, now: () => number) {
+    this.#store = store;
+    this.#caller = caller;
+    this.#now = now;
+    this.liveness = new LivenessTracker({
+      suspectAfterMs: config.suspectAfterMs,
+      deadAfterMs: config.deadAfterMs,
+    });
+    for (const t of store.listTargets()) this.#restore(t);
+  }
+
+  /** Targets are loaded unreachable-until-described: their stored facts go back into the cache. */
+  #restore(t: TargetRecord): void {
+    if (t.facts !== null && t.tier !== null) {
+      try {
+        this.cache.insert(t.facts, { now_ms: this.#now(), tier: t.tier, expectedKey: t.public_key });
+      } catch {
+        // Expired or otherwise stale facts: the next describe brings fresh ones.
+      }
+    }
+    this.liveness.failure(t.node_id, t.unreachable_since_ms ?? this.#now());
+  }
+
+  /** The target with `nodeId`; `unknown_node` otherwise. */
+  get(nodeId: string): TargetRecord {
+    const t = this.#store.getTarget(nodeId);
+    if (t === undefined) {
+      throw new PlaneError('unknown_node', `no node ${nodeId} is known (see node ls)`, { field: 'node' });
+    }
+    return t;
+  }
+
+  /**
+   * Learns the node at `url` with a signed describe, under `tier`. With `key` the answer must be signed
+   * by it (`key_mismatch` otherwise). A URL already known under another key is refused (`node_exists`:
+   * pin the new key instead); adding a known node again updates its URL and tier.
+   */
+  async add(url: string, options: AddNodeOptions): Promise<TargetRecord> {
+    if (!URL_RE.test(url) || url.length > 2048) {
+      throw new PlaneError(
+        'invalid_input',
+        `url: expected ws://host:port or wss://host:port, got ${JSON.stringify(url.slice(0, 80))}`,
+        { field: 'url' },
+      );
+    }
+    if (options.key !== undefined && !isHex(options.key, 32)) {
+      throw new PlaneError('invalid_input', 'key: expected 64 lower-case hex characters', { field: 'key' });
+    }
+    const d = await this.#describe(url, options.key);
+    const other = this.#store.listTargets().find((t) => t.url === url && t.node_id !== d.nodeId);
+    if (other !== undefined) {
+      throw new PlaneError(
+        'node_exists',
+        `${url} is known as node ${other.node_id}, which now answers with another key (${d.nodeId}); run 'heddle node pin ${other.node_id} --key ${d.publicKey}' if the machine was replaced on purpose`,
+        { field: 'url' },
+      );
+    }
+    const held = this.#store.getTarget(d.nodeId);
+    const now = this.#now();
+    const target: TargetRecord = {
+      node_id: d.nodeId,
+      url,
+      public_key: d.publicKey,
+      key_source: options.key !== undefined ? 'pinned' : (held?.key_source ?? 'tofu'),
+      tier: options.tier,
+      assigned_tier: options.tier,
+      pending_key: null,
+      routes: d.routes,
+      facts: d.facts,
+      learned_at_ms: held?.learned_at_ms ?? now,
+      last_seen_ms: now,
+      unreachable_since_ms: null,
+      last_error: null,
+    };
+    this.#store.putTarget(target);
+    this.#accept(target, d);
+    return target;
+  }
+
+  /**
+   * Describes a known node again, requiring its learned key. Returns the updated record; a node that
+   * cannot be reached, or answers with another key, is recorded as unreachable (with the reason) and
+   * the record returned, never thrown.
+   */
+  async refresh(nodeId: string): Promise<TargetRecord> {
+    const t = this.get(nodeId);
+    const now = this.#now();
+    try {
+      const d = await this.#describe(t.url, undefined);
+      if (d.publicKey !== t.public_key) {
+        const next: TargetRecord = {
+          ...t,
+          tier: null,
+          pending_key: d.publicKey,
+          unreachable_since_ms: t.unreachable_since_ms ?? now,
+          last_error: `${t.url} answered with another key ${d.publicKey} (node ${d.nodeId}); it has no tier until the operator pins that key`,
+        };
+        this.#store.putTarget(next);
+        this.cache.remove(nodeId);
+        this.liveness.failure(nodeId, now);
+        return next;
+      }
+      const next: TargetRecord = {
+        ...t,
+        routes: d.routes,
+        facts: d.facts,
+        last_seen_ms: now,
+        unreachable_since_ms: null,
+        last_error: null,
+      };
+      this.#store.putTarget(next);
+      this.#accept(next, d);
+      return next;
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      const next: TargetRecord = {
+        ...t,
+        unreachable_since_ms: t.unreachable_since_ms ?? now,
+        last_error: why.slice(0, 512),
+      };
+      this.#store.putTarget(next);
+      this.liveness.failure(nodeId, now);
+      return next;
+    }
+  }
+
+  /**
+   * The operator pins `key` for the node known as `nodeId` (whose address answered with another key,
+   * or that was learned on first use). The key must answer at the node's URL. When the key is another
+   * node's (the machine was replaced), the new node takes the URL and the tier and the old record stays,
+   * without a tier, for its placements (remove it with `node rm`).
+   */
+  async pin(nodeId: string, key: string, tier?: TrustTier): Promise<TargetRecord> {
+    if (!isHex(key, 32)) {
+      throw new PlaneError('invalid_input', 'key: expected 64 lower-case hex characters', { field: 'key' });
+    }
+    const old = this.get(nodeId);
+    const d = await this.#describe(old.url, key);
+    const now = this.#now();
+    if (d.nodeId !== nodeId) {
+      this.#store.putTarget({
+        ...old,
+        tier: null,
+        pending_key: null,
+        unreachable_since_ms: old.unreachable_since_ms ?? now,
+        last_error: `replaced by node ${d.nodeId} (key pinned by the operator)`,
+        url: `${old.url}#replaced`,
+      });
+      this.cache.remove(nodeId);
+    }
+    const target: TargetRecord = {
+      ...(d.nodeId === nodeId ? old : {}),
+      node_id: d.nodeId,
+      url: old.url,
+      public_key: d.publicKey,
+      key_source: 'pinned',
+      tier: tier ?? old.assigned_tier,
+      assigned_tier: tier ?? old.assigned_tier,
+      pending_key: null,
+      routes: d.routes,
+      facts: d.facts,
+      learned_at_ms: d.nodeId === nodeId ? old.learned_at_ms : now,
+      last_seen_ms: now,
+      unreachable_since_ms: null,
+      last_error: null,
+    };
+    this.#store.putTarget(target);
+    this.#accept(target, d);
+    return target;
+  }
+
+  /** Forgets a node. Refused (`invalid_input`) while the controller has placements on it, unless `force`. */
+  remove(nodeId: string, force = false): TargetRecord {
+    const t = this.get(nodeId);
+    const placed = this.#store.listPlacements(nodeId).filter((p) => p.state !== 'unloaded');
+    if (placed.length > 0 && !force) {
+      throw new PlaneError(
+        'invalid_input',
+        `node ${nodeId} still has ${placed.length} placement(s) (${placed.map((p) => p.instance_id).join(', ')}); unload them first or remove with --force`,
+        { field: 'node' },
+      );
+    }
+    this.#store.removeTarget(nodeId);
+    this.cache.remove(nodeId);
+    this.liveness.forget(nodeId);
+    return t;
+  }
+
+  /** Records a successful call to a node (any verified answer is contact). */
+  contact(nodeId: string): void {
+    this.liveness.contact(nodeId, this.#now());
+  }
+
+  #accept(t: TargetRecord, d: Described): void {
+    const now = this.#now();
+    try {
+      this.cache.insert(d.facts, { now_ms: now, tier: t.tier ?? t.assigned_tier, expectedKey: t.public_key });
+    } catch (err) {
+      // The same statement again (facts are re-signed only after half their lifetime): keep it.
+      if (!(err instanceof PlacementError && err.code === 'facts_stale')) throw err;
+      if (t.tier !== null) this.cache.setTier(t.node_id, t.tier);
+    }
+    this.liveness.contact(t.node_id, now);
+  }
+
+  async #describe(url: string, key: string | undefined): Promise<Described> {
+    let result: JsonValue;
+    let publicKey: Uint8Array;
+    try {
+      const r = await this.#caller.call({
+        url,
+        target: '*',
+        method: 'workload.describe',
+        ...(key === undefined ? {} : { expectedKey: key }),
+      });
+      result = r.result;
+      publicKey = r.publicKey;
+    } catch (err) {
+      if (
+        err instanceof CallFailure &&
+        err.cause instanceof ResponseError &&
+        err.cause.code === 'key_mismatch'
+      ) {
+        throw new PlaneError('key_mismatch', `${url} did not answer with the key ${key}: ${err.message}`, {
+          field: 'key',
+          cause: err,
+        });
+      }
+      const code = err instanceof CallFailure && err.code === 'refused' ? 'refused' : 'unreachable';
+      throw new PlaneError(code, `${url}: ${err instanceof Error ? err.message : String(err)}`, {
+        field: 'url',
+        cause: err,
+      });
+    }
+    const hex = toHex(publicKey);
+    const nodeId = nodeIdFromPublicKey(publicKey);
+    const body = asObject(result);
+    const facts = SignedNodeFactsSchema.safeParse(body.facts);
+    if (!facts.success)
+      throw new PlaneError('refused', `${url} (node ${nodeId}) sent no signed facts`, { field: 'facts' });
+    try {
+      const v = verifyNodeFacts(facts.data, hex);
+      if (v.facts.node_id !== nodeId) throw new Error('facts name another node');
+    } catch (err) {
+      throw new PlaneError('refused', `${url} (node ${nodeId}): facts refused: ${(err as Error).message}`, {
+        field: 'facts',
+        cause: err,
+      });
+    }
+    const ad = asObject(body.advertisement ?? null);
+    const routes = Array.isArray(ad.routes)
+      ? ad.routes.filter((r): r is string => typeof r === 'string' && /^[a-z.]{1,32}$/.test(r))
+      : [];
+    return { publicKey: hex, nodeId, facts: facts.data, routes: ad.node_id === nodeId ? routes : [] };
+  }
+}

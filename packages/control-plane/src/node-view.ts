@@ -1,0 +1,52 @@
+import type { Liveness, TrustTier } from '@heddle/placement';
+import type { NodeBook } from './node-book.js';
+import type { StateStore, TargetRecord } from './state-store.js';
+
+/** A node as `node ls` shows it. */
+export interface NodeView {
+  readonly node_id: string;
+  readonly url: string;
+  readonly public_key: string;
+  readonly key_source: 'tofu' | 'pinned';
+  /** The tier in force, or null while suspended (another key answered). */
+  readonly tier: TrustTier | null;
+  readonly assigned_tier: TrustTier;
+  readonly pending_key: string | null;
+  readonly liveness: Liveness;
+  readonly routes: readonly string[];
+  /** Capability ids of its held facts (runtimes of routes it does not advertise left out). */
+  readonly capabilities: readonly string[];
+  /** When its held facts expire (Unix ms), or null when none are held. */
+  readonly facts_expire_at_ms: number | null;
+  readonly last_seen_ms: number | null;
+  readonly unreachable_since_ms: number | null;
+  readonly last_error: string | null;
+  /** Placements on it that are not unloaded. */
+  readonly instances: number;
+}
+
+/** The view of `t`. */
+export function nodeView(t: TargetRecord, book: NodeBook, store: StateStore, now: number): NodeView {
+  const held = book.cache.get(t.node_id);
+  const routes = new Set(t.routes);
+  return {
+    node_id: t.node_id,
+    url: t.url,
+    public_key: t.public_key,
+    key_source: t.key_source,
+    tier: t.tier,
+    assigned_tier: t.assigned_tier,
+    pending_key: t.pending_key,
+    liveness: book.liveness.get(t.node_id, now),
+    routes: [...t.routes],
+    capabilities:
+      held?.capabilities
+        .map((c) => c.id)
+        .filter((id) => !id.startsWith('runtime.') || routes.has(id.slice('runtime.'.length))) ?? [],
+    facts_expire_at_ms: held?.expires_at_ms ?? null,
+    last_seen_ms: t.last_seen_ms,
+    unreachable_since_ms: t.unreachable_since_ms,
+    last_error: t.last_error,
+    instances: store.listPlacements(t.node_id).filter((p) => p.state !== 'unloaded').length,
+  };
+}

@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { PlaneError } from './errors.js';
+import type { OrderRecord } from './state-store.js';
+
+const NodeId = z.string().regex(/^[0-9a-f]{32}$/, 'expected a node id (32 lower-case hex characters)');
+const Mode = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('once') }),
+  z.strictObject({ type: z.literal('interval'), secs: z.int().min(1).max(86_400) }),
+  z.strictObject({ type: z.literal('listener') }),
+]);
+
+/** What an operator asks to place (the operator API's `POST /v1/place` body). */
+export interface PlaceOrderInput {
+  /** A package directory on the controller's machine (verified and copied into its store). */
+  readonly package_dir?: string;
+  /** Or a package the controller already holds. */
+  readonly manifest_hash?: string;
+  /** Place on this node only. */
+  readonly node?: string;
+  /** Node ids to prefer and to avoid. */
+  readonly prefer?: readonly string[];
+  readonly avoid?: readonly string[];
+  /** Run mode (default `{"type":"once"}`). */
+  readonly mode?: OrderRecord['mode'];
+  /** Config values. */
+  readonly values?: Readonly<Record<string, string | number | boolean | null>>;
+  /** Start after placing (default true). */
+  readonly start?: boolean;
+  /** Emulated variants may be chosen (default false). */
+  readonly allow_emulated?: boolean;
+  /** Decide and explain, chain nothing, place nothing. */
+  readonly dry_run?: boolean;
+}
+
+/** Schema of {@link PlaceOrderInput}: exactly one of `package_dir` and `manifest_hash`. */
+export const PlaceOrderInputSchema: z.ZodType<PlaceOrderInput> = z
+  .strictObject({
+    package_dir: z.string().min(1).max(4096).optional(),
+    manifest_hash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex characters')
+      .optional(),
+    node: NodeId.optional(),
+    prefer: z.array(NodeId).max(64).optional(),
+    avoid: z.array(NodeId).max(64).optional(),
+    mode: Mode.optional(),
+    values: z
+      .record(
+        z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'expected a config field name'),
+        z.union([z.string().max(4096), z.number(), z.boolean(), z.null()]),
+      )
+      .optional(),
+    start: z.boolean().optional(),
+    allow_emulated: z.boolean().optional(),
+    dry_run: z.boolean().optional(),
+  })
+  .refine((o) => (o.package_dir === undefined) !== (o.manifest_hash === undefined), {
+    message: 'give exactly one of package_dir and manifest_hash',
+    path: ['package_dir'],
+  });
+
+/** Parses an order; refuses with `invalid_input` naming the field. */
+export function parseOrder(input: unknown): PlaceOrderInput {
+  const r = PlaceOrderInputSchema.safeParse(input);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  // An unknown key is reported at its object's path; name the key itself.
+  const path =
+    issue === undefined
+      ? []
+      : issue.code === 'unrecognized_keys'
+        ? [...issue.path, issue.keys[0] ?? '']
+        : issue.path;
+  const field = path.length === 0 ? '$' : path.join('.');
+  throw new PlaneError('invalid_input', `order ${field}: ${issue?.message ?? 'invalid'}`, { field });
+}
+
+/** A new order id: `o-` and 16 hex. */
+export function newOrderId(): string {
+  return `o-${randomBytes(8).toString('hex')}`;
+}
+
+/** The order record of `input` for the package `workload`@`version`. */
+export function orderRecord(
+  input: PlaceOrderInput,
+  pkg: {
+    readonly workload: string;
+    readonly version: string;
+    readonly manifest_hash: string;
+    readonly package_id: string;
+  },
+  now: number,
+): OrderRecord {
+  return {
+    order_id: newOrderId(),
+    workload: pkg.workload,
+    version: pkg.version,
+    manifest_hash: pkg.manifest_hash,
+    package_id: pkg.package_id,
+    mode: input.mode ?? { type: 'once' },
+    values: input.values ?? {},
+    start: input.start ?? true,
+    node: input.node ?? null,
+    prefer: [...(input.prefer ?? [])],
+    avoid: [...(input.avoid ?? [])],
+    allow_emulated: input.allow_emulated ?? false,
+    created_at_ms: now,
+  };
+}

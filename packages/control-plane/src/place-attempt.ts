@@ -1,0 +1,195 @@
+import { CallFailure, type JsonValue } from '@heddle/envelope';
+import type { CogBody, VerifiedWorkload } from '@heddle/package';
+import { DirPackageSource } from '@heddle/wire';
+import { asObject, countingSource } from './caller.js';
+import { engineView, placeContext } from './engine-view.js';
+import type { AttemptOutcome, PlaceHooks } from './place.js';
+import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
+import { reconcilePlace } from './reconcile.js';
+import type { OrderRecord, PlacementRecord, TargetRecord } from './state-store.js';
+
+/** One dispatch: its outcome, and the placement when it placed. */
+export interface Attempt {
+  readonly outcome: AttemptOutcome;
+  readonly placement: PlacementRecord | null;
+}
+
+/**
+ * Dispatches a place to one candidate: a chained gate check, the signed call serving the package, and
+ * the outcome chained; an indeterminate one is reconciled with that node before anything else.
+ */
+export async function attempt(
+  ctx: PlaneContext,
+  verified: VerifiedWorkload<CogBody>,
+  order: OrderRecord,
+  decisionId: string,
+  nodeId: string,
+  variant: string,
+  emulated: boolean,
+  hooks: PlaceHooks,
+): Promise<Attempt> {
+  const target = ctx.book.get(nodeId);
+  const view = engineView(ctx.book, ctx.store, ctx.now()).get(nodeId);
+  const finish = async (
+    o: Omit<AttemptOutcome, 'node_id' | 'variant'>,
+    placement: PlacementRecord | null = null,
+  ): Promise<Attempt> => {
+    const outcome: AttemptOutcome = { node_id: nodeId, variant, ...o };
+    await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
+      phase: 'attempt',
+      decision_id: decisionId,
+      order_id: order.order_id,
+      ...outcome,
+      instance_id: placement?.instance_id ?? null,
+    });
+    return { outcome, placement };
+  };
+  const gate = await ctx.gate.check(
+    ctx.nodeId,
+    'workload.place',
+    placeContext(verified, variant, view ?? { tier: target.tier ?? 'discovered', memory_mb: 0 }, emulated),
+  );
+  if (gate.verdict !== 'permit')
+    return finish({ outcome: 'gate_denied', code: gate.rule, reason: gate.reason });
+  const total = verified.files.reduce((n, f) => n + f.size, 0);
+  const dir = DirPackageSource.open(verified.dir);
+  const source =
+    hooks.onProgress === undefined
+      ? dir
+      : countingSource(dir, total, (bytes) => hooks.onProgress?.({ node_id: nodeId, bytes, total }));
+  const body: { [key: string]: JsonValue } = {
+    name: order.workload,
+    manifest_hash: order.manifest_hash,
+    variant,
+    config: { mode: { ...order.mode }, values: { ...order.values } },
+    start: order.start,
+  };
+  try {
+    const r = await ctx.caller.call({
+      url: target.url,
+      target: nodeId,
+      method: 'workload.place',
+      body,
+      decisionId,
+      expectedKey: target.public_key,
+      source,
+    });
+    ctx.book.contact(nodeId);
+    return finish(
+      { outcome: 'placed', code: null, reason: null },
+      record(ctx, verified, order, decisionId, nodeId, asObject(r.result)),
+    );
+  } catch (err) {
+    if (!(err instanceof CallFailure)) throw err;
+    if (err.code === 'refused') {
+      return finish({
+        outcome: 'refused',
+        code: err.refusal?.code ?? 'refused',
+        reason: err.refusal?.reason ?? err.message,
+      });
+    }
+    if (err.code === 'unreachable') {
+      ctx.book.liveness.failure(nodeId, ctx.now());
+      return finish({ outcome: 'unreachable', code: null, reason: err.message });
+    }
+    await finish({ outcome: 'indeterminate', code: null, reason: err.message });
+    return settleLost(ctx, verified, order, decisionId, target, variant);
+  } finally {
+    await dir.close();
+  }
+}
+
+/** An indeterminate place: reconcile with that node before anything else (DESIGN 4). */
+async function settleLost(
+  ctx: PlaneContext,
+  verified: VerifiedWorkload<CogBody>,
+  order: OrderRecord,
+  decisionId: string,
+  target: TargetRecord,
+  variant: string,
+): Promise<Attempt> {
+  const s = await reconcilePlace(ctx, target, decisionId);
+  const base = { node_id: target.node_id, variant };
+  if (s.kind === 'placed') {
+    const placement = record(ctx, verified, order, decisionId, target.node_id, s.instance);
+    await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
+      phase: 'reconciled',
+      decision_id: decisionId,
+      node_id: target.node_id,
+      outcome: 'placed',
+      instance_id: placement.instance_id,
+    });
+    return {
+      outcome: { ...base, outcome: 'placed', code: null, reason: 'reconciled: the node had placed it' },
+      placement,
+    };
+  }
+  if (s.kind === 'nothing') {
+    await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
+      phase: 'reconciled',
+      decision_id: decisionId,
+      node_id: target.node_id,
+      outcome: 'nothing',
+    });
+    return {
+      outcome: {
+        ...base,
+        outcome: 'indeterminate',
+        code: null,
+        reason: 'reconciled: the node did nothing; trying the next candidate',
+      },
+      placement: null,
+    };
+  }
+  ctx.store.putUnsettled({
+    decision_id: decisionId,
+    order_id: order.order_id,
+    node_id: target.node_id,
+    expected_instance_id: null,
+    variant,
+    since_ms: ctx.now(),
+    attempts: 1,
+    last_error: s.reason.slice(0, 512),
+  });
+  await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
+    phase: 'unsettled',
+    decision_id: decisionId,
+    node_id: target.node_id,
+    reason: s.reason.slice(0, 512),
+  });
+  return { outcome: { ...base, outcome: 'unsettled', code: null, reason: s.reason }, placement: null };
+}
+
+/** Records a placement a node reported (its instance view) and reserves its resources. */
+export function record(
+  ctx: PlaneContext,
+  verified: VerifiedWorkload<CogBody>,
+  order: OrderRecord,
+  decisionId: string,
+  nodeId: string,
+  instance: { [key: string]: JsonValue },
+): PlacementRecord {
+  const now = ctx.now();
+  const state = instance.state === 'running' ? 'running' : 'placed';
+  const p: PlacementRecord = {
+    instance_id: String(instance.instance_id),
+    node_id: nodeId,
+    order_id: order.order_id,
+    decision_id: decisionId,
+    workload: order.workload,
+    version: order.version,
+    variant: typeof instance.variant === 'string' ? instance.variant : '',
+    runtime: typeof instance.runtime === 'string' ? instance.runtime : '',
+    manifest_hash: order.manifest_hash,
+    package_id: order.package_id,
+    signer_keys: [...verified.signerKeys],
+    artifact_hashes: [...verified.artifactHashes],
+    state,
+    desired_running: order.start,
+    placed_at_ms: now,
+    updated_at_ms: now,
+  };
+  ctx.store.putPlacement(p);
+  ctx.reservations.hold(p, verified.body.resources.ram_mb, verified.body.resources.cpu_pct);
+  return p;
+}

@@ -1,0 +1,191 @@
+import type { CogBody, VerifiedWorkload } from '@heddle/package';
+import {
+  cogPlacementRequest,
+  type Decision,
+  type Explanation,
+  explainJson,
+  type GovernanceVerdict,
+  place,
+} from '@heddle/placement';
+import type { TransferProgress } from './caller.js';
+import { engineView, placeContext } from './engine-view.js';
+import { PlaneError } from './errors.js';
+import { orderRecord, parseOrder } from './order.js';
+import { attempt } from './place-attempt.js';
+import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
+import type { OrderRecord, PlacementRecord } from './state-store.js';
+
+/** How one dispatch to a node ended. */
+export type AttemptOutcomeKind =
+  | 'placed'
+  | 'refused'
+  | 'unreachable'
+  | 'indeterminate'
+  | 'gate_denied'
+  | 'unsettled';
+
+/** One dispatch to a node, as chained and reported. */
+export interface AttemptOutcome {
+  readonly node_id: string;
+  readonly variant: string;
+  readonly outcome: AttemptOutcomeKind;
+  /** The refusal code, or the gate's rule. */
+  readonly code: string | null;
+  readonly reason: string | null;
+}
+
+/** What a place did. */
+export interface PlaceResult {
+  /** `placed`; `dry_run` (decided, nothing chained or placed); `unsettled` (a lost answer could not be reconciled yet). */
+  readonly status: 'placed' | 'dry_run' | 'unsettled';
+  readonly order_id: string | null;
+  /** The chain hash of the decision (null for a dry run). */
+  readonly decision_id: string | null;
+  readonly instance: PlacementRecord | null;
+  readonly attempts: readonly AttemptOutcome[];
+  /** The engine's decision, explained. */
+  readonly explanation: Explanation;
+}
+
+/** Hooks of a place. */
+export interface PlaceHooks {
+  /** Told of the package transfer to each node. */
+  readonly onProgress?: (p: TransferProgress) => void;
+}
+
+/**
+ * Places an order (DESIGN 10): validates it; verifies the package against the controller's anchors
+ * and revocations (and holds a copy); runs the engine on the view, with the gate's verdict for
+ * `workload.place` at each node's tier; chains the decision (its hash is the decision id); then
+ * dispatches to the winner and, when that fails safely, to the other candidates in rank order (a pin
+ * goes only to its node), each after a chained gate check and each attempt chained. A lost answer is
+ * reconciled with that node before anything else is tried; one that cannot be is kept unsettled.
+ */
+export async function placeOrder(
+  ctx: PlaneContext,
+  input: unknown,
+  hooks: PlaceHooks = {},
+): Promise<PlaceResult> {
+  const order = parseOrder(input);
+  if (order.node !== undefined) ctx.book.get(order.node);
+  const verified =
+    order.package_dir !== undefined
+      ? await ctx.packages.add(order.package_dir)
+      : await ctx.packages.get(order.manifest_hash as string);
+  const now = ctx.now();
+  const record = orderRecord(
+    order,
+    {
+      workload: verified.body.id,
+      version: verified.body.version,
+      manifest_hash: verified.manifestHash,
+      package_id: verified.packageId,
+    },
+    now,
+  );
+  const decision = decide(ctx, verified, record, now);
+  const explanation = explainJson(decision);
+  if (order.dry_run === true) {
+    return {
+      status: 'dry_run',
+      order_id: null,
+      decision_id: null,
+      instance: null,
+      attempts: [],
+      explanation,
+    };
+  }
+  if (decision.outcome !== 'placed') {
+    const reasons: Record<string, string> = {};
+    for (const r of decision.rejected) reasons[r.node_id] = r.failures.map((f) => f.detail).join('; ');
+    const why = decision.outcome === 'pin_refused' ? decision.error.message : decision.reason;
+    throw new PlaneError('unplaceable', `${verified.body.id}: ${why}`, { reasons });
+  }
+  const event = await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
+    phase: 'decision',
+    controller: ctx.nodeId,
+    order_id: record.order_id,
+    workload: record.workload,
+    version: record.version,
+    package_id: record.package_id,
+    manifest_hash: record.manifest_hash,
+    node_id: decision.node_id,
+    variant: decision.variant,
+    candidates: decision.candidates.map((c) => c.node_id),
+    rejected: decision.rejected.length,
+    pinned: decision.pinned,
+  });
+  const decisionId = event.hash;
+  ctx.store.putOrder(record);
+  const ranked = [
+    { node_id: decision.node_id, variant: decision.variant, execution: decision.execution },
+    ...decision.candidates.filter((c) => c.node_id !== decision.node_id),
+  ].slice(0, decision.pinned ? 1 : ctx.config.maxAttempts);
+  const attempts: AttemptOutcome[] = [];
+  for (const c of ranked) {
+    const a = await attempt(
+      ctx,
+      verified,
+      record,
+      decisionId,
+      c.node_id,
+      c.variant,
+      c.execution === 'emulated',
+      hooks,
+    );
+    attempts.push(a.outcome);
+    if (a.outcome.outcome === 'placed') {
+      return {
+        status: 'placed',
+        order_id: record.order_id,
+        decision_id: decisionId,
+        instance: a.placement,
+        attempts,
+        explanation,
+      };
+    }
+    if (a.outcome.outcome === 'unsettled') {
+      return {
+        status: 'unsettled',
+        order_id: record.order_id,
+        decision_id: decisionId,
+        instance: null,
+        attempts,
+        explanation,
+      };
+    }
+  }
+  const reasons: Record<string, string> = {};
+  for (const a of attempts)
+    reasons[a.node_id] = `${a.outcome}${a.code === null ? '' : ` ${a.code}`}: ${a.reason ?? ''}`;
+  throw new PlaneError('refused', `${record.workload}: every candidate failed (${attempts.length} tried)`, {
+    reasons,
+  });
+}
+
+function decide(
+  ctx: PlaneContext,
+  verified: VerifiedWorkload<CogBody>,
+  order: OrderRecord,
+  now: number,
+): Decision {
+  const view = engineView(ctx.book, ctx.store, now);
+  const request = cogPlacementRequest(verified.body, {
+    workload: verified.body.id,
+    package_id: verified.packageId,
+    allow_emulation: order.allow_emulated,
+    ...(order.node === null ? {} : { pin: order.node }),
+    ...(order.prefer.length === 0 ? {} : { prefer: order.prefer.map((node_id) => ({ node_id })) }),
+    ...(order.avoid.length === 0 ? {} : { avoid: order.avoid.map((node_id) => ({ node_id })) }),
+  });
+  return place(request, view, ctx.reservations.state, {
+    now_ms: now,
+    governance: (_id, variant, node): GovernanceVerdict => {
+      const ctxt = placeContext(verified, variant.name, node, false);
+      const d = ctx.gate.dryRun(ctx.nodeId, 'workload.place', ctxt).decision;
+      if (d.verdict === 'permit') return { verdict: 'permit' };
+      if (d.verdict === 'defer') return { verdict: 'defer', reason: d.reason };
+      return { verdict: 'deny', reason: d.reason, rule: d.rule };
+    },
+  });
+}

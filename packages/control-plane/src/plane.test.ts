@@ -1,0 +1,154 @@
+import { toHex } from '@heddle/envelope';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PlaneError } from './errors.js';
+import { examplePackage, openPlane, startHost, type TestHost, type TestPlane } from './test-fixtures.js';
+
+let both: TestHost;
+let wasiOnly: TestHost;
+let p: TestPlane;
+let wasiPkg: string;
+let nativePkg: string;
+
+beforeAll(async () => {
+  both = await startHost(['native', 'wasi']);
+  wasiOnly = await startHost(['wasi']);
+  p = await openPlane();
+  wasiPkg = await examplePackage('wasi-cog');
+  nativePkg = await examplePackage('hello-cog', true);
+});
+afterAll(async () => {
+  await p.close();
+  await both.close();
+  await wasiOnly.close();
+});
+
+async function planeError(promise: Promise<unknown>): Promise<PlaneError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(PlaneError);
+  return err as PlaneError;
+}
+
+describe('learning nodes', () => {
+  it('adds nodes by signed describe, trusting the key on first use, with the operator tier', async () => {
+    const a = await p.plane.addNode(both.url, { tier: 'paired' });
+    expect(a).toMatchObject({
+      node_id: both.service.nodeId,
+      key_source: 'tofu',
+      tier: 'paired',
+      routes: ['native', 'wasi'],
+      liveness: 'alive',
+    });
+    expect(a.capabilities).toContain('runtime.native');
+    const b = await p.plane.addNode(wasiOnly.url, { tier: 'pinned', key: toHex(wasiOnly.keys.publicKey) });
+    expect(b).toMatchObject({ key_source: 'pinned', tier: 'pinned', routes: ['wasi'] });
+    expect(b.capabilities).not.toContain('runtime.native');
+    expect(
+      p.plane
+        .nodes()
+        .map((n) => n.node_id)
+        .sort(),
+    ).toEqual([both.service.nodeId, wasiOnly.service.nodeId].sort());
+  });
+
+  it('refuses a wrong pinned key, a bad URL and an unreachable node, each with its code', async () => {
+    expect((await planeError(p.plane.addNode(both.url, { tier: 'paired', key: 'ab'.repeat(32) }))).code).toBe(
+      'key_mismatch',
+    );
+    expect((await planeError(p.plane.addNode('http://x', { tier: 'paired' }))).field).toBe('url');
+    expect((await planeError(p.plane.addNode('ws://127.0.0.1:1/', { tier: 'paired' }))).code).toBe(
+      'unreachable',
+    );
+  });
+});
+
+describe('placing', () => {
+  it('a dry run decides and explains without chaining or placing', async () => {
+    const before = p.chain.size;
+    const r = await p.plane.place({ package_dir: wasiPkg, dry_run: true });
+    expect(r.status).toBe('dry_run');
+    expect(r.explanation.outcome).toBe('placed');
+    expect(p.chain.size).toBe(before);
+    expect(p.plane.instances()).toEqual([]);
+  });
+
+  it('places a WASI cog, chained decision and attempt; status, logs, stop, unload', async () => {
+    const r = await p.plane.place({ package_dir: wasiPkg, mode: { type: 'interval', secs: 60 } });
+    expect(r.status).toBe('placed');
+    expect(r.attempts).toEqual([expect.objectContaining({ outcome: 'placed' })]);
+    const id = r.instance?.instance_id as string;
+    const events = p.chain
+      .find({ source: 'workload.placement' })
+      .map((e) => (e.payload as { phase: string }).phase);
+    expect(events).toEqual(expect.arrayContaining(['decision', 'attempt']));
+    expect(r.decision_id).toBe(
+      p.chain
+        .find({ source: 'workload.placement' })
+        .find((e) => (e.payload as { phase: string }).phase === 'decision')?.hash,
+    );
+    const s = await p.plane.status(id);
+    expect(s.placement.state).toBe('running');
+    let lines: string[] = [];
+    for (let i = 0; i < 100 && lines.length === 0; i++) {
+      lines = (await p.plane.logs(id)).lines;
+      if (lines.length === 0) await new Promise((res) => setTimeout(res, 50));
+    }
+    expect(lines.join('\n')).toContain('wasi-cog');
+    expect((await p.plane.stop(id, 500)).placement.state).toBe('stopped');
+    expect((await p.plane.unload(id)).state).toBe('unloaded');
+  });
+
+  it('a native cog goes only to the node that advertises a native route', async () => {
+    const r = await p.plane.place({ package_dir: nativePkg, start: false });
+    expect(r.instance?.node_id).toBe(both.service.nodeId);
+    const considered = r.explanation.rows
+      .filter((row) => row.verdict !== 'rejected')
+      .map((row) => row.node_id);
+    expect(considered).toEqual([both.service.nodeId]);
+    await p.plane.unload(r.instance?.instance_id as string);
+  });
+
+  it('a pin goes only to its node; an unplaceable order names every node’s reason', async () => {
+    const pinned = await p.plane.place({ package_dir: wasiPkg, node: wasiOnly.service.nodeId, start: false });
+    expect(pinned.instance?.node_id).toBe(wasiOnly.service.nodeId);
+    await p.plane.unload(pinned.instance?.instance_id as string);
+    const err = await planeError(p.plane.place({ package_dir: nativePkg, node: wasiOnly.service.nodeId }));
+    expect(err.code).toBe('unplaceable');
+    expect(Object.keys(err.reasons)).toEqual([wasiOnly.service.nodeId]);
+    expect(err.reasons[wasiOnly.service.nodeId]).toContain('runtime.native');
+  });
+
+  it('refuses an order that does not fit, and a package that does not verify, naming the field', async () => {
+    expect(
+      (await planeError(p.plane.place({ package_dir: wasiPkg, mode: { type: 'interval', secs: 0 } }))).field,
+    ).toBe('mode.secs');
+    expect((await planeError(p.plane.place({}))).field).toBe('package_dir');
+    const err = await planeError(p.plane.place({ package_dir: '/nonexistent' }));
+    expect(err.code).toBe('package_invalid');
+  });
+
+  it('when the winner refuses, the next candidate is tried, and both attempts are chained', async () => {
+    both.intercept((real) => async (signed, ctx) => {
+      const method = (JSON.parse(signed.payload) as { method: string }).method;
+      if (method !== 'workload.place') return real(signed, ctx);
+      // The host's fetch fails, so it refuses the place (runtime).
+      return real(signed, { ...ctx, fetchPackage: async () => Promise.reject(new Error('disk full')) });
+    });
+    try {
+      const fresh = await examplePackage('wasi-cog');
+      const r = await p.plane.place({ package_dir: fresh, prefer: [both.service.nodeId], start: false });
+      expect(r.attempts.map((a) => a.outcome)).toEqual(['refused', 'placed']);
+      expect(r.attempts[0]).toMatchObject({
+        node_id: both.service.nodeId,
+        code: 'runtime',
+        reason: expect.stringContaining('disk full'),
+      });
+      expect(r.instance?.node_id).toBe(wasiOnly.service.nodeId);
+      await p.plane.unload(r.instance?.instance_id as string);
+    } finally {
+      both.intercept(undefined);
+    }
+  });
+});

@@ -1,0 +1,53 @@
+import { CallFailure, type JsonValue } from '@heddle/envelope';
+import { asObject } from './caller.js';
+import type { PlaneContext } from './plane-context.js';
+import type { TargetRecord } from './state-store.js';
+
+/** What a node says became of a decision whose answer was lost. */
+export type Settlement =
+  | { readonly kind: 'placed'; readonly instance: { [key: string]: JsonValue } }
+  | { readonly kind: 'nothing' }
+  | { readonly kind: 'unknown'; readonly reason: string };
+
+/**
+ * Reconciles an indeterminate place with its node (DESIGN 4): asks `status` (every instance, the
+ * decisions in flight) until the node says what became of `decisionId`: an instance whose
+ * `decision_id` is it (placed), the decision still in flight (ask again), or neither (nothing was
+ * done: safe to try elsewhere). When the node cannot be asked within `reconcileTimeoutMs`, the answer
+ * is `unknown` and the decision stays unsettled.
+ */
+export async function reconcilePlace(
+  ctx: PlaneContext,
+  target: TargetRecord,
+  decisionId: string,
+  timeoutMs: number = ctx.config.reconcileTimeoutMs,
+): Promise<Settlement> {
+  const until = ctx.now() + timeoutMs;
+  let reason = 'not asked yet';
+  for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+    try {
+      const r = await ctx.caller.call({
+        url: target.url,
+        target: target.node_id,
+        method: 'workload.status',
+        body: {},
+        expectedKey: target.public_key,
+        timeoutMs: Math.min(ctx.config.callTimeoutMs, Math.max(1000, until - ctx.now())),
+      });
+      ctx.book.contact(target.node_id);
+      const status = asObject(r.result);
+      const instances = Array.isArray(status.instances) ? status.instances : [];
+      const mine = instances
+        .map(asObject)
+        .find((i) => i.decision_id === decisionId || i.last_decision_id === decisionId);
+      if (mine !== undefined) return { kind: 'placed', instance: mine };
+      const inFlight = Array.isArray(status.in_flight) ? status.in_flight.map(asObject) : [];
+      if (!inFlight.some((d) => d.decision_id === decisionId)) return { kind: 'nothing' };
+      reason = `decision ${decisionId} still in flight on ${target.node_id}`;
+    } catch (err) {
+      reason = err instanceof CallFailure ? err.message : String(err);
+    }
+    if (ctx.now() + wait > until) return { kind: 'unknown', reason };
+    await new Promise((r) => setTimeout(r, wait));
+  }
+}

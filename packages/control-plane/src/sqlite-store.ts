@@ -1,0 +1,323 @@
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import type { z } from 'zod';
+import { StateError } from './errors.js';
+import { checkSchemaVersion, migrate } from './migrations.js';
+import { ORDERS, PLACEMENTS, TARGETS, type TableSpec, UNSETTLED } from './sqlite-tables.js';
+import type {
+  OrderRecord,
+  PlacementRecord,
+  StateStore,
+  TargetRecord,
+  UnsettledRecord,
+} from './state-store.js';
+
+/** Options of {@link SqliteStateStore.open}. */
+export interface SqliteStoreOptions {
+  /**
+   * How long to wait for another connection's lock before refusing with `StateError` `io` (ms).
+   * Default 2000.
+   */
+  readonly busyTimeoutMs?: number;
+}
+
+const q = (id: string): string => `"${id}"`;
+
+/** The cached statements of one table. */
+class Table<R> {
+  private readonly getStmt: Database.Statement;
+  private readonly listStmt: Database.Statement;
+  private readonly putStmt: Database.Statement;
+  private readonly removeStmt: Database.Statement;
+
+  constructor(
+    db: Database.Database,
+    readonly spec: TableSpec<R>,
+  ) {
+    const { name, key, columns, orderBy } = spec;
+    const cols = columns.map(q).join(', ');
+    this.getStmt = db.prepare(`SELECT ${cols} FROM ${name} WHERE ${q(key)} = ?`);
+    this.listStmt = db.prepare(`SELECT ${cols} FROM ${name} ORDER BY ${orderBy}`);
+    const updates = columns
+      .filter((c) => c !== key)
+      .map((c) => `${q(c)} = excluded.${q(c)}`)
+      .join(', ');
+    this.putStmt = db.prepare(
+      `INSERT INTO ${name} (${cols}) VALUES (${columns.map(() => '?').join(', ')}) ON CONFLICT (${q(key)}) DO UPDATE SET ${updates}`,
+    );
+    this.removeStmt = db.prepare(`DELETE FROM ${name} WHERE ${q(key)} = ?`);
+  }
+
+  get(key: string): R | undefined {
+    const row = this.getStmt.get(key);
+    return row === undefined ? undefined : this.decode(row);
+  }
+
+  list(): R[] {
+    return this.listStmt.all().map((row) => this.decode(row));
+  }
+
+  put(record: R): void {
+    this.putStmt.run(...this.encode(record));
+  }
+
+  remove(key: string): boolean {
+    return this.removeStmt.run(key).changes > 0;
+  }
+
+  /** Validates `record` and turns it into column values, in column order. */
+  encode(record: R): unknown[] {
+    const { name, key, columns, json, bools, schema } = this.spec;
+    const keyValue = (record as Record<string, unknown> | null)?.[key];
+    const parsed = schema.safeParse(record);
+    if (!parsed.success) {
+      throw new StateError(
+        'corrupt',
+        `refusing to write an invalid ${name} row (${key} ${String(keyValue)}): ${issue(parsed.error)}`,
+        {
+          field: `${name}.${issuePath(parsed.error)}`,
+        },
+      );
+    }
+    const rec = parsed.data as Record<string, unknown>;
+    return columns.map((c) => {
+      const v = rec[c];
+      if (json.has(c)) return v === null ? null : JSON.stringify(v);
+      if (bools.has(c)) return v ? 1 : 0;
+      return v;
+    });
+  }
+
+  /** Turns a row back into a record; a row that does not parse is `StateError` `corrupt`. */
+  decode(row: unknown): R {
+    const { name, key, json, bools, schema } = this.spec;
+    const raw = { ...(row as Record<string, unknown>) };
+    const keyValue = String(raw[key]);
+    for (const c of json) {
+      const v = raw[c];
+      if (typeof v !== 'string') continue;
+      try {
+        raw[c] = JSON.parse(v);
+      } catch (cause) {
+        throw new StateError(
+          'corrupt',
+          `corrupt row in ${name} (${key} ${keyValue}): ${c} is not valid JSON`,
+          {
+            field: `${name}.${c}`,
+            cause,
+          },
+        );
+      }
+    }
+    for (const c of bools) {
+      if (raw[c] === 0 || raw[c] === 1) raw[c] = raw[c] === 1;
+    }
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) {
+      throw new StateError('corrupt', `corrupt row in ${name} (${key} ${keyValue}): ${issue(parsed.error)}`, {
+        field: `${name}.${issuePath(parsed.error)}`,
+        cause: parsed.error,
+      });
+    }
+    return parsed.data;
+  }
+}
+
+function issuePath(error: z.ZodError): string {
+  return error.issues[0]?.path.map(String).join('.') ?? '';
+}
+
+function issue(error: z.ZodError): string {
+  const first = error.issues[0];
+  return first === undefined ? 'invalid' : `${first.path.map(String).join('.') || '(row)'}: ${first.message}`;
+}
+
+/** Maps a SQLite failure to a `StateError` (`corrupt` for a damaged file, `io` otherwise). */
+function toStateError(error: unknown, what: string): unknown {
+  if (error instanceof StateError || !(error instanceof Database.SqliteError)) return error;
+  const corrupt = error.code.startsWith('SQLITE_CORRUPT') || error.code === 'SQLITE_NOTADB';
+  const busy = error.code.startsWith('SQLITE_BUSY') || error.code.startsWith('SQLITE_LOCKED');
+  const message = busy
+    ? `state database is locked by another connection (${what}): ${error.message}`
+    : `state database ${what} failed (${error.code}): ${error.message}`;
+  return new StateError(corrupt ? 'corrupt' : 'io', message, { cause: error });
+}
+
+/** Creates the parent directory (0700) and the file (0600) when they do not exist yet. */
+function prepareFile(path: string): void {
+  try {
+    mkdirSync(dirname(resolve(path)), { recursive: true, mode: 0o700 });
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw new StateError('io', `cannot create state database ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * The default {@link StateStore}: an embedded SQLite database (better-sqlite3, synchronous).
+ *
+ * - Durability: WAL journal with `synchronous = FULL`, so every committed write is fsynced before
+ *   the call returns; a crash (even `kill -9`) loses at most the transaction in flight.
+ * - Single writer: the connection runs in `locking_mode = EXCLUSIVE` and takes the write lock at
+ *   {@link SqliteStateStore.open}, holding it until {@link SqliteStateStore.close}. Another process
+ *   (or connection) opening the same file waits `busyTimeoutMs`, then is refused with `StateError`
+ *   `io`; it can neither read nor write while this store is open. (Exclusive mode also keeps the WAL
+ *   index in process memory: no `-shm` file.)
+ * - Every row read back is validated; one that does not parse is `StateError` `corrupt`, naming the
+ *   table and key. Records are validated before they are written too (`corrupt`, naming the field).
+ * - {@link SqliteStateStore.transaction} nests: an inner call joins the outer transaction as a
+ *   savepoint (an inner throw the caller catches undoes only the inner writes).
+ */
+export class SqliteStateStore implements StateStore {
+  /** The schema version the store is at. */
+  readonly schemaVersion: number;
+  private db: Database.Database | null;
+  private readonly targets: Table<TargetRecord>;
+  private readonly orders: Table<OrderRecord>;
+  private readonly placements: Table<PlacementRecord>;
+  private readonly unsettled: Table<UnsettledRecord>;
+  private readonly placementsByNode: Database.Statement;
+  private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>;
+
+  private constructor(db: Database.Database, schemaVersion: number) {
+    this.db = db;
+    this.schemaVersion = schemaVersion;
+    this.targets = new Table(db, TARGETS);
+    this.orders = new Table(db, ORDERS);
+    this.placements = new Table(db, PLACEMENTS);
+    this.unsettled = new Table(db, UNSETTLED);
+    this.placementsByNode = db.prepare(
+      `SELECT ${PLACEMENTS.columns.map(q).join(', ')} FROM placements WHERE node_id = ? ORDER BY placed_at_ms, instance_id`,
+    );
+    this.tx = db.transaction((fn: () => unknown) => fn());
+  }
+
+  /**
+   * Opens (creating when needed) the state database at `path` (`:memory:` for a private in-memory
+   * one), takes its lock and brings its schema up to date. Refuses with `StateError`: `io` when the
+   * file cannot be opened or another connection holds it, `schema` when it is at a newer schema
+   * version than this code knows (nothing is written then) or is not a Heddle state database,
+   * `corrupt` when it is damaged.
+   */
+  static open(path: string, options: SqliteStoreOptions = {}): SqliteStateStore {
+    if (path !== ':memory:') prepareFile(path);
+    let db: Database.Database;
+    try {
+      db = new Database(path, { timeout: options.busyTimeoutMs ?? 2000 });
+    } catch (error) {
+      throw toStateError(error, 'open');
+    }
+    try {
+      // Before the first access, so WAL never uses shared memory and locks are held until close.
+      db.pragma('locking_mode = EXCLUSIVE');
+      // A newer schema is refused here, before anything (even the journal mode) is written.
+      checkSchemaVersion(db);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.pragma('foreign_keys = ON');
+      // Takes the write lock now, not at the first write; EXCLUSIVE mode keeps it until close.
+      db.transaction(() => undefined).exclusive();
+      const version = migrate(db);
+      return new SqliteStateStore(db, version);
+    } catch (error) {
+      db.close();
+      throw toStateError(error, 'open');
+    }
+  }
+
+  transaction<T>(fn: () => T): T {
+    const tx = this.tx;
+    this.live();
+    try {
+      return tx.immediate(fn) as T;
+    } catch (error) {
+      throw toStateError(error, 'transaction');
+    }
+  }
+
+  getTarget(nodeId: string): TargetRecord | undefined {
+    return this.run('read', () => this.targets.get(nodeId));
+  }
+  listTargets(): TargetRecord[] {
+    return this.run('read', () => this.targets.list());
+  }
+  putTarget(target: TargetRecord): void {
+    this.run('write', () => this.targets.put(target));
+  }
+  removeTarget(nodeId: string): boolean {
+    return this.run('write', () => this.targets.remove(nodeId));
+  }
+
+  getOrder(orderId: string): OrderRecord | undefined {
+    return this.run('read', () => this.orders.get(orderId));
+  }
+  listOrders(): OrderRecord[] {
+    return this.run('read', () => this.orders.list());
+  }
+  putOrder(order: OrderRecord): void {
+    this.run('write', () => this.orders.put(order));
+  }
+  removeOrder(orderId: string): boolean {
+    return this.run('write', () => this.orders.remove(orderId));
+  }
+
+  getPlacement(instanceId: string): PlacementRecord | undefined {
+    return this.run('read', () => this.placements.get(instanceId));
+  }
+  listPlacements(nodeId?: string): PlacementRecord[] {
+    return this.run('read', () =>
+      nodeId === undefined
+        ? this.placements.list()
+        : this.placementsByNode.all(nodeId).map((row) => this.placements.decode(row)),
+    );
+  }
+  putPlacement(placement: PlacementRecord): void {
+    this.run('write', () => this.placements.put(placement));
+  }
+  removePlacement(instanceId: string): boolean {
+    return this.run('write', () => this.placements.remove(instanceId));
+  }
+
+  getUnsettled(decisionId: string): UnsettledRecord | undefined {
+    return this.run('read', () => this.unsettled.get(decisionId));
+  }
+  listUnsettled(): UnsettledRecord[] {
+    return this.run('read', () => this.unsettled.list());
+  }
+  putUnsettled(record: UnsettledRecord): void {
+    this.run('write', () => this.unsettled.put(record));
+  }
+  removeUnsettled(decisionId: string): boolean {
+    return this.run('write', () => this.unsettled.remove(decisionId));
+  }
+
+  /** Closes the database and releases its lock. Later calls throw `StateError` `closed`; closing twice is a no-op. */
+  close(): void {
+    const db = this.db;
+    if (db === null) return;
+    this.db = null;
+    try {
+      db.close();
+    } catch (error) {
+      throw toStateError(error, 'close');
+    }
+  }
+
+  private live(): Database.Database {
+    if (this.db === null) throw new StateError('closed', 'the state store is closed');
+    return this.db;
+  }
+
+  private run<T>(what: string, fn: () => T): T {
+    this.live();
+    try {
+      return fn();
+    } catch (error) {
+      throw toStateError(error, what);
+    }
+  }
+}

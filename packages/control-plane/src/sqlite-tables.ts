@@ -1,0 +1,130 @@
+import { SignedNodeFactsSchema, TRUST_TIERS } from '@heddle/placement';
+import { z } from 'zod';
+import type { OrderRecord, PlacementRecord, TargetRecord, UnsettledRecord } from './state-store.js';
+
+// The four record types as SQLite tables: every row read back is validated with these schemas.
+
+const ms = z.int().nonnegative();
+const strings = z.array(z.string());
+
+const TargetSchema: z.ZodType<TargetRecord> = z.object({
+  node_id: z.string().min(1),
+  url: z.string(),
+  public_key: z.string(),
+  key_source: z.enum(['tofu', 'pinned']),
+  tier: z.enum(TRUST_TIERS).nullable(),
+  assigned_tier: z.enum(TRUST_TIERS),
+  pending_key: z.string().nullable(),
+  routes: strings,
+  facts: SignedNodeFactsSchema.nullable(),
+  learned_at_ms: ms,
+  last_seen_ms: ms.nullable(),
+  unreachable_since_ms: ms.nullable(),
+  last_error: z.string().nullable(),
+});
+
+const OrderSchema: z.ZodType<OrderRecord> = z.object({
+  order_id: z.string().min(1),
+  workload: z.string(),
+  version: z.string(),
+  manifest_hash: z.string(),
+  package_id: z.string(),
+  mode: z.union([
+    z.strictObject({ type: z.enum(['once', 'listener']) }),
+    z.strictObject({ type: z.literal('interval'), secs: z.number().positive() }),
+  ]),
+  values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  start: z.boolean(),
+  node: z.string().nullable(),
+  prefer: strings,
+  avoid: strings,
+  allow_emulated: z.boolean(),
+  created_at_ms: ms,
+});
+
+const PlacementSchema: z.ZodType<PlacementRecord> = z.object({
+  instance_id: z.string().min(1),
+  node_id: z.string(),
+  order_id: z.string(),
+  decision_id: z.string(),
+  workload: z.string(),
+  version: z.string(),
+  variant: z.string(),
+  runtime: z.string(),
+  manifest_hash: z.string(),
+  package_id: z.string(),
+  signer_keys: strings,
+  artifact_hashes: strings,
+  state: z.enum(['placed', 'running', 'stopped', 'unloaded', 'failed', 'lost']),
+  desired_running: z.boolean(),
+  placed_at_ms: ms,
+  updated_at_ms: ms,
+});
+
+const UnsettledSchema: z.ZodType<UnsettledRecord> = z.object({
+  decision_id: z.string().min(1),
+  order_id: z.string(),
+  node_id: z.string(),
+  expected_instance_id: z.string().nullable(),
+  variant: z.string(),
+  since_ms: ms,
+  attempts: z.int().nonnegative(),
+  last_error: z.string(),
+});
+
+/** How one record type maps to its table: key column, JSON columns, boolean (0/1) columns. */
+export interface TableSpec<R> {
+  readonly name: string;
+  readonly key: string;
+  readonly columns: readonly string[];
+  readonly json: ReadonlySet<string>;
+  readonly bools: ReadonlySet<string>;
+  readonly orderBy: string;
+  readonly schema: z.ZodType<R>;
+}
+
+function spec<R>(
+  name: string,
+  schema: z.ZodType<R>,
+  json: string[],
+  bools: string[],
+  orderBy: string,
+): TableSpec<R> {
+  const shape = (schema as unknown as z.ZodObject).shape;
+  const columns = Object.keys(shape);
+  const key = columns[0] ?? '';
+  return { name, key, columns, json: new Set(json), bools: new Set(bools), orderBy, schema };
+}
+
+/** The targets table. */
+export const TARGETS: TableSpec<TargetRecord> = spec(
+  'targets',
+  TargetSchema,
+  ['routes', 'facts'],
+  [],
+  'node_id',
+);
+/** The orders table. */
+export const ORDERS: TableSpec<OrderRecord> = spec(
+  'orders',
+  OrderSchema,
+  ['mode', 'values', 'prefer', 'avoid'],
+  ['start', 'allow_emulated'],
+  'created_at_ms, order_id',
+);
+/** The placements table. */
+export const PLACEMENTS: TableSpec<PlacementRecord> = spec(
+  'placements',
+  PlacementSchema,
+  ['signer_keys', 'artifact_hashes'],
+  ['desired_running'],
+  'placed_at_ms, instance_id',
+);
+/** The unsettled decisions table. */
+export const UNSETTLED: TableSpec<UnsettledRecord> = spec(
+  'unsettled',
+  UnsettledSchema,
+  [],
+  [],
+  'since_ms, decision_id',
+);

@@ -1,0 +1,181 @@
+// Shared helpers of this package's tests (not exported from the package): real hosts (host service
+// behind a real WebSocket server, real WASI and native runtimes) and a real control plane (SQLite
+// store, chain file, gate) in temporary directories.
+import { chmodSync, cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type Chain, openChainFile } from '@heddle/chain';
+import { AllowListPolicy, type KeyPair, keyPairFromSecret, type SignedCtl, toHex } from '@heddle/envelope';
+import { Gate, type Policy, parsePolicy } from '@heddle/gate';
+import { HostService, RevocationHolder } from '@heddle/host-service';
+import { buildCogPackage, NO_REVOCATIONS, RevocationList, TrustAnchors } from '@heddle/package';
+import { NativeRuntime, WasiRuntime, WorkloadHost } from '@heddle/runtime';
+import { type CallHandler, WireServer } from '@heddle/wire';
+import { ControlPlane, type ControlPlaneOptions } from './control-plane.js';
+import { SqliteStateStore } from './sqlite-store.js';
+
+export const controllerKeys: KeyPair = keyPairFromSecret(new Uint8Array(32).fill(0x81));
+export const publisherKeys: KeyPair = keyPairFromSecret(new Uint8Array(32).fill(0x82));
+
+/** Permits every action on cogs, any network. */
+export const OPEN_POLICY: Policy = parsePolicy({
+  version: 1,
+  name: 'control-plane-test',
+  rules: [
+    {
+      id: 'all',
+      effect: 'permit',
+      actions: ['workload.place', 'workload.load', 'workload.start', 'workload.stop', 'workload.unload'],
+      kinds: ['cog'],
+      max_network: 'egress',
+    },
+  ],
+});
+
+/** A world-traversable temporary directory (native workloads run as `nobody` under root). */
+export function tempDir(prefix = 'heddle-cp-'): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  chmodSync(d, 0o755);
+  return d;
+}
+
+const EXAMPLES = resolve(import.meta.dirname, '../../../examples');
+
+let versions = 0;
+/**
+ * An example cog (`hello-cog` or `wasi-cog`) with a version of its own, built and signed by the
+ * publisher; `nativeOnly` drops hello-cog's placeholder WASI variant.
+ */
+export async function examplePackage(name: 'hello-cog' | 'wasi-cog', nativeOnly = false): Promise<string> {
+  const src = join(tempDir('heddle-cp-src-'), 'src');
+  cpSync(join(EXAMPLES, name), src, { recursive: true });
+  const cog = JSON.parse(readFileSync(join(src, 'cog.json'), 'utf8')) as {
+    version: string;
+    variants: Record<string, string>;
+  };
+  cog.version = `1.0.${++versions}`;
+  if (nativeOnly) delete cog.variants['wasm32-wasi'];
+  writeFileSync(join(src, 'cog.json'), JSON.stringify(cog));
+  const out = join(tempDir('heddle-cp-pkg-'), 'pkg');
+  await buildCogPackage(src, out, { keys: [publisherKeys] });
+  return out;
+}
+
+/** A running host. */
+export interface TestHost {
+  readonly keys: KeyPair;
+  readonly service: HostService;
+  server: WireServer;
+  readonly url: string;
+  readonly chain: Chain;
+  /** Replaces the call handler (to lose answers, crash mid-call, ...); `undefined` restores it. */
+  intercept(handler: ((real: CallHandler) => CallHandler) | undefined): void;
+  /** Listens again on the same port after `server.close()` (a host that comes back). */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+let hostSeeds = 0x10;
+/** Starts a host on 127.0.0.1 with `routes`, trusting the publisher and authorising the controller. */
+export async function startHost(
+  routes: readonly ('native' | 'wasi')[] = ['native', 'wasi'],
+  seed?: number,
+  port = 0,
+): Promise<TestHost> {
+  const keys = keyPairFromSecret(new Uint8Array(32).fill(seed ?? ++hostSeeds));
+  const dataDir = tempDir('heddle-cp-host-');
+  const chain = await openChainFile(join(dataDir, 'chain.jsonl'));
+  const holder = new RevocationHolder(RevocationList.empty());
+  const gate = new Gate({ policy: OPEN_POLICY, recorder: chain, revocations: holder });
+  const hosts = routes.map(
+    (route) =>
+      new WorkloadHost({
+        runtime:
+          route === 'native'
+            ? new NativeRuntime({
+                stateDir: join(dataDir, 'native'),
+                dataRoot: join(dataDir, 'instances'),
+                ...(process.getuid?.() === 0 ? { runAsUser: 'nobody' } : { allowHostUser: true }),
+              })
+            : new WasiRuntime({ dataRoot: join(dataDir, 'instances') }),
+        gate,
+        recorder: chain,
+        agent: 'host',
+        nodeTier: 'paired',
+      }),
+  );
+  const service = new HostService({
+    keys,
+    controllers: new AllowListPolicy({ publicKeys: [controllerKeys.publicKey] }),
+    anchors: new TrustAnchors([
+      { id: 'publisher', role: 'publisher', publicKey: toHex(publisherKeys.publicKey) },
+    ]),
+    revocations: holder,
+    routes: hosts,
+    recorder: chain,
+    dataDir,
+  });
+  let wrap: ((real: CallHandler) => CallHandler) | undefined;
+  const handler: CallHandler = (signed: SignedCtl, ctx) =>
+    wrap === undefined ? service.handle(signed, ctx) : wrap(service.handler)(signed, ctx);
+  const server = await WireServer.listen({ handler, port });
+  const host: TestHost = {
+    keys,
+    service,
+    server,
+    url: server.url,
+    chain,
+    intercept: (h) => {
+      wrap = h;
+    },
+    restart: async () => {
+      host.server = await WireServer.listen({ handler, port: Number(new URL(host.url).port) });
+    },
+    close: async () => {
+      await service.shutdown(500).catch(() => undefined);
+      await host.server.close();
+      await chain.close();
+    },
+  };
+  return host;
+}
+
+/** A control plane in `dir` (a fresh one by default), with its SQLite store and chain there. */
+export interface TestPlane {
+  readonly plane: ControlPlane;
+  readonly store: SqliteStateStore;
+  readonly chain: Chain;
+  readonly dir: string;
+  close(): Promise<void>;
+}
+
+/** Opens a control plane in `dir`. */
+export async function openPlane(
+  dir: string = tempDir(),
+  config: ControlPlaneOptions['config'] = {},
+): Promise<TestPlane> {
+  const store = SqliteStateStore.open(join(dir, 'state.db'));
+  const chain = await openChainFile(join(dir, 'chain.jsonl'));
+  const plane = new ControlPlane({
+    keys: controllerKeys,
+    store,
+    chain,
+    gate: new Gate({ policy: OPEN_POLICY, recorder: chain }),
+    anchors: new TrustAnchors([
+      { id: 'publisher', role: 'publisher', publicKey: toHex(publisherKeys.publicKey) },
+    ]),
+    revocations: NO_REVOCATIONS,
+    stateDir: dir,
+    config: { reconcileTimeoutMs: 3_000, callTimeoutMs: 5_000, placeTimeoutMs: 20_000, ...config },
+  });
+  return {
+    plane,
+    store,
+    chain,
+    dir,
+    close: async () => {
+      store.close();
+      await chain.close();
+    },
+  };
+}
