@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/bin.ts', 'src/demo.ts'],
+  entry: ['src/bin.ts', 'src/demo.ts', 'src/tour.ts'],
   format: ['esm'],
   dts: false,
   clean: true,

@@ -1,22 +1,73 @@
 import { HeddleError } from '@heddle/envelope';
 import { CliError, ExitCode } from './cli-error.js';
-import { chain } from './commands/chain.js';
-import { id } from './commands/id.js';
-import { keygen } from './commands/keygen.js';
-import { pkg } from './commands/pkg.js';
-import { policy } from './commands/policy.js';
-import { revoke } from './commands/revoke.js';
 import { type CliIo, processIo } from './io.js';
 
 type Command = (args: readonly string[], io: CliIo) => number | Promise<number>;
 
-const COMMANDS: Record<string, { run: Command; summary: string }> = {
-  keygen: { run: keygen, summary: 'create an Ed25519 key file (mode 0600)' },
-  id: { run: id, summary: 'print the node id and public key of a key' },
-  chain: { run: chain, summary: 'verify, tail, prove and checkpoint an audit chain file' },
-  pkg: { run: pkg, summary: 'create, build, sign, verify and inspect workload packages' },
-  revoke: { run: revoke, summary: 'revoke packages, signers and artifacts; list revocations' },
-  policy: { run: policy, summary: 'check and validate governance policies' },
+// Each command's module is loaded only when that command runs, so `heddle ps` does not pay for the
+// daemon, the package builder or the state store.
+const COMMANDS: Record<string, { load: () => Promise<Command>; summary: string }> = {
+  init: {
+    load: async () => (await import('./commands/init.js')).init,
+    summary: 'create the controller home: key, trust, policy, API token',
+  },
+  controller: {
+    load: async () => (await import('./commands/controller.js')).controller,
+    summary: 'run the controller daemon (controller run)',
+  },
+  node: {
+    load: async () => (await import('./commands/node.js')).node,
+    summary: 'add, list, remove, pin and refresh the nodes placed on',
+  },
+  place: {
+    load: async () => (await import('./commands/place.js')).place,
+    summary: 'place a signed package on the best node (--dry-run, --explain)',
+  },
+  ps: { load: async () => (await import('./commands/ps.js')).ps, summary: 'list the placed instances' },
+  status: {
+    load: async () => (await import('./commands/status.js')).status,
+    summary: 'show one instance: placement and the host’s view',
+  },
+  logs: {
+    load: async () => (await import('./commands/logs.js')).logs,
+    summary: 'print an instance’s output (--follow)',
+  },
+  start: {
+    load: async () => (await import('./commands/instance.js')).start,
+    summary: 'start a placed instance',
+  },
+  stop: {
+    load: async () => (await import('./commands/instance.js')).stop,
+    summary: 'stop a running instance',
+  },
+  unload: {
+    load: async () => (await import('./commands/instance.js')).unload,
+    summary: 'unload an instance from its node',
+  },
+  keygen: {
+    load: async () => (await import('./commands/keygen.js')).keygen,
+    summary: 'create an Ed25519 key file (mode 0600)',
+  },
+  id: {
+    load: async () => (await import('./commands/id.js')).id,
+    summary: 'print the node id and public key of a key',
+  },
+  chain: {
+    load: async () => (await import('./commands/chain.js')).chain,
+    summary: 'verify, tail, prove and checkpoint an audit chain file',
+  },
+  pkg: {
+    load: async () => (await import('./commands/pkg.js')).pkg,
+    summary: 'create, build, sign, verify and inspect workload packages',
+  },
+  revoke: {
+    load: async () => (await import('./commands/revoke.js')).revoke,
+    summary: 'revoke packages, signers and artifacts; list revocations',
+  },
+  policy: {
+    load: async () => (await import('./commands/policy.js')).policy,
+    summary: 'check and validate governance policies',
+  },
 };
 
 /** The top-level help text. */
@@ -51,7 +102,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     return ExitCode.usage;
   }
   try {
-    return await command.run(rest, io);
+    return await (await command.load())(rest, io);
   } catch (err) {
     const e =
       err instanceof CliError

@@ -1,0 +1,91 @@
+import { StateError } from '@heddle/control-plane';
+import { HeddleError } from '@heddle/envelope';
+import type { ApiErrorBody } from './types.js';
+
+/** HTTP status of each error code of the operator API (docs/operator-api.md, "Errors"). */
+export const STATUS_OF_CODE: Readonly<Record<string, number>> = Object.freeze({
+  invalid_input: 400,
+  bad_json: 400,
+  too_large: 400,
+  unauthorized: 401,
+  unknown_node: 404,
+  unknown_instance: 404,
+  not_found: 404,
+  method_not_allowed: 405,
+  node_exists: 409,
+  key_mismatch: 409,
+  package_invalid: 422,
+  governance: 422,
+  unplaceable: 422,
+  refused: 502,
+  unreachable: 502,
+  indeterminate: 504,
+  internal: 500,
+  state: 500,
+});
+
+/** A failure the API answers as is: its `code` maps to a status with {@link STATUS_OF_CODE}. */
+export class ApiFailure extends HeddleError {
+  /** Per-node reasons, when there are any. */
+  readonly reasons: Readonly<Record<string, string>>;
+
+  constructor(
+    code: string,
+    message: string,
+    options: { field?: string; reasons?: Readonly<Record<string, string>>; cause?: unknown } = {},
+  ) {
+    super(code, message, {
+      ...(options.field === undefined ? {} : { field: options.field }),
+      ...(options.cause === undefined ? {} : { cause: options.cause }),
+    });
+    this.reasons = options.reasons ?? {};
+  }
+}
+
+/** What a failure is answered with: the status, the body, and whether it was unexpected (to be logged with its stack). */
+export interface MappedError {
+  readonly status: number;
+  readonly error: ApiErrorBody;
+  readonly unexpected: boolean;
+}
+
+/**
+ * Maps anything thrown while handling a request to the API's error: a `PlaneError` or `ApiFailure`
+ * keeps its code (and field and reasons), a `StateError` is `state`, anything else is `internal`
+ * with a message that leaks nothing (the details go to the log).
+ */
+export function mapError(err: unknown): MappedError {
+  if (err instanceof StateError) {
+    return {
+      status: 500,
+      error: { code: 'state', message: `the state store failed (${err.code}): ${err.message}` },
+      unexpected: true,
+    };
+  }
+  if (err instanceof HeddleError) {
+    const status = STATUS_OF_CODE[err.code];
+    if (status !== undefined) {
+      const reasons = (err as { reasons?: Readonly<Record<string, string>> }).reasons;
+      return {
+        status,
+        error: {
+          code: err.code,
+          message: err.message,
+          ...(err.field === undefined ? {} : { field: err.field }),
+          ...(reasons === undefined || (Object.keys(reasons).length === 0 && err.code !== 'unplaceable')
+            ? {}
+            : { reasons }),
+        },
+        unexpected: status >= 500 && status !== 502 && status !== 504,
+      };
+    }
+  }
+  return {
+    status: 500,
+    error: {
+      code: 'internal',
+      message: 'internal error (see the controller log); the operation may not have completed: check ps',
+    },
+    unexpected: true,
+  };
+}

@@ -1,0 +1,102 @@
+import { COMMON_FLAGS, type CommandDef, synopsis } from './command-def.js';
+import { START, STOP, UNLOAD } from './commands/instance.js';
+import { LOGS } from './commands/logs.js';
+import { NODE_DEFS } from './commands/node.js';
+import { PLACE } from './commands/place.js';
+import { PS } from './commands/ps.js';
+import { STATUS } from './commands/status.js';
+
+/** The operator commands (those that talk to the controller daemon), in reference order. */
+export const OPERATOR_COMMANDS: readonly CommandDef[] = [
+  ...NODE_DEFS,
+  PLACE,
+  PS,
+  STATUS,
+  LOGS,
+  START,
+  STOP,
+  UNLOAD,
+];
+
+const anchor = (name: string): string => `heddle-${name.replace(/ /g, '-')}`;
+const cell = (s: string): string => s.replace(/\|/g, '\\|');
+
+function section(def: CommandDef): string[] {
+  const flags = [...def.flags, ...COMMON_FLAGS];
+  const lines = [
+    `## heddle ${def.name}`,
+    '',
+    `${def.summary.charAt(0).toUpperCase()}${def.summary.slice(1)}.`,
+    '',
+    '```',
+    synopsis(def),
+    '```',
+    '',
+    def.description,
+    '',
+  ];
+  if (def.positionals.length > 0) {
+    lines.push('| argument | meaning |', '| --- | --- |');
+    for (const p of def.positionals) lines.push(`| \`<${p.name}>\` | ${cell(p.description)} |`);
+    lines.push('');
+  }
+  lines.push('| flag | meaning |', '| --- | --- |');
+  for (const f of flags) {
+    const label = `--${f.name}${f.kind === 'string' ? ` ${f.value ?? '<value>'}` : ''}`;
+    lines.push(
+      `| \`${cell(label)}\` | ${cell(f.description)}${f.multiple === true ? ' (repeatable)' : ''} |`,
+    );
+  }
+  lines.push('', `With \`--json\`: ${def.json}.`, '', '| exit | when |', '| --- | --- |');
+  for (const [code, meaning] of Object.entries(def.exits)) lines.push(`| ${code} | ${cell(meaning)} |`);
+  lines.push('');
+  return lines;
+}
+
+/**
+ * The CLI reference (docs/cli-reference.md) generated from the command definitions: the common
+ * flags, exit codes and error format, then one section per operator command. Regenerate it with
+ * `node apps/controller/scripts/cli-reference.mjs`; a test checks the committed file equals this.
+ */
+export function cliReference(defs: readonly CommandDef[] = OPERATOR_COMMANDS): string {
+  const lines = [
+    '# heddle CLI reference',
+    '',
+    '<!-- Generated from the command definitions in apps/controller/src (cli-reference.ts). Do not edit:',
+    '     run `node apps/controller/scripts/cli-reference.mjs` to regenerate. -->',
+    '',
+    'The commands below talk to the controller daemon (`heddle controller run`) through its operator API',
+    '(docs/operator-api.md). They find it through the controller home: `--home <dir>`, else `$HEDDLE_HOME`,',
+    'else `~/.heddle` (the daemon writes `api.json` there; the token is `api.token`). The keys, chain,',
+    'package, revocation and policy commands are described in docs/cli.md.',
+    '',
+    '## Output',
+    '',
+    '- Human output is aligned tables and `key: value` lines; colour only when standard output is a',
+    '  terminal and `NO_COLOR` is unset. A progress bar of each package transfer goes to standard error',
+    '  (redrawn in place on a terminal, one line per 25% otherwise).',
+    '- `--json` prints exactly the API’s answer as one line of JSON on standard output (schemas:',
+    '  apps/controller/src/json-schemas.ts), no colour and no progress bar.',
+    '- An error is one line on standard error, `heddle <command>: <what happened>; <what to do next>`,',
+    '  followed, when the controller gave them, by one `  <node id>: <reason>` line per node (an',
+    '  unplaceable order lists every node). With `--json` it is',
+    '  `{"error":{"code","message","field"?,"reasons"?}}` on standard error.',
+    '',
+    '## Exit codes',
+    '',
+    '| code | meaning | error codes |',
+    '| --- | --- | --- |',
+    '| 0 | done | |',
+    '| 1 | the operation was refused or failed on a node, or could not be done | `unplaceable`, `refused`, `unreachable`, `indeterminate`, `unsettled`, `governance`, `node_exists`, `key_mismatch`, `controller_not_running`, `timeout` |',
+    '| 2 | usage: unknown command or flag, missing or extra argument | `usage` |',
+    '| 3 | bad input: a value that does not fit (the field is named), an unknown node or instance, a package that fails verification, a token that is not the daemon’s | `invalid_input`, `bad_json`, `too_large`, `package_invalid`, `unknown_node`, `unknown_instance`, `unauthorized` |',
+    '| 4 | internal error (a bug: please report it) | `internal`, `state`, `bad_answer`, anything else |',
+    '',
+    '## Commands',
+    '',
+    ...defs.map((d) => `- [\`heddle ${d.name}\`](#${anchor(d.name)}): ${d.summary}`),
+    '',
+  ];
+  for (const d of defs) lines.push(...section(d));
+  return `${lines.join('\n').trimEnd()}\n`;
+}

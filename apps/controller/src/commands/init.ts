@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { generateKeyPair, nodeIdFromPublicKey, saveKeyFile, toHex, writeFileAtomic } from '@heddle/envelope';
+import { DEFAULT_POLICY, loadPolicyFile } from '@heddle/gate';
+import { loadTrustFile, TRUST_SCHEMA } from '@heddle/package';
+import { parseCommandArgs } from '../args.js';
+import { usageError } from '../cli-error.js';
+import {
+  API_HOST,
+  badInput,
+  CONTROLLER_CONFIG_SCHEMA,
+  type ControllerConfigFile,
+  DEFAULT_API_PORT,
+  DEFAULT_REFRESH_SECS,
+  parseControllerConfig,
+} from '../controller-config.js';
+import { API_TOKEN_FILE, CONTROLLER_CONFIG_FILE, CONTROLLER_KEY_FILE, homeDir } from '../home.js';
+import { type CliIo, emit } from '../io.js';
+
+const TRUST_FILE = 'trust.json';
+const POLICY_FILE = 'policy.json';
+
+/** The files `init` writes into the home, relative to it (as controller.json names them). */
+export const HOME_LAYOUT = {
+  key_file: CONTROLLER_KEY_FILE,
+  trust_file: TRUST_FILE,
+  policy_file: POLICY_FILE,
+  revocation_list: 'revocations.json',
+  state_db: 'state.db',
+  chain_file: 'chain.jsonl',
+  data_dir: 'data',
+} as const;
+
+function parsePort(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_API_PORT;
+  const n = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(n >= 0 && n <= 65_535)) {
+    throw usageError(`--api-port: expected a port 0..65535, got ${JSON.stringify(text)}`, 'api-port');
+  }
+  return n;
+}
+
+/** Reads a given file and checks it with `check` (exit 3 naming the flag when it does not pass). */
+function given(io: CliIo, flag: string, path: string, check: (p: string) => unknown): string {
+  const abs = resolve(io.cwd, path);
+  try {
+    check(abs);
+    return readFileSync(abs, 'utf8');
+  } catch (err) {
+    throw badInput(`${flag}_invalid`, `--${flag}: ${abs}: ${(err as Error).message}`, flag, err);
+  }
+}
+
+/**
+ * `heddle init [--home D] [--trust FILE] [--policy FILE] [--api-port N] [--force] [--json]`: creates
+ * the controller home (mode 0700) with a controller key (0600), `controller.json`, trust anchors (the
+ * given file, or one naming the controller key as an `operator`), a policy (the given file, or the
+ * default policy), and an API token (0600). Prints the node id and the public key that hosts need.
+ */
+export function init(args: readonly string[], io: CliIo): number {
+  const { flags } = parseCommandArgs(
+    'init',
+    args,
+    { home: 'string', trust: 'string', policy: 'string', 'api-port': 'string', force: 'boolean' },
+    { min: 0, max: 0, names: '[--home D] [--trust FILE] [--policy FILE] [--api-port N] [--force] [--json]' },
+  );
+  const json = flags.json === true;
+  const force = flags.force === true;
+  const home = homeDir(flags.home as string | undefined, io);
+  const port = parsePort(flags['api-port'] as string | undefined);
+  const trustFlag = flags.trust as string | undefined;
+  const policyFlag = flags.policy as string | undefined;
+  const trustText = trustFlag === undefined ? undefined : given(io, 'trust', trustFlag, loadTrustFile);
+  const policyText = policyFlag === undefined ? undefined : given(io, 'policy', policyFlag, loadPolicyFile);
+
+  const configPath = join(home, CONTROLLER_CONFIG_FILE);
+  const keyPath = join(home, CONTROLLER_KEY_FILE);
+  const tokenPath = join(home, API_TOKEN_FILE);
+  const trustPath = join(home, TRUST_FILE);
+  const policyPath = join(home, POLICY_FILE);
+  if (!force) {
+    for (const p of [configPath, keyPath, tokenPath, trustPath, policyPath]) {
+      if (existsSync(p)) {
+        throw badInput(
+          'exists',
+          `${p} already exists; pass --force to replace it (a new controller key: hosts must be told the new one)`,
+          'home',
+        );
+      }
+    }
+  }
+  const file: ControllerConfigFile = {
+    schema: CONTROLLER_CONFIG_SCHEMA,
+    api: { host: API_HOST, port },
+    ...HOME_LAYOUT,
+    refresh_secs: DEFAULT_REFRESH_SECS,
+  };
+  parseControllerConfig(file, configPath); // what init writes, run accepts
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  chmodSync(home, 0o700);
+  mkdirSync(join(home, HOME_LAYOUT.data_dir), { recursive: true, mode: 0o700 });
+  const keys = generateKeyPair();
+  saveKeyFile(keyPath, keys, { overwrite: force });
+  const publicKey = toHex(keys.publicKey);
+  const nodeId = nodeIdFromPublicKey(keys.publicKey);
+  writeFileAtomic(
+    trustPath,
+    trustText ??
+      `${JSON.stringify({ schema: TRUST_SCHEMA, keys: [{ id: 'controller', role: 'operator', public_key: publicKey }] }, null, 2)}\n`,
+  );
+  writeFileAtomic(policyPath, policyText ?? `${JSON.stringify(DEFAULT_POLICY, null, 2)}\n`);
+  writeFileAtomic(tokenPath, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+  writeFileAtomic(configPath, `${JSON.stringify(file, null, 2)}\n`);
+
+  const notes: string[] = [];
+  if (trustText === undefined) {
+    notes.push(
+      `${trustPath} names the controller key as an operator: packages signed with ${keyPath} verify (heddle pkg sign --key ${keyPath})`,
+    );
+  }
+  notes.push(`authorise this controller on each host: heddle-host init --controller ${publicKey}`);
+  emit(
+    io,
+    json,
+    {
+      home,
+      node_id: nodeId,
+      public_key: publicKey,
+      config: configPath,
+      key_file: keyPath,
+      trust_file: trustPath,
+      policy_file: policyPath,
+      token_file: tokenPath,
+      api: { host: API_HOST, port },
+      notes,
+    },
+    () => [
+      `home        ${home} (mode 0700)`,
+      `node id     ${nodeId}`,
+      `public key  ${publicKey}`,
+      `config      ${configPath}`,
+      `key file    ${keyPath} (mode 0600)`,
+      `trust file  ${trustPath}`,
+      `policy      ${policyPath}${policyText === undefined ? ' (the default policy)' : ''}`,
+      `api token   ${tokenPath} (mode 0600)`,
+      ...notes.map((n) => `note: ${n}`),
+      `start it with: heddle controller run --home ${home}`,
+    ],
+  );
+  return 0;
+}

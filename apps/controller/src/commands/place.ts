@@ -1,0 +1,224 @@
+import { resolve } from 'node:path';
+import type { PlaceOrderInput, PlaceResult } from '@heddle/control-plane';
+import type { Explanation } from '@heddle/placement';
+import { ExitCode } from '../cli-error.js';
+import { badValue, type CommandDef } from '../command-def.js';
+import { type Paint, paintState } from '../format/colour.js';
+import { progressFor } from '../format/progress.js';
+import { table } from '../format/table.js';
+import type { CliIo } from '../io.js';
+import { type OperatorContext, printError, runOperator } from '../operator.js';
+
+/** `heddle place`. */
+export const PLACE: CommandDef = {
+  name: 'place',
+  summary: 'place a signed package on the best node, and start it',
+  description: [
+    'The controller verifies the package against its trust anchors and revocations, asks governance (`workload.place`) for each node, runs the placement engine, chains the decision, and dispatches to the winner, then to the other eligible candidates in rank order when one fails safely (a --node pin goes only to its node). A progress bar shows the package transfer to each node (on standard error; none with --json).',
+    'An unplaceable order names every node’s reason, one per line. --dry-run decides and explains without chaining or placing anything; --explain prints the engine’s table: one row per node, chosen, candidate (scored lower) or rejected with its reasons.',
+  ].join('\n\n'),
+  positionals: [{ name: 'package-dir', description: 'a built and signed package directory' }],
+  flags: [
+    { name: 'node', kind: 'string', value: '<id>', description: 'place on this node only (a pin)' },
+    { name: 'prefer', kind: 'string', value: '<id>', multiple: true, description: 'prefer this node' },
+    { name: 'avoid', kind: 'string', value: '<id>', multiple: true, description: 'avoid this node' },
+    {
+      name: 'mode',
+      kind: 'string',
+      value: '<once|interval:N|listener>',
+      description: 'run mode: once (default), every N seconds (1..86400), or a listener',
+    },
+    { name: 'no-start', kind: 'boolean', description: 'place it but do not start it' },
+    { name: 'allow-emulated', kind: 'boolean', description: 'emulated variants may be chosen' },
+    { name: 'dry-run', kind: 'boolean', description: 'decide and explain; chain nothing, place nothing' },
+    { name: 'explain', kind: 'boolean', description: 'print the engine’s explanation table' },
+    {
+      name: 'set',
+      kind: 'string',
+      value: '<key=value>',
+      multiple: true,
+      description:
+        'a config value: true, false, null and numbers are typed, anything else is a string (a JSON string in quotes stays a string: key=\'"true"\')',
+    },
+  ],
+  json: 'PlaceResult: {status, order_id, decision_id, instance, attempts, explanation}',
+  exits: {
+    0: 'placed (or a dry run that found a node)',
+    1: 'unplaceable (every node’s reason is printed), refused by every candidate, denied by governance, unsettled or indeterminate (see heddle ps), or the controller is not running',
+    2: 'usage error',
+    3: 'bad input: --mode, --set or a node id that does not fit (the field is named), a package that fails verification (package_invalid)',
+    4: 'internal error',
+  },
+};
+
+type Mode = NonNullable<PlaceOrderInput['mode']>;
+type ConfigValue = string | number | boolean | null;
+
+/** Parses `--mode`: `once`, `listener` or `interval:N` (N seconds, 1..86400); refused naming `mode`. */
+export function parseMode(text: string): Mode {
+  if (text === 'once' || text === 'listener') return { type: text };
+  const m = /^interval:(\d{1,5})$/.exec(text);
+  const secs = m === null ? Number.NaN : Number(m[1]);
+  if (!Number.isInteger(secs) || secs < 1 || secs > 86_400) {
+    throw badValue(
+      'mode',
+      `--mode: ${JSON.stringify(text)} is not once, listener or interval:N with N seconds in 1..86400`,
+    );
+  }
+  return { type: 'interval', secs };
+}
+
+const CONFIG_KEY = /^[a-z][a-z0-9_]{0,63}$/;
+const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+/** Types one `--set` value: `true`, `false`, `null`, a JSON number, a JSON string in quotes, else the text. */
+export function configValue(key: string, text: string): ConfigValue {
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  if (text === 'null') return null;
+  if (JSON_NUMBER.test(text)) {
+    const n = Number(text);
+    if (Number.isFinite(n)) return n;
+  }
+  if (text.startsWith('"')) {
+    try {
+      const v: unknown = JSON.parse(text);
+      if (typeof v === 'string') return v;
+    } catch {
+      // refused below
+    }
+    throw badValue(`values.${key}`, `--set ${key}: ${text} starts with a quote but is not a JSON string`);
+  }
+  if (text.length > 4096) throw badValue(`values.${key}`, `--set ${key}: longer than 4096 characters`);
+  return text;
+}
+
+/** Parses every `--set key=value` strictly: a key is a config field name, given once. */
+export function parseSets(sets: readonly string[]): Record<string, ConfigValue> {
+  const values: Record<string, ConfigValue> = {};
+  for (const s of sets) {
+    const eq = s.indexOf('=');
+    if (eq < 0) throw badValue('set', `--set: ${JSON.stringify(s)} is not key=value`);
+    const key = s.slice(0, eq);
+    if (!CONFIG_KEY.test(key)) {
+      throw badValue(
+        `values.${key}`,
+        `--set: ${JSON.stringify(key)} is not a config field name (a lower-case letter, then letters, digits and _)`,
+      );
+    }
+    if (Object.hasOwn(values, key)) throw badValue(`values.${key}`, `--set: ${key} is given twice`);
+    values[key] = configValue(key, s.slice(eq + 1));
+  }
+  return values;
+}
+
+const NODE_ID = /^[0-9a-f]{32}$/;
+
+function nodeIds(flag: string, ids: readonly string[]): string[] {
+  for (const id of ids) {
+    if (!NODE_ID.test(id)) {
+      throw badValue(
+        flag,
+        `--${flag}: ${JSON.stringify(id)} is not a node id (32 lower-case hex; see heddle node ls)`,
+      );
+    }
+  }
+  return [...ids];
+}
+
+/** The order `heddle place` sends, from its parsed arguments. */
+export function orderOf(ctx: Pick<OperatorContext, 'parsed' | 'io'>): PlaceOrderInput {
+  const { strings, booleans, lists, positionals } = ctx.parsed;
+  const node = strings.node === undefined ? undefined : nodeIds('node', [strings.node])[0];
+  const prefer = nodeIds('prefer', lists.prefer ?? []);
+  const avoid = nodeIds('avoid', lists.avoid ?? []);
+  const values = parseSets(lists.set ?? []);
+  return {
+    package_dir: resolve(ctx.io.cwd, positionals[0] as string),
+    ...(node === undefined ? {} : { node }),
+    ...(prefer.length === 0 ? {} : { prefer }),
+    ...(avoid.length === 0 ? {} : { avoid }),
+    ...(strings.mode === undefined ? {} : { mode: parseMode(strings.mode) }),
+    ...(Object.keys(values).length === 0 ? {} : { values }),
+    ...(booleans['no-start'] === true ? { start: false } : {}),
+    ...(booleans['allow-emulated'] === true ? { allow_emulated: true } : {}),
+    ...(booleans['dry-run'] === true ? { dry_run: true } : {}),
+  };
+}
+
+/** `heddle place <package-dir> ...`. */
+export function place(args: readonly string[], io: CliIo): Promise<number> {
+  return runOperator(PLACE, args, io, async (ctx) => {
+    const order = orderOf(ctx);
+    const bar = progressFor(io, ctx.parsed.json);
+    let result: PlaceResult;
+    try {
+      result = await ctx
+        .client()
+        .place(
+          order,
+          bar === undefined || order.dry_run === true ? {} : { onProgress: (p) => bar.update(p) },
+        );
+    } finally {
+      bar?.done();
+    }
+    ctx.emit(result, () => placeLines(result, ctx.paint, ctx.parsed.booleans.explain === true));
+    if (result.status === 'unsettled') {
+      printError(io, 'place', ctx.parsed.json, {
+        code: 'unsettled',
+        message: `the answer of ${result.attempts.at(-1)?.node_id ?? 'the node'} was lost and is not settled yet (decision ${result.decision_id}); the controller settles it, check heddle ps before placing again`,
+      });
+      return ExitCode.checkFailed;
+    }
+    if (result.status === 'dry_run' && result.explanation.outcome !== 'placed') return ExitCode.checkFailed;
+    return ExitCode.ok;
+  });
+}
+
+/** The human lines of a place result. */
+export function placeLines(r: PlaceResult, paint: Paint, withTable: boolean): string[] {
+  const lines: string[] = [];
+  if (r.status === 'placed' && r.instance !== null) {
+    const i = r.instance;
+    lines.push(
+      `${paint('green', 'placed')} ${i.workload}@${i.version} as ${paint('bold', i.instance_id)} on ${i.node_id} (${i.variant}, ${i.runtime}): ${paintState(paint, i.state)}`,
+      `decision ${r.decision_id}, order ${r.order_id}`,
+    );
+  } else if (r.status === 'dry_run') {
+    lines.push(`dry run: ${r.explanation.summary}`);
+  } else {
+    lines.push(`${paint('yellow', 'unsettled')}: decision ${r.decision_id}, order ${r.order_id}`);
+  }
+  for (const a of r.attempts) {
+    if (a.outcome === 'placed') continue;
+    lines.push(
+      `  tried ${a.node_id} (${a.variant}): ${paintState(paint, a.outcome)}${a.code === null ? '' : ` ${a.code}`}${a.reason === null ? '' : `: ${a.reason}`}`,
+    );
+  }
+  const showTable = withTable || (r.status === 'dry_run' && r.explanation.outcome !== 'placed');
+  if (showTable) {
+    if (r.status !== 'dry_run') lines.push(r.explanation.summary);
+    lines.push(...explainTable(r.explanation, paint));
+  }
+  return lines;
+}
+
+const fmt = (n: number): string => (Number.isInteger(n) ? String(n) : n.toFixed(2));
+
+/** The engine's explanation as a table: NODE, VERDICT, VARIANT, SCORE, DETAIL (score parts or reasons). */
+export function explainTable(x: Explanation, paint: Paint): string[] {
+  const rows = x.rows.map((r) => [
+    r.node_id,
+    paintState(paint, r.verdict),
+    r.variant === undefined ? '-' : `${r.variant} (${r.execution ?? '-'})`,
+    r.score === undefined ? '-' : fmt(r.score),
+    r.parts !== undefined
+      ? Object.entries(r.parts)
+          .filter(([, v]) => v !== 0)
+          .map(([k, v]) => `${k}=${fmt(v)}`)
+          .join(' ')
+      : (r.failures ?? []).map((f) => `${f.constraint}: ${f.detail}`).join('; '),
+  ]);
+  if (rows.length === 0) return ['(no nodes)'];
+  return table(['NODE', 'VERDICT', 'VARIANT', 'SCORE', 'DETAIL'], rows);
+}

@@ -1,0 +1,146 @@
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { parseJson } from '@heddle/envelope';
+import { z } from 'zod';
+import { CliError, ExitCode } from './cli-error.js';
+
+/** The `schema` of a controller configuration file. */
+export const CONTROLLER_CONFIG_SCHEMA = 'heddle.controller.v1';
+
+/** The only address the operator API listens on. */
+export const API_HOST = '127.0.0.1';
+
+/** Default port of the operator API. */
+export const DEFAULT_API_PORT = 7070;
+
+/** Default interval of the daemon's tick (refresh the nodes, settle), in seconds. */
+export const DEFAULT_REFRESH_SECS = 10;
+
+/** Default time a shutdown waits for requests in flight, in seconds. */
+export const DEFAULT_SHUTDOWN_GRACE_SECS = 10;
+
+/** Largest accepted configuration file: 64 KiB. */
+export const MAX_CONFIG_BYTES: number = 64 * 1024;
+
+const Path = z.string().min(1, 'expected a path').max(4096);
+
+/** Schema of `controller.json` (docs/operator-guide.md, "Controller daemon"). Paths are relative to the file. */
+export const ControllerConfigFileSchema = z.strictObject({
+  schema: z.literal(CONTROLLER_CONFIG_SCHEMA, { error: `expected "${CONTROLLER_CONFIG_SCHEMA}"` }),
+  api: z.strictObject({
+    host: z.literal(API_HOST, { error: `expected "${API_HOST}" (the API listens on loopback only)` }),
+    port: z
+      .int('expected an integer port')
+      .min(0, 'expected a port 0..65535')
+      .max(65535, 'expected a port 0..65535'),
+  }),
+  key_file: Path,
+  trust_file: Path,
+  policy_file: Path,
+  revocation_list: Path,
+  state_db: Path,
+  chain_file: Path,
+  data_dir: Path,
+  refresh_secs: z.int('expected whole seconds').min(1).max(3_600).optional(),
+  place_timeout_secs: z.int('expected whole seconds').min(1).max(3_600).optional(),
+  call_timeout_secs: z.int('expected whole seconds').min(1).max(600).optional(),
+  shutdown_grace_secs: z.int('expected whole seconds').min(0).max(3_600).optional(),
+});
+
+/** The configuration file as written. */
+export type ControllerConfigFile = z.infer<typeof ControllerConfigFileSchema>;
+
+/** A validated configuration with every path absolute and every default filled in. */
+export interface ControllerConfig {
+  /** The file it was read from (absolute). */
+  readonly path: string;
+  /** The controller home: the directory of the file (api.token and api.json live there). */
+  readonly home: string;
+  readonly api: { readonly host: string; readonly port: number };
+  readonly keyFile: string;
+  readonly trustFile: string;
+  readonly policyFile: string;
+  readonly revocationList: string;
+  readonly stateDb: string;
+  readonly chainFile: string;
+  readonly dataDir: string;
+  readonly refreshSecs: number;
+  readonly placeTimeoutMs: number | undefined;
+  readonly callTimeoutMs: number | undefined;
+  readonly shutdownGraceSecs: number;
+}
+
+/** A zod issue path as the operator reads it: `api.port`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out === '' ? String(p) : `.${String(p)}`;
+  return out === '' ? '$' : out;
+}
+
+/** A `CliError` with exit code 3 (bad input) naming `field`. */
+export function badInput(code: string, message: string, field: string, cause?: unknown): CliError {
+  return new CliError(code, message, ExitCode.badInput, {
+    field,
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+/**
+ * Validates a parsed configuration value; relative paths resolve against the file's directory. Throws
+ * a `CliError` `config_invalid` (exit 3) naming the first bad field.
+ */
+export function parseControllerConfig(value: unknown, path: string): ControllerConfig {
+  const r = ControllerConfigFileSchema.safeParse(value);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const unknown = issue?.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+    const field = fieldPath([...(issue?.path ?? []), ...(unknown === undefined ? [] : [unknown])]);
+    const message = unknown === undefined ? (issue?.message ?? 'invalid') : 'unknown field';
+    throw badInput('config_invalid', `${path}: ${field}: ${message}`, field);
+  }
+  const c = r.data;
+  const home = dirname(path);
+  const abs = (p: string): string => (isAbsolute(p) ? p : resolve(home, p));
+  return {
+    path,
+    home,
+    api: { host: c.api.host, port: c.api.port },
+    keyFile: abs(c.key_file),
+    trustFile: abs(c.trust_file),
+    policyFile: abs(c.policy_file),
+    revocationList: abs(c.revocation_list),
+    stateDb: abs(c.state_db),
+    chainFile: abs(c.chain_file),
+    dataDir: abs(c.data_dir),
+    refreshSecs: c.refresh_secs ?? DEFAULT_REFRESH_SECS,
+    placeTimeoutMs: c.place_timeout_secs === undefined ? undefined : c.place_timeout_secs * 1000,
+    callTimeoutMs: c.call_timeout_secs === undefined ? undefined : c.call_timeout_secs * 1000,
+    shutdownGraceSecs: c.shutdown_grace_secs ?? DEFAULT_SHUTDOWN_GRACE_SECS,
+  };
+}
+
+/**
+ * Reads and validates `controller.json` (strict JSON, at most 64 KiB). Throws `CliError`
+ * `config_unreadable` or `config_invalid` (exit 3), naming the field.
+ */
+export function loadControllerConfig(path: string): ControllerConfig {
+  let text: string;
+  try {
+    if (statSync(path).size > MAX_CONFIG_BYTES) throw new Error(`larger than ${MAX_CONFIG_BYTES} bytes`);
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw badInput(
+      'config_unreadable',
+      `cannot read config ${path}: ${(err as Error).message} (create it with 'heddle init')`,
+      '$',
+      err,
+    );
+  }
+  let value: unknown;
+  try {
+    value = parseJson(text, { maxBytes: MAX_CONFIG_BYTES });
+  } catch (err) {
+    throw badInput('config_invalid', `${path}: not valid JSON: ${(err as Error).message}`, '$', err);
+  }
+  return parseControllerConfig(value, path);
+}

@@ -1,0 +1,146 @@
+// Test helpers (not part of the app): run the controller daemon and a real `heddle-host` as child
+// processes from source, read their logs, and build signed packages of the example cogs.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { type KeyPair, nodeIdFromPublicKey, saveKeyFile, toHex } from '@heddle/envelope';
+import { buildCogPackage } from '@heddle/package';
+import { tempDir } from './test-io.js';
+
+// Each daemon runs from source in a real child process: `node --import tsx src/bin.ts`, with a
+// tsconfig whose paths map @heddle/* to the packages' sources (so no build is needed).
+const here = fileURLToPath(new URL('.', import.meta.url));
+const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const CONTROLLER_BIN = join(here, 'bin.ts');
+const CONTROLLER_TSCONFIG = join(here, '..', 'tsconfig.source.json');
+// The sibling host app, run (not imported) as a real daemon.
+const HOST_APP = resolve(here, '../../host');
+const HOST_BIN = join(HOST_APP, 'src', 'bin.ts');
+const HOST_TSCONFIG = join(HOST_APP, 'tsconfig.source.json');
+
+/** The example WASI cog's source. */
+export const WASI_COG: string = resolve(here, '../../../examples/wasi-cog');
+
+/** A daemon child process and what it logged. */
+export interface Daemon {
+  readonly proc: ChildProcess;
+  readonly lines: Record<string, unknown>[];
+  stderr: string;
+  readonly exited: Promise<number | null>;
+}
+
+function spawnDaemon(bin: string, tsconfig: string, args: readonly string[], cwd: string): Daemon {
+  const proc = spawn(process.execPath, ['--import', tsx, bin, ...args], {
+    cwd,
+    env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const d: Daemon = {
+    proc,
+    lines: [],
+    stderr: '',
+    exited: new Promise((resolveExit) => proc.on('exit', (code) => resolveExit(code))),
+  };
+  let buf = '';
+  proc.stdout?.on('data', (chunk: Buffer) => {
+    buf += chunk.toString();
+    let nl = buf.indexOf('\n');
+    while (nl >= 0) {
+      const text = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      try {
+        d.lines.push(JSON.parse(text) as Record<string, unknown>);
+      } catch {
+        d.lines.push({ msg: '(not JSON)', text });
+      }
+      nl = buf.indexOf('\n');
+    }
+  });
+  proc.stderr?.on('data', (chunk: Buffer) => {
+    d.stderr += chunk.toString();
+  });
+  return d;
+}
+
+/** Runs `heddle <args>` (the controller CLI) from source in `cwd`. */
+export function spawnController(args: readonly string[], cwd: string): Daemon {
+  return spawnDaemon(CONTROLLER_BIN, CONTROLLER_TSCONFIG, args, cwd);
+}
+
+/** Runs `heddle-host <args>` (the sibling host app) from source in `cwd`. */
+export function spawnHostDaemon(args: readonly string[], cwd: string): Daemon {
+  return spawnDaemon(HOST_BIN, HOST_TSCONFIG, args, cwd);
+}
+
+/** Waits for a log line with `msg` (fails when the daemon exits first). */
+export async function waitFor(d: Daemon, msg: string, timeoutMs = 15_000): Promise<Record<string, unknown>> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const line = d.lines.find((l) => l.msg === msg);
+    if (line) return line;
+    if (d.proc.exitCode !== null || Date.now() > end) {
+      throw new Error(`no "${msg}" line; stdout ${JSON.stringify(d.lines)}; stderr ${d.stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Kills the daemon (SIGKILL) if it still runs and waits for it. */
+export async function kill(d: Daemon | undefined): Promise<void> {
+  if (d === undefined || d.proc.exitCode !== null || d.proc.signalCode !== null) return;
+  d.proc.kill('SIGKILL');
+  await d.exited;
+}
+
+/** A host home written by hand (what `heddle-host init` writes): WASI only, tier paired, on 127.0.0.1:0. */
+export function writeHostHome(
+  dir: string,
+  o: { hostKeys: KeyPair; controllerKey: string; operatorKey: string },
+): { config: string; nodeId: string } {
+  mkdirSync(join(dir, 'data'), { recursive: true, mode: 0o711 });
+  saveKeyFile(join(dir, 'node.key'), o.hostKeys);
+  writeFileSync(
+    join(dir, 'trust.json'),
+    JSON.stringify({
+      schema: 'heddle.trust.v1',
+      keys: [{ id: 'operator', role: 'operator', public_key: o.operatorKey }],
+    }),
+  );
+  const config = join(dir, 'heddle-host.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      schema: 'heddle.host.v1',
+      listen: { host: '127.0.0.1', port: 0 },
+      key_file: 'node.key',
+      controllers: [{ public_key: o.controllerKey }],
+      trust_file: 'trust.json',
+      revocation_list: 'revocations.json',
+      routes: ['wasi'],
+      tier: 'paired',
+      data_dir: 'data',
+      shutdown_grace_secs: 1,
+    }),
+  );
+  return { config, nodeId: nodeIdFromPublicKey(o.hostKeys.publicKey) };
+}
+
+let versions = 0;
+/** The example WASI cog with a version of its own (a new manifest hash), built and signed by `keys`. */
+export async function wasiPackage(keys: KeyPair): Promise<{ dir: string; manifestHash: string }> {
+  const copy = join(tempDir(), 'src');
+  cpSync(WASI_COG, copy, { recursive: true });
+  const cog = JSON.parse(readFileSync(join(copy, 'cog.json'), 'utf8')) as { version: string };
+  cog.version = `0.7.${++versions}`;
+  writeFileSync(join(copy, 'cog.json'), JSON.stringify(cog));
+  const out = join(tempDir(), 'pkg');
+  const built = await buildCogPackage(copy, out, { keys: [keys] });
+  return { dir: out, manifestHash: built.package.manifestHash };
+}
+
+/** The hex public key of `keys`. */
+export function hexKey(keys: KeyPair): string {
+  return toHex(keys.publicKey);
+}

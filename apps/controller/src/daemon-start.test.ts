@@ -1,0 +1,55 @@
+// startController in process: the revocation list fails closed and is re-read on a tick, a second
+// controller on the same home is refused (the state database is held), and a stop removes api.json.
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadKeyFile } from '@heddle/envelope';
+import { describe, expect, it } from 'vitest';
+import { ApiClient, ApiError } from './api-client.js';
+import { CliError } from './cli-error.js';
+import { loadControllerConfig } from './controller-config.js';
+import { startController } from './daemon.js';
+import { wasiPackage } from './daemon-fixtures.js';
+import { Logger } from './logger.js';
+import { runCaptured, tempDir } from './test-io.js';
+
+describe('startController', () => {
+  it('fails closed on a bad revocation list, re-reads it on a tick; one controller per home', async () => {
+    const cwd = tempDir();
+    const home = join(cwd, 'h');
+    expect((await runCaptured(['init', '--home', home, '--api-port', '0'], cwd)).code).toBe(0);
+    writeFileSync(join(home, 'revocations.json'), '{"not":"a list"}');
+    const lines: Record<string, unknown>[] = [];
+    const log = new Logger((l) => lines.push(JSON.parse(l) as Record<string, unknown>));
+    const config = loadControllerConfig(join(home, 'controller.json'));
+    const running = await startController(config, log);
+    try {
+      expect(lines.map((l) => l.msg)).toContain(
+        'the revocation list failed closed: every package is refused until a valid list is in place',
+      );
+      const client = ApiClient.fromHome(home);
+      const pkg = await wasiPackage(loadKeyFile(join(home, 'controller.key')));
+      const refused = await client.place({ package_dir: pkg.dir }).catch((e: unknown) => e as ApiError);
+      expect(refused).toBeInstanceOf(ApiError);
+      expect((refused as ApiError).code).toBe('package_invalid');
+      expect((refused as ApiError).message).toContain('revo');
+
+      const second = await startController(config, new Logger(() => {})).catch((e: unknown) => e);
+      expect(second).toBeInstanceOf(CliError);
+      expect((second as CliError).field).toBe('state_db');
+      expect((second as CliError).exitCode).toBe(3);
+
+      writeFileSync(
+        join(home, 'revocations.json'),
+        JSON.stringify({ schema: 'heddle.revocation-list.v1', generation: 0, entries: [] }),
+      );
+      await running.tick('test');
+      expect(lines.map((l) => l.msg)).toContain('revocation list changed');
+      const now = await client.place({ package_dir: pkg.dir }).catch((e: unknown) => e as ApiError);
+      expect((now as ApiError).code).toBe('unplaceable');
+    } finally {
+      await running.stop('test');
+    }
+    expect(existsSync(join(home, 'api.json'))).toBe(false);
+    expect(lines.at(-1)?.msg).toBe('shutting down');
+  });
+});

@@ -1,0 +1,278 @@
+import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Chain, openChainFile } from '@heddle/chain';
+import { ControlPlane, type PlaneConfig, SqliteStateStore, type StateStore } from '@heddle/control-plane';
+import { type KeyPair, loadKeyFile, nodeIdFromPublicKey, toHex, writeFileAtomic } from '@heddle/envelope';
+import { Gate, loadPolicyFile, type Policy } from '@heddle/gate';
+import {
+  loadTrustFile,
+  type RevocationCheck,
+  RevocationList,
+  type RevocationRefs,
+  type RevokedSubject,
+  type TrustAnchors,
+} from '@heddle/package';
+import { ApiServer } from './api/server.js';
+import type { ApiInfo } from './api/types.js';
+import { CliError, ExitCode } from './cli-error.js';
+import { badInput, type ControllerConfig } from './controller-config.js';
+import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
+import { errorFields, type Logger } from './logger.js';
+
+/** A running controller daemon. */
+export interface RunningController {
+  readonly nodeId: string;
+  /** Where the operator API listens (`http://127.0.0.1:<port>`). */
+  readonly url: string;
+  readonly plane: ControlPlane;
+  /** One tick now (reload the revocation list, refresh the nodes, settle); ticks never overlap. */
+  tick(reason: string): Promise<void>;
+  /** Graceful shutdown (idempotent): stop accepting, finish requests up to the grace, close the store and the chain, remove api.json. */
+  stop(reason: string): Promise<void>;
+}
+
+/**
+ * The controller's revocations, swapped in place on every reload so that the gate and the package
+ * store always consult the current list. A list that cannot be loaded revokes everything (fail closed);
+ * a missing list is an empty one (a fresh controller has none yet).
+ */
+export class CurrentRevocations implements RevocationCheck {
+  #list: RevocationList;
+  readonly #load: () => RevocationList;
+
+  constructor(load: () => RevocationList) {
+    this.#load = load;
+    this.#list = load();
+  }
+
+  /** The list in force. */
+  get list(): RevocationList {
+    return this.#list;
+  }
+
+  /** Loads the list again; true when its generation or failure changed. */
+  reload(): boolean {
+    const before = this.#list;
+    this.#list = this.#load();
+    return before.generation !== this.#list.generation || before.failure !== this.#list.failure;
+  }
+
+  /** The first revoked reference among `refs`, by the list in force. */
+  firstRevoked(refs: RevocationRefs): RevokedSubject | undefined {
+    return this.#list.firstRevoked(refs);
+  }
+}
+
+function load<T>(field: string, code: string, what: () => T): T {
+  try {
+    return what();
+  } catch (err) {
+    throw badInput(code, `${field}: ${(err as Error).message}`, field, err);
+  }
+}
+
+/** Reads `<home>/api.token`: 64 lower-case hex characters, owner-only. */
+export function loadApiToken(home: string): string {
+  const path = join(home, API_TOKEN_FILE);
+  return load(API_TOKEN_FILE, 'token_invalid', () => {
+    if ((statSync(path).mode & 0o077) !== 0)
+      throw new Error(`${path} must be owner-only (chmod 600 ${path})`);
+    const token = readFileSync(path, 'utf8').trim();
+    if (!/^[0-9a-f]{64}$/.test(token)) throw new Error(`${path} must hold 64 lower-case hex characters`);
+    return token;
+  });
+}
+
+interface Parts {
+  readonly keys: KeyPair;
+  readonly anchors: TrustAnchors;
+  readonly policy: Policy;
+  readonly token: string;
+  readonly revocations: CurrentRevocations;
+}
+
+function loadParts(config: ControllerConfig): Parts {
+  const keys = load('key_file', 'key_invalid', () => loadKeyFile(config.keyFile));
+  const anchors = load('trust_file', 'trust_invalid', () => loadTrustFile(config.trustFile));
+  const policy = load('policy_file', 'policy_invalid', () => loadPolicyFile(config.policyFile));
+  const token = loadApiToken(config.home);
+  load('data_dir', 'data_dir', () => mkdirSync(config.dataDir, { recursive: true, mode: 0o700 }));
+  const revocations = new CurrentRevocations(() =>
+    RevocationList.loadOrFailClosed(config.revocationList, {
+      trustedKeys: anchors.operatorKeys(),
+      allowMissing: true,
+    }),
+  );
+  return { keys, anchors, policy, token, revocations };
+}
+
+/**
+ * Starts the controller from a validated config: loads the key, trust anchors, policy, API token and
+ * revocation list; opens the state database and the chain; builds the gate and the control plane;
+ * serves the operator API on 127.0.0.1; writes `<home>/api.json`; settles once, then ticks every
+ * `refresh_secs`. Throws `CliError` (exit 3, naming the field) for anything the config points at that
+ * cannot be used, exit 1 when the port cannot be listened on.
+ */
+export async function startController(config: ControllerConfig, log: Logger): Promise<RunningController> {
+  const parts = loadParts(config);
+  if (parts.revocations.list.failure !== undefined) {
+    log.warn('the revocation list failed closed: every package is refused until a valid list is in place', {
+      revocation_list: config.revocationList,
+      failure: parts.revocations.list.failure,
+    });
+  }
+  let store: StateStore;
+  try {
+    store = SqliteStateStore.open(config.stateDb);
+  } catch (err) {
+    throw badInput(
+      'state_invalid',
+      `state_db: ${(err as Error).message} (is another controller running on this home?)`,
+      'state_db',
+      err,
+    );
+  }
+  let chain: Chain;
+  try {
+    chain = await openChainFile(config.chainFile);
+  } catch (err) {
+    store.close();
+    throw badInput(
+      'chain_invalid',
+      `chain_file: cannot open the chain: ${(err as Error).message}`,
+      'chain_file',
+      err,
+    );
+  }
+  try {
+    return await assemble(config, log, parts, store, chain);
+  } catch (err) {
+    store.close();
+    await chain.close().catch(() => {});
+    throw err;
+  }
+}
+
+function planeTunables(config: ControllerConfig): Partial<PlaneConfig> {
+  return {
+    ...(config.placeTimeoutMs === undefined ? {} : { placeTimeoutMs: config.placeTimeoutMs }),
+    ...(config.callTimeoutMs === undefined ? {} : { callTimeoutMs: config.callTimeoutMs }),
+  };
+}
+
+async function assemble(
+  config: ControllerConfig,
+  log: Logger,
+  p: Parts,
+  store: StateStore,
+  chain: Chain,
+): Promise<RunningController> {
+  const gate = new Gate({ policy: p.policy, recorder: chain, revocations: p.revocations });
+  const plane = load(
+    'place_timeout_secs',
+    'config_invalid',
+    () =>
+      new ControlPlane({
+        keys: p.keys,
+        store,
+        chain,
+        gate,
+        anchors: p.anchors,
+        revocations: p.revocations,
+        stateDir: config.dataDir,
+        config: planeTunables(config),
+      }),
+  );
+  let api: ApiServer;
+  try {
+    api = await ApiServer.listen({ plane, token: p.token, log, port: config.api.port });
+  } catch (err) {
+    throw new CliError(
+      'listen_failed',
+      `api.port: cannot listen on ${config.api.host}:${config.api.port}: ${(err as Error).message}`,
+      ExitCode.checkFailed,
+      { field: 'api.port', cause: err },
+    );
+  }
+  const nodeId = nodeIdFromPublicKey(p.keys.publicKey);
+  const infoPath = join(config.home, API_INFO_FILE);
+  const info: ApiInfo = { url: api.url, pid: process.pid, node_id: nodeId };
+  writeFileAtomic(infoPath, `${JSON.stringify(info)}\n`, { mode: 0o600 });
+  log.info('listening', {
+    node_id: nodeId,
+    public_key: toHex(p.keys.publicKey),
+    url: api.url,
+    api_file: infoPath,
+    nodes: plane.nodes().length,
+    instances: plane.instances().filter((i) => i.state !== 'unloaded').length,
+    unsettled: plane.unsettled().length,
+    policy: p.policy.name,
+    trust_anchors: p.anchors.anchors.length,
+    revocation_generation: p.revocations.list.generation,
+    refresh_secs: config.refreshSecs,
+  });
+
+  const liveness = new Map<string, string>();
+  const tickOnce = async (reason: string): Promise<void> => {
+    try {
+      if (p.revocations.reload()) {
+        log.info('revocation list changed', {
+          generation: p.revocations.list.generation,
+          failure: p.revocations.list.failure,
+        });
+      }
+      for (const n of await plane.refreshNodes()) {
+        if (liveness.get(n.node_id) !== n.liveness) {
+          log.info('node liveness', { node_id: n.node_id, liveness: n.liveness, last_error: n.last_error });
+          liveness.set(n.node_id, n.liveness);
+        }
+      }
+      if (plane.unsettled().length > 0) {
+        const r = await plane.settle();
+        log.info('settle', { reason, placed: r.placed, nothing: r.nothing, pending: r.pending });
+      }
+    } catch (err) {
+      log.error('tick failed (the daemon keeps running)', { reason, ...errorFields(err) });
+    }
+  };
+  let ticking: Promise<void> | undefined;
+  const tick = (reason: string): Promise<void> => {
+    ticking ??= tickOnce(reason).finally(() => {
+      ticking = undefined;
+    });
+    return ticking;
+  };
+  void tick('start');
+  const timer = setInterval(() => void tick('interval'), config.refreshSecs * 1000);
+
+  let stopping: Promise<void> | undefined;
+  const stop = (reason: string): Promise<void> => {
+    stopping ??= (async () => {
+      clearInterval(timer);
+      log.info('shutting down', { reason, in_flight: api.inFlight, grace_secs: config.shutdownGraceSecs });
+      await api
+        .close(config.shutdownGraceSecs * 1000)
+        .catch((err: unknown) => log.error('closing the API failed', errorFields(err)));
+      await ticking?.catch(() => {});
+      removeInfo(infoPath);
+      try {
+        store.close();
+      } catch (err) {
+        log.error('closing the state store failed', errorFields(err));
+      }
+      await chain.close().catch((err: unknown) => log.error('closing the chain failed', errorFields(err)));
+    })();
+    return stopping;
+  };
+  return { nodeId, url: api.url, plane, tick, stop };
+}
+
+/** Removes api.json when it is this process's (another daemon may have replaced it). */
+function removeInfo(path: string): void {
+  try {
+    const info = JSON.parse(readFileSync(path, 'utf8')) as Partial<ApiInfo>;
+    if (info.pid === process.pid) rmSync(path, { force: true });
+  } catch {
+    // Already gone, or not ours to remove.
+  }
+}

@@ -1,0 +1,30 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { CliIo } from './io.js';
+
+/** The controller configuration file in the home. */
+export const CONTROLLER_CONFIG_FILE = 'controller.json';
+/** The controller's key file in the home (mode 0600). */
+export const CONTROLLER_KEY_FILE = 'controller.key';
+/** The operator API token file in the home (mode 0600). */
+export const API_TOKEN_FILE = 'api.token';
+/** What the running daemon writes after it listens (mode 0600), removed on a clean shutdown. */
+export const API_INFO_FILE = 'api.json';
+/** The environment variable naming the controller home. */
+export const HOME_ENV = 'HEDDLE_HOME';
+
+/**
+ * The controller home: `flag` (relative to `io.cwd`) when given, else `$HEDDLE_HOME`, else
+ * `~/.heddle`. Every command that touches the controller (init, controller run, and the commands that
+ * talk to the daemon) resolves its home with this.
+ */
+export function homeDir(
+  flag: string | undefined,
+  io: Pick<CliIo, 'cwd'>,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
+  if (flag !== undefined && flag !== '') return resolve(io.cwd, flag);
+  const fromEnv = env[HOME_ENV];
+  if (fromEnv !== undefined && fromEnv !== '') return resolve(io.cwd, fromEnv);
+  return join(homedir(), '.heddle');
+}

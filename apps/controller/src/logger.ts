@@ -1,0 +1,63 @@
+import { HeddleError } from '@heddle/envelope';
+
+/** Severity of a log line. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** Extra fields of a log line (JSON values; `undefined` fields are dropped). */
+export type LogFields = Record<string, unknown>;
+
+/**
+ * Structured logs: one JSON object per line, `{ts, level, msg, ...fields}`, `ts` in ISO 8601 UTC.
+ * Secrets never reach it (the daemon logs node ids and public keys, never the key file's content).
+ */
+export class Logger {
+  readonly #write: (line: string) => void;
+  readonly #now: () => number;
+
+  constructor(write: (line: string) => void, now: () => number = Date.now) {
+    this.#write = write;
+    this.#now = now;
+  }
+
+  /** Writes one line at `level`. Fields named ts, level or msg are ignored. */
+  log(level: LogLevel, msg: string, fields: LogFields = {}): void {
+    const line: LogFields = { ts: new Date(this.#now()).toISOString(), level, msg };
+    for (const [k, v] of Object.entries(fields)) {
+      if (v !== undefined && !(k in line)) line[k] = v;
+    }
+    let text: string;
+    try {
+      text = JSON.stringify(line);
+    } catch {
+      text = JSON.stringify({ ts: line.ts, level, msg, note: 'fields could not be serialised' });
+    }
+    this.#write(text);
+  }
+
+  /** An info line. */
+  info(msg: string, fields?: LogFields): void {
+    this.log('info', msg, fields);
+  }
+
+  /** A warning line. */
+  warn(msg: string, fields?: LogFields): void {
+    this.log('warn', msg, fields);
+  }
+
+  /** An error line. */
+  error(msg: string, fields?: LogFields): void {
+    this.log('error', msg, fields);
+  }
+}
+
+/** The loggable fields of an error: its code, field and message (a stack only for unexpected ones). */
+export function errorFields(err: unknown): LogFields {
+  if (err instanceof HeddleError) {
+    return { error_code: err.code, error_field: err.field, error: err.message };
+  }
+  if (err instanceof Error) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return { error_code: typeof code === 'string' ? code : undefined, error: err.message, stack: err.stack };
+  }
+  return { error: String(err) };
+}

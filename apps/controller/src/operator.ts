@@ -1,0 +1,172 @@
+import { ApiClient, ApiError } from './api-client.js';
+import { CliError, ExitCode } from './cli-error.js';
+import { type CommandDef, commandHelp, type Parsed, parseCommand } from './command-def.js';
+import { type Paint, paintFor } from './format/colour.js';
+import { homeDir } from './home.js';
+import type { CliIo } from './io.js';
+
+/** What an operator command's body gets: its parsed arguments, the API client and the output helpers. */
+export interface OperatorContext {
+  readonly def: CommandDef;
+  readonly parsed: Parsed;
+  readonly io: CliIo;
+  /** The controller home in use. */
+  readonly home: string;
+  /** Colour for standard output (identity when not a terminal, with NO_COLOR, or with --json). */
+  readonly paint: Paint;
+  /** The client of the daemon running in {@link OperatorContext.home} (created on first use). */
+  client(): ApiClient;
+  /** Prints `value` as one line of JSON with --json, else the human lines. */
+  emit(value: unknown, human: () => readonly string[]): void;
+  /** The time now (Unix ms). */
+  now(): number;
+}
+
+/** Exit codes of operator commands by API error code (docs/cli-reference.md, "Exit codes"). */
+export function exitCodeOf(code: string): number {
+  switch (code) {
+    case 'invalid_input':
+    case 'bad_json':
+    case 'too_large':
+    case 'package_invalid':
+    case 'unknown_node':
+    case 'unknown_instance':
+    case 'unauthorized':
+      return ExitCode.badInput;
+    case 'node_exists':
+    case 'key_mismatch':
+    case 'governance':
+    case 'unplaceable':
+    case 'refused':
+    case 'unreachable':
+    case 'indeterminate':
+    case 'unsettled':
+    case 'controller_not_running':
+    case 'timeout':
+      return ExitCode.checkFailed;
+    default:
+      return ExitCode.internal;
+  }
+}
+
+const HINTS: Readonly<Record<string, { readonly cmd: string; readonly text: string }>> = {
+  unknown_instance: { cmd: 'ps', text: 'see heddle ps for the known instances' },
+  unknown_node: { cmd: 'node ls', text: 'see heddle node ls for the known nodes' },
+  node_exists: { cmd: 'node rm', text: 'see heddle node ls; remove it first with heddle node rm <id>' },
+  key_mismatch: {
+    cmd: 'node pin',
+    text: 'if the new key is expected, pin it with heddle node pin <id> --key <hex>',
+  },
+  unreachable: {
+    cmd: 'node refresh',
+    text: 'check that the node runs and its URL is right, then heddle node refresh',
+  },
+  indeterminate: {
+    cmd: 'ps',
+    text: 'the controller settles it with the node; check heddle ps before trying again',
+  },
+  governance: { cmd: 'policy check', text: 'see why with heddle policy check' },
+  unplaceable: {
+    cmd: '--explain',
+    text: 'every node’s reason follows; heddle place --dry-run --explain shows the whole decision',
+  },
+  package_invalid: { cmd: 'pkg verify', text: 'check the package with heddle pkg verify <dir>' },
+  timeout: { cmd: 'ps', text: 'the controller may still be working; check heddle ps before trying again' },
+};
+
+/** `message` with what to do next, unless it already says so. */
+export function withHint(code: string, message: string): string {
+  const h = HINTS[code];
+  if (h === undefined || message.includes(`heddle ${h.cmd}`)) return message;
+  if (message.includes(`(see ${h.cmd})`)) return message.replace(`(see ${h.cmd})`, `(see heddle ${h.cmd})`);
+  return `${message}; ${h.text}`;
+}
+
+/** An error as printed: code, message (with its hint), field and per-node reasons. */
+export interface PrintedError {
+  readonly code: string;
+  readonly message: string;
+  readonly field?: string;
+  readonly reasons?: Readonly<Record<string, string>>;
+}
+
+/** Prints an error on standard error: `{"error":{...}}` with --json, else one line and any reasons. */
+export function printError(io: CliIo, command: string, json: boolean, e: PrintedError): void {
+  if (json) {
+    io.err(JSON.stringify({ error: e }));
+    return;
+  }
+  io.err(`heddle ${command}: ${e.message}`);
+  for (const [node, reason] of Object.entries(e.reasons ?? {})) io.err(`  ${node}: ${reason}`);
+}
+
+function printable(err: unknown): { error: PrintedError; exit: number } | undefined {
+  if (err instanceof ApiError) {
+    const reasons = Object.keys(err.reasons).length > 0 ? { reasons: err.reasons } : {};
+    return {
+      error: {
+        code: err.code,
+        message: withHint(err.code, err.message),
+        ...(err.field === undefined ? {} : { field: err.field }),
+        ...reasons,
+      },
+      exit: exitCodeOf(err.code),
+    };
+  }
+  if (err instanceof CliError) {
+    return {
+      error: {
+        code: err.code,
+        message: err.message,
+        ...(err.field === undefined ? {} : { field: err.field }),
+      },
+      exit: err.exitCode,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Runs an operator command: parses `args` by `def`, resolves the home, and runs `body`. Usage, input
+ * and API errors are printed here (with per-node reasons and what to do next) and mapped to exit
+ * codes; anything else propagates to the CLI's internal-error handler.
+ */
+export async function runOperator(
+  def: CommandDef,
+  args: readonly string[],
+  io: CliIo,
+  body: (ctx: OperatorContext) => Promise<number>,
+): Promise<number> {
+  const json = args.includes('--json');
+  if (args.includes('--help') || args.includes('-h')) {
+    for (const line of commandHelp(def)) io.out(line);
+    return ExitCode.ok;
+  }
+  try {
+    const parsed = parseCommand(def, args);
+    const home = homeDir(parsed.home, io, io.env ?? process.env);
+    let client: ApiClient | undefined;
+    const ctx: OperatorContext = {
+      def,
+      parsed,
+      io,
+      home,
+      paint: paintFor(io, parsed.json),
+      client: () => {
+        client ??= ApiClient.fromHome(home);
+        return client;
+      },
+      emit: (value, human) => {
+        if (parsed.json) io.out(JSON.stringify(value));
+        else for (const line of human()) io.out(line);
+      },
+      now: () => Date.now(),
+    };
+    return await body(ctx);
+  } catch (err) {
+    const p = printable(err);
+    if (p === undefined) throw err;
+    printError(io, def.name, json, p.error);
+    return p.exit;
+  }
+}
