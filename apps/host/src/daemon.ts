@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
 import { AllowListPolicy, type KeyPair, loadKeyFile, nodeIdFromPublicKey, toHex } from '@heddle/envelope';
 import { DEFAULT_POLICY, Gate, loadPolicyFile, type Policy } from '@heddle/gate';
@@ -111,6 +111,16 @@ export async function startHost(config: HostConfig, log: Logger): Promise<Runnin
   }
   if (config.routes.includes('native') && process.getuid?.() === 0 && config.native.runAsUser === undefined) {
     log.warn('running as root without native.run_as_user: every native workload will be refused', {});
+  }
+  if (config.routes.includes('native') && config.native.runAsUser !== undefined) {
+    const closed = untraversable(config.dataDir);
+    if (closed !== undefined) {
+      log.warn('native workloads run as another user and cannot pass through a directory above data_dir', {
+        directory: closed,
+        run_as_user: config.native.runAsUser,
+        fix: `chmod o+x ${closed}`,
+      });
+    }
   }
   try {
     for (const d of [config.dataDir, join(config.dataDir, 'instances'), join(config.dataDir, 'native')]) {
@@ -308,4 +318,21 @@ function wireLimits(limits: HostConfig['limits']): {
     ...(limits.handshakeTimeoutMs === undefined ? {} : { handshakeTimeoutMs: limits.handshakeTimeoutMs }),
     ...(limits.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: limits.idleTimeoutMs }),
   };
+}
+
+/** The first existing directory from `/` down to `dir` that others may not pass through (no o+x), if any. */
+function untraversable(dir: string): string | undefined {
+  const parts = resolve(dir)
+    .split(sep)
+    .filter((p) => p.length > 0);
+  let path: string = sep;
+  for (const part of parts) {
+    path = join(path, part);
+    try {
+      if ((statSync(path).mode & 0o001) === 0) return path;
+    } catch {
+      return undefined; // not there yet: created 0711 below
+    }
+  }
+  return undefined;
 }
