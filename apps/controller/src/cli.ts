@@ -70,6 +70,18 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; summary: string }
   },
 };
 
+/** Commands that answer `--help` themselves (from their definitions, docs/cli-reference.md). */
+const OPERATOR_HELP: ReadonlySet<string> = new Set([
+  'node',
+  'place',
+  'ps',
+  'status',
+  'logs',
+  'start',
+  'stop',
+  'unload',
+]);
+
 /** The top-level help text. */
 export function helpText(): string {
   const rows = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
@@ -101,6 +113,11 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     io.err(`heddle: unknown command ${JSON.stringify(name)}\n\n${helpText()}`);
     return ExitCode.usage;
   }
+  const ownHelp = OPERATOR_HELP.has(name);
+  if (!ownHelp && (rest.includes('--help') || rest.includes('-h'))) {
+    io.out(`heddle ${name}: ${command.summary}\n\nsee docs/cli.md for its arguments and flags`);
+    return ExitCode.ok;
+  }
   try {
     return await (await command.load())(rest, io);
   } catch (err) {
@@ -120,7 +137,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
               ExitCode.internal,
             );
     if (json) io.err(JSON.stringify({ error: { code: e.code, message: e.message, field: e.field } }));
-    else io.err(`heddle ${name}: ${e.message}`);
+    else io.err(e.message.startsWith(`heddle ${name}`) ? e.message : `heddle ${name}: ${e.message}`);
     return e.exitCode;
   }
 }

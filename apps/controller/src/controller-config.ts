@@ -42,8 +42,17 @@ export const ControllerConfigFileSchema = z.strictObject({
   chain_file: Path,
   data_dir: Path,
   refresh_secs: z.int('expected whole seconds').min(1).max(3_600).optional(),
-  place_timeout_secs: z.int('expected whole seconds').min(1).max(3_600).optional(),
-  call_timeout_secs: z.int('expected whole seconds').min(1).max(600).optional(),
+  // Both at most the signed request lifetime (290 s): an answer after that is refused as late.
+  place_timeout_secs: z
+    .int('expected whole seconds')
+    .min(1)
+    .max(290, 'at most 290 (the request lifetime)')
+    .optional(),
+  call_timeout_secs: z
+    .int('expected whole seconds')
+    .min(1)
+    .max(290, 'at most 290 (the request lifetime)')
+    .optional(),
   shutdown_grace_secs: z.int('expected whole seconds').min(0).max(3_600).optional(),
 });
 

@@ -216,10 +216,14 @@ async function assemble(
   const tickOnce = async (reason: string): Promise<void> => {
     try {
       if (p.revocations.reload()) {
-        log.info('revocation list changed', {
-          generation: p.revocations.list.generation,
-          failure: p.revocations.list.failure,
-        });
+        const failure = p.revocations.list.failure;
+        const fields = { generation: p.revocations.list.generation, failure };
+        if (failure === undefined) log.info('revocation list changed', fields);
+        else
+          log.warn(
+            'revocation list changed: it failed closed, every package is refused until it is fixed',
+            fields,
+          );
       }
       for (const n of await plane.refreshNodes()) {
         if (liveness.get(n.node_id) !== n.liveness) {

@@ -52,14 +52,17 @@ export function exitCodeOf(code: string): number {
 const HINTS: Readonly<Record<string, { readonly cmd: string; readonly text: string }>> = {
   unknown_instance: { cmd: 'ps', text: 'see heddle ps for the known instances' },
   unknown_node: { cmd: 'node ls', text: 'see heddle node ls for the known nodes' },
-  node_exists: { cmd: 'node rm', text: 'see heddle node ls; remove it first with heddle node rm <id>' },
+  node_exists: {
+    cmd: 'node pin',
+    text: 'the message says which node holds that URL: pin its new key with heddle node pin, or remove it with heddle node rm',
+  },
   key_mismatch: {
     cmd: 'node pin',
     text: 'if the new key is expected, pin it with heddle node pin <id> --key <hex>',
   },
   unreachable: {
-    cmd: 'node refresh',
-    text: 'check that the node runs and its URL is right, then heddle node refresh',
+    cmd: 'node ls',
+    text: 'check that the node runs, listens where the URL says, and lists this controller’s key; then try again',
   },
   indeterminate: {
     cmd: 'ps',

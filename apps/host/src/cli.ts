@@ -50,6 +50,10 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     io.err(`heddle-host: unknown command ${JSON.stringify(name)}\n\n${helpText()}`);
     return ExitCode.usage;
   }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.out(`heddle-host ${name}: ${command.summary}\n\nsee docs/host.md for its flags and the configuration`);
+    return ExitCode.ok;
+  }
   try {
     return await command.run(rest, io);
   } catch (err) {
@@ -69,7 +73,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
               ExitCode.internal,
             );
     if (json) io.err(JSON.stringify({ error: { code: e.code, message: e.message, field: e.field } }));
-    else io.err(`heddle-host ${name}: ${e.message}`);
+    else io.err(e.message.startsWith(`heddle-host ${name}`) ? e.message : `heddle-host ${name}: ${e.message}`);
     return e.exitCode;
   }
 }

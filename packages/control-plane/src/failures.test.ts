@@ -148,3 +148,19 @@ describe('controller restart', () => {
     expect(p2.chain.verify().ok).toBe(true);
   });
 });
+
+describe('removing a node', () => {
+  it('rm --force marks its placements lost; the node can be added again at once', async () => {
+    const a = await host(['wasi']);
+    const p = await plane();
+    await p.plane.addNode(a.url, { tier: 'paired' });
+    const r = await p.plane.place({ package_dir: await examplePackage('wasi-cog'), start: false });
+    await expect(async () => p.plane.removeNode(a.service.nodeId)).rejects.toMatchObject({
+      code: 'invalid_input',
+    });
+    p.plane.removeNode(a.service.nodeId, true);
+    expect(p.plane.instance(r.instance?.instance_id as string).state).toBe('lost');
+    const again = await p.plane.addNode(a.url, { tier: 'paired' });
+    expect(again).toMatchObject({ node_id: a.service.nodeId, tier: 'paired', instances: 0 });
+  });
+});

@@ -126,8 +126,8 @@ export class NodeBook {
       unreachable_since_ms: null,
       last_error: null,
     };
-    this.#store.putTarget(target);
     this.#accept(target, d);
+    this.#store.putTarget(target);
     return target;
   }
 
@@ -226,7 +226,9 @@ export class NodeBook {
   /** Forgets a node. Refused (`invalid_input`) while the controller has placements on it, unless `force`. */
   remove(nodeId: string, force = false): TargetRecord {
     const t = this.get(nodeId);
-    const placed = this.#store.listPlacements(nodeId).filter((p) => p.state !== 'unloaded');
+    const placed = this.#store
+      .listPlacements(nodeId)
+      .filter((p) => p.state !== 'unloaded' && p.state !== 'lost');
     if (placed.length > 0 && !force) {
       throw new PlaneError(
         'invalid_input',
@@ -234,8 +236,14 @@ export class NodeBook {
         { field: 'node' },
       );
     }
-    this.#store.removeTarget(nodeId);
-    this.cache.remove(nodeId);
+    const now = this.#now();
+    this.#store.transaction(() => {
+      // Forced: what the controller had there is lost to it (nothing is unloaded on the node).
+      for (const p of placed) this.#store.putPlacement({ ...p, state: 'lost', updated_at_ms: now });
+      this.#store.removeTarget(nodeId);
+    });
+    // Forget the facts' sequence too, so that the same node can be added again at once.
+    this.cache.remove(nodeId, { forgetSeq: true });
     this.liveness.forget(nodeId);
     return t;
   }
@@ -252,7 +260,7 @@ export class NodeBook {
     } catch (err) {
       // The same statement again (facts are re-signed only after half their lifetime): keep it.
       if (!(err instanceof PlacementError && err.code === 'facts_stale')) throw err;
-      if (t.tier !== null) this.cache.setTier(t.node_id, t.tier);
+      if (t.tier !== null && this.cache.get(t.node_id) !== undefined) this.cache.setTier(t.node_id, t.tier);
     }
     this.liveness.contact(t.node_id, now);
   }

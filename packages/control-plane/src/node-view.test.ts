@@ -74,7 +74,7 @@ describe('nodeView', () => {
     expect(v.facts_expire_at_ms).toBeGreaterThan(now);
   });
 
-  it('counts the placements on the node that are not unloaded', () => {
+  it('counts the placements on the node that are neither unloaded nor lost', () => {
     const id = host.service.nodeId;
     const states: PlacementState[] = [
       'placed',
@@ -90,9 +90,9 @@ describe('nodeView', () => {
     });
     store.putPlacement(placement('i-elsewhere', 'a'.repeat(32), 'running'));
     try {
-      expect(nodeView(target, book, store, now).instances).toBe(5);
-      store.putPlacement(placement('i-0', id, 'unloaded'));
       expect(nodeView(target, book, store, now).instances).toBe(4);
+      store.putPlacement(placement('i-0', id, 'unloaded'));
+      expect(nodeView(target, book, store, now).instances).toBe(3);
     } finally {
       for (const p of store.listPlacements()) store.removePlacement(p.instance_id);
     }

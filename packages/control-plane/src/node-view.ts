@@ -21,7 +21,7 @@ export interface NodeView {
   readonly last_seen_ms: number | null;
   readonly unreachable_since_ms: number | null;
   readonly last_error: string | null;
-  /** Placements on it that are not unloaded. */
+  /** Placements on it that are neither unloaded nor lost. */
   readonly instances: number;
 }
 
@@ -47,6 +47,7 @@ export function nodeView(t: TargetRecord, book: NodeBook, store: StateStore, now
     last_seen_ms: t.last_seen_ms,
     unreachable_since_ms: t.unreachable_since_ms,
     last_error: t.last_error,
-    instances: store.listPlacements(t.node_id).filter((p) => p.state !== 'unloaded').length,
+    instances: store.listPlacements(t.node_id).filter((p) => p.state !== 'unloaded' && p.state !== 'lost')
+      .length,
   };
 }

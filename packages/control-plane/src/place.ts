@@ -97,7 +97,8 @@ export async function placeOrder(
   }
   if (decision.outcome !== 'placed') {
     const reasons: Record<string, string> = {};
-    for (const r of decision.rejected) reasons[r.node_id] = r.failures.map((f) => f.detail).join('; ');
+    for (const r of decision.rejected)
+      reasons[r.node_id] = [...new Set(r.failures.map((f) => f.detail))].join('; ');
     const why = decision.outcome === 'pin_refused' ? decision.error.message : decision.reason;
     throw new PlaneError('unplaceable', `${verified.body.id}: ${why}`, { reasons });
   }
@@ -155,6 +156,8 @@ export async function placeOrder(
       };
     }
   }
+  // Nothing was placed: the order is not kept (the decision and every attempt are on the chain).
+  ctx.store.removeOrder(record.order_id);
   const reasons: Record<string, string> = {};
   for (const a of attempts)
     reasons[a.node_id] = `${a.outcome}${a.code === null ? '' : ` ${a.code}`}: ${a.reason ?? ''}`;

@@ -129,6 +129,28 @@ describe('placing', () => {
     expect(err.code).toBe('package_invalid');
   });
 
+  it('when every candidate refuses: one error naming each node, and nothing half-done in the state', async () => {
+    const refuse: Parameters<TestHost['intercept']>[0] = (real) => async (signed, ctx) =>
+      real(signed, { ...ctx, fetchPackage: async () => Promise.reject(new Error('disk full')) });
+    both.intercept(refuse);
+    wasiOnly.intercept(refuse);
+    try {
+      const orders = p.store.listOrders().length;
+      const placements = p.plane.instances().length;
+      const err = await planeError(
+        p.plane.place({ package_dir: await examplePackage('wasi-cog'), start: false }),
+      );
+      expect(err.code).toBe('refused');
+      expect(Object.keys(err.reasons).sort()).toEqual([both.service.nodeId, wasiOnly.service.nodeId].sort());
+      expect(Object.values(err.reasons).every((r) => r.includes('disk full'))).toBe(true);
+      expect(p.store.listOrders()).toHaveLength(orders);
+      expect(p.plane.instances()).toHaveLength(placements);
+    } finally {
+      both.intercept(undefined);
+      wasiOnly.intercept(undefined);
+    }
+  });
+
   it('when the winner refuses, the next candidate is tried, and both attempts are chained', async () => {
     both.intercept((real) => async (signed, ctx) => {
       const method = (JSON.parse(signed.payload) as { method: string }).method;
@@ -146,6 +168,7 @@ describe('placing', () => {
         reason: expect.stringContaining('disk full'),
       });
       expect(r.instance?.node_id).toBe(wasiOnly.service.nodeId);
+      expect(p.store.getOrder(r.order_id as string)).toBeDefined();
       await p.plane.unload(r.instance?.instance_id as string);
     } finally {
       both.intercept(undefined);

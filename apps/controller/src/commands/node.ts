@@ -124,7 +124,7 @@ export function node(args: readonly string[], io: CliIo): Promise<number> {
         const [id] = ctx.parsed.positionals as [string];
         const n = await ctx.client().removeNode(id, { force: ctx.parsed.booleans.force === true });
         ctx.emit({ node: n }, () => [
-          `removed ${n.node_id} (${n.url})${n.instances > 0 ? `; ${n.instances} placements on it are forgotten` : ''}`,
+          `removed ${n.node_id} (${n.url})${n.instances > 0 ? `; ${n.instances} placements on it are now marked lost (heddle ps --all)` : ''}`,
         ]);
         return ExitCode.ok;
       });
@@ -197,7 +197,9 @@ export function nodeTable(nodes: readonly NodeView[], paint: Paint, now: number)
   ]);
   const lines = table(['NODE', 'TIER', 'LIVENESS', 'ROUTES', 'INSTANCES', 'SEEN', 'URL'], rows);
   for (const n of nodes) {
-    if (n.tier === null) {
+    if (n.tier === null && n.pending_key === null && n.last_error !== null) {
+      lines.push(`${n.node_id}: ${n.last_error}; remove it with heddle node rm ${n.node_id} --force`);
+    } else if (n.tier === null) {
       lines.push(
         `${n.node_id}: suspended, another key answered (${n.pending_key ?? 'unknown'}); if it is expected: heddle node pin ${n.node_id} --key ${n.pending_key ?? '<hex>'}`,
       );

@@ -165,7 +165,7 @@ describe('heddle operator commands against a real controller API', () => {
   it('node add refuses a bad URL (exit 3, field named) and an unreachable node (exit 1)', async () => {
     const down = await jsonError(['node', 'add', 'ws://127.0.0.1:9', '--tier', 'paired'], 1);
     expect(down.code).toBe('unreachable');
-    expect(down.message).toContain('heddle node refresh');
+    expect(down.message).toContain('lists this controller');
     const bad = await jsonError(['node', 'add', 'http://nowhere', '--tier', 'paired'], 3);
     expect(bad).toMatchObject({ code: 'invalid_input', field: 'url' });
   });
