@@ -1,0 +1,235 @@
+import { randomBytes } from 'node:crypto';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { SeedError } from '../errors.js';
+import type { StoreCog } from '../seed-api.js';
+import { spkiOfPem } from '../test-tls.js';
+import { readJsonBody, sendGarbage, sendHuge, sendJson } from './sim-http.js';
+import { needsToken, route, type SimKnobs } from './sim-routes.js';
+import { SimRefusal, SimState } from './sim-state.js';
+import {
+  API_PREFIX,
+  DEFAULT_CATALOG,
+  type NoAnswerMode,
+  type SeedSimulatorOptions,
+  type SimInstalledCog,
+  type SimRequest,
+} from './sim-types.js';
+
+const MAX_REQUEST_LOG = 10_000;
+const BEARER_RE = /^Bearer ([\x21-\x7e]{1,512})$/;
+
+type Server = ReturnType<typeof createHttpServer>;
+
+/**
+ * A simulated Cognitum Seed: a real node:http / node:https server following the Seed API of DESIGN 11 and its
+ * quirks (auto-start on install, the concurrency cap, sensor-feed contention on console runs, 401/403 without a
+ * valid token, slow installs, store version drift), with knobs for tests. Not a security boundary.
+ */
+export class SeedSimulator {
+  /** The base URL (`http://127.0.0.1:port` or `https://...`). */
+  readonly url: string;
+  /** Hex SHA-256 of the certificate's SubjectPublicKeyInfo (HTTPS only). */
+  readonly spki: string | undefined;
+  private readonly server: Server;
+  private readonly state: SimState;
+  private readonly knobs: SimKnobs;
+  private readonly log: SimRequest[] = [];
+  private readonly garbage = new Set<string>();
+  private readonly huge = new Set<string>();
+
+  private constructor(server: Server, url: string, spki: string | undefined, state: SimState) {
+    this.server = server;
+    this.url = url;
+    this.spki = spki;
+    this.state = state;
+    this.knobs = {
+      installDelayMs: 200,
+      failNextInstall: undefined,
+      noAnswerNextInstall: undefined,
+      pairButtonOnly: false,
+      deviceId: `seed-sim-${randomBytes(4).toString('hex')}`,
+    };
+  }
+
+  /** Starts a simulator listening on `host:port` (default 127.0.0.1 and a free port). */
+  static async start(options: SeedSimulatorOptions = {}): Promise<SeedSimulator> {
+    const cap = options.concurrencyCap ?? 3;
+    if (!Number.isInteger(cap) || cap < 1) {
+      throw new SeedError('invalid_argument', 'concurrencyCap must be a positive integer', {
+        field: 'concurrencyCap',
+      });
+    }
+    const state = new SimState({
+      catalog: [...(options.catalog ?? DEFAULT_CATALOG)],
+      cap,
+      tickMs: options.tickMs ?? 200,
+      pairWindowSecs: options.pairWindowSecs ?? 60,
+      tokens: options.tokens ?? [],
+    });
+    if (options.pairWindowOpen === true) state.openWindow();
+    let sim: SeedSimulator | undefined;
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
+      if (sim === undefined) {
+        sendJson(res, 503, { error: 'starting' });
+        return;
+      }
+      sim.onRequest(req, res).catch(() => sendJson(res, 500, { error: 'internal error' }));
+    };
+    const server: Server = options.https
+      ? (createHttpsServer(
+          { cert: options.https.cert, key: options.https.key },
+          handler,
+        ) as unknown as Server)
+      : createHttpServer(handler);
+    const host = options.host ?? '127.0.0.1';
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const port = (server.address() as AddressInfo).port;
+    const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+    const urlHost = shown.includes(':') ? `[${shown}]` : shown;
+    const scheme = options.https ? 'https' : 'http';
+    const spki = options.https ? spkiOfPem(options.https.cert) : undefined;
+    sim = new SeedSimulator(server, `${scheme}://${urlHost}:${port}`, spki, state);
+    sim.knobs.installDelayMs = options.installDelayMs ?? 200;
+    return sim;
+  }
+
+  /** Stops the tickers, drops every connection (hanging ones included) and closes the server. */
+  async close(): Promise<void> {
+    this.state.shutdown();
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  /** Replaces the store catalog (version drift: list a newer version than an operator pinned). */
+  setCatalog(cogs: readonly StoreCog[]): void {
+    this.state.catalog = [...cogs];
+  }
+
+  /** Sets how long an install takes from now on. */
+  setInstallDelay(ms: number): void {
+    this.knobs.installDelayMs = ms;
+  }
+
+  /** The next install fails (500 `{error: message}`) after its delay, installing nothing. */
+  failNextInstall(message: string): void {
+    this.knobs.failNextInstall = message;
+  }
+
+  /**
+   * The next install happens (after its delay) but its answer never comes: the connection is destroyed
+   * (`destroy`, default) or left open without an answer until the client gives up (`hang`).
+   */
+  installWithoutAnswer(mode: NoAnswerMode = 'destroy'): void {
+    this.knobs.noAnswerNextInstall = mode;
+  }
+
+  /** Whether installs auto-start (default true, as the Seed does). */
+  setAutoStart(on: boolean): void {
+    this.state.autoStart = on;
+  }
+
+  /** Answers a 200 non-JSON body on this exact path (any method), until {@link clearFaults}. */
+  garbageOn(path: string): void {
+    this.garbage.add(path);
+  }
+
+  /** Answers a 5 MiB body (chunked, no length) on this exact path, until {@link clearFaults}. */
+  hugeOn(path: string): void {
+    this.huge.add(path);
+  }
+
+  /** Removes every garbage/huge fault. */
+  clearFaults(): void {
+    this.garbage.clear();
+    this.huge.clear();
+  }
+
+  /** Opens a pairing window (as the Seed's button would). */
+  openPairWindow(): void {
+    this.state.openWindow();
+  }
+
+  /** Closes the pairing window. */
+  closePairWindow(): void {
+    this.state.closeWindow();
+  }
+
+  /** When on, `POST /api/v1/pair/window` is refused (403): only {@link openPairWindow} (the button) opens one. */
+  requirePairButton(on: boolean): void {
+    this.knobs.pairButtonOnly = on;
+  }
+
+  /** Forgets a paired token (or every token): the Seed then answers 403 to it. */
+  revokeTokens(token?: string): void {
+    this.state.revoke(token);
+  }
+
+  /** Pairs a new client directly (no window needed) and returns its token. */
+  addToken(): string {
+    return this.state.addToken();
+  }
+
+  /** The requests seen so far, oldest first (method, path, whether a token was sent, status). */
+  get requests(): readonly SimRequest[] {
+    return this.log.map((r) => ({ ...r }));
+  }
+
+  /** Forgets the request log. */
+  clearRequests(): void {
+    this.log.length = 0;
+  }
+
+  /** A snapshot of the installed cogs, with their configs. */
+  installed(): SimInstalledCog[] {
+    return this.state.snapshot();
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method ?? 'GET';
+    const url = new URL(req.url ?? '/', 'http://seed.invalid');
+    const path = url.pathname;
+    const auth = req.headers.authorization;
+    const entry: SimRequest = { method, path, token: auth !== undefined && /^bearer\s/i.test(auth) };
+    this.log.push(entry);
+    if (this.log.length > MAX_REQUEST_LOG) this.log.shift();
+    res.once('finish', () => {
+      entry.status = res.statusCode;
+    });
+    if (this.garbage.has(path)) return sendGarbage(res);
+    if (this.huge.has(path)) return sendHuge(res);
+    try {
+      if (!path.startsWith(`${API_PREFIX}/`)) throw new SimRefusal(404, 'no such route');
+      const sub = path.slice(API_PREFIX.length);
+      if (needsToken(sub)) this.authorize(auth);
+      const answer = await route(this.state, this.knobs, {
+        method,
+        path: sub,
+        query: url.searchParams,
+        body: () => readJsonBody(req),
+      });
+      if (answer.kind === 'json') return sendJson(res, answer.status, answer.body);
+      if (answer.mode === 'destroy') req.socket.destroy();
+      // 'hang': no answer; close() drops the connection.
+    } catch (e) {
+      if (e instanceof SimRefusal) return sendJson(res, e.status, { error: e.message }, e.status === 413);
+      sendJson(res, 500, { error: 'internal error' });
+    }
+  }
+
+  /** 401 without a bearer token, 403 for a token the Seed does not know. Never echoes the token. */
+  private authorize(header: string | undefined): void {
+    const m = header === undefined ? null : BEARER_RE.exec(header);
+    if (m === null) throw new SimRefusal(401, 'a bearer token is required (pair first)');
+    if (this.state.checkToken(m[1] ?? '') !== 'valid') throw new SimRefusal(403, 'token not recognised');
+  }
+}
