@@ -157,6 +157,17 @@ export class ApiClient {
     return (await this.#call<{ node: NodeView }>('POST', '/v1/nodes', body)).node;
   }
 
+  /** `POST /v1/nodes/seed`: registers a Cognitum Seed (TLS pinned to `spki`, its token in `token_file`). */
+  async addSeed(options: {
+    url: string;
+    spki: string;
+    token_file: string;
+    tier: TrustTier;
+    allow_plain_http?: boolean;
+  }): Promise<NodeView> {
+    return (await this.#call<{ node: NodeView }>('POST', '/v1/nodes/seed', options)).node;
+  }
+
   /** `POST /v1/nodes/refresh`: describes every known node again; returns them all. */
   async refreshNodes(): Promise<NodeView[]> {
     return (await this.#call<{ nodes: NodeView[] }>('POST', '/v1/nodes/refresh', {})).nodes;

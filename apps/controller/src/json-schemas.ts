@@ -15,7 +15,7 @@ const Ms = z.number().int().nonnegative();
 /** A node (`NodeView`). */
 export const NodeViewSchema = z.strictObject({
   node_id: NodeId,
-  url: z.string().regex(/^wss?:\/\//),
+  url: z.string().regex(/^(wss?|https?):\/\//),
   public_key: Hash,
   key_source: z.enum(['tofu', 'pinned']),
   tier: Tier.nullable(),
@@ -41,7 +41,8 @@ export const PlacementSchema = z.strictObject({
   version: z.string().min(1),
   variant: z.string().min(1),
   runtime: z.string().min(1),
-  manifest_hash: Hash,
+  /** Empty for a Seed store pin (the Seed installs from its own store). */
+  manifest_hash: z.union([Hash, z.literal('')]),
   package_id: z.string().min(1),
   signer_keys: z.array(z.string()),
   artifact_hashes: z.array(z.string()),
@@ -123,6 +124,7 @@ export const ErrorOutputSchema = z.strictObject({
 /** The schema of each command's `--json` output, by command name. */
 export const JSON_OUTPUTS: Readonly<Record<string, z.ZodType>> = {
   'node add': NodeOutputSchema,
+  'node add-seed': NodeOutputSchema,
   'node ls': NodesOutputSchema,
   'node rm': NodeOutputSchema,
   'node pin': NodeOutputSchema,

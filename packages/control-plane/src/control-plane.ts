@@ -26,6 +26,8 @@ import { type NodeView, nodeView } from './node-view.js';
 import { PackageStore } from './package-store.js';
 import { type PlaceHooks, type PlaceResult, placeOrder } from './place.js';
 import { type PlaneContext, Reservations } from './plane-context.js';
+import type { AddSeedOptions } from './seed-book.js';
+import { SeedHosts } from './seed-nodes.js';
 import { type SettleReport, settleUnsettled } from './settle.js';
 import type { PlacementRecord, StateStore, UnsettledRecord } from './state-store.js';
 
@@ -88,6 +90,8 @@ export class ControlPlane {
       config,
       now,
       reservations: new Reservations(),
+      seeds: new SeedHosts(),
+      stateDir: options.stateDir,
     };
     this.#restoreReservations();
   }
@@ -114,6 +118,11 @@ export class ControlPlane {
   /** Learns the node at `url` (signed describe) under `tier`, requiring `key` when given. */
   async addNode(url: string, options: { tier: TrustTier; key?: string }): Promise<NodeView> {
     return this.#view(await this.#ctx.book.add(url, options));
+  }
+
+  /** Registers a Cognitum Seed (TLS pinned to its SPKI, its paired token in a file) under `tier`. */
+  async addSeed(url: string, options: AddSeedOptions): Promise<NodeView> {
+    return this.#view(await this.#ctx.book.addSeed(url, options));
   }
 
   /** Pins `key` for the node `nodeId` (a replaced machine, or a first-use key made explicit). */

@@ -2,6 +2,7 @@ import type { GateContext } from '@heddle/gate';
 import type { CogBody, VerifiedWorkload } from '@heddle/package';
 import { type NodeInput, PlacementView, type ViewNode } from '@heddle/placement';
 import type { NodeBook } from './node-book.js';
+import { SEED_CAPABILITIES } from './seed-nodes.js';
 import type { StateStore } from './state-store.js';
 
 /**
@@ -14,6 +15,16 @@ export function engineView(book: NodeBook, store: StateStore, now: number): Plac
   const nodes: NodeInput[] = [];
   for (const t of store.listTargets()) {
     if (t.tier === null) continue;
+    if (t.seed !== undefined && t.seed !== null) {
+      // A Seed signs no facts: what it offers is what its adapter claims.
+      nodes.push({
+        node_id: t.node_id,
+        tier: t.tier,
+        liveness: book.liveness.get(t.node_id, now),
+        capabilities: SEED_CAPABILITIES,
+      });
+      continue;
+    }
     const held = book.cache.get(t.node_id);
     if (held === undefined) continue;
     const routes = new Set(t.routes);

@@ -2,6 +2,7 @@ import { CallFailure, type CtlMethod, type JsonObject, type JsonValue } from '@h
 import { asObject } from './caller.js';
 import { PlaneError } from './errors.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
+import { seedVerb } from './seed-verbs.js';
 import type { PlacementRecord, PlacementState } from './state-store.js';
 
 /** The placement with `instanceId`; `unknown_instance` otherwise. */
@@ -50,6 +51,11 @@ async function send(
     decisionId = event.hash;
   }
   try {
+    if (target.seed !== undefined && target.seed !== null) {
+      const answer = await seedVerb(ctx, target, p, method, body);
+      ctx.book.contact(target.node_id);
+      return answer;
+    }
     const r = await ctx.caller.call({
       url: target.url,
       target: target.node_id,

@@ -86,7 +86,7 @@ describe('migrations', () => {
     const db = new Database(dbPath());
     let ran = 0;
     const failing: Migration = {
-      version: 2,
+      version: SCHEMA_VERSION + 1,
       description: 'fails halfway',
       up: (d) => {
         d.exec('CREATE TABLE extra (a TEXT) STRICT');
@@ -94,22 +94,22 @@ describe('migrations', () => {
       },
     };
     expect(() => migrate(db, [...MIGRATIONS, failing])).toThrow(/NOT NULL/);
-    expect(readSchemaVersion(db)).toBe(1); // version 1 committed on its own
+    expect(readSchemaVersion(db)).toBe(SCHEMA_VERSION); // the known steps committed on their own
     expect(tables(db)).not.toContain('extra');
 
     const good: Migration = {
-      version: 2,
+      version: SCHEMA_VERSION + 1,
       description: 'adds a column',
       up: (d) => {
         ran++;
         d.exec('ALTER TABLE targets ADD COLUMN note TEXT');
       },
     };
-    expect(migrate(db, [...MIGRATIONS, good])).toBe(2);
-    expect(migrate(db, [...MIGRATIONS, good])).toBe(2);
+    expect(migrate(db, [...MIGRATIONS, good])).toBe(SCHEMA_VERSION + 1);
+    expect(migrate(db, [...MIGRATIONS, good])).toBe(SCHEMA_VERSION + 1);
     expect(ran).toBe(1);
-    expect(readSchemaVersion(db)).toBe(2);
-    // This code knows only version 1: the database is now from the future.
+    expect(readSchemaVersion(db)).toBe(SCHEMA_VERSION + 1);
+    // This code knows only SCHEMA_VERSION: the database is now from the future.
     expect(stateError(() => migrate(db)).code).toBe('schema');
     db.close();
   });
@@ -161,9 +161,39 @@ describe('migrations', () => {
 
   it('refuses misnumbered migrations', () => {
     const db = new Database(':memory:');
-    const skip: Migration = { version: 3, description: 'gap', up: () => {} };
+    const skip: Migration = { version: SCHEMA_VERSION + 2, description: 'gap', up: () => {} };
     expect(stateError(() => migrate(db, [...MIGRATIONS, skip])).code).toBe('schema');
     expect(tables(db)).toEqual([]);
     db.close();
+  });
+});
+
+describe('version 2', () => {
+  it('upgrades a version 1 database in place, keeping its rows, and the new fields round-trip', () => {
+    const path = dbPath();
+    const db = new Database(path);
+    migrate(db, MIGRATIONS.slice(0, 1));
+    db.prepare(
+      "INSERT INTO targets (node_id, url, public_key, key_source, tier, assigned_tier, pending_key, routes, facts, learned_at_ms, last_seen_ms, unreachable_since_ms, last_error) VALUES ('n1', 'ws://x', 'k', 'tofu', 'paired', 'paired', NULL, '[]', NULL, 1, NULL, NULL, NULL)",
+    ).run();
+    db.close();
+    const store = SqliteStateStore.open(path);
+    try {
+      expect(store.schemaVersion).toBe(SCHEMA_VERSION);
+      const t = store.getTarget('n1');
+      expect(t?.url).toBe('ws://x');
+      expect(t?.seed).toBeUndefined();
+      store.putTarget({
+        ...(t as NonNullable<typeof t>),
+        seed: { spki: 'ab'.repeat(32), token_file: '/t', allow_plain_http: false },
+      });
+      expect(store.getTarget('n1')?.seed).toEqual({
+        spki: 'ab'.repeat(32),
+        token_file: '/t',
+        allow_plain_http: false,
+      });
+    } finally {
+      store.close();
+    }
   });
 });

@@ -97,6 +97,14 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec(V1_SCHEMA);
     },
   },
+  {
+    version: 2,
+    description: 'Cognitum Seeds as targets (targets.seed) and store-pinned orders (orders.store_pin)',
+    up: (db) => {
+      db.exec('ALTER TABLE targets ADD COLUMN seed TEXT');
+      db.exec('ALTER TABLE orders ADD COLUMN store_pin TEXT');
+    },
+  },
 ];
 
 /** The schema version this code writes and understands (the last of {@link MIGRATIONS}). */

@@ -18,6 +18,7 @@ import {
 import { asObject, type Caller } from './caller.js';
 import type { PlaneConfig } from './config.js';
 import { PlaneError } from './errors.js';
+import { type AddSeedOptions, addSeedTarget, refreshSeedTarget } from './seed-book.js';
 import type { StateStore, TargetRecord } from './state-store.js';
 
 /** How to add a node. */
@@ -139,6 +140,7 @@ export class NodeBook {
   async refresh(nodeId: string): Promise<TargetRecord> {
     const t = this.get(nodeId);
     const now = this.#now();
+    if (t.seed !== undefined && t.seed !== null) return refreshSeedTarget(this.#store, this.liveness, t, now);
     try {
       const d = await this.#describe(t.url, undefined);
       if (d.publicKey !== t.public_key) {
@@ -246,6 +248,11 @@ export class NodeBook {
     this.cache.remove(nodeId, { forgetSeq: true });
     this.liveness.forget(nodeId);
     return t;
+  }
+
+  /** Registers a Cognitum Seed (see {@link addSeedTarget}). */
+  addSeed(url: string, options: AddSeedOptions): Promise<TargetRecord> {
+    return addSeedTarget(this.#store, this.liveness, this.#now(), url, options);
   }
 
   /** Records a successful call to a node (any verified answer is contact). */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { PlaneError } from './errors.js';
-import type { OrderRecord } from './state-store.js';
+import type { OrderRecord, OrderStorePin } from './state-store.js';
 
 const NodeId = z.string().regex(/^[0-9a-f]{32}$/, 'expected a node id (32 lower-case hex characters)');
 const Mode = z.discriminatedUnion('type', [
@@ -31,6 +31,8 @@ export interface PlaceOrderInput {
   readonly allow_emulated?: boolean;
   /** Decide and explain, chain nothing, place nothing. */
   readonly dry_run?: boolean;
+  /** Or a Cognitum Seed store cog the operator pins (placed only on Seeds). */
+  readonly store_pin?: OrderStorePin;
 }
 
 /** Schema of {@link PlaceOrderInput}: exactly one of `package_dir` and `manifest_hash`. */
@@ -54,9 +56,20 @@ export const PlaceOrderInputSchema: z.ZodType<PlaceOrderInput> = z
     start: z.boolean().optional(),
     allow_emulated: z.boolean().optional(),
     dry_run: z.boolean().optional(),
+    store_pin: z
+      .strictObject({
+        id: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'expected a cog id'),
+        version: z.string().regex(/^[0-9A-Za-z.+-]{1,64}$/, 'expected a version'),
+        sha256: z
+          .string()
+          .regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex characters')
+          .optional(),
+        console_commands: z.array(z.string().min(1).max(128)).max(64).default([]),
+      })
+      .optional(),
   })
-  .refine((o) => (o.package_dir === undefined) !== (o.manifest_hash === undefined), {
-    message: 'give exactly one of package_dir and manifest_hash',
+  .refine((o) => [o.package_dir, o.manifest_hash, o.store_pin].filter((x) => x !== undefined).length === 1, {
+    message: 'give exactly one of package_dir, manifest_hash and store_pin',
     path: ['package_dir'],
   });
 
@@ -106,5 +119,6 @@ export function orderRecord(
     avoid: [...(input.avoid ?? [])],
     allow_emulated: input.allow_emulated ?? false,
     created_at_ms: now,
+    ...(input.store_pin === undefined ? {} : { store_pin: input.store_pin }),
   };
 }

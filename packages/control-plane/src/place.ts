@@ -12,6 +12,7 @@ import { engineView, placeContext } from './engine-view.js';
 import { PlaneError } from './errors.js';
 import { orderRecord, parseOrder } from './order.js';
 import { attempt } from './place-attempt.js';
+import { placeStorePin } from './place-seed.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import type { OrderRecord, PlacementRecord } from './state-store.js';
 
@@ -68,6 +69,7 @@ export async function placeOrder(
 ): Promise<PlaceResult> {
   const order = parseOrder(input);
   if (order.node !== undefined) ctx.book.get(order.node);
+  if (order.store_pin !== undefined) return placeStorePin(ctx, { ...order, store_pin: order.store_pin });
   const verified =
     order.package_dir !== undefined
       ? await ctx.packages.add(order.package_dir)

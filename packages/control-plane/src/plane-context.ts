@@ -5,6 +5,7 @@ import type { Caller } from './caller.js';
 import type { PlaneConfig } from './config.js';
 import type { NodeBook } from './node-book.js';
 import type { PackageStore } from './package-store.js';
+import type { SeedHosts } from './seed-nodes.js';
 import type { PlacementRecord, StateStore } from './state-store.js';
 
 /** The chain source of a controller's placement records. */
@@ -24,6 +25,10 @@ export interface PlaneContext {
   readonly now: () => number;
   /** Resource reservations of the live placements (rebuilt from the store on open). */
   readonly reservations: Reservations;
+  /** The controller's governed hosts for Cognitum Seeds. */
+  readonly seeds: SeedHosts;
+  /** The controller's state directory. */
+  readonly stateDir: string;
 }
 
 /** Resource reservations per instance, so that the engine sees what the controller already placed. */

@@ -83,7 +83,7 @@ class Table<R> {
     const rec = parsed.data as Record<string, unknown>;
     return columns.map((c) => {
       const v = rec[c];
-      if (json.has(c)) return v === null ? null : JSON.stringify(v);
+      if (json.has(c)) return v === null || v === undefined ? null : JSON.stringify(v);
       if (bools.has(c)) return v ? 1 : 0;
       return v;
     });

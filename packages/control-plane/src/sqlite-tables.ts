@@ -21,6 +21,10 @@ const TargetSchema: z.ZodType<TargetRecord> = z.object({
   last_seen_ms: ms.nullable(),
   unreachable_since_ms: ms.nullable(),
   last_error: z.string().nullable(),
+  seed: z
+    .object({ spki: z.string(), token_file: z.string(), allow_plain_http: z.boolean() })
+    .nullish()
+    .transform((v) => v ?? undefined),
 });
 
 const OrderSchema: z.ZodType<OrderRecord> = z.object({
@@ -40,6 +44,15 @@ const OrderSchema: z.ZodType<OrderRecord> = z.object({
   avoid: strings,
   allow_emulated: z.boolean(),
   created_at_ms: ms,
+  store_pin: z
+    .object({
+      id: z.string(),
+      version: z.string(),
+      sha256: z.string().optional(),
+      console_commands: strings,
+    })
+    .nullish()
+    .transform((v) => v ?? undefined),
 });
 
 const PlacementSchema: z.ZodType<PlacementRecord> = z.object({
@@ -100,7 +113,7 @@ function spec<R>(
 export const TARGETS: TableSpec<TargetRecord> = spec(
   'targets',
   TargetSchema,
-  ['routes', 'facts'],
+  ['routes', 'facts', 'seed'],
   [],
   'node_id',
 );
@@ -108,7 +121,7 @@ export const TARGETS: TableSpec<TargetRecord> = spec(
 export const ORDERS: TableSpec<OrderRecord> = spec(
   'orders',
   OrderSchema,
-  ['mode', 'values', 'prefer', 'avoid'],
+  ['mode', 'values', 'prefer', 'avoid', 'store_pin'],
   ['start', 'allow_emulated'],
   'created_at_ms, order_id',
 );

@@ -31,6 +31,30 @@ export interface TargetRecord {
   readonly unreachable_since_ms: number | null;
   /** Why the last refresh failed, or null. */
   readonly last_error: string | null;
+  /**
+   * Set for a Cognitum Seed driven through its HTTP API (no Heddle host runs on it): its certificate
+   * pin and token file. `public_key` then holds the SPKI pin, and `routes` is `["remote.api"]`.
+   */
+  readonly seed?: SeedTargetInfo | null;
+}
+
+/** How the controller reaches a Cognitum Seed. */
+export interface SeedTargetInfo {
+  /** SHA-256 (hex) of the Seed certificate's SubjectPublicKeyInfo: TLS is pinned to it. */
+  readonly spki: string;
+  /** The file holding the Seed's bearer token (mode 0600; the token itself is never stored here). */
+  readonly token_file: string;
+  /** Plain HTTP is allowed (the USB link or loopback only). */
+  readonly allow_plain_http: boolean;
+}
+
+/** An operator's pin of a Seed store cog, as an order carries it. */
+export interface OrderStorePin {
+  readonly id: string;
+  readonly version: string;
+  readonly sha256?: string;
+  /** Console commands the operator allows for it. */
+  readonly console_commands: readonly string[];
 }
 
 /** What an operator asked to place: enough to place it again (a reschedule) without the operator. */
@@ -59,6 +83,8 @@ export interface OrderRecord {
   /** Whether emulated variants may be chosen. */
   readonly allow_emulated: boolean;
   readonly created_at_ms: number;
+  /** Set for an order of a Seed store cog (then `manifest_hash` is empty). */
+  readonly store_pin?: OrderStorePin | null;
 }
 
 /** Where a placement stands, as the controller knows it. */

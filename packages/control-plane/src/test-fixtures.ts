@@ -25,7 +25,14 @@ export const OPEN_POLICY: Policy = parsePolicy({
     {
       id: 'all',
       effect: 'permit',
-      actions: ['workload.place', 'workload.load', 'workload.start', 'workload.stop', 'workload.unload'],
+      actions: [
+        'workload.install',
+        'workload.place',
+        'workload.load',
+        'workload.start',
+        'workload.stop',
+        'workload.unload',
+      ],
       kinds: ['cog'],
       max_network: 'egress',
     },

@@ -48,6 +48,16 @@ const AddNodeBody = z.strictObject({
   key: Hex64.optional(),
 });
 const PinBody = z.strictObject({ key: Hex64, tier: Tier.optional() });
+const AddSeedBody = z.strictObject({
+  url: z
+    .string()
+    .regex(/^https?:\/\/[^\s]+$/, 'expected https://host[:port] (or http:// on the USB link)')
+    .max(2048),
+  spki: Hex64,
+  token_file: z.string().min(1).max(4096),
+  tier: Tier,
+  allow_plain_http: z.boolean().optional(),
+});
 const EmptyBody = z.strictObject({});
 const StopBody = z.strictObject({
   grace_ms: z.int('expected whole milliseconds').min(0).max(3_600_000).optional(),
@@ -114,6 +124,20 @@ export const ROUTES: readonly Route[] = [
       return {
         node: await plane.addNode(b.url, { tier: b.tier, ...(b.key === undefined ? {} : { key: b.key }) }),
       };
+    },
+  },
+  {
+    method: 'POST',
+    path: ['v1', 'nodes', 'seed'],
+    handle: async ({ plane, body }) => {
+      const b = validate(AddSeedBody, body, 'body');
+      const node = await plane.addSeed(b.url, {
+        tier: b.tier,
+        spki: b.spki,
+        tokenFile: b.token_file,
+        ...(b.allow_plain_http === undefined ? {} : { allowPlainHttp: b.allow_plain_http }),
+      });
+      return { node };
     },
   },
   {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { NodeView } from '@heddle/control-plane';
 import { TRUST_TIERS, type TrustTier } from '@heddle/placement';
 import { ExitCode, usageError } from '../cli-error.js';
@@ -39,6 +40,47 @@ export const NODE_ADD: CommandDef = {
       description: 'the trust tier to give the node',
     },
     { ...KEY_FLAG, description: 'accept only this key (64 hex) instead of trusting the first answer' },
+  ],
+  json: '{"node": NodeView}',
+  exits: EXITS_NODE,
+};
+
+/** `heddle node add-seed`. */
+export const NODE_ADD_SEED: CommandDef = {
+  name: 'node add-seed',
+  summary: 'register a Cognitum Seed, driven through its own HTTP API',
+  description:
+    'The controller reaches the Seed at `<url>` over HTTPS pinned to its certificate key (--pin-spki, the SHA-256 of its SubjectPublicKeyInfo, as `heddle-seed init` shows it), with the token of a paired client read from --token-file (pair first with `heddle-seed pair`). The Seed is placed onto with store-pinned cogs (`heddle place --store id@version`).',
+  positionals: [
+    { name: 'url', description: 'the Seed API (https://host:8443, or http://169.254.42.1 on the USB link)' },
+  ],
+  flags: [
+    {
+      name: 'pin-spki',
+      kind: 'string',
+      value: '<hex>',
+      required: true,
+      description: 'SHA-256 (64 hex) of the Seed certificate key',
+    },
+    {
+      name: 'token-file',
+      kind: 'string',
+      value: '<file>',
+      required: true,
+      description: 'the paired token (mode 0600)',
+    },
+    {
+      name: 'tier',
+      kind: 'string',
+      value: '<discovered|paired|pinned>',
+      required: true,
+      description: 'the trust tier to give the Seed',
+    },
+    {
+      name: 'allow-plain-http',
+      kind: 'boolean',
+      description: 'allow http:// (only the USB link or loopback)',
+    },
   ],
   json: '{"node": NodeView}',
   exits: EXITS_NODE,
@@ -101,9 +143,16 @@ export const NODE_REFRESH: CommandDef = {
 };
 
 /** The definitions of `heddle node ...`. */
-export const NODE_DEFS: readonly CommandDef[] = [NODE_ADD, NODE_LS, NODE_RM, NODE_PIN, NODE_REFRESH];
+export const NODE_DEFS: readonly CommandDef[] = [
+  NODE_ADD,
+  NODE_ADD_SEED,
+  NODE_LS,
+  NODE_RM,
+  NODE_PIN,
+  NODE_REFRESH,
+];
 
-const USAGE = 'usage: heddle node add|ls|rm|pin|refresh ... (heddle node <sub> --help shows each)';
+const USAGE = 'usage: heddle node add|add-seed|ls|rm|pin|refresh ... (heddle node <sub> --help shows each)';
 
 /** `heddle node add|ls|rm|pin|refresh`: manage the nodes the controller places on. */
 export function node(args: readonly string[], io: CliIo): Promise<number> {
@@ -111,6 +160,21 @@ export function node(args: readonly string[], io: CliIo): Promise<number> {
   switch (sub) {
     case 'add':
       return runOperator(NODE_ADD, rest, io, nodeAdd);
+    case 'add-seed':
+      return runOperator(NODE_ADD_SEED, rest, io, async (ctx) => {
+        const [url] = ctx.parsed.positionals as [string];
+        const spki = ctx.parsed.strings['pin-spki'] as string;
+        if (!/^[0-9a-f]{64}$/.test(spki)) throw badValue('pin-spki', 'expected 64 lower-case hex characters');
+        const node = await ctx.client().addSeed({
+          url,
+          spki,
+          token_file: resolve(ctx.io.cwd, ctx.parsed.strings['token-file'] as string),
+          tier: tierFlag(ctx, true) as TrustTier,
+          ...(ctx.parsed.booleans['allow-plain-http'] === true ? { allow_plain_http: true } : {}),
+        });
+        ctx.emit({ node }, () => [`added Seed ${node.node_id} (${node.url}) as ${node.tier}`]);
+        return ExitCode.ok;
+      });
     case 'ls':
     case 'list':
       return runOperator(NODE_LS, rest, io, async (ctx) => {

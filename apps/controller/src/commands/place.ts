@@ -17,7 +17,13 @@ export const PLACE: CommandDef = {
     'The controller verifies the package against its trust anchors and revocations, asks governance (`workload.place`) for each node, runs the placement engine, chains the decision, and dispatches to the winner, then to the other eligible candidates in rank order when one fails safely (a --node pin goes only to its node). A progress bar shows the package transfer to each node (on standard error; none with --json).',
     'An unplaceable order names every node’s reason, one per line. --dry-run decides and explains without chaining or placing anything; --explain prints the engine’s table: one row per node, chosen, candidate (scored lower) or rejected with its reasons.',
   ].join('\n\n'),
-  positionals: [{ name: 'package-dir', description: 'a built and signed package directory' }],
+  positionals: [
+    {
+      name: 'package-dir',
+      description:
+        'a built and signed package directory, or `store:<id>@<version>`: a Cognitum Seed store cog the operator pins (placed only on Seeds, see node add-seed)',
+    },
+  ],
   flags: [
     { name: 'node', kind: 'string', value: '<id>', description: 'place on this node only (a pin)' },
     { name: 'prefer', kind: 'string', value: '<id>', multiple: true, description: 'prefer this node' },
@@ -29,6 +35,19 @@ export const PLACE: CommandDef = {
       description: 'run mode: once (default), every N seconds (1..86400), or a listener',
     },
     { name: 'no-start', kind: 'boolean', description: 'place it but do not start it' },
+    {
+      name: 'sha256',
+      kind: 'string',
+      value: '<hex>',
+      description: 'with store:…: pin the store artifact’s SHA-256 too',
+    },
+    {
+      name: 'console',
+      kind: 'string',
+      value: '<command>',
+      multiple: true,
+      description: 'with store:…: a console command the operator allows',
+    },
     { name: 'allow-emulated', kind: 'boolean', description: 'emulated variants may be chosen' },
     { name: 'dry-run', kind: 'boolean', description: 'decide and explain; chain nothing, place nothing' },
     { name: 'explain', kind: 'boolean', description: 'print the engine’s explanation table' },
@@ -133,8 +152,25 @@ export function orderOf(ctx: Pick<OperatorContext, 'parsed' | 'io'>): PlaceOrder
   const prefer = nodeIds('prefer', lists.prefer ?? []);
   const avoid = nodeIds('avoid', lists.avoid ?? []);
   const values = parseSets(lists.set ?? []);
+  const target = positionals[0] as string;
+  const store = /^store:([a-z0-9][a-z0-9._-]{0,63})@([0-9A-Za-z.+-]{1,64})$/.exec(target);
+  if (target.startsWith('store:') && store === null) {
+    throw badValue('package-dir', `${JSON.stringify(target)}: expected store:<id>@<version>`);
+  }
+  const sha256 = strings.sha256;
+  if (sha256 !== undefined && !/^[0-9a-f]{64}$/.test(sha256))
+    throw badValue('sha256', 'expected 64 lower-case hex characters');
   return {
-    package_dir: resolve(ctx.io.cwd, positionals[0] as string),
+    ...(store === null
+      ? { package_dir: resolve(ctx.io.cwd, target) }
+      : {
+          store_pin: {
+            id: store[1] as string,
+            version: store[2] as string,
+            ...(sha256 === undefined ? {} : { sha256 }),
+            console_commands: [...(lists.console ?? [])],
+          },
+        }),
     ...(node === undefined ? {} : { node }),
     ...(prefer.length === 0 ? {} : { prefer }),
     ...(avoid.length === 0 ? {} : { avoid }),

@@ -1,0 +1,211 @@
+import type { GateContext } from '@heddle/gate';
+import { explainJson, type GovernanceVerdict, type PlacementRequest, place } from '@heddle/placement';
+import { RuntimeError, type RuntimeWorkload } from '@heddle/runtime';
+import { seedPinWorkload } from '@heddle/seed-adapter';
+import { engineView } from './engine-view.js';
+import { PlaneError } from './errors.js';
+import { orderRecord, type PlaceOrderInput } from './order.js';
+import type { AttemptOutcome, PlaceResult } from './place.js';
+import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
+import { seedFailure } from './seed-book.js';
+import { seedDataDir, seedPinOf, seedVariant } from './seed-nodes.js';
+import type { OrderRecord, OrderStorePin, PlacementRecord } from './state-store.js';
+
+/** The gate context of placing an operator's store pin on a Seed at `tier`. */
+export function seedContext(w: RuntimeWorkload, tier: GateContext['node_tier']): GateContext {
+  return {
+    kind: w.kind,
+    package_trust: 'operator_attested',
+    node_tier: tier,
+    network: 'lan',
+    secrets: false,
+    emulated: false,
+    resource_cost: 0.25,
+    package_id: w.ref,
+    signer_keys: [...w.signerKeys],
+    artifact_hashes: [...w.artifactHashes],
+  };
+}
+
+/**
+ * Places an operator's Seed store pin (DESIGN 11, controller integration): the engine picks among the
+ * Seeds (nodes with `runtime.remote.api` and `node.class.cognitum-seed`), with the gate's verdict per
+ * Seed; the decision is chained; then each candidate in rank order gets a chained gate check and a
+ * load (and start) through the controller's governed WorkloadHost over a `SeedApiRuntime`, whose
+ * admission checks the store listing against the pin. A lost install answer is reconciled by the
+ * adapter itself (it reads the installed list back).
+ */
+export async function placeStorePin(
+  ctx: PlaneContext,
+  order: PlaceOrderInput & { store_pin: OrderStorePin },
+): Promise<PlaceResult> {
+  const pin = order.store_pin;
+  const workload = seedPinWorkload(seedPinOf(pin));
+  const now = ctx.now();
+  const record = orderRecord(
+    order,
+    { workload: pin.id, version: pin.version, manifest_hash: '', package_id: workload.ref },
+    now,
+  );
+  const request: PlacementRequest = {
+    workload: pin.id,
+    package_id: workload.ref,
+    variants: [
+      {
+        name: 'store-pin',
+        execution: 'native',
+        requirements: [{ id: 'runtime.remote.api' }, { id: 'node.class.cognitum-seed' }],
+      },
+    ],
+    ...(record.node === null ? {} : { pin: record.node }),
+    ...(record.prefer.length === 0 ? {} : { prefer: record.prefer.map((node_id) => ({ node_id })) }),
+    ...(record.avoid.length === 0 ? {} : { avoid: record.avoid.map((node_id) => ({ node_id })) }),
+  };
+  const decision = place(request, engineView(ctx.book, ctx.store, now), ctx.reservations.state, {
+    now_ms: now,
+    governance: (_id, _v, node): GovernanceVerdict => {
+      const d = ctx.gate.dryRun(ctx.nodeId, 'workload.place', seedContext(workload, node.tier)).decision;
+      if (d.verdict === 'permit') return { verdict: 'permit' };
+      if (d.verdict === 'defer') return { verdict: 'defer', reason: d.reason };
+      return { verdict: 'deny', reason: d.reason, rule: d.rule };
+    },
+  });
+  const explanation = explainJson(decision);
+  if (order.dry_run === true) {
+    return {
+      status: 'dry_run',
+      order_id: null,
+      decision_id: null,
+      instance: null,
+      attempts: [],
+      explanation,
+    };
+  }
+  if (decision.outcome !== 'placed') {
+    const reasons: Record<string, string> = {};
+    for (const r of decision.rejected)
+      reasons[r.node_id] = [...new Set(r.failures.map((f) => f.detail))].join('; ');
+    const why = decision.outcome === 'pin_refused' ? decision.error.message : decision.reason;
+    throw new PlaneError('unplaceable', `${pin.id}@${pin.version}: ${why}`, { reasons });
+  }
+  const event = await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
+    phase: 'decision',
+    controller: ctx.nodeId,
+    order_id: record.order_id,
+    workload: pin.id,
+    version: pin.version,
+    package_id: workload.ref,
+    node_id: decision.node_id,
+    variant: 'store-pin',
+    candidates: decision.candidates.map((c) => c.node_id),
+    rejected: decision.rejected.length,
+    pinned: decision.pinned,
+  });
+  const decisionId = event.hash;
+  ctx.store.putOrder(record);
+  const ranked = [
+    decision.node_id,
+    ...decision.candidates.map((c) => c.node_id).filter((n) => n !== decision.node_id),
+  ];
+  const attempts: AttemptOutcome[] = [];
+  for (const nodeId of ranked.slice(0, decision.pinned ? 1 : ctx.config.maxAttempts)) {
+    const a = await attemptSeed(ctx, record, pin, workload, decisionId, nodeId);
+    attempts.push(a.outcome);
+    if (a.placement !== null) {
+      return {
+        status: 'placed',
+        order_id: record.order_id,
+        decision_id: decisionId,
+        instance: a.placement,
+        attempts,
+        explanation,
+      };
+    }
+  }
+  ctx.store.removeOrder(record.order_id);
+  const reasons: Record<string, string> = {};
+  for (const a of attempts)
+    reasons[a.node_id] = `${a.outcome}${a.code === null ? '' : ` ${a.code}`}: ${a.reason ?? ''}`;
+  throw new PlaneError('refused', `${pin.id}@${pin.version}: every Seed failed (${attempts.length} tried)`, {
+    reasons,
+  });
+}
+
+async function attemptSeed(
+  ctx: PlaneContext,
+  order: OrderRecord,
+  pin: OrderStorePin,
+  workload: RuntimeWorkload,
+  decisionId: string,
+  nodeId: string,
+): Promise<{ outcome: AttemptOutcome; placement: PlacementRecord | null }> {
+  const t = ctx.book.get(nodeId);
+  const finish = async (
+    o: Omit<AttemptOutcome, 'node_id' | 'variant'>,
+    placement: PlacementRecord | null = null,
+  ) => {
+    const outcome: AttemptOutcome = { node_id: nodeId, variant: 'store-pin', ...o };
+    await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
+      phase: 'attempt',
+      decision_id: decisionId,
+      order_id: order.order_id,
+      ...outcome,
+      instance_id: placement?.instance_id ?? null,
+    });
+    return { outcome, placement };
+  };
+  const gate = await ctx.gate.check(
+    ctx.nodeId,
+    'workload.place',
+    seedContext(workload, t.tier ?? 'discovered'),
+  );
+  if (gate.verdict !== 'permit')
+    return finish({ outcome: 'gate_denied', code: gate.rule, reason: gate.reason });
+  try {
+    const host = await ctx.seeds.hostFor(ctx, t, pin);
+    const handle = await host.load(workload, {
+      values: { ...order.values },
+      runMode: order.mode,
+      host: { nodeId: t.node_id, dataDir: seedDataDir(ctx.stateDir, t.node_id) },
+    });
+    if (order.start) {
+      try {
+        await host.start(handle);
+      } catch (err) {
+        await host.unload(handle).catch(() => undefined);
+        throw err;
+      }
+    }
+    ctx.book.contact(nodeId);
+    const now = ctx.now();
+    const placement: PlacementRecord = {
+      instance_id: handle.instanceId,
+      node_id: nodeId,
+      order_id: order.order_id,
+      decision_id: decisionId,
+      workload: pin.id,
+      version: pin.version,
+      variant: seedVariant(handle.storeInstalled === true),
+      runtime: handle.runtime,
+      manifest_hash: '',
+      package_id: workload.ref,
+      signer_keys: [],
+      artifact_hashes: [...workload.artifactHashes],
+      state: order.start ? 'running' : 'placed',
+      desired_running: order.start,
+      placed_at_ms: now,
+      updated_at_ms: now,
+    };
+    ctx.store.putPlacement(placement);
+    return finish({ outcome: 'placed', code: null, reason: null }, placement);
+  } catch (err) {
+    if (err instanceof RuntimeError)
+      return finish({ outcome: 'refused', code: err.code, reason: err.message });
+    const f = seedFailure(err, t.url);
+    return finish({
+      outcome: f.code === 'unreachable' ? 'unreachable' : 'refused',
+      code: f.code,
+      reason: f.message,
+    });
+  }
+}

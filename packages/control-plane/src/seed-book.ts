@@ -1,0 +1,128 @@
+import { resolve } from 'node:path';
+import { isHex } from '@heddle/envelope';
+import type { LivenessTracker, TrustTier } from '@heddle/placement';
+import { SeedError } from '@heddle/seed-adapter';
+import { PlaneError } from './errors.js';
+import { seedClient, seedNodeId } from './seed-nodes.js';
+import type { StateStore, TargetRecord } from './state-store.js';
+
+/** How to register a Cognitum Seed. */
+export interface AddSeedOptions {
+  readonly tier: TrustTier;
+  /** SHA-256 (hex) of the Seed certificate's SubjectPublicKeyInfo. */
+  readonly spki: string;
+  /** The file holding the paired token (mode 0600). */
+  readonly tokenFile: string;
+  /** Allow plain HTTP (the USB link or loopback only). */
+  readonly allowPlainHttp?: boolean;
+}
+
+/** Asks a Seed its status and (with the token) its installed list; a failure as a plane error. */
+export async function probeSeed(t: TargetRecord): Promise<void> {
+  try {
+    const client = seedClient(t);
+    await client.status();
+    await client.installed();
+  } catch (err) {
+    throw seedFailure(err, t.url);
+  }
+}
+
+/** A Seed client error as a plane error: a certificate that is not the pinned one is `key_mismatch`. */
+export function seedFailure(err: unknown, url: string): PlaneError {
+  if (err instanceof PlaneError) return err;
+  const code = err instanceof SeedError ? err.code : 'unreachable';
+  const text = String((err as Error)?.message ?? err);
+  const message = text.startsWith(url) ? text : `${url}: ${text}`;
+  switch (code) {
+    case 'tls_pin':
+      return new PlaneError('key_mismatch', message, { field: 'spki', cause: err });
+    case 'credentials':
+    case 'insecure':
+    case 'invalid_argument':
+      return new PlaneError('invalid_input', message, {
+        field: code === 'credentials' ? 'token_file' : 'url',
+        cause: err,
+      });
+    case 'not_paired':
+      return new PlaneError('refused', `${message} (pair it first: heddle-seed pair)`, { cause: err });
+    case 'seed_error':
+    case 'bad_answer':
+      return new PlaneError('refused', message, { cause: err });
+    default:
+      return new PlaneError('unreachable', message, { cause: err });
+  }
+}
+
+/**
+ * Registers a Cognitum Seed at `url` (DESIGN 11): TLS pinned to `spki`, the paired token read from
+ * `tokenFile`. The Seed must answer its status and, with the token, its installed list (a Seed that
+ * does not accept the token is refused: pair it first with `heddle-seed pair`). Its node id is
+ * derived from the pin; it is placed onto with store-pinned cogs only.
+ */
+export async function addSeedTarget(
+  store: StateStore,
+  liveness: LivenessTracker,
+  now: number,
+  url: string,
+  options: AddSeedOptions,
+): Promise<TargetRecord> {
+  if (!isHex(options.spki, 32)) {
+    throw new PlaneError(
+      'invalid_input',
+      'spki: expected 64 lower-case hex characters (SHA-256 of the Seed certificate key)',
+      { field: 'spki' },
+    );
+  }
+  const nodeId = seedNodeId(options.spki);
+  const held = store.getTarget(nodeId);
+  const draft: TargetRecord = {
+    node_id: nodeId,
+    url,
+    public_key: options.spki,
+    key_source: 'pinned',
+    tier: options.tier,
+    assigned_tier: options.tier,
+    pending_key: null,
+    routes: ['remote.api'],
+    facts: null,
+    learned_at_ms: held?.learned_at_ms ?? now,
+    last_seen_ms: now,
+    unreachable_since_ms: null,
+    last_error: null,
+    seed: {
+      spki: options.spki,
+      token_file: resolve(options.tokenFile),
+      allow_plain_http: options.allowPlainHttp ?? false,
+    },
+  };
+  await probeSeed(draft);
+  store.putTarget(draft);
+  liveness.contact(nodeId, now);
+  return draft;
+}
+
+/** Asks a Seed again (status and installed list); a failure marks it unreachable with the reason. */
+export async function refreshSeedTarget(
+  store: StateStore,
+  liveness: LivenessTracker,
+  t: TargetRecord,
+  now: number,
+): Promise<TargetRecord> {
+  try {
+    await probeSeed(t);
+    const next: TargetRecord = { ...t, last_seen_ms: now, unreachable_since_ms: null, last_error: null };
+    store.putTarget(next);
+    liveness.contact(t.node_id, now);
+    return next;
+  } catch (err) {
+    const next: TargetRecord = {
+      ...t,
+      unreachable_since_ms: t.unreachable_since_ms ?? now,
+      last_error: String((err as Error)?.message ?? err).slice(0, 512),
+    };
+    store.putTarget(next);
+    liveness.failure(t.node_id, now);
+    return next;
+  }
+}
