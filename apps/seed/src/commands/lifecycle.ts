@@ -1,0 +1,93 @@
+import { cogId, intFlag, parseCommandArgs } from '../args.js';
+import { ExitCode } from '../cli-error.js';
+import { evidenceJson, evidenceLines } from '../evidence-view.js';
+import { adoptOne, openGoverned } from '../governed.js';
+import { forgetInstance } from '../installed-file.js';
+import { type CliIo, emit } from '../io.js';
+import { openSession } from '../session.js';
+
+/** Grace period handed to the adapter on stop (the Seed stops a cog its own way). */
+export const STOP_GRACE_MS = 5000;
+
+function oneId(
+  name: string,
+  args: readonly string[],
+  extra = '',
+): { id: string; a: ReturnType<typeof parseCommandArgs> } {
+  const a = parseCommandArgs(args, {
+    usage: `heddle-seed ${name} <id>${extra} [--home D] [--json]`,
+    flags: extra === '' ? {} : { lines: 'string' },
+    positionals: ['id'],
+  });
+  return { id: cogId(a.positionals[0] ?? ''), a };
+}
+
+/** `heddle-seed start <id>`: starts a cog this tool loaded (gated, chained; the pin and the cap checked). */
+export async function start(args: readonly string[], io: CliIo): Promise<number> {
+  const { id, a } = oneId('start', args);
+  const g = await openGoverned(a.home, io);
+  try {
+    const h = await adoptOne(g, id);
+    await g.host.start(h);
+    const st = await g.host.status(h);
+    emit(io, a.json, { id, instance_id: h.instanceId, state: st.state }, () => [
+      `started ${id} (${st.state})`,
+    ]);
+    return ExitCode.ok;
+  } finally {
+    await g.close();
+  }
+}
+
+/** `heddle-seed stop <id>`: stops a cog this tool loaded (gated, chained) and prints the evidence. */
+export async function stop(args: readonly string[], io: CliIo): Promise<number> {
+  const { id, a } = oneId('stop', args);
+  const g = await openGoverned(a.home, io);
+  try {
+    const h = await adoptOne(g, id);
+    const e = await g.host.stop(h, STOP_GRACE_MS);
+    emit(io, a.json, { id, evidence: evidenceJson(e) }, () => evidenceLines('stopped', e));
+    return ExitCode.ok;
+  } finally {
+    await g.close();
+  }
+}
+
+/**
+ * `heddle-seed rm <id>`: unloads a cog this tool loaded (gated, chained): stops it, and uninstalls it
+ * only when this tool installed it (a cog that was already on the Seed stays installed).
+ */
+export async function rm(args: readonly string[], io: CliIo): Promise<number> {
+  const { id, a } = oneId('rm', args);
+  const g = await openGoverned(a.home, io);
+  try {
+    const h = await adoptOne(g, id);
+    await g.host.unload(h);
+    forgetInstance(g.home, id);
+    const uninstalled = h.storeInstalled === true;
+    emit(io, a.json, { id, instance_id: h.instanceId, uninstalled }, () => [
+      uninstalled
+        ? `removed ${id} (uninstalled: heddle-seed installed it)`
+        : `removed ${id} (left installed: it was on the Seed before)`,
+    ]);
+    return ExitCode.ok;
+  } finally {
+    await g.close();
+  }
+}
+
+/**
+ * `heddle-seed logs <id> [--lines N]`: the cog's last output and error lines, read from the Seed
+ * (read-only: not gated, not chained; any installed cog).
+ */
+export async function logs(args: readonly string[], io: CliIo): Promise<number> {
+  const { id, a } = oneId('logs', args, ' [--lines N]');
+  const lines = intFlag(a, 'lines', 1, 10_000, 100);
+  const s = openSession(a.home, io, 'required');
+  const l = await s.client.logs(id, lines);
+  emit(io, a.json, { id, output: l.output, errors: l.errors }, () => [
+    ...l.output,
+    ...l.errors.map((e) => `[error] ${e}`),
+  ]);
+  return ExitCode.ok;
+}

@@ -1,0 +1,50 @@
+import { parseCommandArgs } from '../args.js';
+import { ExitCode } from '../cli-error.js';
+import { readInstalled } from '../installed-file.js';
+import { type CliIo, emit } from '../io.js';
+import { pinFor, readPins } from '../pins-file.js';
+import { openSession } from '../session.js';
+import { table } from '../table.js';
+
+/**
+ * `heddle-seed ls`: the cogs installed on the Seed (needs the token), with whether each is pinned and
+ * whether this tool loaded it (and installed it: only those does `rm` uninstall).
+ */
+export async function ls(args: readonly string[], io: CliIo): Promise<number> {
+  const a = parseCommandArgs(args, {
+    usage: 'heddle-seed ls [--home D] [--json]',
+    flags: {},
+    positionals: [],
+  });
+  const s = openSession(a.home, io, 'required');
+  const pins = readPins(s.home);
+  const mine = readInstalled(s.home);
+  const installed = await s.client.installed();
+  const rows = installed.map((c) => {
+    const pin = pinFor(pins, c.id);
+    const handle = mine.find((h) => h.workloadId === c.id);
+    return {
+      id: c.id,
+      version: c.version,
+      running: c.running,
+      pid: c.pid ?? null,
+      pinned: pin === undefined ? 'no' : pin.version === c.version ? 'yes' : `other version (${pin.version})`,
+      loaded_here: handle !== undefined,
+      installed_here: handle?.storeInstalled === true,
+    };
+  });
+  emit(io, a.json, { installed: rows }, () =>
+    table(
+      ['ID', 'VERSION', 'STATE', 'PID', 'PINNED', 'MANAGED'],
+      rows.map((r) => [
+        r.id,
+        r.version,
+        r.running ? 'running' : 'stopped',
+        r.pid === null ? '-' : String(r.pid),
+        r.pinned,
+        r.installed_here ? 'installed here' : r.loaded_here ? 'adopted' : '-',
+      ]),
+    ),
+  );
+  return ExitCode.ok;
+}
