@@ -73,7 +73,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
               ExitCode.internal,
             );
     if (json) io.err(JSON.stringify({ error: { code: e.code, message: e.message, field: e.field } }));
-    else io.err(e.message.startsWith(`heddle-host ${name}`) ? e.message : `heddle-host ${name}: ${e.message}`);
+    else
+      io.err(e.message.startsWith(`heddle-host ${name}`) ? e.message : `heddle-host ${name}: ${e.message}`);
     return e.exitCode;
   }
 }
