@@ -11,6 +11,7 @@ export * from './order.js';
 export * from './package-store.js';
 export * from './place.js';
 export * from './place-attempt.js';
+export * from './place-common.js';
 export * from './place-seed.js';
 export * from './plane-context.js';
 export * from './reconcile.js';

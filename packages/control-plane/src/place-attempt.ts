@@ -4,6 +4,7 @@ import { DirPackageSource } from '@heddle/wire';
 import { asObject, countingSource } from './caller.js';
 import { engineView, placeContext } from './engine-view.js';
 import type { AttemptOutcome, PlaceHooks } from './place.js';
+import { chainAttempt } from './place-common.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { reconcilePlace } from './reconcile.js';
 import type { OrderRecord, PlacementRecord, TargetRecord } from './state-store.js';
@@ -30,20 +31,10 @@ export async function attempt(
 ): Promise<Attempt> {
   const target = ctx.book.get(nodeId);
   const view = engineView(ctx.book, ctx.store, ctx.now()).get(nodeId);
-  const finish = async (
+  const finish = (
     o: Omit<AttemptOutcome, 'node_id' | 'variant'>,
     placement: PlacementRecord | null = null,
-  ): Promise<Attempt> => {
-    const outcome: AttemptOutcome = { node_id: nodeId, variant, ...o };
-    await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
-      phase: 'attempt',
-      decision_id: decisionId,
-      order_id: order.order_id,
-      ...outcome,
-      instance_id: placement?.instance_id ?? null,
-    });
-    return { outcome, placement };
-  };
+  ): Promise<Attempt> => chainAttempt(ctx, decisionId, order, { node_id: nodeId, variant, ...o }, placement);
   const gate = await ctx.gate.check(
     ctx.nodeId,
     'workload.place',

@@ -3,9 +3,9 @@ import { explainJson, type GovernanceVerdict, type PlacementRequest, place } fro
 import { RuntimeError, type RuntimeWorkload } from '@heddle/runtime';
 import { seedPinWorkload } from '@heddle/seed-adapter';
 import { engineView } from './engine-view.js';
-import { PlaneError } from './errors.js';
 import { orderRecord, type PlaceOrderInput } from './order.js';
 import type { AttemptOutcome, PlaceResult } from './place.js';
+import { chainDecision, dispatchRanked, dryRun, unplaceable, verdictOf } from './place-common.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { seedFailure } from './seed-book.js';
 import { seedDataDir, seedPinOf, seedVariant } from './seed-nodes.js';
@@ -63,72 +63,21 @@ export async function placeStorePin(
   };
   const decision = place(request, engineView(ctx.book, ctx.store, now), ctx.reservations.state, {
     now_ms: now,
-    governance: (_id, _v, node): GovernanceVerdict => {
-      const d = ctx.gate.dryRun(ctx.nodeId, 'workload.place', seedContext(workload, node.tier)).decision;
-      if (d.verdict === 'permit') return { verdict: 'permit' };
-      if (d.verdict === 'defer') return { verdict: 'defer', reason: d.reason };
-      return { verdict: 'deny', reason: d.reason, rule: d.rule };
-    },
+    governance: (_id, _v, node): GovernanceVerdict =>
+      verdictOf(ctx.gate.dryRun(ctx.nodeId, 'workload.place', seedContext(workload, node.tier)).decision),
   });
   const explanation = explainJson(decision);
-  if (order.dry_run === true) {
-    return {
-      status: 'dry_run',
-      order_id: null,
-      decision_id: null,
-      instance: null,
-      attempts: [],
-      explanation,
-    };
-  }
-  if (decision.outcome !== 'placed') {
-    const reasons: Record<string, string> = {};
-    for (const r of decision.rejected)
-      reasons[r.node_id] = [...new Set(r.failures.map((f) => f.detail))].join('; ');
-    const why = decision.outcome === 'pin_refused' ? decision.error.message : decision.reason;
-    throw new PlaneError('unplaceable', `${pin.id}@${pin.version}: ${why}`, { reasons });
-  }
-  const event = await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
-    phase: 'decision',
-    controller: ctx.nodeId,
-    order_id: record.order_id,
-    workload: pin.id,
-    version: pin.version,
-    package_id: workload.ref,
-    node_id: decision.node_id,
-    variant: 'store-pin',
-    candidates: decision.candidates.map((c) => c.node_id),
-    rejected: decision.rejected.length,
-    pinned: decision.pinned,
-  });
-  const decisionId = event.hash;
+  if (order.dry_run === true) return dryRun(explanation);
+  if (decision.outcome !== 'placed') throw unplaceable(decision, `${pin.id}@${pin.version}`);
+  const decisionId = await chainDecision(ctx, record, decision, 'store-pin');
   ctx.store.putOrder(record);
   const ranked = [
-    decision.node_id,
-    ...decision.candidates.map((c) => c.node_id).filter((n) => n !== decision.node_id),
+    { node_id: decision.node_id },
+    ...decision.candidates.filter((c) => c.node_id !== decision.node_id),
   ];
-  const attempts: AttemptOutcome[] = [];
-  for (const nodeId of ranked.slice(0, decision.pinned ? 1 : ctx.config.maxAttempts)) {
-    const a = await attemptSeed(ctx, record, pin, workload, decisionId, nodeId);
-    attempts.push(a.outcome);
-    if (a.placement !== null) {
-      return {
-        status: 'placed',
-        order_id: record.order_id,
-        decision_id: decisionId,
-        instance: a.placement,
-        attempts,
-        explanation,
-      };
-    }
-  }
-  ctx.store.removeOrder(record.order_id);
-  const reasons: Record<string, string> = {};
-  for (const a of attempts)
-    reasons[a.node_id] = `${a.outcome}${a.code === null ? '' : ` ${a.code}`}: ${a.reason ?? ''}`;
-  throw new PlaneError('refused', `${pin.id}@${pin.version}: every Seed failed (${attempts.length} tried)`, {
-    reasons,
-  });
+  return dispatchRanked(ctx, record, decisionId, ranked, decision.pinned, explanation, (c) =>
+    attemptSeed(ctx, record, pin, workload, decisionId, c.node_id),
+  );
 }
 
 async function attemptSeed(

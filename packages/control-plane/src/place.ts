@@ -9,11 +9,11 @@ import {
 } from '@heddle/placement';
 import type { TransferProgress } from './caller.js';
 import { engineView, placeContext } from './engine-view.js';
-import { PlaneError } from './errors.js';
 import { orderRecord, parseOrder } from './order.js';
 import { attempt } from './place-attempt.js';
+import { chainDecision, dispatchRanked, dryRun, unplaceable, verdictOf } from './place-common.js';
 import { placeStorePin } from './place-seed.js';
-import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
+import type { PlaneContext } from './plane-context.js';
 import type { OrderRecord, PlacementRecord } from './state-store.js';
 
 /** How one dispatch to a node ended. */
@@ -87,85 +87,17 @@ export async function placeOrder(
   );
   const decision = decide(ctx, verified, record, now);
   const explanation = explainJson(decision);
-  if (order.dry_run === true) {
-    return {
-      status: 'dry_run',
-      order_id: null,
-      decision_id: null,
-      instance: null,
-      attempts: [],
-      explanation,
-    };
-  }
-  if (decision.outcome !== 'placed') {
-    const reasons: Record<string, string> = {};
-    for (const r of decision.rejected)
-      reasons[r.node_id] = [...new Set(r.failures.map((f) => f.detail))].join('; ');
-    const why = decision.outcome === 'pin_refused' ? decision.error.message : decision.reason;
-    throw new PlaneError('unplaceable', `${verified.body.id}: ${why}`, { reasons });
-  }
-  const event = await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
-    phase: 'decision',
-    controller: ctx.nodeId,
-    order_id: record.order_id,
-    workload: record.workload,
-    version: record.version,
-    package_id: record.package_id,
-    manifest_hash: record.manifest_hash,
-    node_id: decision.node_id,
-    variant: decision.variant,
-    candidates: decision.candidates.map((c) => c.node_id),
-    rejected: decision.rejected.length,
-    pinned: decision.pinned,
-  });
-  const decisionId = event.hash;
+  if (order.dry_run === true) return dryRun(explanation);
+  if (decision.outcome !== 'placed') throw unplaceable(decision, verified.body.id);
+  const decisionId = await chainDecision(ctx, record, decision, decision.variant);
   ctx.store.putOrder(record);
   const ranked = [
     { node_id: decision.node_id, variant: decision.variant, execution: decision.execution },
     ...decision.candidates.filter((c) => c.node_id !== decision.node_id),
-  ].slice(0, decision.pinned ? 1 : ctx.config.maxAttempts);
-  const attempts: AttemptOutcome[] = [];
-  for (const c of ranked) {
-    const a = await attempt(
-      ctx,
-      verified,
-      record,
-      decisionId,
-      c.node_id,
-      c.variant,
-      c.execution === 'emulated',
-      hooks,
-    );
-    attempts.push(a.outcome);
-    if (a.outcome.outcome === 'placed') {
-      return {
-        status: 'placed',
-        order_id: record.order_id,
-        decision_id: decisionId,
-        instance: a.placement,
-        attempts,
-        explanation,
-      };
-    }
-    if (a.outcome.outcome === 'unsettled') {
-      return {
-        status: 'unsettled',
-        order_id: record.order_id,
-        decision_id: decisionId,
-        instance: null,
-        attempts,
-        explanation,
-      };
-    }
-  }
-  // Nothing was placed: the order is not kept (the decision and every attempt are on the chain).
-  ctx.store.removeOrder(record.order_id);
-  const reasons: Record<string, string> = {};
-  for (const a of attempts)
-    reasons[a.node_id] = `${a.outcome}${a.code === null ? '' : ` ${a.code}`}: ${a.reason ?? ''}`;
-  throw new PlaneError('refused', `${record.workload}: every candidate failed (${attempts.length} tried)`, {
-    reasons,
-  });
+  ];
+  return dispatchRanked(ctx, record, decisionId, ranked, decision.pinned, explanation, (c) =>
+    attempt(ctx, verified, record, decisionId, c.node_id, c.variant, c.execution === 'emulated', hooks),
+  );
 }
 
 function decide(
@@ -185,12 +117,10 @@ function decide(
   });
   return place(request, view, ctx.reservations.state, {
     now_ms: now,
-    governance: (_id, variant, node): GovernanceVerdict => {
-      const ctxt = placeContext(verified, variant.name, node, false);
-      const d = ctx.gate.dryRun(ctx.nodeId, 'workload.place', ctxt).decision;
-      if (d.verdict === 'permit') return { verdict: 'permit' };
-      if (d.verdict === 'defer') return { verdict: 'defer', reason: d.reason };
-      return { verdict: 'deny', reason: d.reason, rule: d.rule };
-    },
+    governance: (_id, variant, node): GovernanceVerdict =>
+      verdictOf(
+        ctx.gate.dryRun(ctx.nodeId, 'workload.place', placeContext(verified, variant.name, node, false))
+          .decision,
+      ),
   });
 }
