@@ -1,35 +1,11 @@
-import { HeddleError } from '@heddle/envelope';
+import { ExitCode as SharedExitCode } from '@heddle/cli-kit';
+
+export { CliError, usageError } from '@heddle/cli-kit';
 
 /**
  * Exit codes of `heddle`, stable for scripts:
  * 0 success, 1 a check failed (for example a chain that does not verify), 2 usage error (unknown
  * command, bad flag), 3 bad input (a file that is missing, unreadable or malformed), 4 internal error.
+ * The shared codes of `@heddle/cli-kit`, with `checkFailed` naming 1 as this CLI uses it.
  */
-export const ExitCode = {
-  ok: 0,
-  checkFailed: 1,
-  usage: 2,
-  badInput: 3,
-  internal: 4,
-} as const;
-
-/** An error that ends a command with a given exit code and a message for the operator. */
-export class CliError extends HeddleError {
-  /** The process exit code this error maps to. */
-  readonly exitCode: number;
-
-  constructor(
-    code: string,
-    message: string,
-    exitCode: number,
-    options?: { field?: string; cause?: unknown },
-  ) {
-    super(code, message, options);
-    this.exitCode = exitCode;
-  }
-}
-
-/** A usage error (exit code 2). */
-export function usageError(message: string, field?: string): CliError {
-  return new CliError('usage', message, ExitCode.usage, field === undefined ? undefined : { field });
-}
+export const ExitCode = { ...SharedExitCode, checkFailed: SharedExitCode.failed } as const;

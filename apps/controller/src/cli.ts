@@ -1,5 +1,5 @@
-import { HeddleError } from '@heddle/envelope';
-import { CliError, ExitCode } from './cli-error.js';
+import { reportCliError } from '@heddle/cli-kit';
+import { ExitCode } from './cli-error.js';
 import { type CliIo, processIo } from './io.js';
 
 type Command = (args: readonly string[], io: CliIo) => number | Promise<number>;
@@ -121,23 +121,6 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
   try {
     return await (await command.load())(rest, io);
   } catch (err) {
-    const e =
-      err instanceof CliError
-        ? err
-        : err instanceof HeddleError
-          ? new CliError(
-              err.code,
-              err.message,
-              ExitCode.badInput,
-              err.field ? { field: err.field } : undefined,
-            )
-          : new CliError(
-              'internal',
-              `internal error: ${(err as Error)?.stack ?? String(err)}`,
-              ExitCode.internal,
-            );
-    if (json) io.err(JSON.stringify({ error: { code: e.code, message: e.message, field: e.field } }));
-    else io.err(e.message.startsWith(`heddle ${name}`) ? e.message : `heddle ${name}: ${e.message}`);
-    return e.exitCode;
+    return reportCliError(err, { name, json, io, prefix: 'heddle' });
   }
 }

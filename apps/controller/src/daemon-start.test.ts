@@ -2,6 +2,7 @@
 // controller on the same home is refused (the state database is held), and a stop removes api.json.
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Logger } from '@heddle/cli-kit';
 import { loadKeyFile } from '@heddle/envelope';
 import { describe, expect, it } from 'vitest';
 import { ApiClient, ApiError } from './api-client.js';
@@ -9,7 +10,6 @@ import { CliError } from './cli-error.js';
 import { loadControllerConfig } from './controller-config.js';
 import { startController } from './daemon.js';
 import { wasiPackage } from './daemon-fixtures.js';
-import { Logger } from './logger.js';
 import { runCaptured, tempDir } from './test-io.js';
 
 describe('startController', () => {

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
+import { errorFields, type Logger } from '@heddle/cli-kit';
 import { ControlPlane, type PlaneConfig, SqliteStateStore, type StateStore } from '@heddle/control-plane';
 import { type KeyPair, loadKeyFile, nodeIdFromPublicKey, toHex, writeFileAtomic } from '@heddle/envelope';
 import { Gate, loadPolicyFile, type Policy } from '@heddle/gate';
@@ -17,7 +18,6 @@ import type { ApiInfo } from './api/types.js';
 import { CliError, ExitCode } from './cli-error.js';
 import { badInput, type ControllerConfig } from './controller-config.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
-import { errorFields, type Logger } from './logger.js';
 
 /** A running controller daemon. */
 export interface RunningController {

@@ -1,26 +1,14 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { type CliRun, runCaptured as capture, tempDir as kitTempDir } from '@heddle/cli-kit';
 import { runCli } from './cli.js';
-import type { CliIo } from './io.js';
 
-/** The result of one in-process CLI run: exit code and captured output. */
-export interface CliRun {
-  readonly code: number;
-  readonly out: string;
-  readonly err: string;
-}
+export type { CliRun } from '@heddle/cli-kit';
 
 /** A fresh temporary working directory for a test. */
 export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'heddle-cli-'));
+  return kitTempDir('heddle-cli-');
 }
 
 /** Runs the CLI in process with captured output (test helper). */
-export async function runCaptured(argv: readonly string[], cwd: string): Promise<CliRun> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { out: (l) => out.push(l), err: (l) => err.push(l), cwd };
-  const code = await runCli(argv, io);
-  return { code, out: out.join('\n'), err: err.join('\n') };
+export function runCaptured(argv: readonly string[], cwd: string): Promise<CliRun> {
+  return capture(runCli, argv, { cwd });
 }

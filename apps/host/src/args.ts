@@ -1,11 +1,7 @@
 import { parseArgs } from 'node:util';
-import { usageError } from './cli-error.js';
+import { type FlagSpec, flagOptions, usageError } from '@heddle/cli-kit';
 
-/**
- * The flags a command accepts: name to kind. `string` flags take a value, `strings` flags take a value
- * and may be repeated, `boolean` flags take none.
- */
-export type FlagSpec = Record<string, 'string' | 'strings' | 'boolean'>;
+export { boolFlag, type FlagSpec, stringFlag, stringsFlag } from '@heddle/cli-kit';
 
 /** Parsed arguments: flag values by name, and positionals in order. */
 export interface ParsedArgs {
@@ -18,12 +14,7 @@ export interface ParsedArgs {
  * usage error that names the problem. `--json` is accepted by every command.
  */
 export function parseCommandArgs(command: string, args: readonly string[], spec: FlagSpec): ParsedArgs {
-  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
-    json: { type: 'boolean' },
-  };
-  for (const [name, kind] of Object.entries(spec)) {
-    options[name] = kind === 'strings' ? { type: 'string', multiple: true } : { type: kind };
-  }
+  const options = flagOptions({ json: 'boolean', ...spec });
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
@@ -36,21 +27,4 @@ export function parseCommandArgs(command: string, args: readonly string[], spec:
     );
   }
   return { flags: parsed.values as ParsedArgs['flags'], positionals: parsed.positionals };
-}
-
-/** The value of a string flag, or undefined. */
-export function stringFlag(args: ParsedArgs, name: string): string | undefined {
-  const v = args.flags[name];
-  return typeof v === 'string' ? v : undefined;
-}
-
-/** The values of a repeatable flag (empty when not given). */
-export function stringsFlag(args: ParsedArgs, name: string): string[] {
-  const v = args.flags[name];
-  return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
-}
-
-/** True when a boolean flag was given. */
-export function boolFlag(args: ParsedArgs, name: string): boolean {
-  return args.flags[name] === true;
 }

@@ -1,5 +1,4 @@
-import { HeddleError } from '@heddle/envelope';
-import { CliError, ExitCode } from './cli-error.js';
+import { ExitCode, reportCliError } from '@heddle/cli-kit';
 import { id } from './commands/id.js';
 import { init } from './commands/init.js';
 import { run } from './commands/run.js';
@@ -57,24 +56,6 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
   try {
     return await command.run(rest, io);
   } catch (err) {
-    const e =
-      err instanceof CliError
-        ? err
-        : err instanceof HeddleError
-          ? new CliError(
-              err.code,
-              err.message,
-              ExitCode.badInput,
-              err.field ? { field: err.field } : undefined,
-            )
-          : new CliError(
-              'internal',
-              `internal error: ${(err as Error)?.stack ?? String(err)}`,
-              ExitCode.internal,
-            );
-    if (json) io.err(JSON.stringify({ error: { code: e.code, message: e.message, field: e.field } }));
-    else
-      io.err(e.message.startsWith(`heddle-host ${name}`) ? e.message : `heddle-host ${name}: ${e.message}`);
-    return e.exitCode;
+    return reportCliError(err, { name, json, io, prefix: 'heddle-host' });
   }
 }

@@ -1,10 +1,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { badInput } from '@heddle/cli-kit';
 import { HEX64_RE, parseJson } from '@heddle/envelope';
 import { NODE_TIERS, type NodeTier } from '@heddle/gate';
 import { COG_ROUTES, type CogRoute } from '@heddle/package';
 import { z } from 'zod';
-import { badInput } from './cli-error.js';
 
 /** The `schema` of a host configuration file. */
 export const HOST_CONFIG_SCHEMA = 'heddle.host.v1';

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
+import { badInput, CliError, ExitCode, errorFields, type Logger } from '@heddle/cli-kit';
 import { AllowListPolicy, type KeyPair, loadKeyFile, nodeIdFromPublicKey, toHex } from '@heddle/envelope';
 import { DEFAULT_POLICY, Gate, loadPolicyFile, type Policy } from '@heddle/gate';
 import { HostService, RevocationHolder } from '@heddle/host-service';
@@ -13,10 +14,8 @@ import {
   type WorkloadRuntime,
 } from '@heddle/runtime';
 import { WireServer, type WireTlsOptions } from '@heddle/wire';
-import { badInput, CliError, ExitCode } from './cli-error.js';
 import type { HostConfig } from './config.js';
 import { loadHostAnchors } from './host-trust.js';
-import { errorFields, type Logger } from './logger.js';
 
 /** The chain file under the data directory. */
 export const CHAIN_FILE = 'chain.jsonl';

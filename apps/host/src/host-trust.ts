@@ -1,5 +1,5 @@
+import { badInput } from '@heddle/cli-kit';
 import { loadTrustFile, TRUST_SCHEMA, type TrustAnchors } from '@heddle/package';
-import { badInput } from './cli-error.js';
 
 /** The trust file `init` writes when no anchors are given: valid, and trusting nobody. */
 export const EMPTY_TRUST_FILE: string = `${JSON.stringify({ schema: TRUST_SCHEMA, keys: [] }, null, 2)}\n`;

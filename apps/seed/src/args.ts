@@ -1,16 +1,14 @@
 import { parseArgs } from 'node:util';
+import { type FlagSpec, flagOptions, stringFlag } from '@heddle/cli-kit';
 import { badInput, usageError } from './cli-error.js';
 
-/**
- * The flags a command accepts: name to kind. `string` flags take a value, `strings` flags take a value
- * and may be repeated, `boolean` flags take none. `--home` and `--json` are accepted by every command.
- */
-export type FlagSpec = Readonly<Record<string, 'string' | 'strings' | 'boolean'>>;
+export { boolFlag, type FlagSpec, stringFlag, stringsFlag } from '@heddle/cli-kit';
 
 /** A command's argument shape: its usage line, flags and how many positionals it takes. */
 export interface ArgSpec {
   /** The usage line shown with a usage error (`heddle-seed logs <id> [--lines N]`). */
   readonly usage: string;
+  /** The command's own flags (`--home` and `--json` are accepted by every command). */
   readonly flags: FlagSpec;
   /** Names of the positionals, in order (all required unless `rest` is set). */
   readonly positionals: readonly string[];
@@ -31,13 +29,7 @@ export interface ParsedArgs {
  * positionals is a usage error (exit 2) that names the problem and shows the usage line.
  */
 export function parseCommandArgs(args: readonly string[], spec: ArgSpec): ParsedArgs {
-  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
-    json: { type: 'boolean' },
-    home: { type: 'string' },
-  };
-  for (const [name, kind] of Object.entries(spec.flags)) {
-    options[name] = kind === 'strings' ? { type: 'string', multiple: true } : { type: kind };
-  }
+  const options = flagOptions({ json: 'boolean', home: 'string', ...spec.flags });
   let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
     parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
@@ -60,23 +52,6 @@ export function parseCommandArgs(args: readonly string[], spec: ArgSpec): Parsed
     json: values.json === true,
     home: typeof values.home === 'string' ? values.home : undefined,
   };
-}
-
-/** The value of a string flag, or undefined. */
-export function stringFlag(args: ParsedArgs, name: string): string | undefined {
-  const v = args.flags[name];
-  return typeof v === 'string' ? v : undefined;
-}
-
-/** The values of a repeatable flag (empty when not given). */
-export function stringsFlag(args: ParsedArgs, name: string): string[] {
-  const v = args.flags[name];
-  return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
-}
-
-/** True when a boolean flag was given. */
-export function boolFlag(args: ParsedArgs, name: string): boolean {
-  return args.flags[name] === true;
 }
 
 /** An integer flag in `min..max`, `fallback` when absent; otherwise refused (exit 3) naming the flag. */

@@ -1,3 +1,4 @@
+import { reportCliError } from '@heddle/cli-kit';
 import { ExitCode, toCliError } from './cli-error.js';
 import { type CliIo, processIo, redactingIo } from './io.js';
 
@@ -128,13 +129,6 @@ export async function runCli(argv: readonly string[], rawIo: CliIo = processIo):
   try {
     return await (await command.load())(rest, io);
   } catch (err) {
-    const e = toCliError(err);
-    if (json) {
-      io.err(
-        JSON.stringify({ error: { code: e.code, message: e.message, field: e.field, ...(e.details ?? {}) } }),
-      );
-    } else
-      io.err(e.message.startsWith(`heddle-seed ${name}`) ? e.message : `heddle-seed ${name}: ${e.message}`);
-    return e.exitCode;
+    return reportCliError(err, { name, json, io, prefix: 'heddle-seed', toCliError });
   }
 }

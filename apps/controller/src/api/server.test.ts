@@ -3,6 +3,7 @@
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
+import { Logger } from '@heddle/cli-kit';
 import { ControlPlane, SqliteStateStore } from '@heddle/control-plane';
 import { generateKeyPair, keyPairFromSecret, nodeIdFromPublicKey } from '@heddle/envelope';
 import { DEFAULT_POLICY, Gate } from '@heddle/gate';
@@ -10,7 +11,6 @@ import { NO_REVOCATIONS, TrustAnchors } from '@heddle/package';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, ApiError } from '../api-client.js';
 import { hexKey, wasiPackage } from '../daemon-fixtures.js';
-import { Logger } from '../logger.js';
 import { tempDir } from '../test-io.js';
 import { ApiServer } from './server.js';
 

@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { errorFields, type Logger } from '@heddle/cli-kit';
 import type { ControlPlane, TransferProgress } from '@heddle/control-plane';
 import type { JsonValue } from '@heddle/envelope';
-import { errorFields, type Logger } from '../logger.js';
 import { parseBody, readBody } from './body.js';
 import { ApiFailure, mapError } from './errors.js';
 import { matchRoute } from './routes.js';

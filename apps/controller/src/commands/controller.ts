@@ -1,11 +1,11 @@
 import { join } from 'node:path';
+import { errorFields, Logger, runUntilSignal } from '@heddle/cli-kit';
 import { parseCommandArgs } from '../args.js';
-import { ExitCode, usageError } from '../cli-error.js';
+import { usageError } from '../cli-error.js';
 import { loadControllerConfig } from '../controller-config.js';
 import { type RunningController, startController } from '../daemon.js';
 import { CONTROLLER_CONFIG_FILE, homeDir } from '../home.js';
 import type { CliIo } from '../io.js';
-import { errorFields, Logger } from '../logger.js';
 
 const USAGE = 'run [--home D]';
 
@@ -36,31 +36,5 @@ export async function controller(args: readonly string[], io: CliIo): Promise<nu
     log.error('refusing to start', errorFields(err));
     throw err;
   }
-  const onUncaught = (err: unknown): void =>
-    log.error('unexpected error (the daemon keeps running)', errorFields(err));
-  process.on('uncaughtException', onUncaught);
-  process.on('unhandledRejection', onUncaught);
-  const code = await new Promise<number>((resolveExit) => {
-    let stopping = false;
-    const onStop = (signal: NodeJS.Signals): void => {
-      if (stopping) {
-        log.warn('second signal during shutdown: exiting now', { signal });
-        process.exit(ExitCode.checkFailed);
-      }
-      stopping = true;
-      running.stop(signal).then(
-        () => resolveExit(ExitCode.ok),
-        (err: unknown) => {
-          log.error('shutdown failed', errorFields(err));
-          resolveExit(ExitCode.checkFailed);
-        },
-      );
-    };
-    process.on('SIGTERM', onStop);
-    process.on('SIGINT', onStop);
-  });
-  log.info('stopped', { exit_code: code });
-  // Anything left behind (a timer, a socket) must not keep a stopped daemon alive.
-  setTimeout(() => process.exit(code), 2_000).unref();
-  return code;
+  return runUntilSignal((signal) => running.stop(signal), log);
 }

@@ -3,6 +3,7 @@
 // fixtures: host service, WASI and native runtimes behind a WebSocket server).
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Logger } from '@heddle/cli-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   examplePackage,
@@ -17,7 +18,6 @@ import { runCli } from '../cli.js';
 import { stripAnsi } from '../format/colour.js';
 import type { CliIo } from '../io.js';
 import { ErrorOutputSchema, JSON_OUTPUTS } from '../json-schemas.js';
-import { Logger } from '../logger.js';
 
 let both: TestHost;
 let wasiOnly: TestHost;

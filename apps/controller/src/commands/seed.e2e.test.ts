@@ -3,6 +3,7 @@
 // on 127.0.0.1 over HTTPS (its certificate pinned by SPKI).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Logger } from '@heddle/cli-kit';
 import { SeedSimulator, saveToken, selfSignedCert } from '@heddle/seed-adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPlane, type TestPlane, tempDir } from '../../../../packages/control-plane/src/test-fixtures.js';
@@ -10,7 +11,6 @@ import { ApiServer, type ApiServerOptions } from '../api/server.js';
 import { runCli } from '../cli.js';
 import type { CliIo } from '../io.js';
 import { JSON_OUTPUTS } from '../json-schemas.js';
-import { Logger } from '../logger.js';
 
 const TOKEN = 'seed-cli-token-0123456789';
 let sim: SeedSimulator;

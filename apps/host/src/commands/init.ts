@@ -1,5 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { badInput, usageError } from '@heddle/cli-kit';
 import {
   generateKeyPair,
   nodeIdFromPublicKey,
@@ -11,7 +12,6 @@ import {
 import { NODE_TIERS, type NodeTier } from '@heddle/gate';
 import { COG_ROUTES, type CogRoute } from '@heddle/package';
 import { boolFlag, parseCommandArgs, stringFlag, stringsFlag } from '../args.js';
-import { badInput, usageError } from '../cli-error.js';
 import { HOST_CONFIG_FILE, HOST_CONFIG_SCHEMA, type HostConfigFile, parseHostConfig } from '../config.js';
 import { EMPTY_TRUST_FILE, loadHostAnchors } from '../host-trust.js';
 import { type CliIo, emit } from '../io.js';

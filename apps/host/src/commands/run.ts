@@ -1,9 +1,8 @@
+import { errorFields, Logger, runUntilSignal } from '@heddle/cli-kit';
 import { parseCommandArgs, stringFlag } from '../args.js';
-import { ExitCode } from '../cli-error.js';
 import { loadHostConfig } from '../config.js';
 import { type RunningHost, startHost } from '../daemon.js';
 import type { CliIo } from '../io.js';
-import { errorFields, Logger } from '../logger.js';
 import { configPath } from './id.js';
 
 /**
@@ -22,37 +21,14 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     log.error('refusing to start', errorFields(err));
     throw err;
   }
-  const onUncaught = (err: unknown): void =>
-    log.error('unexpected error (the daemon keeps running)', errorFields(err));
-  process.on('uncaughtException', onUncaught);
-  process.on('unhandledRejection', onUncaught);
   const onHup = (): void => {
     log.info('SIGHUP: re-reading the revocation list', {});
     void host.checkRevocations('SIGHUP');
   };
   process.on('SIGHUP', onHup);
-  const code = await new Promise<number>((resolveExit) => {
-    let stopping = false;
-    const onStop = (signal: NodeJS.Signals): void => {
-      if (stopping) {
-        log.warn('second signal during shutdown: exiting now', { signal });
-        process.exit(ExitCode.failed);
-      }
-      stopping = true;
-      host.stop(signal).then(
-        () => resolveExit(ExitCode.ok),
-        (err: unknown) => {
-          log.error('shutdown failed', errorFields(err));
-          resolveExit(ExitCode.failed);
-        },
-      );
-    };
-    process.on('SIGTERM', onStop);
-    process.on('SIGINT', onStop);
-  });
-  process.off('SIGHUP', onHup);
-  log.info('stopped', { exit_code: code });
-  // Anything an adapter left behind (a timer, a pipe) must not keep a stopped daemon alive.
-  setTimeout(() => process.exit(code), 2_000).unref();
-  return code;
+  try {
+    return await runUntilSignal((signal) => host.stop(signal), log);
+  } finally {
+    process.off('SIGHUP', onHup);
+  }
 }

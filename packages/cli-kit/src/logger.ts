@@ -8,12 +8,14 @@ export type LogFields = Record<string, unknown>;
 
 /**
  * Structured logs: one JSON object per line, `{ts, level, msg, ...fields}`, `ts` in ISO 8601 UTC.
- * Secrets never reach it (the daemon logs node ids and public keys, never the key file's content).
+ * Secrets never reach it: daemons log node ids and public keys, never a key file's content. Only the
+ * fields given are written; nothing is read from the environment or the process.
  */
 export class Logger {
   readonly #write: (line: string) => void;
   readonly #now: () => number;
 
+  /** Writes each line through `write` (no newline added); `now` is the clock (milliseconds). */
   constructor(write: (line: string) => void, now: () => number = Date.now) {
     this.#write = write;
     this.#now = now;

@@ -1,0 +1,14 @@
+export { badInput, CliError, type CliErrorOptions, ExitCode, usageError } from './cli-error.js';
+export { runUntilSignal } from './daemon-signals.js';
+export {
+  boolFlag,
+  type FlagSpec,
+  type FlagValues,
+  flagOptions,
+  type ParseArgsOptions,
+  stringFlag,
+  stringsFlag,
+} from './flags.js';
+export { errorFields, type LogFields, Logger, type LogLevel } from './logger.js';
+export { type ErrorSink, type ReportOptions, reportCliError, toCliError } from './report-error.js';
+export { type CapturingIo, type CliRun, runCaptured, tempDir } from './testing.js';
