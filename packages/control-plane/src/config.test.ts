@@ -12,6 +12,7 @@ describe('planeConfig', () => {
       deadAfterMs: 30_000,
       reconcileTimeoutMs: 30_000,
       maxAttempts: 8,
+      clockSkewMs: 30_000,
     });
     expect(c).toEqual(DEFAULT_PLANE_CONFIG);
     expect(Object.isFrozen(c)).toBe(true);

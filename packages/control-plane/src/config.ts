@@ -14,6 +14,12 @@ export interface PlaneConfig {
   readonly reconcileTimeoutMs: number;
   /** Most candidates a place is dispatched to, winner included (default 8). */
   readonly maxAttempts: number;
+  /**
+   * How far a host's clock may lag the controller's (default 30 s, the protocol's skew): a lost place
+   * is judged "never acted on" only once its request expired by this margin, since until then the
+   * original request could still arrive and be executed.
+   */
+  readonly clockSkewMs: number;
 }
 
 /** The default {@link PlaneConfig}. */
@@ -25,6 +31,7 @@ export const DEFAULT_PLANE_CONFIG: PlaneConfig = Object.freeze({
   deadAfterMs: 30_000,
   reconcileTimeoutMs: 30_000,
   maxAttempts: 8,
+  clockSkewMs: 30_000,
 });
 
 /** `DEFAULT_PLANE_CONFIG` with `overrides` applied; throws a RangeError for values out of range. */

@@ -67,6 +67,7 @@ export class ControlPlane {
   /** The controller's node id. */
   readonly nodeId: string;
   readonly #ctx: PlaneContext;
+  #settling: Promise<SettleReport> | undefined;
 
   constructor(options: ControlPlaneOptions) {
     const config = planeConfig(options.config);
@@ -203,8 +204,14 @@ export class ControlPlane {
     return this.#ctx.store.listUnsettled();
   }
 
-  /** Tries to settle every unsettled decision with its node (see `settleUnsettled`). */
+  /**
+   * Tries to settle every unsettled decision with its node (see `settleUnsettled`). One pass at a
+   * time: a call while a pass runs gets that pass's report.
+   */
   settle(timeoutMs?: number): Promise<SettleReport> {
-    return settleUnsettled(this.#ctx, timeoutMs);
+    this.#settling ??= settleUnsettled(this.#ctx, timeoutMs).finally(() => {
+      this.#settling = undefined;
+    });
+    return this.#settling;
   }
 }

@@ -17,8 +17,8 @@ async function host(...a: Parameters<typeof startHost>): Promise<TestHost> {
   open.push(h);
   return h;
 }
-async function plane(dir?: string): Promise<TestPlane> {
-  const p = await openPlane(dir);
+async function plane(dir?: string, config?: Parameters<typeof openPlane>[1]): Promise<TestPlane> {
+  const p = await openPlane(dir, config);
   open.push(p);
   return p;
 }
@@ -50,10 +50,11 @@ describe('lost answers (DESIGN 4)', () => {
     expect(phases(p)).toEqual(['decision', 'attempt', 'reconciled']);
   });
 
-  it('a place the host never acted on is reconciled as nothing, then the next candidate is tried', async () => {
+  it('a place the host never acted on is reconciled as nothing once its request expired, then the next candidate is tried', async () => {
     const a = await host(['wasi']);
     const b = await host(['wasi']);
-    const p = await plane();
+    // A short request lifetime and skew so that "the request can no longer arrive" comes within the test.
+    const p = await plane(undefined, { requestTtlMs: 1_000, clockSkewMs: 100, reconcileTimeoutMs: 5_000 });
     await p.plane.addNode(a.url, { tier: 'paired' });
     await p.plane.addNode(b.url, { tier: 'paired' });
     a.intercept((real) => async (signed, ctx) => {
@@ -73,6 +74,29 @@ describe('lost answers (DESIGN 4)', () => {
     ]);
     expect(a.service.instanceIds()).toEqual([]);
     expect(b.service.instanceIds()).toHaveLength(1);
+  });
+
+  it('a host that did not act is not tried elsewhere while the request could still arrive: unsettled', async () => {
+    const a = await host(['wasi']);
+    const b = await host(['wasi']);
+    const p = await plane(undefined, { reconcileTimeoutMs: 1_000 });
+    await p.plane.addNode(a.url, { tier: 'paired' });
+    await p.plane.addNode(b.url, { tier: 'paired' });
+    a.intercept((real) => async (signed, ctx) => {
+      if ((JSON.parse(signed.payload) as { method: string }).method === 'workload.place') {
+        throw new Error('held back');
+      }
+      return real(signed, ctx);
+    });
+    const r = await p.plane.place({
+      package_dir: await examplePackage('wasi-cog'),
+      start: false,
+      prefer: [a.service.nodeId],
+    });
+    expect(r.status).toBe('unsettled');
+    expect(r.attempts.map((x) => [x.node_id, x.outcome])).toEqual([[a.service.nodeId, 'unsettled']]);
+    expect(b.service.instanceIds()).toEqual([]);
+    expect(p.plane.unsettled()[0]?.last_error).toContain('could still arrive');
   });
 
   it('a place whose node then goes away stays unsettled, persisted, and is settled when the node is back', async () => {

@@ -193,7 +193,9 @@ export class NodeBook {
     const old = this.get(nodeId);
     const d = await this.#describe(old.url, key);
     const now = this.#now();
-    if (d.nodeId !== nodeId) {
+    const replaced = d.nodeId !== nodeId;
+    const write = (): void => {
+      if (!replaced) return;
       this.#store.putTarget({
         ...old,
         tier: null,
@@ -202,8 +204,7 @@ export class NodeBook {
         last_error: `replaced by node ${d.nodeId} (key pinned by the operator)`,
         url: `${old.url}#replaced`,
       });
-      this.cache.remove(nodeId);
-    }
+    };
     const target: TargetRecord = {
       ...(d.nodeId === nodeId ? old : {}),
       node_id: d.nodeId,
@@ -220,8 +221,13 @@ export class NodeBook {
       unreachable_since_ms: null,
       last_error: null,
     };
-    this.#store.putTarget(target);
     this.#accept(target, d);
+    // The old record and the new one land together, or neither does.
+    this.#store.transaction(() => {
+      write();
+      this.#store.putTarget(target);
+    });
+    if (replaced) this.cache.remove(nodeId);
     return target;
   }
 

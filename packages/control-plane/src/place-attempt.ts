@@ -55,6 +55,8 @@ export async function attempt(
     config: { mode: { ...order.mode }, values: { ...order.values } },
     start: order.start,
   };
+  // The request the Caller signs expires at most this late (its clock reads at or after this one).
+  const expiresAtMs = ctx.now() + ctx.config.requestTtlMs + 1_000;
   try {
     const r = await ctx.caller.call({
       url: target.url,
@@ -84,7 +86,7 @@ export async function attempt(
       return finish({ outcome: 'unreachable', code: null, reason: err.message });
     }
     await finish({ outcome: 'indeterminate', code: null, reason: err.message });
-    return settleLost(ctx, verified, order, decisionId, target, variant);
+    return settleLost(ctx, verified, order, decisionId, target, variant, expiresAtMs);
   } finally {
     await dir.close();
   }
@@ -98,8 +100,9 @@ async function settleLost(
   decisionId: string,
   target: TargetRecord,
   variant: string,
+  expiresAtMs: number,
 ): Promise<Attempt> {
-  const s = await reconcilePlace(ctx, target, decisionId);
+  const s = await reconcilePlace(ctx, target, decisionId, expiresAtMs);
   const base = { node_id: target.node_id, variant };
   if (s.kind === 'placed') {
     const placement = record(ctx, verified, order, decisionId, target.node_id, s.instance);

@@ -1,7 +1,7 @@
 import type { GateContext } from '@heddle/gate';
 import { explainJson, type GovernanceVerdict, type PlacementRequest, place } from '@heddle/placement';
 import { RuntimeError, type RuntimeWorkload } from '@heddle/runtime';
-import { seedPinWorkload } from '@heddle/seed-adapter';
+import { SeedInstallUnsureError, seedPinWorkload } from '@heddle/seed-adapter';
 import { engineView } from './engine-view.js';
 import { orderRecord, type PlaceOrderInput } from './order.js';
 import type { AttemptOutcome, PlaceResult } from './place.js';
@@ -148,6 +148,10 @@ async function attemptSeed(
     ctx.store.putPlacement(placement);
     return finish({ outcome: 'placed', code: null, reason: null }, placement);
   } catch (err) {
+    // The Seed may still be installing it: never place it elsewhere as if nothing happened.
+    if (err instanceof SeedInstallUnsureError) {
+      return finish({ outcome: 'unsettled', code: null, reason: err.message });
+    }
     if (err instanceof RuntimeError)
       return finish({ outcome: 'refused', code: err.code, reason: err.message });
     const f = seedFailure(err, t.url);

@@ -13,15 +13,21 @@ export type Settlement =
  * Reconciles an indeterminate place with its node (DESIGN 4): asks `status` (every instance, the
  * decisions in flight) until the node says what became of `decisionId`: an instance whose
  * `decision_id` is it (placed), the decision still in flight (ask again), or neither (nothing was
- * done: safe to try elsewhere). When the node cannot be asked within `reconcileTimeoutMs`, the answer
- * is `unknown` and the decision stays unsettled.
+ * done: safe to try elsewhere, but only once the request has expired by the allowed clock skew, so it
+ * can no longer be executed). When that cannot be established within `timeoutMs`, the answer is
+ * `unknown` and the decision stays unsettled.
  */
 export async function reconcilePlace(
   ctx: PlaneContext,
   target: TargetRecord,
   decisionId: string,
+  requestExpiresAtMs: number,
   timeoutMs: number = ctx.config.reconcileTimeoutMs,
 ): Promise<Settlement> {
+  // "Nothing" is final only when the original request can no longer be executed: past its expiry by
+  // the clock skew a host allows. Before that it may still arrive (held back, or delayed), so the
+  // decision stays open rather than being tried elsewhere.
+  const finalAfter = requestExpiresAtMs + ctx.config.clockSkewMs;
   const until = ctx.now() + timeoutMs;
   let reason = 'not asked yet';
   for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
@@ -42,8 +48,13 @@ export async function reconcilePlace(
         .find((i) => i.decision_id === decisionId || i.last_decision_id === decisionId);
       if (mine !== undefined) return { kind: 'placed', instance: mine };
       const inFlight = Array.isArray(status.in_flight) ? status.in_flight.map(asObject) : [];
-      if (!inFlight.some((d) => d.decision_id === decisionId)) return { kind: 'nothing' };
-      reason = `decision ${decisionId} still in flight on ${target.node_id}`;
+      if (inFlight.some((d) => d.decision_id === decisionId)) {
+        reason = `decision ${decisionId} still in flight on ${target.node_id}`;
+      } else if (ctx.now() > finalAfter) {
+        return { kind: 'nothing' };
+      } else {
+        reason = `${target.node_id} has not acted on decision ${decisionId}, but its request could still arrive until ${new Date(finalAfter).toISOString()}`;
+      }
     } catch (err) {
       reason = err instanceof CallFailure ? err.message : String(err);
     }

@@ -29,7 +29,10 @@ export async function settleUnsettled(ctx: PlaneContext, timeoutMs = 2_000): Pro
       pending.push(u.decision_id);
       continue;
     }
-    const s = await reconcilePlace(ctx, target, u.decision_id, timeoutMs);
+    // The request was signed before the decision became unsettled: it expires by since + its lifetime.
+    const expiresAtMs = u.since_ms + ctx.config.requestTtlMs;
+    const s = await reconcilePlace(ctx, target, u.decision_id, expiresAtMs, timeoutMs);
+    if (ctx.store.getUnsettled(u.decision_id) === undefined) continue; // settled meanwhile
     if (s.kind === 'unknown') {
       ctx.store.putUnsettled({ ...u, attempts: u.attempts + 1, last_error: s.reason.slice(0, 512) });
       pending.push(u.decision_id);

@@ -129,6 +129,7 @@ export class HostService {
     this.#fetch = options.fetch ?? {};
     this.#budget = new RefusalBudget(options.refusalBudget);
     this.#onError = options.onError ?? (() => {});
+    this.#state.onError = this.#onError;
   }
 
   /** The routes this host has an adapter for, sorted. */

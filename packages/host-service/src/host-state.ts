@@ -51,13 +51,41 @@ export class HostState {
     this.now = init.now;
   }
 
+  /** Told of failures that cannot be answered to anyone (set by the HostService). */
+  onError: (err: unknown) => void = () => {};
+
+  /** {@link record}, telling {@link onError} instead of rejecting when the chain cannot take it. */
+  async recordOrReport(kind: string, payload: { [key: string]: JsonValue }): Promise<void> {
+    try {
+      await this.record(kind, payload);
+    } catch (err) {
+      this.onError(err);
+    }
+  }
+
   /** Chains `payload` as `kind` with source {@link HOST_CHAIN_SOURCE}. */
   async record(kind: string, payload: { [key: string]: JsonValue }): Promise<void> {
     await this.recorder.append(HOST_CHAIN_SOURCE, kind, payload);
   }
 
-  /** Drops the held package of `manifestHash` when no instance uses it any more. */
+  readonly #packageHolds = new Map<string, number>();
+
+  /** Holds the package of `manifestHash` for a place in progress; call the result to let go (once). */
+  holdPackage(manifestHash: string): () => void {
+    this.#packageHolds.set(manifestHash, (this.#packageHolds.get(manifestHash) ?? 0) + 1);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const n = (this.#packageHolds.get(manifestHash) ?? 1) - 1;
+      if (n <= 0) this.#packageHolds.delete(manifestHash);
+      else this.#packageHolds.set(manifestHash, n);
+    };
+  }
+
+  /** Drops the held package of `manifestHash` when no instance uses it and no place holds it. */
   releasePackage(manifestHash: string): void {
+    if ((this.#packageHolds.get(manifestHash) ?? 0) > 0) return;
     for (const p of this.instances.values()) if (p.manifestHash === manifestHash) return;
     this.packages.remove(manifestHash);
   }

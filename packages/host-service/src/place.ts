@@ -44,6 +44,8 @@ export async function placeWorkload(
 ): Promise<JsonValue> {
   const decisionId = req.decision_id ?? '';
   const leave = state.inFlight.enter(decisionId, req.method, state.now());
+  let held: { readonly hash: string; readonly release: () => void } | undefined;
+  let placed = false;
   try {
     const listAtStart = state.revocations.version;
     const body = parseBody(PlaceBodySchema, req.body, req.method);
@@ -66,6 +68,9 @@ export async function placeWorkload(
     if (host === undefined) {
       throw refuse('admission', `no ${route} adapter on this node for ${body.variant}`, 'body.variant');
     }
+    // Held from here until the place ends, so that an unload of another instance of the same
+    // package cannot remove it under this one.
+    held = { hash: body.manifest_hash, release: state.holdPackage(body.manifest_hash) };
     const obtained = await obtain(state, body, call, fetchOptions);
     const verified = obtained.verified;
     if (verified.kind !== 'cog') {
@@ -104,14 +109,19 @@ export async function placeWorkload(
       body.config.mode,
       state.nodeId,
     );
-    return await state.locks.run(instanceId, async () => {
+    const answer = await state.locks.run(instanceId, async () => {
       const existing = state.instances.get(instanceId);
       if (existing !== undefined) return again(state, req, body, existing, obtained);
       return fresh(state, req, body, { host, instanceId, route, obtained, listAtStart, workload });
     });
+    placed = true;
+    return answer;
   } catch (err) {
     throw refusalOf(err, req.method);
   } finally {
+    held?.release();
+    // A package this place brought in but nothing uses (the place was refused) is not kept.
+    if (!placed && held !== undefined) state.releasePackage(held.hash);
     leave();
   }
 }
@@ -198,6 +208,12 @@ async function fresh(state: HostState, req: CtlRequest, body: PlaceBody, f: Fres
     if (!state.instances.has(instanceId)) {
       throw refuse('governance', `revoked while it was being placed: instance ${instanceId} torn down`);
     }
+    if (state.revokedSubjectOf(placed) !== undefined) {
+      throw refuse(
+        'governance',
+        `revoked while it was being placed: the teardown of instance ${instanceId} failed, it stays listed`,
+      );
+    }
   }
   const start = req.method === 'workload.place' && body.start;
   if (start) {
@@ -240,7 +256,9 @@ async function report(
   alreadyPlaced: boolean,
 ): Promise<JsonValue> {
   const status = await readStatus(p);
-  await state.record(HOST_KINDS.place, {
+  // The instance is listed (and maybe running): a record that cannot be chained must not turn the
+  // answer into a refusal, or the controller would place it elsewhere too. It is reported instead.
+  await state.recordOrReport(HOST_KINDS.place, {
     phase: alreadyPlaced ? 'already_placed' : 'placed',
     method: req.method,
     node: state.nodeId,

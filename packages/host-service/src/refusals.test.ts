@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CallFailure, toHex } from '@heddle/envelope';
 import { RevocationList } from '@heddle/package';
@@ -98,6 +98,13 @@ describe('refusals of verified requests, each with its code and the field named'
       code: 'verify',
       reason: expect.stringContaining('differs from the placed name'),
     });
+  });
+
+  it('a refused place keeps no package it brought in', async () => {
+    const fresh = await buildPackage(helloSource());
+    const r = await refusal(place(placeBody(fresh.manifestHash, NATIVE, { name: 'other-cog' }), fresh.dir));
+    expect(r.code).toBe('verify');
+    expect(existsSync(join(host.dataDir, 'packages', fresh.manifestHash))).toBe(false);
   });
 
   it('verify: signed by a key this node does not pin', async () => {

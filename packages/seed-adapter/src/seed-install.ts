@@ -30,6 +30,17 @@ export interface SeedReconcileOptions {
 /** The default {@link SeedReconcileOptions}. */
 export const SEED_RECONCILE: SeedReconcileOptions = { attempts: 5, pollMs: 1000 };
 
+/**
+ * An install whose outcome could not be established: no clear answer, and the installed list (when it
+ * could be read) does not show the cog yet. The Seed may still be installing it, so a caller must not
+ * place the cog elsewhere as if nothing happened (code `runtime`).
+ */
+export class SeedInstallUnsureError extends RuntimeError {
+  constructor(message: string) {
+    super('runtime', message);
+  }
+}
+
 /** Failures after which an install may or may not have happened: the Seed is asked. */
 const UNSURE: ReadonlySet<SeedErrorCode> = new Set<SeedErrorCode>(['timeout', 'unreachable', 'bad_answer']);
 
@@ -38,7 +49,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /**
  * Installs store cog `id`. An install without a clear answer (timeout, connection lost, garbage) is
  * reconciled by reading the installed list back until it lists `id` (then the install happened) or
- * the reads run out (refused with `runtime`: nothing was installed). An `{error}` refusal is passed on.
+ * the reads run out ({@link SeedInstallUnsureError}: it may still be installing). An `{error}`
+ * refusal is passed on.
  */
 export async function installReconciled(api: SeedApi, id: string, opts: SeedReconcileOptions): Promise<void> {
   try {
@@ -51,9 +63,8 @@ export async function installReconciled(api: SeedApi, id: string, opts: SeedReco
       const list: readonly InstalledCog[] | undefined = await api.installed().catch(() => undefined);
       if (list?.some((c) => c.id === id)) return;
     }
-    throw new RuntimeError(
-      'runtime',
-      `install ${id}: no clear answer (${err.code}) and the Seed does not list it after ${opts.attempts} reads; nothing installed`,
+    throw new SeedInstallUnsureError(
+      `install ${id}: no clear answer (${err.code}) and the Seed does not list it after ${opts.attempts} reads; it may still be installing it (check the installed list before placing it elsewhere)`,
     );
   }
 }
