@@ -93,6 +93,7 @@ export class ControlPlane {
       reservations: new Reservations(),
       seeds: new SeedHosts(),
       stateDir: options.stateDir,
+      inProgress: new Set(),
     };
     this.#restoreReservations();
   }

@@ -132,6 +132,44 @@ describe('lost answers (DESIGN 4)', () => {
   });
 });
 
+describe('a controller that dies mid-place', () => {
+  it('finds the place it had sent unsettled on disk at the next start, and settles it with the node', async () => {
+    const a = await host(['wasi']);
+    const dir = tempDir();
+    const first = await openPlane(dir, { placeTimeoutMs: 1_500, reconcileTimeoutMs: 500 });
+    await first.plane.addNode(a.url, { tier: 'paired' });
+    a.intercept((real) => async (signed, ctx) => {
+      const answer = await real(signed, ctx);
+      if ((JSON.parse(signed.payload) as { method: string }).method !== 'workload.place') return answer;
+      return new Promise(() => {}); // placed, and the answer never leaves
+    });
+    const placing = first.plane.place({ package_dir: await examplePackage('wasi-cog'), start: false });
+    for (let i = 0; i < 100 && a.service.instanceIds().length === 0; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    const unsettled = first.store.listUnsettled();
+    expect(unsettled).toEqual([
+      expect.objectContaining({
+        node_id: a.service.nodeId,
+        last_error: expect.stringContaining('in progress'),
+      }),
+    ]);
+    // The controller "dies": its store and chain close under the place in progress.
+    await first.close();
+    await placing.catch(() => undefined);
+    a.intercept(undefined);
+    const second = await openPlane(dir);
+    try {
+      expect(second.plane.unsettled().map((u) => u.decision_id)).toEqual([unsettled[0]?.decision_id]);
+      const report = await second.plane.settle();
+      expect(report.placed).toEqual([unsettled[0]?.decision_id]);
+      expect(second.plane.instances().map((i) => i.instance_id)).toEqual(a.service.instanceIds());
+      expect(second.plane.unsettled()).toEqual([]);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
 describe('trust bound to the key', () => {
   it('a node answering with another key loses its tier until the operator pins the new key', async () => {
     const first = await host(['wasi'], 0x71);

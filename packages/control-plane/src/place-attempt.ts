@@ -57,6 +57,9 @@ export async function attempt(
   };
   // The request the Caller signs expires at most this late (its clock reads at or after this one).
   const expiresAtMs = ctx.now() + ctx.config.requestTtlMs + 1_000;
+  // Until the answer is recorded the decision is unsettled on disk: if the controller dies in between,
+  // the next start settles it with this node instead of forgetting it (DESIGN 13).
+  const inProgress = markInProgress(ctx, order, decisionId, nodeId, variant);
   try {
     const r = await ctx.caller.call({
       url: target.url,
@@ -68,12 +71,19 @@ export async function attempt(
       source,
     });
     ctx.book.contact(nodeId);
-    return finish(
-      { outcome: 'placed', code: null, reason: null },
-      record(ctx, verified, order, decisionId, nodeId, asObject(r.result)),
-    );
+    const placement = ctx.store.transaction(() => {
+      const p = record(ctx, verified, order, decisionId, nodeId, asObject(r.result));
+      ctx.store.removeUnsettled(decisionId);
+      return p;
+    });
+    inProgress.done();
+    return finish({ outcome: 'placed', code: null, reason: null }, placement);
   } catch (err) {
-    if (!(err instanceof CallFailure)) throw err;
+    if (!(err instanceof CallFailure)) {
+      inProgress.done(); // kept on disk: settled with the node on the next pass
+      throw err;
+    }
+    if (err.code !== 'indeterminate') inProgress.clear();
     if (err.code === 'refused') {
       return finish({
         outcome: 'refused',
@@ -86,7 +96,11 @@ export async function attempt(
       return finish({ outcome: 'unreachable', code: null, reason: err.message });
     }
     await finish({ outcome: 'indeterminate', code: null, reason: err.message });
-    return settleLost(ctx, verified, order, decisionId, target, variant, expiresAtMs);
+    try {
+      return await settleLost(ctx, verified, order, decisionId, target, variant, expiresAtMs);
+    } finally {
+      inProgress.done();
+    }
   } finally {
     await dir.close();
   }
@@ -105,7 +119,11 @@ async function settleLost(
   const s = await reconcilePlace(ctx, target, decisionId, expiresAtMs);
   const base = { node_id: target.node_id, variant };
   if (s.kind === 'placed') {
-    const placement = record(ctx, verified, order, decisionId, target.node_id, s.instance);
+    const placement = ctx.store.transaction(() => {
+      const p = record(ctx, verified, order, decisionId, target.node_id, s.instance);
+      ctx.store.removeUnsettled(decisionId);
+      return p;
+    });
     await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
       phase: 'reconciled',
       decision_id: decisionId,
@@ -119,6 +137,7 @@ async function settleLost(
     };
   }
   if (s.kind === 'nothing') {
+    ctx.store.removeUnsettled(decisionId);
     await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
       phase: 'reconciled',
       decision_id: decisionId,
@@ -186,4 +205,38 @@ export function record(
   ctx.store.putPlacement(p);
   ctx.reservations.hold(p, verified.body.resources.ram_mb, verified.body.resources.cpu_pct);
   return p;
+}
+
+/**
+ * Records a place about to be sent as unsettled (on disk) and as in progress in this process (so a
+ * settling pass leaves it to its attempt). `done` ends the in-process mark and keeps the record;
+ * `clear` also removes the record (the answer said nothing happened there).
+ */
+function markInProgress(
+  ctx: PlaneContext,
+  order: OrderRecord,
+  decisionId: string,
+  nodeId: string,
+  variant: string,
+): { done(): void; clear(): void } {
+  ctx.inProgress.add(decisionId);
+  ctx.store.putUnsettled({
+    decision_id: decisionId,
+    order_id: order.order_id,
+    node_id: nodeId,
+    expected_instance_id: null,
+    variant,
+    since_ms: ctx.now(),
+    attempts: 0,
+    last_error: 'in progress: the place was sent and its answer is not recorded yet',
+  });
+  return {
+    done: () => {
+      ctx.inProgress.delete(decisionId);
+    },
+    clear: () => {
+      ctx.inProgress.delete(decisionId);
+      ctx.store.removeUnsettled(decisionId);
+    },
+  };
 }

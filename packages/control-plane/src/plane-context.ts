@@ -29,6 +29,8 @@ export interface PlaneContext {
   readonly seeds: SeedHosts;
   /** The controller's state directory. */
   readonly stateDir: string;
+  /** Decisions whose place is being dispatched by this process right now (settling leaves them alone). */
+  readonly inProgress: Set<string>;
 }
 
 /** Resource reservations per instance, so that the engine sees what the controller already placed. */

@@ -23,6 +23,7 @@ export async function settleUnsettled(ctx: PlaneContext, timeoutMs = 2_000): Pro
   const nothing: string[] = [];
   const pending: string[] = [];
   for (const u of ctx.store.listUnsettled()) {
+    if (ctx.inProgress.has(u.decision_id)) continue; // its attempt in this process settles it
     const target = ctx.store.getTarget(u.node_id);
     const order = ctx.store.getOrder(u.order_id);
     if (target === undefined || order === undefined) {
@@ -30,7 +31,7 @@ export async function settleUnsettled(ctx: PlaneContext, timeoutMs = 2_000): Pro
       continue;
     }
     // The request was signed before the decision became unsettled: it expires by since + its lifetime.
-    const expiresAtMs = u.since_ms + ctx.config.requestTtlMs;
+    const expiresAtMs = u.since_ms + ctx.config.requestTtlMs + 1_000;
     const s = await reconcilePlace(ctx, target, u.decision_id, expiresAtMs, timeoutMs);
     if (ctx.store.getUnsettled(u.decision_id) === undefined) continue; // settled meanwhile
     if (s.kind === 'unknown') {
