@@ -1,10 +1,10 @@
 // Test helpers (not part of the app): run the controller daemon and a real `heddle-host` as child
 // processes from source, read their logs, and build signed packages of the example cogs.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { killLogged, type LoggedProcess, spawnLogged, waitForLog } from '@heddle/cli-kit';
 import { type KeyPair, nodeIdFromPublicKey, saveKeyFile, toHex } from '@heddle/envelope';
 import { buildCogPackage } from '@heddle/package';
 import { tempDir } from './test-io.js';
@@ -24,44 +24,13 @@ const HOST_TSCONFIG = join(HOST_APP, 'tsconfig.source.json');
 export const WASI_COG: string = resolve(here, '../../../examples/wasi-cog');
 
 /** A daemon child process and what it logged. */
-export interface Daemon {
-  readonly proc: ChildProcess;
-  readonly lines: Record<string, unknown>[];
-  stderr: string;
-  readonly exited: Promise<number | null>;
-}
+export type Daemon = LoggedProcess;
 
 function spawnDaemon(bin: string, tsconfig: string, args: readonly string[], cwd: string): Daemon {
-  const proc = spawn(process.execPath, ['--import', tsx, bin, ...args], {
+  return spawnLogged(process.execPath, ['--import', tsx, bin, ...args], {
     cwd,
     env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const d: Daemon = {
-    proc,
-    lines: [],
-    stderr: '',
-    exited: new Promise((resolveExit) => proc.on('exit', (code) => resolveExit(code))),
-  };
-  let buf = '';
-  proc.stdout?.on('data', (chunk: Buffer) => {
-    buf += chunk.toString();
-    let nl = buf.indexOf('\n');
-    while (nl >= 0) {
-      const text = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      try {
-        d.lines.push(JSON.parse(text) as Record<string, unknown>);
-      } catch {
-        d.lines.push({ msg: '(not JSON)', text });
-      }
-      nl = buf.indexOf('\n');
-    }
-  });
-  proc.stderr?.on('data', (chunk: Buffer) => {
-    d.stderr += chunk.toString();
-  });
-  return d;
 }
 
 /** Runs `heddle <args>` (the controller CLI) from source in `cwd`. */
@@ -75,24 +44,10 @@ export function spawnHostDaemon(args: readonly string[], cwd: string): Daemon {
 }
 
 /** Waits for a log line with `msg` (fails when the daemon exits first). */
-export async function waitFor(d: Daemon, msg: string, timeoutMs = 15_000): Promise<Record<string, unknown>> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const line = d.lines.find((l) => l.msg === msg);
-    if (line) return line;
-    if (d.proc.exitCode !== null || Date.now() > end) {
-      throw new Error(`no "${msg}" line; stdout ${JSON.stringify(d.lines)}; stderr ${d.stderr}`);
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+export const waitFor: typeof waitForLog = waitForLog;
 
 /** Kills the daemon (SIGKILL) if it still runs and waits for it. */
-export async function kill(d: Daemon | undefined): Promise<void> {
-  if (d === undefined || d.proc.exitCode !== null || d.proc.signalCode !== null) return;
-  d.proc.kill('SIGKILL');
-  await d.exited;
-}
+export const kill: typeof killLogged = killLogged;
 
 /** A host home written by hand (what `heddle-host init` writes): WASI only, tier paired, on 127.0.0.1:0. */
 export function writeHostHome(

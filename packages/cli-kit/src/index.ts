@@ -9,6 +9,7 @@ export {
   stringFlag,
   stringsFlag,
 } from './flags.js';
+export { killLogged, type LoggedProcess, spawnLogged, waitForLog } from './logged-process.js';
 export { errorFields, type LogFields, Logger, type LogLevel } from './logger.js';
 export { type ErrorSink, type ReportOptions, reportCliError, toCliError } from './report-error.js';
 export { type CapturingIo, type CliRun, runCaptured, tempDir } from './testing.js';
