@@ -1,5 +1,4 @@
-import { reportCliError } from '@heddle/cli-kit';
-import { ExitCode } from './cli-error.js';
+import { dispatchCli } from '@heddle/cli-kit';
 import { type CliIo, processIo } from './io.js';
 
 type Command = (args: readonly string[], io: CliIo) => number | Promise<number>;
@@ -101,26 +100,15 @@ export function helpText(): string {
  * Runs the CLI with `argv` (without the node and script paths) and returns the exit code. Never
  * throws: every failure is printed to standard error (as `{"error":{code,message}}` with `--json`).
  */
-export async function runCli(argv: readonly string[], io: CliIo = processIo): Promise<number> {
-  const [name, ...rest] = argv;
-  const json = rest.includes('--json');
-  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-    io.out(helpText());
-    return name === undefined ? ExitCode.usage : ExitCode.ok;
-  }
-  const command = COMMANDS[name];
-  if (!command) {
-    io.err(`heddle: unknown command ${JSON.stringify(name)}\n\n${helpText()}`);
-    return ExitCode.usage;
-  }
-  const ownHelp = OPERATOR_HELP.has(name);
-  if (!ownHelp && (rest.includes('--help') || rest.includes('-h'))) {
-    io.out(`heddle ${name}: ${command.summary}\n\nsee docs/cli.md for its arguments and flags`);
-    return ExitCode.ok;
-  }
-  try {
-    return await (await command.load())(rest, io);
-  } catch (err) {
-    return reportCliError(err, { name, json, io, prefix: 'heddle' });
-  }
+export function runCli(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  return dispatchCli(argv, io, {
+    prefix: 'heddle',
+    commands: COMMANDS,
+    helpText,
+    commandHelp: (name, command) =>
+      OPERATOR_HELP.has(name)
+        ? undefined
+        : `heddle ${name}: ${command.summary}\n\nsee docs/cli.md for its arguments and flags`,
+    run: async (command, args) => (await command.load())(args, io),
+  });
 }

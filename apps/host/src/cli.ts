@@ -1,4 +1,4 @@
-import { ExitCode, reportCliError } from '@heddle/cli-kit';
+import { dispatchCli } from '@heddle/cli-kit';
 import { id } from './commands/id.js';
 import { init } from './commands/init.js';
 import { run } from './commands/run.js';
@@ -37,25 +37,13 @@ export function helpText(): string {
  * Runs the CLI with `argv` (without the node and script paths) and returns the exit code. Never
  * throws: every failure is printed to standard error (as `{"error":{code,message,field}}` with `--json`).
  */
-export async function runCli(argv: readonly string[], io: CliIo = processIo): Promise<number> {
-  const [name, ...rest] = argv;
-  const json = rest.includes('--json');
-  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-    io.out(helpText());
-    return name === undefined ? ExitCode.usage : ExitCode.ok;
-  }
-  const command = COMMANDS[name];
-  if (!command) {
-    io.err(`heddle-host: unknown command ${JSON.stringify(name)}\n\n${helpText()}`);
-    return ExitCode.usage;
-  }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(`heddle-host ${name}: ${command.summary}\n\nsee docs/host.md for its flags and the configuration`);
-    return ExitCode.ok;
-  }
-  try {
-    return await command.run(rest, io);
-  } catch (err) {
-    return reportCliError(err, { name, json, io, prefix: 'heddle-host' });
-  }
+export function runCli(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  return dispatchCli(argv, io, {
+    prefix: 'heddle-host',
+    commands: COMMANDS,
+    helpText,
+    commandHelp: (name, command) =>
+      `heddle-host ${name}: ${command.summary}\n\nsee docs/host.md for its flags and the configuration`,
+    run: (command, args) => command.run(args, io),
+  });
 }

@@ -1,5 +1,5 @@
-import { reportCliError } from '@heddle/cli-kit';
-import { ExitCode, toCliError } from './cli-error.js';
+import { dispatchCli } from '@heddle/cli-kit';
+import { toCliError } from './cli-error.js';
 import { type CliIo, processIo, redactingIo } from './io.js';
 
 type Command = (args: readonly string[], io: CliIo) => number | Promise<number>;
@@ -107,28 +107,15 @@ export function helpText(): string {
  * `--json`). Every line written goes through a redacting io: a token a command registered is never
  * printed.
  */
-export async function runCli(argv: readonly string[], rawIo: CliIo = processIo): Promise<number> {
+export function runCli(argv: readonly string[], rawIo: CliIo = processIo): Promise<number> {
   const io = redactingIo(rawIo);
-  const [name, ...rest] = argv;
-  const json = rest.includes('--json');
-  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-    io.out(helpText());
-    return name === undefined ? ExitCode.usage : ExitCode.ok;
-  }
-  const command = COMMANDS[name];
-  if (!command) {
-    io.err(`heddle-seed: unknown command ${JSON.stringify(name)}\n\n${helpText()}`);
-    return ExitCode.usage;
-  }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(
+  return dispatchCli(argv, io, {
+    prefix: 'heddle-seed',
+    commands: COMMANDS,
+    helpText,
+    commandHelp: (_name, command) =>
       `usage: heddle-seed ${command.usage} [--home D] [--json]\n\n${command.summary}\n\nsee docs/seed.md`,
-    );
-    return ExitCode.ok;
-  }
-  try {
-    return await (await command.load())(rest, io);
-  } catch (err) {
-    return reportCliError(err, { name, json, io, prefix: 'heddle-seed', toCliError });
-  }
+    run: async (command, args) => (await command.load())(args, io),
+    toCliError,
+  });
 }

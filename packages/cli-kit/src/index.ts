@@ -1,5 +1,6 @@
 export { badInput, CliError, type CliErrorOptions, ExitCode, usageError } from './cli-error.js';
 export { runUntilSignal } from './daemon-signals.js';
+export { type DispatchOptions, dispatchCli, type LineSink } from './dispatch.js';
 export {
   boolFlag,
   type FlagSpec,

@@ -1,7 +1,13 @@
 import { toHex } from '@heddle/envelope';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlaneError } from './errors.js';
-import { examplePackage, openPlane, startHost, type TestHost, type TestPlane } from './test-fixtures.js';
+import {
+  examplePackage,
+  openPlane,
+  planeError,
+  startHost,
+  type TestHost,
+  type TestPlane,
+} from './test-fixtures.js';
 
 let both: TestHost;
 let wasiOnly: TestHost;
@@ -21,15 +27,6 @@ afterAll(async () => {
   await both.close();
   await wasiOnly.close();
 });
-
-async function planeError(promise: Promise<unknown>): Promise<PlaneError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PlaneError);
-  return err as PlaneError;
-}
 
 describe('learning nodes', () => {
   it('adds nodes by signed describe, trusting the key on first use, with the operator tier', async () => {

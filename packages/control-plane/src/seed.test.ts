@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import { SeedSimulator, saveToken, selfSignedCert } from '@heddle/seed-adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlaneError } from './errors.js';
-import { openPlane, type TestPlane, tempDir } from './test-fixtures.js';
+import { openPlane, planeError, type TestPlane, tempDir } from './test-fixtures.js';
 
 const TOKEN = 'sim-token-0123456789abcdef';
 let sim: SeedSimulator;
@@ -25,15 +24,6 @@ afterAll(async () => {
   await p.close();
   await sim.close();
 });
-
-async function planeError(promise: Promise<unknown>): Promise<PlaneError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PlaneError);
-  return err as PlaneError;
-}
 
 describe('a Cognitum Seed as a node of the controller', () => {
   it('refuses a certificate that is not the pinned one, and a Seed that does not accept the token', async () => {

@@ -11,7 +11,9 @@ import { HostService, RevocationHolder } from '@heddle/host-service';
 import { buildCogPackage, NO_REVOCATIONS, RevocationList, TrustAnchors } from '@heddle/package';
 import { NativeRuntime, WasiRuntime, WorkloadHost } from '@heddle/runtime';
 import { type CallHandler, WireServer } from '@heddle/wire';
+import { expect } from 'vitest';
 import { ControlPlane, type ControlPlaneOptions } from './control-plane.js';
+import { PlaneError } from './errors.js';
 import { SqliteStateStore } from './sqlite-store.js';
 
 export const controllerKeys: KeyPair = keyPairFromSecret(new Uint8Array(32).fill(0x81));
@@ -185,4 +187,14 @@ export async function openPlane(
       await chain.close();
     },
   };
+}
+
+/** The PlaneError a promise rejects with (fails the test when it resolves or rejects otherwise). */
+export async function planeError(promise: Promise<unknown>): Promise<PlaneError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(PlaneError);
+  return err as PlaneError;
 }
