@@ -10,6 +10,7 @@ export * from './host-audit.js';
 export * from './host-context.js';
 export * from './host-redact.js';
 export * from './instance-id.js';
+export * from './lifecycle.js';
 export * from './native-admission.js';
 export * from './native-argv.js';
 export * from './native-instance-file.js';
