@@ -54,6 +54,19 @@ export const ControllerConfigFileSchema = z.strictObject({
     .max(290, 'at most 290 (the request lifetime)')
     .optional(),
   shutdown_grace_secs: z.int('expected whole seconds').min(0).max(3_600).optional(),
+  lifecycle: z
+    .strictObject({
+      dead_after_secs: z.int('expected whole seconds').min(1).max(86_400).optional(),
+      reschedule_timeout_secs: z
+        .int('expected whole seconds')
+        .min(1)
+        .max(290, 'at most 290 (the request lifetime)')
+        .optional(),
+      reschedule_backoff_secs: z.int('expected whole seconds').min(1).max(3_600).optional(),
+      reschedule_backoff_max_secs: z.int('expected whole seconds').min(1).max(86_400).optional(),
+      max_reschedules: z.int('expected a whole number').min(0).max(100).optional(),
+    })
+    .optional(),
 });
 
 /** The configuration file as written. */
@@ -77,6 +90,40 @@ export interface ControllerConfig {
   readonly placeTimeoutMs: number | undefined;
   readonly callTimeoutMs: number | undefined;
   readonly shutdownGraceSecs: number;
+  /** The `lifecycle` section as control-plane tunables (only those set; the rest keep their defaults). */
+  readonly lifecycle: LifecycleTunables;
+}
+
+/** The control-plane tunables the `lifecycle` section sets (names of `@heddle/control-plane`'s config). */
+export interface LifecycleTunables {
+  readonly deadAfterMs?: number;
+  readonly suspectAfterMs?: number;
+  readonly rescheduleTimeoutMs?: number;
+  readonly rescheduleBackoffMs?: number;
+  readonly rescheduleBackoffMaxMs?: number;
+  readonly maxReschedules?: number;
+}
+
+/** The default `suspectAfterMs` of the control plane (15 s): lowered with a shorter `dead_after_secs`. */
+const DEFAULT_SUSPECT_AFTER_MS = 15_000;
+
+function lifecycleTunables(l: ControllerConfigFile['lifecycle']): LifecycleTunables {
+  if (l === undefined) return {};
+  const ms = (s: number | undefined): number | undefined => (s === undefined ? undefined : s * 1000);
+  const out: { -readonly [K in keyof LifecycleTunables]: LifecycleTunables[K] } = {};
+  const dead = ms(l.dead_after_secs);
+  if (dead !== undefined) {
+    out.deadAfterMs = dead;
+    out.suspectAfterMs = Math.min(dead, DEFAULT_SUSPECT_AFTER_MS);
+  }
+  const timeout = ms(l.reschedule_timeout_secs);
+  if (timeout !== undefined) out.rescheduleTimeoutMs = timeout;
+  const backoff = ms(l.reschedule_backoff_secs);
+  if (backoff !== undefined) out.rescheduleBackoffMs = backoff;
+  const max = ms(l.reschedule_backoff_max_secs);
+  if (max !== undefined) out.rescheduleBackoffMaxMs = max;
+  if (l.max_reschedules !== undefined) out.maxReschedules = l.max_reschedules;
+  return out;
 }
 
 /** A zod issue path as the operator reads it: `api.port`. */
@@ -125,6 +172,7 @@ export function parseControllerConfig(value: unknown, path: string): ControllerC
     placeTimeoutMs: c.place_timeout_secs === undefined ? undefined : c.place_timeout_secs * 1000,
     callTimeoutMs: c.call_timeout_secs === undefined ? undefined : c.call_timeout_secs * 1000,
     shutdownGraceSecs: c.shutdown_grace_secs ?? DEFAULT_SHUTDOWN_GRACE_SECS,
+    lifecycle: lifecycleTunables(c.lifecycle),
   };
 }
 
