@@ -3,6 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { badInput } from '@heddle/cli-kit';
 import { HEX64_RE, parseJson } from '@heddle/envelope';
 import { NODE_TIERS, type NodeTier } from '@heddle/gate';
+import { DEFAULT_SUPERVISOR_POLICY } from '@heddle/host-service';
 import { COG_ROUTES, type CogRoute } from '@heddle/package';
 import { z } from 'zod';
 
@@ -22,6 +23,31 @@ export const DEFAULT_REVOCATION_CHECK_SECS = 10;
 export const DEFAULT_SHUTDOWN_GRACE_SECS = 30;
 
 const Path = z.string().min(1, 'expected a path').max(4096);
+
+/** An optional integer from `lo` to `hi` whose messages say so. */
+const bounded = (lo: number, hi: number, unit: string) =>
+  z
+    .int(`expected an integer number of ${unit}`)
+    .min(lo, `expected ${lo} to ${hi} ${unit}`)
+    .max(hi, `expected ${lo} to ${hi} ${unit}`)
+    .optional();
+
+/** Bounds of the `supervisor` fields and of `controller_lease_secs`. */
+export const SUPERVISOR_BOUNDS: {
+  readonly interval_ms: readonly [number, number];
+  readonly max_restarts: readonly [number, number];
+  readonly window_secs: readonly [number, number];
+  readonly backoff_initial_ms: readonly [number, number];
+  readonly backoff_max_ms: readonly [number, number];
+  readonly controller_lease_secs: readonly [number, number];
+} = Object.freeze({
+  interval_ms: [10, 3_600_000],
+  max_restarts: [0, 1_000],
+  window_secs: [1, 604_800],
+  backoff_initial_ms: [10, 3_600_000],
+  backoff_max_ms: [10, 3_600_000],
+  controller_lease_secs: [1, 86_400],
+});
 
 /** Schema of `heddle-host.json` (see docs/host.md, "Configuration"). Paths are relative to the file. */
 export const HostConfigFileSchema = z.strictObject({
@@ -76,6 +102,16 @@ export const HostConfigFileSchema = z.strictObject({
     .optional(),
   revocation_check_secs: z.int().min(1).max(86_400).optional(),
   shutdown_grace_secs: z.int().min(0).max(3_600).optional(),
+  controller_lease_secs: bounded(...SUPERVISOR_BOUNDS.controller_lease_secs, 'seconds'),
+  supervisor: z
+    .strictObject({
+      interval_ms: bounded(...SUPERVISOR_BOUNDS.interval_ms, 'ms'),
+      max_restarts: bounded(...SUPERVISOR_BOUNDS.max_restarts, 'restarts'),
+      window_secs: bounded(...SUPERVISOR_BOUNDS.window_secs, 'seconds'),
+      backoff_initial_ms: bounded(...SUPERVISOR_BOUNDS.backoff_initial_ms, 'ms'),
+      backoff_max_ms: bounded(...SUPERVISOR_BOUNDS.backoff_max_ms, 'ms'),
+    })
+    .optional(),
 });
 
 /** The configuration file as written. */
@@ -106,6 +142,16 @@ export interface HostConfig {
   };
   readonly revocationCheckSecs: number;
   readonly shutdownGraceSecs: number;
+  /** The controller lease (`controller_lease_secs`); undefined: off. */
+  readonly controllerLeaseSecs: number | undefined;
+  /** The supervisor's timing and restart budget, defaults filled in. */
+  readonly supervisor: {
+    readonly intervalMs: number;
+    readonly maxRestarts: number;
+    readonly windowSecs: number;
+    readonly backoffInitialMs: number;
+    readonly backoffMaxMs: number;
+  };
 }
 
 /** A zod issue path as the operator reads it: `controllers[0].public_key`. */
@@ -128,6 +174,22 @@ export function parseHostConfig(value: unknown, path: string): HostConfig {
     throw badInput('config_invalid', `${path}: ${field}: ${message}`, field);
   }
   const c = r.data;
+  const d = DEFAULT_SUPERVISOR_POLICY;
+  const supervisor = {
+    intervalMs: c.supervisor?.interval_ms ?? d.intervalMs,
+    maxRestarts: c.supervisor?.max_restarts ?? d.maxRestarts,
+    windowSecs: c.supervisor?.window_secs ?? d.windowMs / 1000,
+    backoffInitialMs: c.supervisor?.backoff_initial_ms ?? d.backoffInitialMs,
+    backoffMaxMs: c.supervisor?.backoff_max_ms ?? d.backoffMaxMs,
+  };
+  if (supervisor.backoffMaxMs < supervisor.backoffInitialMs) {
+    const field = 'supervisor.backoff_max_ms';
+    throw badInput(
+      'config_invalid',
+      `${path}: ${field}: must not be below supervisor.backoff_initial_ms (${supervisor.backoffInitialMs}; the default max is ${d.backoffMaxMs})`,
+      field,
+    );
+  }
   const base = dirname(path);
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(base, p));
   return {
@@ -153,6 +215,8 @@ export function parseHostConfig(value: unknown, path: string): HostConfig {
     },
     revocationCheckSecs: c.revocation_check_secs ?? DEFAULT_REVOCATION_CHECK_SECS,
     shutdownGraceSecs: c.shutdown_grace_secs ?? DEFAULT_SHUTDOWN_GRACE_SECS,
+    controllerLeaseSecs: c.controller_lease_secs,
+    supervisor,
   };
 }
 

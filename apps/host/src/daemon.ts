@@ -16,6 +16,7 @@ import {
 import { WireServer, type WireTlsOptions } from '@heddle/wire';
 import type { HostConfig } from './config.js';
 import { loadHostAnchors } from './host-trust.js';
+import { logSupervision } from './supervision-log.js';
 
 /** The chain file under the data directory. */
 export const CHAIN_FILE = 'chain.jsonl';
@@ -189,11 +190,13 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
   }
   const onError = (where: string) => (err: unknown) => log.error(`${where} error`, errorFields(err));
   let service: HostService | undefined;
+  // Requests wait for the re-adoption of what a previous run placed (answered "not ready" until then).
+  let recovered = false;
   let server: WireServer;
   try {
     server = await WireServer.listen({
       handler: async (signed, ctx) => {
-        if (service === undefined) throw new Error('the host is not ready');
+        if (service === undefined || !recovered) throw new Error('the host is not ready');
         return service.handle(signed, ctx);
       },
       host: config.listen.host,
@@ -225,6 +228,15 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
         ? {}
         : { fetch: { maxTotalBytes: config.limits.maxPackageBytes } }),
       onError: onError('host-service'),
+      supervisor: {
+        intervalMs: config.supervisor.intervalMs,
+        maxRestarts: config.supervisor.maxRestarts,
+        windowMs: config.supervisor.windowSecs * 1000,
+        backoffInitialMs: config.supervisor.backoffInitialMs,
+        backoffMaxMs: config.supervisor.backoffMaxMs,
+      },
+      ...(config.controllerLeaseSecs === undefined ? {} : { leaseMs: config.controllerLeaseSecs * 1000 }),
+      onSupervision: (e) => logSupervision(log, e),
     });
   } catch (err) {
     await server.close();
@@ -236,6 +248,8 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
     );
   }
   const svc = service;
+  await recoverInstances(svc, log);
+  recovered = true;
   if (address === undefined) {
     log.warn('listening on a wildcard address without advertise_address: describe advertises no address', {});
   }
@@ -250,6 +264,7 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
     trust_anchors: p.anchors.anchors.length,
     policy: p.policy.name,
     data_dir: config.dataDir,
+    controller_lease_secs: config.controllerLeaseSecs ?? null,
   });
   let checking: Promise<void> | undefined;
   const checkRevocations = (reason: string): Promise<void> => {
@@ -334,4 +349,24 @@ function untraversable(dir: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/** Adopts again what a previous run of this host placed, logging each instance adopted, lost or revoked. */
+async function recoverInstances(svc: HostService, log: Logger): Promise<void> {
+  const r = await svc.recover();
+  if (r.problem !== undefined) {
+    log.error('the instances file could not be used: set aside, starting with no instance', {
+      reason: r.problem.reason,
+      kept_as: r.problem.kept_as,
+    });
+  }
+  for (const a of r.adopted)
+    log.info('instance adopted', { instance_id: a.instance_id, life: a.life, pid: a.pid });
+  for (const l of r.lost) log.warn('instance lost', { instance_id: l.instance_id, reason: l.reason });
+  for (const v of r.revoked) {
+    log.warn('instance revoked while the host was down: torn down', {
+      instance_id: v.instance_id,
+      reason: v.reason,
+    });
+  }
 }

@@ -1,6 +1,6 @@
 // Place the example cogs through a real `heddle-host` daemon with a test controller: native and WASI,
 // start, status, logs, stop, unload, an idempotent re-place, and the daemon's chain after each step.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { verifyChainFile } from '@heddle/chain';
 import { keyPairFromSecret, toHex } from '@heddle/envelope';
@@ -13,6 +13,8 @@ import { runCaptured, tempDir } from './test-io.js';
 const controller = keyPairFromSecret(new Uint8Array(32).fill(0x71));
 const publisher = keyPairFromSecret(new Uint8Array(32).fill(0x72));
 const cwd = tempDir();
+// `nobody` (the native account under root) must be able to reach the instance directories.
+chmodSync(cwd, 0o711);
 const home = join(cwd, 'heddle-host');
 const ctl = new TestController(controller);
 let daemon: Daemon;
@@ -89,7 +91,8 @@ async function logsOf(id: string, want: string): Promise<string> {
 
 describe('placing through a real daemon', () => {
   it.each([
-    ['native', NATIVE, undefined, 'hello'],
+    // Only the program writes this (an error line would name the cog's path, which contains "hello").
+    ['native', NATIVE, undefined, '"greeting":'],
     ['wasi', 'wasm32-wasi', WASI, 'wasi-cog'],
   ])(
     '%s: place and start, status, logs, re-place, stop, unload; chained at each step',
@@ -132,11 +135,21 @@ describe('placing through a real daemon', () => {
       mark = chain().length;
       const stopped = await ctl.ok(ctl.request('workload.stop', { instance_id: id, grace_ms: 1000 }));
       expect((stopped.status as { state: string }).state).toBe('stopped');
-      expect(kindsSince(mark)).toEqual(['workload workload.stop', 'workload.runtime workload.stop']);
+      expect(kindsSince(mark)).toEqual([
+        'workload workload.stop',
+        'workload.runtime workload.stop',
+        'workload.host workload.lifecycle',
+      ]);
+      expect(chain().at(-1)?.payload).toMatchObject({ side: 'host', from: 'running', to: 'stopped' });
 
       mark = chain().length;
       await ctl.ok(ctl.request('workload.unload', { instance_id: id }));
-      expect(kindsSince(mark)).toEqual(['workload workload.unload', 'workload.runtime workload.unload']);
+      expect(kindsSince(mark)).toEqual([
+        'workload workload.unload',
+        'workload.runtime workload.unload',
+        'workload.host workload.lifecycle',
+      ]);
+      expect(chain().at(-1)?.payload).toMatchObject({ side: 'host', from: 'stopped', to: 'unloaded' });
       const listing = await ctl.ok(ctl.request('workload.status', { include_departed: true }));
       expect(listing.instances).toEqual([]);
       expect(listing.departed).toEqual(

@@ -1,10 +1,13 @@
 /** How many departed instances a host remembers. */
 export const DEPARTED_CAPACITY = 256;
 
-/** Why an instance departed: taken down on purpose. */
-export type DepartureReason = 'unloaded' | 'revoked';
+/**
+ * Why an instance departed: taken down on purpose (`unloaded`, `revoked`), or found by a restart of
+ * the host but not adopted again (`lost`: a WASI run died with the host, its package is gone).
+ */
+export type DepartureReason = 'unloaded' | 'revoked' | 'lost';
 
-/** An instance taken down on purpose, as `status` reports it. */
+/** An instance that departed, as `status` reports it. */
 export interface DepartedInstance {
   readonly instance_id: string;
   readonly reason: DepartureReason;
@@ -15,10 +18,11 @@ export interface DepartedInstance {
 }
 
 /**
- * The last {@link DEPARTED_CAPACITY} instances taken down on purpose (unloaded, revoked), newest last.
+ * The last {@link DEPARTED_CAPACITY} instances taken down on purpose (unloaded, revoked) or lost with a
+ * restart of the host (found in its instances file but not adopted again), newest last.
  * A controller reads it to tell a teardown from an instance lost with a restart: the list lives in
- * memory, so a restart empties it, and that is the signal. Placing an instance again under the same
- * id removes it from the list.
+ * memory, so a restart empties it, then notes as `lost` what the restart could not adopt again.
+ * Placing an instance again under the same id removes it from the list.
  */
 export class DepartedLog {
   readonly #entries: DepartedInstance[] = [];

@@ -5,6 +5,7 @@ import {
   claimedRequest,
   type JsonValue,
   type KeyPair,
+  mutates,
   NonceGuard,
   nodeIdFromPublicKey,
   okOutcome,
@@ -25,12 +26,19 @@ import { HostServiceError } from './errors.js';
 import { NodeFactsSource } from './facts-source.js';
 import { HOST_KINDS, HostState } from './host-state.js';
 import { instanceOp } from './instance-ops.js';
+import { InstanceStore } from './instance-store.js';
+import { ControllerLease } from './lease.js';
 import { PackageCache } from './package-cache.js';
 import { type PlaceCall, placeWorkload } from './place.js';
+import type { ReadinessProbe } from './readiness.js';
+import { type RecoveryReport, recoverInstances } from './recovery.js';
 import { RefusalBudget, type RefusalBudgetOptions } from './refusal-budget.js';
 import type { RevocationHolder } from './revocation-holder.js';
+import { revokeOp } from './revoke-op.js';
 import { routeTable } from './route-table.js';
 import { drainInstances } from './shutdown.js';
+import { Supervisor, type SupervisorEvent } from './supervisor.js';
+import { type SupervisorOptions, supervisorPolicy } from './supervisor-policy.js';
 
 /** Options of a {@link HostService}. */
 export interface HostServiceOptions {
@@ -64,6 +72,17 @@ export interface HostServiceOptions {
   readonly now?: () => number;
   /** Told of failures that cannot be answered to anyone (a refusal that could not be chained). */
   readonly onError?: (err: unknown) => void;
+  /** The supervisor's timing and restart budget (defaults: `supervisor-policy.ts`). */
+  readonly supervisor?: SupervisorOptions;
+  /**
+   * Readiness of listener instances: a probe, or `false` for none. Default: a TCP connect to
+   * 127.0.0.1:`port` for a listener placed with an integer `port` config value (docs/host.md).
+   */
+  readonly readiness?: ReadinessProbe | false;
+  /** The controller lease (ms): continuous instances stop when no controller was heard from for this long. Default off. */
+  readonly leaseMs?: number;
+  /** Told of what the supervisor and the lease did (restarts, failures, lease stops), for logs. */
+  readonly onSupervision?: (e: SupervisorEvent) => void;
 }
 
 /** What {@link HostService.handle} needs of its call (a wire `CallContext` fits). */
@@ -88,6 +107,12 @@ export class HostService {
   readonly #fetch: FetchOptions;
   readonly #budget: RefusalBudget;
   readonly #onError: (err: unknown) => void;
+  readonly #lease: ControllerLease | undefined;
+  readonly #supervisor: Supervisor;
+  readonly #operatorKeys: readonly string[];
+  readonly #anchors: TrustAnchors;
+  readonly #kinds: KindRegistry | undefined;
+  #recovered = false;
   #active = 0;
   #idle: (() => void) | undefined;
   #draining = false;
@@ -129,7 +154,32 @@ export class HostService {
     this.#fetch = options.fetch ?? {};
     this.#budget = new RefusalBudget(options.refusalBudget);
     this.#onError = options.onError ?? (() => {});
+    this.#operatorKeys = options.anchors.operatorKeys();
+    this.#anchors = options.anchors;
+    this.#kinds = options.kinds;
+    this.#state.store = new InstanceStore(options.dataDir, now);
     this.#state.onError = this.#onError;
+    const policy = supervisorPolicy(options.supervisor);
+    this.#lease = options.leaseMs === undefined ? undefined : new ControllerLease(options.leaseMs, now());
+    this.#supervisor = new Supervisor({
+      state: this.#state,
+      policy,
+      ...(options.readiness === undefined ? {} : { readiness: options.readiness }),
+      ...(this.#lease === undefined ? {} : { lease: this.#lease }),
+      ...(options.onSupervision === undefined ? {} : { onEvent: options.onSupervision }),
+      onError: this.#onError,
+    });
+    this.#supervisor.start();
+  }
+
+  /** The supervisor (its `tick()` runs one pass now). */
+  get supervisor(): Supervisor {
+    return this.#supervisor;
+  }
+
+  /** The controller lease, when configured. */
+  get lease(): ControllerLease | undefined {
+    return this.#lease;
   }
 
   /** The routes this host has an adapter for, sorted. */
@@ -155,6 +205,24 @@ export class HostService {
   /** The handler to give `WireServer.listen`. */
   get handler(): CallHandler {
     return (signed, ctx) => this.handle(signed, ctx);
+  }
+
+  /**
+   * Adopts again the instances a previous run of this host placed (`<data_dir>/instances.json`), once,
+   * before serving: see `recoverInstances` (docs/host.md, "Restarts and re-adoption"). Returns what
+   * was adopted, lost and revoked, and whether the file had to be set aside; never throws for a bad
+   * file or record.
+   */
+  async recover(): Promise<RecoveryReport> {
+    if (this.#recovered) return { adopted: [], lost: [], revoked: [] };
+    this.#recovered = true;
+    const store = this.#state.store;
+    if (store === undefined) return { adopted: [], lost: [], revoked: [] };
+    return recoverInstances(this.#state, {
+      store,
+      anchors: this.#anchors,
+      ...(this.#kinds === undefined ? {} : { kinds: this.#kinds }),
+    });
   }
 
   /** Re-reads the revocation list and, when it changed, tears down what it revokes; returns their ids. */
@@ -192,6 +260,8 @@ export class HostService {
         nonces: this.#nonces,
         expectedMethod: ctx.method,
       }).request;
+      // Hearing from a controller (not this node itself) renews the lease.
+      if (request.requester !== this.nodeId) this.#lease?.heard(this.#state.now());
     } catch (err) {
       const refusal =
         err instanceof Refusal ? err : new Refusal('invalid_request', 'the request could not be checked');
@@ -228,6 +298,16 @@ export class HostService {
   }
 
   async #dispatch(request: CtlRequest, ctx: HostCallContext): Promise<JsonValue> {
+    if (!mutates(request.method)) return this.#route(request, ctx);
+    try {
+      return await this.#route(request, ctx);
+    } finally {
+      // Whatever a mutation did (or undid) to the instance set is on disk before it is answered.
+      this.#state.persist();
+    }
+  }
+
+  async #route(request: CtlRequest, ctx: HostCallContext): Promise<JsonValue> {
     switch (request.method) {
       case 'workload.describe':
         return {
@@ -237,6 +317,8 @@ export class HostService {
       case 'workload.place':
       case 'workload.load':
         return placeWorkload(this.#state, request, ctx, this.#fetch);
+      case 'workload.revoke':
+        return revokeOp(this.#state, request, this.#operatorKeys);
       default:
         return instanceOp(this.#state, request);
     }
@@ -276,6 +358,7 @@ export class HostService {
   async shutdown(graceMs = 30_000): Promise<{ stopped: string[]; failed: string[] }> {
     if (this.#draining) throw new HostServiceError('shutting_down', 'shutdown was already requested');
     this.#draining = true;
+    await this.#supervisor.stop();
     if (this.#active > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, graceMs);
@@ -285,6 +368,9 @@ export class HostService {
         };
       });
     }
-    return drainInstances(this.#state);
+    const drained = await drainInstances(this.#state);
+    // What the next start adopts: each instance as the drain left it (stopped, still loaded).
+    this.#state.persist();
+    return drained;
   }
 }

@@ -5,7 +5,9 @@ import type { CogRoute } from '@heddle/package';
 import type { HostRecorder, WorkloadHost } from '@heddle/runtime';
 import { DepartedLog } from './departed.js';
 import { InFlight } from './in-flight.js';
+import { moveLife } from './instance-life.js';
 import type { PlacedInstance } from './instance-record.js';
+import type { InstanceStore } from './instance-store.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { PackageCache } from './package-cache.js';
 import type { RevocationHolder } from './revocation-holder.js';
@@ -53,6 +55,22 @@ export class HostState {
 
   /** Told of failures that cannot be answered to anyone (set by the HostService). */
   onError: (err: unknown) => void = () => {};
+
+  /** Where the instance set is kept across restarts (set by the HostService; undefined: nowhere). */
+  store: InstanceStore | undefined;
+
+  /**
+   * Writes the instance set to {@link store} (`instances.json`, crash-safe). Call it after every
+   * change of the set or of an instance's `desiredRunning` / `leaseStopped`. A write that fails is
+   * told to {@link onError}: the instance set in memory stays authoritative until the next write.
+   */
+  persist(): void {
+    try {
+      this.store?.save(this.instances.values());
+    } catch (err) {
+      this.onError(err);
+    }
+  }
 
   /** {@link record}, telling {@link onError} instead of rejecting when the chain cannot take it. */
   async recordOrReport(kind: string, payload: { [key: string]: JsonValue }): Promise<void> {
@@ -115,6 +133,7 @@ export class HostState {
       return false;
     }
     this.instances.delete(p.instanceId);
+    this.persist();
     this.departed.note({
       instance_id: p.instanceId,
       reason: 'revoked',
@@ -122,6 +141,9 @@ export class HostState {
       decision_id: null,
     });
     this.releasePackage(p.manifestHash);
+    const revokedWhy = { workload: p.name, revoked_kind: subject.kind, revoked_ref: subject.ref };
+    await moveLife(this, p, 'revoked', `revoked ${subject.kind} ${subject.ref}`.slice(0, 200), revokedWhy);
+    await moveLife(this, p, 'unloaded', 'torn down by the revocation', revokedWhy);
     return true;
   }
 

@@ -9,8 +9,16 @@ import {
   requireInstanceId,
 } from './bodies.js';
 import type { HostState } from './host-state.js';
-import { instanceView, type PlacedInstance, readStatus, statusJson } from './instance-record.js';
+import { moveLife } from './instance-life.js';
+import {
+  instanceView,
+  type PlacedInstance,
+  readStatus,
+  resetSupervision,
+  statusJson,
+} from './instance-record.js';
 import { refusalOf } from './refusal-map.js';
+import { revokedAtStart } from './revoke-op.js';
 
 /** Most bytes of log lines one `logs` answer carries (the signed response is at most 256 KiB). */
 export const MAX_LOG_BYTES: number = 160 * 1024;
@@ -47,9 +55,25 @@ export async function instanceOp(state: HostState, req: CtlRequest): Promise<Jso
       case 'workload.start':
         return await state.locks.run(id, async () => {
           const p = lookup();
-          await p.host.start(p.handle);
+          const revoked = await revokedAtStart(state, p);
+          if (revoked !== undefined) throw revoked;
+          try {
+            await p.host.start(p.handle);
+          } catch (err) {
+            // Revoked between the check and the gate: torn down by the revocation itself.
+            throw (await revokedAtStart(state, p)) ?? err;
+          }
           p.desiredRunning = true;
           p.lastDecisionId = req.decision_id ?? p.lastDecisionId;
+          // An operator's start is a fresh intention: the lease flag goes, the restart budget is new.
+          const wasLeaseStopped = p.leaseStopped;
+          p.leaseStopped = false;
+          resetSupervision(p);
+          await moveLife(state, p, 'running', wasLeaseStopped ? 'started (lease stop cleared)' : 'started', {
+            workload: p.name,
+            decision_id: req.decision_id ?? null,
+            requester: req.requester,
+          });
           return { instance_id: id, status: statusJson(await readStatus(p)) };
         });
       case 'workload.stop':
@@ -57,7 +81,14 @@ export async function instanceOp(state: HostState, req: CtlRequest): Promise<Jso
           const p = lookup();
           const evidence = await p.host.stop(p.handle, body.grace_ms ?? DEFAULT_GRACE_MS);
           p.desiredRunning = false;
+          p.leaseStopped = false;
+          p.supervision.restartDueAtMs = undefined;
           p.lastDecisionId = req.decision_id ?? p.lastDecisionId;
+          await moveLife(state, p, 'stopped', 'stopped', {
+            workload: p.name,
+            decision_id: req.decision_id ?? null,
+            requester: req.requester,
+          });
           return {
             instance_id: id,
             evidence: evidenceJson(evidence),
@@ -76,6 +107,11 @@ export async function instanceOp(state: HostState, req: CtlRequest): Promise<Jso
             decision_id: req.decision_id ?? null,
           });
           state.releasePackage(p.manifestHash);
+          await moveLife(state, p, 'unloaded', 'unloaded', {
+            workload: p.name,
+            decision_id: req.decision_id ?? null,
+            requester: req.requester,
+          });
           return { instance_id: id, unloaded: true };
         });
       default:

@@ -1,6 +1,13 @@
 import type { JsonValue } from '@heddle/envelope';
 import type { CogRoute } from '@heddle/package';
-import type { InstanceHandle, InstanceState, InstanceStatus, RunMode, WorkloadHost } from '@heddle/runtime';
+import type {
+  InstanceHandle,
+  InstanceLife,
+  InstanceState,
+  InstanceStatus,
+  RunMode,
+  WorkloadHost,
+} from '@heddle/runtime';
 
 /** An instance this host placed: what it came from, who asked, and what the operator wants of it. */
 export interface PlacedInstance {
@@ -16,6 +23,8 @@ export interface PlacedInstance {
   readonly packageId: string;
   readonly manifestHash: string;
   readonly mode: RunMode;
+  /** The config values it was placed with (the supervisor's TCP readiness probe reads `port`). */
+  readonly values: Readonly<Record<string, JsonValue>>;
   /** The decision id of the place or load that produced it. */
   readonly decisionId: string;
   /** The controller that placed it (node id). */
@@ -25,6 +34,44 @@ export interface PlacedInstance {
   desiredRunning: boolean;
   /** The decision id of the last mutating request on it. */
   lastDecisionId: string;
+  /** Its lifecycle on this host (docs/lifecycle.md); every move is chained as `workload.lifecycle`. */
+  readonly life: InstanceLife;
+  /**
+   * Stopped by this host because no controller was heard from for the lease period (`desiredRunning`
+   * stays true); the supervisor leaves it alone until a `workload.start` clears the flag.
+   */
+  leaseStopped: boolean;
+  /** The supervisor's bookkeeping of it. */
+  readonly supervision: Supervision;
+  /** True when a restart of the host found it and adopted it again (see recovery.ts). */
+  readonly adopted?: boolean;
+}
+
+/** What the supervisor keeps per instance (see supervisor.ts). */
+export interface Supervision {
+  /** When each supervisor restart in the rolling budget window was attempted (Unix ms, oldest first). */
+  restartsAtMs: number[];
+  /** When the restart it waits for is due (set while the lifecycle is `restarting`). */
+  restartDueAtMs: number | undefined;
+  /** Readiness checks failed in a row (listener mode). */
+  readinessMisses: number;
+}
+
+/** Supervision of an instance nothing happened to yet. */
+export function newSupervision(): Supervision {
+  return { restartsAtMs: [], restartDueAtMs: undefined, readinessMisses: 0 };
+}
+
+/** Forgets the supervisor's history of `p` (an operator's start makes a fresh budget). */
+export function resetSupervision(p: PlacedInstance): void {
+  p.supervision.restartsAtMs.length = 0;
+  p.supervision.restartDueAtMs = undefined;
+  p.supervision.readinessMisses = 0;
+}
+
+/** True for run modes that run until stopped (`listener`, `interval`): an exit is a failure. */
+export function isContinuous(mode: RunMode): boolean {
+  return mode.type !== 'once';
 }
 
 /** An adapter status as it travels (snake case, only the fields that are set). */
@@ -66,6 +113,10 @@ export function instanceView(p: PlacedInstance, status: InstanceStatus): { [key:
     requester: p.requester,
     placed_at_ms: p.placedAtMs,
     desired_running: p.desiredRunning,
+    life: p.life.state,
+    lease_stopped: p.leaseStopped,
+    restarts: p.supervision.restartsAtMs.length,
+    adopted: p.adopted === true,
     state: status.state,
     status: statusJson(status),
   };

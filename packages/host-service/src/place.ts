@@ -10,7 +10,14 @@ import type { FetchOptions } from '@heddle/wire';
 import { WireError } from '@heddle/wire';
 import { type PlaceBody, PlaceBodySchema, parseBody, routeOfVariant } from './bodies.js';
 import { HOST_KINDS, type HostState } from './host-state.js';
-import { instanceView, type PlacedInstance, readStatus } from './instance-record.js';
+import { moveLife, moveLifeThrough, newLife } from './instance-life.js';
+import {
+  instanceView,
+  newSupervision,
+  type PlacedInstance,
+  readStatus,
+  resetSupervision,
+} from './instance-record.js';
 import type { ObtainedPackage, PackageFetcher } from './package-cache.js';
 import { refusalOf } from './refusal-map.js';
 
@@ -43,7 +50,8 @@ export async function placeWorkload(
   fetchOptions: FetchOptions,
 ): Promise<JsonValue> {
   const decisionId = req.decision_id ?? '';
-  const leave = state.inFlight.enter(decisionId, req.method, state.now());
+  const acceptedAtMs = state.now();
+  const leave = state.inFlight.enter(decisionId, req.method, acceptedAtMs);
   let held: { readonly hash: string; readonly release: () => void } | undefined;
   let placed = false;
   try {
@@ -71,7 +79,9 @@ export async function placeWorkload(
     // Held from here until the place ends, so that an unload of another instance of the same
     // package cannot remove it under this one.
     held = { hash: body.manifest_hash, release: state.holdPackage(body.manifest_hash) };
+    const fetchingAtMs = state.now();
     const obtained = await obtain(state, body, call, fetchOptions);
+    const times = { acceptedAtMs, fetchingAtMs, verifiedAtMs: state.now() };
     const verified = obtained.verified;
     if (verified.kind !== 'cog') {
       throw refuse('admission', `this node places cog packages, not ${verified.kind}`);
@@ -112,7 +122,7 @@ export async function placeWorkload(
     const answer = await state.locks.run(instanceId, async () => {
       const existing = state.instances.get(instanceId);
       if (existing !== undefined) return again(state, req, body, existing, obtained);
-      return fresh(state, req, body, { host, instanceId, route, obtained, listAtStart, workload });
+      return fresh(state, req, body, { host, instanceId, route, obtained, listAtStart, workload, times });
     });
     placed = true;
     return answer;
@@ -175,15 +185,56 @@ interface FreshPlace {
   readonly obtained: ObtainedPackage;
   readonly listAtStart: number;
   readonly workload: ReturnType<typeof workloadFromPackage>;
+  /** When the place was accepted, its package fetch began, and the package was verified (Unix ms). */
+  readonly times: {
+    readonly acceptedAtMs: number;
+    readonly fetchingAtMs: number;
+    readonly verifiedAtMs: number;
+  };
 }
 
 async function fresh(state: HostState, req: CtlRequest, body: PlaceBody, f: FreshPlace): Promise<JsonValue> {
-  const { host, instanceId, obtained } = f;
-  const handle = await host.load(f.workload, {
-    values: body.config.values,
-    runMode: body.config.mode,
-    host: { nodeId: state.nodeId, dataDir: join(state.dataRoot, instanceId) },
-  });
+  const { host, instanceId, obtained, times } = f;
+  // The instance id is known only once the package is verified: the steps before the load are
+  // chained now, in the order they happened, each with its own time.
+  const life = { life: newLife(instanceId, times.acceptedAtMs) };
+  const lifeExtra = {
+    workload: f.workload.id,
+    decision_id: req.decision_id ?? null,
+    requester: req.requester,
+  };
+  await moveLifeThrough(
+    state,
+    life,
+    [
+      { to: 'placed', reason: `${req.method} accepted`, atMs: times.acceptedAtMs },
+      // A package this node already holds is verified again from disk, not fetched.
+      ...(obtained.fetched === null
+        ? []
+        : [{ to: 'fetching' as const, reason: 'fetching the package', atMs: times.fetchingAtMs }]),
+      {
+        to: 'verified',
+        reason:
+          obtained.fetched === null
+            ? "held package verified again against this node's anchors"
+            : "package verified against this node's anchors",
+        atMs: times.verifiedAtMs,
+      },
+    ],
+    lifeExtra,
+  );
+  let handle: InstanceHandle;
+  try {
+    handle = await host.load(f.workload, {
+      values: body.config.values,
+      runMode: body.config.mode,
+      host: { nodeId: state.nodeId, dataDir: join(state.dataRoot, instanceId) },
+    });
+  } catch (err) {
+    await moveLife(state, life, 'failed', `load refused (${refusalOf(err, 'load').code})`, lifeExtra);
+    throw err;
+  }
+  await moveLife(state, life, 'loaded', 'loaded', lifeExtra);
   const placed: PlacedInstance = {
     instanceId,
     handle,
@@ -195,13 +246,18 @@ async function fresh(state: HostState, req: CtlRequest, body: PlaceBody, f: Fres
     packageId: obtained.verified.packageId,
     manifestHash: obtained.verified.manifestHash,
     mode: body.config.mode,
+    values: body.config.values,
     decisionId: req.decision_id ?? '',
     requester: req.requester,
     placedAtMs: state.now(),
     desiredRunning: false,
     lastDecisionId: req.decision_id ?? '',
+    life: life.life,
+    leaseStopped: false,
+    supervision: newSupervision(),
   };
   state.instances.set(instanceId, placed);
+  state.persist();
   state.departed.forget(instanceId);
   if (state.revocations.version !== f.listAtStart) {
     await state.enforceRevocationsOf(placed);
@@ -221,8 +277,10 @@ async function fresh(state: HostState, req: CtlRequest, body: PlaceBody, f: Fres
       await host.start(handle);
       placed.desiredRunning = true;
     } catch (err) {
+      await moveLife(state, placed, 'failed', `start failed (${refusalOf(err, 'start').code})`, lifeExtra);
       throw await rollBack(state, placed, err);
     }
+    await moveLife(state, placed, 'running', 'started', lifeExtra);
   }
   return report(state, req, placed, obtained, start, false);
 }
@@ -240,8 +298,15 @@ async function again(
     if (status.state !== 'running') {
       await p.host.start(p.handle);
       started = true;
+      resetSupervision(p);
+      await moveLife(state, p, 'running', 'started (placed again)', {
+        workload: p.name,
+        decision_id: req.decision_id ?? null,
+        requester: req.requester,
+      });
     }
     p.desiredRunning = true;
+    p.leaseStopped = false;
   }
   p.lastDecisionId = req.decision_id ?? p.lastDecisionId;
   return report(state, req, p, obtained, started, true);
@@ -301,6 +366,7 @@ async function unload(state: HostState, p: PlacedInstance): Promise<true | strin
       await p.host.unload(handle);
       state.instances.delete(p.instanceId);
       state.releasePackage(p.manifestHash);
+      await moveLife(state, p, 'unloaded', 'rolled back after a failed start', { workload: p.name });
     }
     return state.instances.has(p.instanceId) ? 'the revocation teardown failed' : true;
   } catch (err) {

@@ -1,6 +1,6 @@
 import { blake3Hex, utf8 } from '@heddle/envelope';
 import type { RevocationCheck, RevocationRefs, RevokedSubject } from '@heddle/gate';
-import { RevocationList } from '@heddle/package';
+import { PackageError, RevocationList, readGenerationMark } from '@heddle/package';
 
 /** Options of a {@link RevocationHolder}. */
 export interface RevocationHolderOptions {
@@ -57,6 +57,52 @@ export class RevocationHolder implements RevocationCheck {
   /** Grows by one with every change of the list in force. */
   get version(): number {
     return this.#version;
+  }
+
+  /** The list file, or undefined for a holder of a fixed list. */
+  get path(): string | undefined {
+    return this.#options?.path;
+  }
+
+  /**
+   * The highest generation this holder has accepted: the list in force's, or the persisted mark's when
+   * that is higher (a list that failed closed is at generation 0, its mark is not).
+   */
+  get highestGeneration(): number {
+    const options = this.#options;
+    let mark = 0;
+    if (options !== undefined) {
+      try {
+        mark = readGenerationMark(options.generationFile ?? `${options.path}.generation`);
+      } catch {
+        mark = 0;
+      }
+    }
+    return Math.max(mark, this.#list.failure === undefined ? this.#list.generation : 0);
+  }
+
+  /** True when `list` has the content of the list in force (same bytes). */
+  holds(list: RevocationList): boolean {
+    return fingerprint(list) === this.#fingerprint;
+  }
+
+  /**
+   * Writes `list` (already checked by the caller) to the holder's file crash-safely with its generation
+   * mark (`RevocationList.save`, once), then re-reads it; returns true when the list in force changed.
+   * Throws `PackageError` `revocation-rollback` for a list older than the mark (nothing written), and
+   * `revocation-list-invalid` for a holder of a fixed list (it keeps no file).
+   */
+  install(list: RevocationList): boolean {
+    const options = this.#options;
+    if (options === undefined) {
+      throw new PackageError('revocation-list-invalid', 'this holder keeps no revocation file', {
+        field: 'path',
+      });
+    }
+    list.save(options.path, {
+      ...(options.generationFile === undefined ? {} : { generationFile: options.generationFile }),
+    });
+    return this.reload();
   }
 
   /** Why the list failed closed, or undefined when it is usable. */

@@ -138,6 +138,7 @@ export async function startHost(
     controllers: new AllowListPolicy({ publicKeys: [controllerKeys.publicKey] }),
     anchors: new TrustAnchors([
       { id: 'publisher', role: 'publisher', publicKey: toHex(publisherKeys.publicKey) },
+      { id: 'operator', role: 'operator', publicKey: toHex(operatorKeys.publicKey) },
     ]),
     revocations: holder,
     routes: hosts,

@@ -37,7 +37,8 @@ const GONE: readonly LifecycleState[] = ['lost', 'revoked', 'unloaded'];
 
 const TABLE: Readonly<Record<LifecycleState, readonly LifecycleState[]>> = {
   requested: ['placed', 'loaded', 'running', 'failed', ...GONE],
-  placed: ['fetching', 'loaded', 'running', 'failed', ...GONE],
+  // `verified` straight from `placed`: a package the host already holds is verified again, not fetched.
+  placed: ['fetching', 'verified', 'loaded', 'running', 'failed', ...GONE],
   fetching: ['verified', 'failed', ...GONE],
   verified: ['loaded', 'failed', ...GONE],
   loaded: ['running', 'stopping', 'stopped', 'failed', ...GONE],

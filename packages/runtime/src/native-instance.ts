@@ -12,6 +12,7 @@ import {
   removePidRecord,
   writePidRecord,
 } from './native-instance-file.js';
+import { ensureOutputFifos, type NativeFifos } from './native-output.js';
 import { type NativeLimits, NativeRun, type NativeSpawnSpec } from './native-process.js';
 import type { NativeRuntimeOptions } from './native-runtime.js';
 import type { NativeRunUser } from './native-user.js';
@@ -148,7 +149,14 @@ export function nativeRunSpec(inst: NativeInstance, options: NativeRuntimeOption
     stdoutLog: inst.stdoutLog,
     stderrLog: inst.stderrLog,
     lines: inst.lines,
+    ...fifosOf(inst),
   };
+}
+
+/** The instance's output FIFOs as a spec field (none when they cannot be made). */
+function fifosOf(inst: NativeInstance): { fifos?: NativeFifos } {
+  const fifos = ensureOutputFifos(inst.dir);
+  return fifos === undefined ? {} : { fifos };
 }
 
 /** Evidence of the instance without a run (its full argv, nothing else known). */

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { RunEvidence } from './contract.js';
+import { FifoReader, type NativeFifos, openForChild } from './native-output.js';
 import type { NativeRunUser } from './native-user.js';
 import { DEFAULT_OUTPUT_BUFFER_BYTES, OutputBuffer } from './output-buffer.js';
 import type { LineTail } from './output-buffer-lines.js';
@@ -36,6 +38,11 @@ export interface NativeSpawnSpec {
   readonly stderrLog?: RotatingLog;
   /** Interleaved line tail shared across runs of an instance. */
   readonly lines?: LineTail;
+  /**
+   * The instance's output FIFOs: when set, the program writes into them (and holds a read end of its
+   * own) instead of anonymous pipes, so it survives a crash of the host (see `ensureOutputFifos`).
+   */
+  readonly fifos?: NativeFifos;
 }
 
 /**
@@ -55,7 +62,9 @@ const CLOSE_WAIT_MS = 2000;
 
 /**
  * One run of a native program: spawned detached (it leads its own process group), stdout and stderr
- * captured into bounded ring buffers, rotated log files and the instance's line tail. {@link done}
+ * captured into bounded ring buffers, rotated log files and the instance's line tail. With `fifos`
+ * its output goes through the instance's named pipes, of which it holds a read end itself: it never
+ * gets SIGPIPE when the host dies, and a restarted host reads on (`reattachNativeOutput`). {@link done}
  * resolves with the evidence once the program has exited (its group is then SIGKILLed so nothing it
  * started outlives it) and its output is drained.
  */
@@ -71,6 +80,7 @@ export class NativeRun {
   #killed = false;
   #stopping: Promise<RunEvidence> | undefined;
   #exit: { code: number | null; signal: string | null; at: number } | undefined;
+  #readers: readonly FifoReader[] = [];
 
   /** Spawns the program now. */
   constructor(spec: NativeSpawnSpec) {
@@ -92,16 +102,30 @@ export class NativeRun {
               ...spec.args,
             ],
           ];
+    const fds = this.#openFifos();
     this.startedAtMs = Date.now();
-    this.child = spawn(file, argv, {
-      cwd: spec.cwd,
-      env: { ...spec.env },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...(spec.user === undefined ? {} : { uid: spec.user.uid, gid: spec.user.gid }),
-    });
-    this.#capture('stdout', this.#stdout, spec.stdoutLog, '');
-    this.#capture('stderr', this.#stderr, spec.stderrLog, 'stderr: ');
+    try {
+      this.child = spawn(file, argv, {
+        cwd: spec.cwd,
+        env: { ...spec.env },
+        detached: true,
+        stdio:
+          fds === undefined
+            ? ['ignore', 'pipe', 'pipe']
+            : ['ignore', fds.stdout.write, fds.stderr.write, fds.stdout.keep, fds.stderr.keep],
+        ...(spec.user === undefined ? {} : { uid: spec.user.uid, gid: spec.user.gid }),
+      });
+    } catch (err) {
+      for (const r of this.#readers) r.destroy();
+      throw err;
+    } finally {
+      // The child has its own copies.
+      if (fds !== undefined) for (const f of [fds.stdout, fds.stderr]) closeFds(f.write, f.keep);
+    }
+    if (fds === undefined) {
+      this.#capture('stdout', this.#stdout, spec.stdoutLog, '');
+      this.#capture('stderr', this.#stderr, spec.stderrLog, 'stderr: ');
+    }
     this.done = this.#wait();
   }
 
@@ -153,11 +177,53 @@ export class NativeRun {
     };
   }
 
+  /**
+   * With `spec.fifos`: opens the host's readers (feeding the buffers, logs and line tail) and the
+   * child's descriptors. Undefined (anonymous pipes) without FIFOs or when they cannot be opened.
+   */
+  #openFifos():
+    | { readonly stdout: { write: number; keep: number }; readonly stderr: { write: number; keep: number } }
+    | undefined {
+    const fifos = this.spec.fifos;
+    if (fifos === undefined) return undefined;
+    const readers: FifoReader[] = [];
+    const opened: { write: number; keep: number }[] = [];
+    try {
+      readers.push(new FifoReader(fifos.stdout, this.#sink('stdout', this.#stdout, this.spec.stdoutLog, '')));
+      readers.push(
+        new FifoReader(fifos.stderr, this.#sink('stderr', this.#stderr, this.spec.stderrLog, 'stderr: ')),
+      );
+      opened.push(openForChild(fifos.stdout));
+      opened.push(openForChild(fifos.stderr));
+      this.#readers = readers;
+      return {
+        stdout: opened[0] as { write: number; keep: number },
+        stderr: opened[1] as { write: number; keep: number },
+      };
+    } catch (err) {
+      for (const r of readers) r.destroy();
+      for (const f of opened) closeFds(f.write, f.keep);
+      this.#notes.push(`output FIFOs unusable (${(err as Error).message}): output through pipes`);
+      return undefined;
+    }
+  }
+
   #capture(name: 'stdout' | 'stderr', buf: OutputBuffer, log: RotatingLog | undefined, prefix: string): void {
     const stream = this.child[name];
     if (stream === null) return;
+    stream.on('data', this.#sink(name, buf, log, prefix));
+    stream.on('error', () => {});
+  }
+
+  /** What is done with each chunk of a stream: ring buffer, log file, line tail. */
+  #sink(
+    name: 'stdout' | 'stderr',
+    buf: OutputBuffer,
+    log: RotatingLog | undefined,
+    prefix: string,
+  ): (chunk: Buffer) => void {
     const decoder = new StringDecoder('utf8');
-    stream.on('data', (chunk: Buffer) => {
+    return (chunk: Buffer) => {
       buf.push(chunk);
       try {
         log?.write(chunk);
@@ -167,8 +233,7 @@ export class NativeRun {
         }
       }
       this.spec.lines?.push(name, decoder.write(chunk), prefix);
-    });
-    stream.on('error', () => {});
+    };
   }
 
   async #wait(): Promise<RunEvidence> {
@@ -178,11 +243,16 @@ export class NativeRun {
       child.once('error', (err) => resolve(err));
     });
     if (spawnError !== undefined) {
+      for (const r of this.#readers) r.destroy();
       this.#notes.push(`spawn failed: ${spawnError.message}`);
       this.#exit = { code: null, signal: null, at: Date.now() };
       return this.evidence();
     }
-    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    const readers = this.#readers;
+    const closed =
+      readers.length > 0
+        ? Promise.all(readers.map((r) => r.ended)).then(() => undefined)
+        : new Promise<void>((resolve) => child.once('close', () => resolve()));
     await childExited(child);
     this.#exit = { code: child.exitCode, signal: child.signalCode, at: Date.now() };
     // Nothing the program started may outlive it: whatever is left in its group is killed.
@@ -192,6 +262,7 @@ export class NativeRun {
       // A descendant that left the group still holds the pipes: stop reading them.
       child.stdout?.destroy();
       child.stderr?.destroy();
+      for (const r of readers) r.destroy();
       this.#notes.push('output pipes still held open by a process outside the group; stopped reading');
     }
     this.spec.lines?.flush({ stderr: 'stderr: ' });
@@ -205,5 +276,15 @@ export class NativeRun {
       this.#notes.push('killed by SIGKILL not sent by the adapter (for example the kernel OOM killer)');
     }
     return this.evidence();
+  }
+}
+
+function closeFds(...fds: number[]): void {
+  for (const fd of fds) {
+    try {
+      closeSync(fd);
+    } catch {
+      // already closed
+    }
   }
 }

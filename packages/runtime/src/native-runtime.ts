@@ -250,6 +250,8 @@ export class NativeRuntime extends LocalRuntime {
       lines: undefined,
       stdoutLog: undefined,
       stderrLog: undefined,
+      // Its own pipes: the instance's FIFOs are read by the instance's run (one reader each).
+      fifos: undefined,
     });
     const timeoutMs = this.options.consoleTimeoutMs ?? 30_000;
     const { result, timedOut } = await consoleRunResult(run, timeoutMs);

@@ -13,6 +13,29 @@
 import { lstatSync, openSync, readdirSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { WASI } from 'node:wasi';
+import { Worker } from 'node:worker_threads';
+
+// The run belongs to the host that started it: when that process dies (kill -9 included) the run
+// must not outlive it, or a restarted host would report the instance lost while it still runs and a
+// controller could place a second copy. The guest blocks this thread, so a watchdog thread checks
+// every 200 ms whether the parent is gone (reparented, or a zombie not yet reaped) and kills the run.
+const watchdog = new Worker(
+  `const { existsSync, readFileSync } = require('node:fs');
+const parent = ${process.ppid};
+const proc = existsSync('/proc/self/stat');
+const zombie = () => {
+  try {
+    return readFileSync('/proc/' + parent + '/stat', 'utf8').replace(/^.*\\) /s, '')[0] === 'Z';
+  } catch (err) {
+    return err.code === 'ENOENT';
+  }
+};
+setInterval(() => {
+  if (process.ppid !== parent || (proc && zombie())) process.kill(process.pid, 'SIGKILL');
+}, 200);`,
+  { eval: true },
+);
+watchdog.unref();
 
 const PAGE = 65536;
 /** WASI errno ENOTCAPABLE: what the guest gets for path_symlink and path_link. */

@@ -3,11 +3,12 @@ import { CTL_METHODS, isCtlMethod, MUTATING_METHODS, mutates } from './methods.j
 import { isRefusalCode, REFUSAL_CODES, Refusal } from './refusal.js';
 
 describe('methods', () => {
-  it('lists the eight methods, five of which mutate', () => {
-    expect(CTL_METHODS).toHaveLength(8);
+  it('lists the nine methods, six of which mutate', () => {
+    expect(CTL_METHODS).toHaveLength(9);
     expect([...MUTATING_METHODS].sort()).toEqual([
       'workload.load',
       'workload.place',
+      'workload.revoke',
       'workload.start',
       'workload.stop',
       'workload.unload',

@@ -7,10 +7,10 @@ const CTL_METHODS_VALUE = [
   'workload.unload',
   'workload.status',
   'workload.logs',
+  'workload.revoke',
 ] as const;
 /**
- * The control methods a controller may call on a host. To add a method (a later issue adds
- * `workload.revoke`), append it to {@link CTL_METHODS} and, when it changes state, to
+ * The control methods a controller may call on a host. To add a method, append it to {@link CTL_METHODS} and, when it changes state, to
  * {@link MUTATING_METHODS}; every schema, type and check derives from these two lists.
  */
 export const CTL_METHODS: typeof CTL_METHODS_VALUE = Object.freeze(CTL_METHODS_VALUE);
@@ -25,6 +25,7 @@ export const MUTATING_METHODS: readonly CtlMethod[] = Object.freeze([
   'workload.start',
   'workload.stop',
   'workload.unload',
+  'workload.revoke',
 ] satisfies CtlMethod[]);
 
 /** The one method that may be addressed to any node (target `"*"`): learning who a node is. */
@@ -42,7 +43,7 @@ export function isCtlMethod(value: unknown): value is CtlMethod {
 }
 
 /**
- * True when `method` changes a host's state (place, load, start, stop, unload). A request for such a
+ * True when `method` changes a host's state (place, load, start, stop, unload, revoke). A request for such a
  * method without a `decision_id` is refused with `invalid_request`; a lost answer to one is
  * Indeterminate, never simply retried elsewhere. False for unknown strings.
  */

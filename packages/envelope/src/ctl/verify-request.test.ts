@@ -200,13 +200,17 @@ describe('verifyRequest: 3. JSON, schema, version, method', () => {
     expect(r.reason).toContain('transport method');
   });
 
-  it.each(['workload.place', 'workload.load', 'workload.start', 'workload.stop', 'workload.unload'])(
-    'refuses %s without a decision id',
-    (method) => {
-      const r = refusalOf(() => verifyRequest(signObject(requestRecord({ method })), hostOptions()));
-      expect([r.code, r.field]).toEqual(['invalid_request', 'decision_id']);
-    },
-  );
+  it.each([
+    'workload.place',
+    'workload.load',
+    'workload.start',
+    'workload.stop',
+    'workload.unload',
+    'workload.revoke',
+  ])('refuses %s without a decision id', (method) => {
+    const r = refusalOf(() => verifyRequest(signObject(requestRecord({ method })), hostOptions()));
+    expect([r.code, r.field]).toEqual(['invalid_request', 'decision_id']);
+  });
 });
 
 describe('verifyRequest: 4. requester is the signer', () => {

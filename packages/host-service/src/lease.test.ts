@@ -1,0 +1,117 @@
+import { hostCogArch } from '@heddle/runtime';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ControllerLease, leaseApplies } from './lease.js';
+import {
+  flakyPackage,
+  lifeOf,
+  moves,
+  type SupervisedHost,
+  startSupervisedHost,
+  until,
+} from './supervision-fixtures.js';
+import { call, HOST_ID, placeBody, request } from './test-fixtures.js';
+
+const NATIVE = `${hostCogArch() ?? 'x86_64'}-native`;
+type Obj = Record<string, unknown>;
+const result = async (p: Promise<{ result: unknown }>): Promise<Obj> => (await p).result as Obj;
+
+let host: SupervisedHost | undefined;
+afterEach(async () => {
+  await host?.close();
+  host = undefined;
+});
+
+async function leasedHost(leaseMs: number): Promise<{ h: SupervisedHost; id: string }> {
+  const h = await startSupervisedHost({ leaseMs, supervisor: { intervalMs: 20, backoffInitialMs: 50 } });
+  host = h;
+  const pkg = await flakyPackage();
+  const body = placeBody(pkg.manifestHash, NATIVE, {
+    name: 'flaky-cog',
+    start: true,
+    mode: { type: 'listener' },
+  });
+  const placed = await result(call(h.url, request('workload.place', body), { pkgDir: pkg.dir }));
+  return { h, id: placed.instance_id as string };
+}
+
+const status = async (h: SupervisedHost, id: string): Promise<Obj> =>
+  (await result(call(h.url, request('workload.status', { instance_id: id })))).instance as Obj;
+
+describe('ControllerLease', () => {
+  it('expires leaseMs after the last time a controller was heard from; time is an input', () => {
+    const lease = new ControllerLease(1000, 5000);
+    expect(lease.expired(5999)).toBe(false);
+    expect(lease.expired(6000)).toBe(true);
+    lease.heard(5500);
+    expect(lease.expired(6000)).toBe(false);
+    lease.heard(5100); // older news changes nothing
+    expect(lease.lastHeardMs).toBe(5500);
+    expect(() => new ControllerLease(0, 0)).toThrow(/leaseMs/);
+  });
+
+  it('applies to running continuous instances a controller placed, not to once runs or this node', () => {
+    const base = {
+      mode: { type: 'listener' as const },
+      requester: 'c'.repeat(32),
+      desiredRunning: true,
+      leaseStopped: false,
+      life: { state: 'running' },
+    };
+    const p = (o: Obj) => ({ ...base, ...o }) as unknown as Parameters<typeof leaseApplies>[0];
+    expect(leaseApplies(p({}), HOST_ID)).toBe(true);
+    expect(leaseApplies(p({ mode: { type: 'interval', secs: 5 } }), HOST_ID)).toBe(true);
+    expect(leaseApplies(p({ mode: { type: 'once' } }), HOST_ID)).toBe(false);
+    expect(leaseApplies(p({ requester: HOST_ID }), HOST_ID)).toBe(false);
+    expect(leaseApplies(p({ desiredRunning: false }), HOST_ID)).toBe(false);
+    expect(leaseApplies(p({ leaseStopped: true }), HOST_ID)).toBe(false);
+    expect(leaseApplies(p({ life: { state: 'stopped' } }), HOST_ID)).toBe(false);
+  });
+});
+
+describe('the controller lease on a host (real processes)', () => {
+  it('stops a listener when no controller is heard from, flags it, and a start clears the flag', async () => {
+    const { h, id } = await leasedHost(400);
+    const stopped = await until(
+      () => lifeOf(h.chain, id),
+      (m) => m.some((t) => t.reason === 'lease expired'),
+      5_000,
+    );
+    expect(moves(stopped).slice(4)).toEqual(['loaded->running', 'running->stopped']);
+    expect(h.events.map((e) => e.type)).toContain('lease_stopped');
+    // Stopped through the WorkloadHost (chained as a stop).
+    const stops = h.chain
+      .range(0)
+      .filter((e) => e.source === 'workload.runtime' && e.kind === 'workload.stop')
+      .filter((e) => (e.payload as Obj).instance_id === id);
+    expect(stops).toHaveLength(1);
+    // The status call renews the lease, but the instance stays stopped: the host never restarts it.
+    expect(await status(h, id)).toMatchObject({
+      lease_stopped: true,
+      desired_running: true,
+      life: 'stopped',
+      state: 'stopped',
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await status(h, id)).state).toBe('stopped');
+    // The controller's start clears it.
+    const started = await result(call(h.url, request('workload.start', { instance_id: id })));
+    expect((started.status as Obj).state).toBe('running');
+    expect(await status(h, id)).toMatchObject({ lease_stopped: false, life: 'running', state: 'running' });
+    expect(lifeOf(h.chain, id).at(-1)?.reason).toBe('started (lease stop cleared)');
+    expect(h.errors).toEqual([]);
+  }, 20_000);
+
+  it('keeps it running while the controller is heard from in time', async () => {
+    // A lease long enough that a slow place cannot use it up; then pings for longer than the lease.
+    const { h, id } = await leasedHost(2_000);
+    const end = Date.now() + 3_000;
+    while (Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 200));
+      await status(h, id);
+    }
+    expect(await status(h, id)).toMatchObject({ lease_stopped: false, life: 'running', state: 'running' });
+    expect(h.events.map((e) => e.type)).not.toContain('lease_stopped');
+    await result(call(h.url, request('workload.stop', { instance_id: id, grace_ms: 200 })));
+    expect(h.errors).toEqual([]);
+  }, 20_000);
+});

@@ -1,0 +1,139 @@
+import { ChainKind } from '@heddle/chain';
+import { type CtlRequest, type JsonValue, Refusal } from '@heddle/envelope';
+import {
+  PackageError,
+  RevocationList,
+  type RevocationListFile,
+  RevocationListFileSchema,
+} from '@heddle/package';
+import { z } from 'zod';
+import { parseBody } from './bodies.js';
+import type { HostState } from './host-state.js';
+import type { PlacedInstance } from './instance-record.js';
+
+/** Body of `workload.revoke` (docs/protocol.md, "workload.revoke"). */
+export interface RevokeBody {
+  /** The signed revocation list (`heddle.revocation-list.v1`, the file `heddle revoke` writes). */
+  readonly list: RevocationListFile;
+}
+
+/** Schema of {@link RevokeBody}. */
+export const RevokeBodySchema: z.ZodType<RevokeBody> = z.strictObject({ list: RevocationListFileSchema });
+
+/** What `workload.revoke` answers. */
+export interface RevokeResult {
+  /** The generation the host holds after the call. */
+  readonly generation: number;
+  /** False when the host already held this list (nothing was written). */
+  readonly applied: boolean;
+  /** The instances torn down because the list in force revokes them. */
+  readonly torn_down: string[];
+}
+
+/** The key the list writes are serialised under in the host's {@link HostState.locks}. */
+export const REVOKE_LOCK = '#revocation-list';
+
+const refuse = (code: Refusal['code'], reason: string, field?: string): Refusal =>
+  new Refusal(code, reason, { authenticated: true, ...(field === undefined ? {} : { field }) });
+
+/**
+ * `workload.revoke` (DESIGN 10, revocation on notice): checks the signed list of the body against
+ * `trustedKeys` (this node's own trust anchors' operator keys, never the controller's) and refuses
+ * (`verify`, naming `body.list.<field>`) a list they do not sign; refuses (`governance`, field
+ * `body.list.generation`) a generation lower than the one this host holds, or the same generation
+ * with other content; writes a newer list crash-safely to the holder's file with its generation mark
+ * and reloads it; tears down every instance the list in force revokes (forced, not gated, chained);
+ * and chains `workload.revoke` (source host) with the generation, signer and torn-down ids. A list
+ * the host already holds is not written again (`applied: false`), but the sweep still runs. A holder
+ * built from a fixed list refuses (`runtime`): this host keeps no revocation file.
+ */
+export async function revokeOp(
+  state: HostState,
+  req: CtlRequest,
+  trustedKeys: readonly string[],
+): Promise<JsonValue> {
+  const body = parseBody(RevokeBodySchema, req.body, req.method);
+  const holder = state.revocations;
+  if (holder.path === undefined) {
+    throw refuse('runtime', 'workload.revoke: this host keeps no revocation file', 'body.list');
+  }
+  let list: RevocationList;
+  try {
+    list = RevocationList.parse(JSON.stringify(body.list), { trustedKeys });
+  } catch (err) {
+    const field =
+      err instanceof PackageError && err.field !== undefined ? `body.list.${err.field}` : 'body.list';
+    const message = err instanceof Error ? err.message : String(err);
+    const own = err instanceof PackageError ? `${err.field}: ` : undefined;
+    const why = own !== undefined && message.startsWith(own) ? message.slice(own.length) : message;
+    throw refuse(
+      'verify',
+      `workload.revoke ${field}: ${why} (checked against this node's operator keys)`,
+      field,
+    );
+  }
+  const { applied, tornDown } = await state.locks.run(REVOKE_LOCK, async () => {
+    const held = holder.highestGeneration;
+    if (list.generation < held) {
+      throw refuse(
+        'governance',
+        `workload.revoke body.list.generation: ${list.generation} is older than generation ${held} held by this host`,
+        'body.list.generation',
+      );
+    }
+    let changed = false;
+    if (list.generation === held && holder.failure === undefined) {
+      if (!holder.holds(list)) {
+        throw refuse(
+          'governance',
+          `workload.revoke body.list.generation: this host holds another list at generation ${held}`,
+          'body.list.generation',
+        );
+      }
+    } else {
+      try {
+        changed = holder.install(list);
+      } catch (err) {
+        const why = err instanceof Error ? err.message : String(err);
+        const code =
+          err instanceof PackageError && err.code === 'revocation-rollback' ? 'governance' : 'runtime';
+        throw refuse(code, `workload.revoke: the list could not be written: ${why}`, 'body.list.generation');
+      }
+      if (holder.failure !== undefined) {
+        // Written but not accepted on reload (the holder trusts other keys): everything is revoked now.
+        state.onError(
+          new Error(`the revocation list failed closed after workload.revoke: ${holder.failure}`),
+        );
+      }
+    }
+    return { applied: changed, tornDown: await state.enforceRevocations() };
+  });
+  const result: RevokeResult = { generation: list.generation, applied, torn_down: tornDown };
+  await state.recordOrReport(ChainKind.revoke, {
+    node: state.nodeId,
+    requester: req.requester,
+    decision_id: req.decision_id ?? null,
+    generation: list.generation,
+    signer: list.toJSON().signer ?? null,
+    entries: list.entries.length,
+    applied,
+    torn_down: [...tornDown],
+  });
+  return { generation: result.generation, applied: result.applied, torn_down: [...result.torn_down] };
+}
+
+/**
+ * The re-check at every start: when the list in force revokes `p` (its package, a signer or an
+ * artifact), tears it down (forced, not gated, chained; departed `revoked`) and returns the
+ * `governance` refusal the start gets; undefined when nothing revokes it. The caller holds `p`'s lock.
+ */
+export async function revokedAtStart(state: HostState, p: PlacedInstance): Promise<Refusal | undefined> {
+  const subject = state.revokedSubjectOf(p);
+  if (subject === undefined) return undefined;
+  const torn = await state.enforceRevocationsOf(p);
+  const what = `${subject.kind} ${subject.ref}${subject.reason === undefined ? '' : ` (${subject.reason})`}`;
+  const tail = torn
+    ? `instance ${p.instanceId} torn down`
+    : `the teardown of instance ${p.instanceId} failed, it stays listed`;
+  return refuse('governance', `workload.start: revoked: ${what}; ${tail}`);
+}
