@@ -4,9 +4,12 @@
 // and a graceful SIGTERM.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Logger } from '@heddle/cli-kit';
 import { generateKeyPair, loadKeyFile } from '@heddle/envelope';
+import { RevocationList } from '@heddle/package';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, ApiError } from './api-client.js';
+import { logTick } from './daemon.js';
 import {
   type Daemon,
   kill,
@@ -146,6 +149,49 @@ describe('the controller daemon', () => {
     await client.unload(id);
   });
 
+  it('distributes a signed revocation list: the controller keeps it, the host tears the instance down, the placement is revoked', async () => {
+    const client = ApiClient.fromHome(home);
+    const keys = loadKeyFile(join(home, 'controller.key'));
+    const placed = await client.place({
+      package_dir: (await wasiPackage(keys)).dir,
+      mode: { type: 'interval', secs: 30 },
+    });
+    const id = placed.instance?.instance_id as string;
+    const list = RevocationList.empty().add(
+      {
+        kind: 'package',
+        ref: placed.instance?.package_id as string,
+        revokedAtMs: Date.now(),
+        reason: 'test',
+      },
+      keys,
+    );
+    const info = JSON.parse(readFileSync(join(home, 'api.json'), 'utf8')) as { url: string };
+    const token = readFileSync(join(home, 'api.token'), 'utf8').trim();
+    const res = await fetch(`${info.url}/v1/revocations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: JSON.stringify(list.toJSON()),
+    });
+    expect(res.status).toBe(200);
+    const report = (await res.json()) as { generation: number; revoked: string[]; nodes: unknown[] };
+    expect(report).toMatchObject({
+      generation: 1,
+      revoked: [id],
+      nodes: [expect.objectContaining({ node_id: hostId, outcome: 'applied', torn_down: [id] })],
+    });
+    expect((await client.instances()).find((p) => p.instance_id === id)?.state).toBe('revoked');
+    const held = JSON.parse(readFileSync(join(home, 'revocations.json'), 'utf8')) as { generation: number };
+    expect(held.generation).toBe(1);
+    const again = await fetch(`${info.url}/v1/revocations`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(await again.json()).toMatchObject({
+      generation: 1,
+      nodes: [expect.objectContaining({ node_id: hostId, generation: 1 })],
+    });
+  });
+
   it('shuts down gracefully on SIGTERM: exit 0, api.json removed', async () => {
     controller.proc.kill('SIGTERM');
     expect(await controller.exited).toBe(0);
@@ -162,3 +208,61 @@ async function failure(p: Promise<unknown>): Promise<ApiError> {
   expect(err).toBeInstanceOf(ApiError);
   return err as ApiError;
 }
+
+describe('tick logging', () => {
+  it('logs what a tick did as JSON lines, one per kind of event, and nothing for a quiet tick', () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = new Logger((line) => lines.push(JSON.parse(line) as Record<string, unknown>));
+    const quiet = {
+      reachable: [],
+      dead: [],
+      lost: [],
+      rescheduled: [],
+      waiting: [],
+      alerts: [],
+      orphans_unloaded: [],
+      adopted: [],
+      restarted: [],
+      revoked: [],
+      revocations_pushed: [],
+      settle: { placed: [], nothing: [], pending: [] },
+      errors: [],
+    };
+    logTick(log, 'interval', quiet);
+    expect(lines).toEqual([]);
+    logTick(log, 'interval', {
+      ...quiet,
+      dead: ['n1'],
+      lost: ['i-1'],
+      rescheduled: [{ instance_id: 'i-1', replaced_by: 'i-2', node_id: 'n2' }],
+      alerts: [
+        {
+          alert_id: 'al-1',
+          instance_id: 'i-3',
+          node_id: 'n1',
+          order_id: 'o-1',
+          reason: 'pinned',
+          detail: 'pinned to n1',
+          raised_at_ms: 1,
+          acked_at_ms: null,
+        },
+      ],
+      orphans_unloaded: ['i-4'],
+      adopted: ['i-5'],
+      revocations_pushed: [
+        { node_id: 'n2', outcome: 'applied', generation: 2, torn_down: ['i-6'], reason: null },
+      ],
+    });
+    expect(lines.map((l) => l.msg)).toEqual([
+      'instances lost',
+      'rescheduled',
+      'alert',
+      'orphans unloaded',
+      'adopted back',
+      'revocations pushed',
+    ]);
+    expect(lines[0]).toMatchObject({ tick: 'interval', instances: ['i-1'], dead_nodes: ['n1'] });
+    expect(lines[1]).toMatchObject({ instance_id: 'i-1', replaced_by: 'i-2', node_id: 'n2' });
+    expect(lines[2]).toMatchObject({ alert_id: 'al-1', reason: 'pinned' });
+  });
+});

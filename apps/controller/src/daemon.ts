@@ -2,17 +2,27 @@ import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
 import { errorFields, type Logger } from '@heddle/cli-kit';
-import { ControlPlane, type PlaneConfig, SqliteStateStore, type StateStore } from '@heddle/control-plane';
+import {
+  ControlPlane,
+  type PlaneConfig,
+  PlaneError,
+  type RevocationPushReport,
+  SqliteStateStore,
+  type StateStore,
+  type TickReport,
+} from '@heddle/control-plane';
 import { type KeyPair, loadKeyFile, nodeIdFromPublicKey, toHex, writeFileAtomic } from '@heddle/envelope';
 import { Gate, loadPolicyFile, type Policy } from '@heddle/gate';
 import {
   loadTrustFile,
   type RevocationCheck,
   RevocationList,
+  type RevocationListFile,
   type RevocationRefs,
   type RevokedSubject,
   type TrustAnchors,
 } from '@heddle/package';
+import { isGone } from '@heddle/runtime';
 import { ApiServer } from './api/server.js';
 import type { ApiInfo } from './api/types.js';
 import { CliError, ExitCode } from './cli-error.js';
@@ -25,7 +35,11 @@ export interface RunningController {
   /** Where the operator API listens (`http://127.0.0.1:<port>`). */
   readonly url: string;
   readonly plane: ControlPlane;
-  /** One tick now (reload the revocation list, refresh the nodes, settle); ticks never overlap. */
+  /**
+   * One tick now (reload the revocation list and distribute it when it grew, then the plane's
+   * lifecycle tick: refresh, reconcile, death, reschedules, orphans, revocation push, settle); ticks
+   * never overlap.
+   */
   tick(reason: string): Promise<void>;
   /** Graceful shutdown (idempotent): stop accepting, finish requests up to the grace, close the store and the chain, remove api.json. */
   stop(reason: string): Promise<void>;
@@ -155,6 +169,7 @@ export async function startController(config: ControllerConfig, log: Logger): Pr
 
 function planeTunables(config: ControllerConfig): Partial<PlaneConfig> {
   return {
+    ...config.lifecycle,
     ...(config.placeTimeoutMs === undefined ? {} : { placeTimeoutMs: config.placeTimeoutMs }),
     ...(config.callTimeoutMs === undefined ? {} : { callTimeoutMs: config.callTimeoutMs }),
   };
@@ -168,24 +183,35 @@ async function assemble(
   chain: Chain,
 ): Promise<RunningController> {
   const gate = new Gate({ policy: p.policy, recorder: chain, revocations: p.revocations });
-  const plane = load(
-    'place_timeout_secs',
-    'config_invalid',
-    () =>
-      new ControlPlane({
-        keys: p.keys,
-        store,
-        chain,
-        gate,
-        anchors: p.anchors,
-        revocations: p.revocations,
-        stateDir: config.dataDir,
-        config: planeTunables(config),
-      }),
-  );
+  // Tunables are checked by the control plane: a value out of range is named by its section.
+  let plane: ControlPlane;
+  try {
+    plane = new ControlPlane({
+      keys: p.keys,
+      store,
+      chain,
+      gate,
+      anchors: p.anchors,
+      revocations: p.revocations,
+      stateDir: config.dataDir,
+      config: planeTunables(config),
+    });
+  } catch (err) {
+    const message = (err as Error).message;
+    const field = /^(deadAfter|suspectAfter|reschedule|maxReschedules)/.test(message)
+      ? 'lifecycle'
+      : 'place_timeout_secs';
+    throw badInput('config_invalid', `${field}: ${message}`, field, err);
+  }
   let api: ApiServer;
   try {
-    api = await ApiServer.listen({ plane, token: p.token, log, port: config.api.port });
+    api = await ApiServer.listen({
+      plane,
+      token: p.token,
+      log,
+      port: config.api.port,
+      applyRevocations: (list) => applyRevocations(config, p, plane, list),
+    });
   } catch (err) {
     throw new CliError(
       'listen_failed',
@@ -204,7 +230,7 @@ async function assemble(
     url: api.url,
     api_file: infoPath,
     nodes: plane.nodes().length,
-    instances: plane.instances().filter((i) => i.state !== 'unloaded').length,
+    instances: plane.instances().filter((i) => !isGone(i.state)).length,
     unsettled: plane.unsettled().length,
     policy: p.policy.name,
     trust_anchors: p.anchors.anchors.length,
@@ -213,6 +239,17 @@ async function assemble(
   });
 
   const liveness = new Map<string, string>();
+  /** Distributes the controller's own list when it is newer than the one the plane holds. */
+  const pushOwnList = async (): Promise<void> => {
+    const list = p.revocations.list;
+    if (list.failure !== undefined || list.generation <= plane.revocationStatus().generation) return;
+    const r = await plane.pushRevocations(list.toJSON());
+    log.info('revocations pushed', {
+      generation: r.generation,
+      revoked: r.revoked,
+      nodes: r.nodes.map((n) => ({ node_id: n.node_id, outcome: n.outcome, generation: n.generation })),
+    });
+  };
   const tickOnce = async (reason: string): Promise<void> => {
     try {
       if (p.revocations.reload()) {
@@ -225,15 +262,13 @@ async function assemble(
             fields,
           );
       }
-      for (const n of await plane.refreshNodes()) {
+      await pushOwnList();
+      logTick(log, reason, await plane.tick());
+      for (const n of plane.nodes()) {
         if (liveness.get(n.node_id) !== n.liveness) {
           log.info('node liveness', { node_id: n.node_id, liveness: n.liveness, last_error: n.last_error });
           liveness.set(n.node_id, n.liveness);
         }
-      }
-      if (plane.unsettled().length > 0) {
-        const r = await plane.settle();
-        log.info('settle', { reason, placed: r.placed, nothing: r.nothing, pending: r.pending });
       }
     } catch (err) {
       log.error('tick failed (the daemon keeps running)', { reason, ...errorFields(err) });
@@ -269,6 +304,70 @@ async function assemble(
     return stopping;
   };
   return { nodeId, url: api.url, plane, tick, stop };
+}
+
+/**
+ * `POST /v1/revocations`: the controller's own copy is kept in step first (verified against its
+ * operator keys, saved crash-safely to `revocation_list` unless it already holds that generation, and
+ * reloaded, so its gate refuses the revoked references at once), then the plane distributes it.
+ */
+async function applyRevocations(
+  config: ControllerConfig,
+  p: Parts,
+  plane: ControlPlane,
+  file: RevocationListFile,
+): Promise<RevocationPushReport> {
+  let list: RevocationList;
+  try {
+    list = RevocationList.parse(JSON.stringify(file), { trustedKeys: p.anchors.operatorKeys() });
+    if (p.revocations.list.failure !== undefined || list.generation > p.revocations.list.generation) {
+      list.save(config.revocationList);
+      p.revocations.reload();
+    }
+  } catch (err) {
+    const field = (err as { field?: string }).field;
+    throw new PlaneError('invalid_input', `revocation list: ${(err as Error).message}`, {
+      field: field === undefined ? 'list' : `list.${field}`,
+      cause: err,
+    });
+  }
+  return plane.pushRevocations(list.toJSON());
+}
+
+/** Logs what a lifecycle tick did, one JSON line per kind of event (nothing for a quiet tick). */
+export function logTick(log: Logger, reason: string, t: TickReport): void {
+  if (t.lost.length > 0) log.warn('instances lost', { tick: reason, instances: t.lost, dead_nodes: t.dead });
+  for (const r of t.rescheduled) log.info('rescheduled', { tick: reason, ...r });
+  for (const w of t.waiting) log.info('reschedule waiting', { tick: reason, ...w });
+  for (const a of t.alerts)
+    log.warn('alert', {
+      alert_id: a.alert_id,
+      instance_id: a.instance_id,
+      node_id: a.node_id,
+      reason: a.reason,
+      detail: a.detail,
+    });
+  if (t.orphans_unloaded.length > 0)
+    log.info('orphans unloaded', { tick: reason, instances: t.orphans_unloaded });
+  if (t.adopted.length > 0) log.info('adopted back', { tick: reason, instances: t.adopted });
+  if (t.restarted.length > 0) log.info('restarted after the lease', { tick: reason, instances: t.restarted });
+  if (t.revoked.length > 0) log.warn('instances revoked', { tick: reason, instances: t.revoked });
+  if (t.revocations_pushed.length > 0)
+    log.info('revocations pushed', {
+      tick: reason,
+      nodes: t.revocations_pushed.map((n) => ({
+        node_id: n.node_id,
+        outcome: n.outcome,
+        generation: n.generation,
+        torn_down: n.torn_down,
+        ...(n.reason === null ? {} : { error: n.reason }),
+      })),
+    });
+  const s = t.settle;
+  if (s.placed.length + s.nothing.length + s.pending.length > 0)
+    log.info('settle', { tick: reason, placed: s.placed, nothing: s.nothing, pending: s.pending });
+  if (t.errors.length > 0)
+    log.warn('tick incomplete (retried on the next tick)', { tick: reason, errors: t.errors });
 }
 
 /** Removes api.json when it is this process's (another daemon may have replaced it). */

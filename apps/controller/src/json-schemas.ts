@@ -4,6 +4,7 @@
  * and the types of `@heddle/control-plane`; the CLI tests validate real outputs against them, so a
  * change of shape is caught. Objects are strict: an unexpected field is a failure.
  */
+import { PLACEMENT_STATES } from '@heddle/control-plane';
 import { z } from 'zod';
 
 const hex = (n: number): z.ZodString => z.string().regex(new RegExp(`^[0-9a-f]{${n}}$`));
@@ -46,10 +47,14 @@ export const PlacementSchema = z.strictObject({
   package_id: z.string().min(1),
   signer_keys: z.array(z.string()),
   artifact_hashes: z.array(z.string()),
-  state: z.enum(['placed', 'running', 'stopped', 'unloaded', 'failed', 'lost']),
+  state: z.enum(PLACEMENT_STATES),
   desired_running: z.boolean(),
   placed_at_ms: Ms,
   updated_at_ms: Ms,
+  /** The instance this one replaced (a reschedule), or null; absent on records older than schema v3. */
+  replaces: z.string().nullable().optional(),
+  /** Reschedules of its lineage so far (absent or 0 for an original). */
+  reschedules: z.int().nonnegative().optional(),
 });
 
 const ExplainRowSchema = z.strictObject({

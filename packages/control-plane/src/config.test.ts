@@ -13,6 +13,10 @@ describe('planeConfig', () => {
       reconcileTimeoutMs: 30_000,
       maxAttempts: 8,
       clockSkewMs: 30_000,
+      rescheduleTimeoutMs: 60_000,
+      rescheduleBackoffMs: 10_000,
+      rescheduleBackoffMaxMs: 300_000,
+      maxReschedules: 5,
     });
     expect(c).toEqual(DEFAULT_PLANE_CONFIG);
     expect(Object.isFrozen(c)).toBe(true);

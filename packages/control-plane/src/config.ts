@@ -20,6 +20,14 @@ export interface PlaneConfig {
    * original request could still arrive and be executed.
    */
   readonly clockSkewMs: number;
+  /** Timeout of the `place` of a reschedule (default 60 s: a replacement that cannot be fetched in time is retried later). */
+  readonly rescheduleTimeoutMs: number;
+  /** First wait before retrying a reschedule that found no node, or an orphan unload that failed (default 10 s, doubling). */
+  readonly rescheduleBackoffMs: number;
+  /** Longest wait between two such retries (default 5 min). */
+  readonly rescheduleBackoffMaxMs: number;
+  /** Most reschedules of one original instance (its lineage); then an alert (default 5). */
+  readonly maxReschedules: number;
 }
 
 /** The default {@link PlaneConfig}. */
@@ -32,6 +40,10 @@ export const DEFAULT_PLANE_CONFIG: PlaneConfig = Object.freeze({
   reconcileTimeoutMs: 30_000,
   maxAttempts: 8,
   clockSkewMs: 30_000,
+  rescheduleTimeoutMs: 60_000,
+  rescheduleBackoffMs: 10_000,
+  rescheduleBackoffMaxMs: 300_000,
+  maxReschedules: 5,
 });
 
 /** `DEFAULT_PLANE_CONFIG` with `overrides` applied; throws a RangeError for values out of range. */
@@ -41,6 +53,8 @@ export function planeConfig(overrides: Partial<PlaneConfig> = {}): PlaneConfig {
     if (!Number.isSafeInteger(v) || v < 1) throw new RangeError(`${k} must be a positive integer`);
   }
   if (c.requestTtlMs > 300_000) throw new RangeError('requestTtlMs must be at most 300000');
+  if (c.rescheduleBackoffMs > c.rescheduleBackoffMaxMs)
+    throw new RangeError('rescheduleBackoffMs must not exceed rescheduleBackoffMaxMs');
   if (c.suspectAfterMs > c.deadAfterMs) throw new RangeError('suspectAfterMs must not exceed deadAfterMs');
   return Object.freeze(c);
 }

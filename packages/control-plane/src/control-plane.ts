@@ -2,15 +2,11 @@ import { join } from 'node:path';
 import type { Chain } from '@heddle/chain';
 import { type KeyPair, nodeIdFromPublicKey } from '@heddle/envelope';
 import type { Gate } from '@heddle/gate';
-import {
-  type CogBody,
-  type KindRegistry,
-  type RevocationCheck,
-  readEnvelope,
-  type TrustAnchors,
-} from '@heddle/package';
+import type { KindRegistry, RevocationCheck, RevocationListFile, TrustAnchors } from '@heddle/package';
 import type { TrustTier } from '@heddle/placement';
+import { isGone } from '@heddle/runtime';
 import type { WireClientOptions } from '@heddle/wire';
+import { ackAlert } from './alerts.js';
 import { Caller } from './caller.js';
 import { type PlaneConfig, planeConfig } from './config.js';
 import {
@@ -21,15 +17,25 @@ import {
   stopInstance,
   unloadInstance,
 } from './instance-verbs.js';
+import { LifecycleTicker, type TickReport } from './lifecycle-tick.js';
 import { NodeBook } from './node-book.js';
 import { type NodeView, nodeView } from './node-view.js';
 import { PackageStore } from './package-store.js';
 import { type PlaceHooks, type PlaceResult, placeOrder } from './place.js';
+import { chainChange, holdReservation, stageState } from './placement-life.js';
 import { type PlaneContext, Reservations } from './plane-context.js';
+import { applyRevocations, HeldRevocations, type RevocationPushReport } from './revocation-push.js';
 import type { AddSeedOptions } from './seed-book.js';
 import { SeedHosts } from './seed-nodes.js';
 import { type SettleReport, settleUnsettled } from './settle.js';
-import type { PlacementRecord, StateStore, UnsettledRecord } from './state-store.js';
+import type {
+  AlertRecord,
+  PlacementRecord,
+  RescheduleRecord,
+  RevocationAckRecord,
+  StateStore,
+  UnsettledRecord,
+} from './state-store.js';
 
 /** What a {@link ControlPlane} is built from. */
 export interface ControlPlaneOptions {
@@ -67,7 +73,10 @@ export class ControlPlane {
   /** The controller's node id. */
   readonly nodeId: string;
   readonly #ctx: PlaneContext;
+  readonly #held: HeldRevocations;
+  readonly #ticker: LifecycleTicker;
   #settling: Promise<SettleReport> | undefined;
+  #ticking: Promise<TickReport> | undefined;
 
   constructor(options: ControlPlaneOptions) {
     const config = planeConfig(options.config);
@@ -95,21 +104,16 @@ export class ControlPlane {
       stateDir: options.stateDir,
       inProgress: new Set(),
     };
+    this.#held = new HeldRevocations(options.anchors);
+    this.#ticker = new LifecycleTicker(this.#ctx, this.#held);
     this.#restoreReservations();
   }
 
   /** Resources of the live placements are held again (from the held packages' envelopes). */
   #restoreReservations(): void {
-    const { store, packages, reservations } = this.#ctx;
-    for (const p of store.listPlacements()) {
-      if (p.state === 'unloaded' || p.state === 'lost') continue;
-      try {
-        const body = readEnvelope(packages.pathOf(p.manifest_hash)).body as CogBody;
-        reservations.hold(p, body.resources.ram_mb, body.resources.cpu_pct);
-      } catch {
-        reservations.hold(p, 0, 0);
-      }
-    }
+    const resources = new Map<string, { ram_mb: number; cpu_pct: number }>();
+    for (const p of this.#ctx.store.listPlacements())
+      if (!isGone(p.state)) holdReservation(this.#ctx, p, resources);
   }
 
   /** The tunables in force. */
@@ -132,10 +136,17 @@ export class ControlPlane {
     return this.#view(await this.#ctx.book.pin(nodeId, key, tier));
   }
 
-  /** Forgets a node (refused while it has placements, unless `force`). */
-  removeNode(nodeId: string, force = false): NodeView {
-    const view = this.#view(this.#ctx.book.get(nodeId));
-    this.#ctx.book.remove(nodeId, force);
+  /**
+   * Forgets a node (refused while it has placements, unless `force`: then what the controller had
+   * there becomes `lost`, chained; nothing is unloaded on the node and nothing is rescheduled).
+   */
+  async removeNode(nodeId: string, force = false): Promise<NodeView> {
+    const ctx = this.#ctx;
+    const view = this.#view(ctx.book.get(nodeId));
+    const lost = ctx.book.remove(nodeId, force, (p) =>
+      stageState(ctx, p.instance_id, 'lost', 'node removed by the operator (--force)'),
+    );
+    for (const change of lost) await chainChange(ctx, change);
     return view;
   }
 
@@ -214,5 +225,54 @@ export class ControlPlane {
       this.#settling = undefined;
     });
     return this.#settling;
+  }
+
+  /**
+   * The lifecycle tick (DESIGN 10, see `LifecycleTicker`): refresh every node, reconcile each
+   * reachable host's instances with its listing, detect dead nodes, run the reschedules and orphan
+   * unloads that are due, push the revocation list to hosts behind, settle. One tick at a time: a
+   * call while one runs gets that tick's report.
+   */
+  tick(): Promise<TickReport> {
+    this.#ticking ??= this.#ticker
+      .tick(() => this.settle())
+      .finally(() => {
+        this.#ticking = undefined;
+      });
+    return this.#ticking;
+  }
+
+  /** Alerts raised (pinned or non-migratable workloads lost, lineages past their reschedule limit), oldest first. */
+  alerts(options: { readonly unacknowledged?: boolean } = {}): AlertRecord[] {
+    const all = this.#ctx.store.listAlerts();
+    return options.unacknowledged === true ? all.filter((a) => a.acked_at_ms === null) : all;
+  }
+
+  /** Acknowledges an alert (kept, marked, chained); `unknown_alert` for an unknown id. */
+  ackAlert(alertId: string): Promise<AlertRecord> {
+    return ackAlert(this.#ctx, alertId);
+  }
+
+  /** Reschedules waiting for a node (persisted: a restart continues them). */
+  reschedules(): RescheduleRecord[] {
+    return this.#ctx.store.listReschedules();
+  }
+
+  /**
+   * Takes a signed revocation list and distributes it (see `applyRevocations`): verified against the
+   * controller's operator keys, stored, the placements it names marked `revoked` at once, then pushed
+   * to every reachable host behind it; answers per node. Hosts that could not be reached get it on a
+   * later tick.
+   */
+  pushRevocations(list: RevocationListFile): Promise<RevocationPushReport> {
+    return applyRevocations(this.#ctx, this.#held, list);
+  }
+
+  /** The generation of the revocation list this controller distributes (0: none) and each node's acknowledgement. */
+  revocationStatus(): { generation: number; nodes: RevocationAckRecord[] } {
+    return {
+      generation: this.#ctx.store.getRevocationList()?.generation ?? 0,
+      nodes: this.#ctx.store.listRevocationAcks(),
+    };
   }
 }

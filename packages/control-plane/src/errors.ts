@@ -4,7 +4,7 @@ import { HeddleError } from '@heddle/envelope';
  * Stable codes of {@link PlaneError}:
  * - `invalid_input`: an order, URL, key or other input does not fit (the field is named);
  * - `package_invalid`: the package failed verification against the controller's anchors;
- * - `unknown_node`, `unknown_instance`: nothing by that id;
+ * - `unknown_node`, `unknown_instance`, `unknown_alert`: nothing by that id;
  * - `node_exists`: a node with that id or URL is already known;
  * - `key_mismatch`: the node answered with another key than the one expected;
  * - `unreachable`: a node could not be reached (nothing was done there);
@@ -19,6 +19,7 @@ export type PlaneErrorCode =
   | 'package_invalid'
   | 'unknown_node'
   | 'unknown_instance'
+  | 'unknown_alert'
   | 'node_exists'
   | 'key_mismatch'
   | 'unreachable'

@@ -23,7 +23,9 @@ async function plane(dir?: string, config?: Parameters<typeof openPlane>[1]): Pr
   return p;
 }
 const phases = (p: TestPlane): string[] =>
-  p.chain.find({ source: 'workload.placement' }).map((e) => (e.payload as { phase: string }).phase);
+  p.chain
+    .find({ source: 'workload.placement', kind: 'workload.place' })
+    .map((e) => (e.payload as { phase: string }).phase);
 
 describe('lost answers (DESIGN 4)', () => {
   it('a place whose answer is lost after the host placed it is reconciled: one instance, no retry elsewhere', async () => {

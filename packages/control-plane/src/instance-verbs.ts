@@ -1,6 +1,8 @@
 import { CallFailure, type CtlMethod, type JsonObject, type JsonValue } from '@heddle/envelope';
 import { asObject } from './caller.js';
 import { PlaneError } from './errors.js';
+import { type ListedInstance, lifeOf } from './host-listing.js';
+import { canReach, isLive, moveTo, setState } from './placement-life.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { seedVerb } from './seed-verbs.js';
 import type { PlacementRecord, PlacementState } from './state-store.js';
@@ -32,17 +34,22 @@ export function planeFailure(err: unknown, what: string): PlaneError {
   });
 }
 
-/** Sends an instance verb to the node of `p`; a mutation carries a chained controller decision. */
-async function send(
+/**
+ * Sends an instance verb to the node of `p`; a mutation carries a chained controller decision (with
+ * `why` in its payload).
+ */
+export async function sendVerb(
   ctx: PlaneContext,
   p: PlacementRecord,
   method: CtlMethod,
   body: JsonObject,
+  why: JsonObject = {},
 ): Promise<{ [key: string]: JsonValue }> {
   const target = ctx.book.get(p.node_id);
   let decisionId: string | undefined;
   if (method !== 'workload.status' && method !== 'workload.logs') {
     const event = await ctx.chain.append(PLANE_CHAIN_SOURCE, method, {
+      ...why,
       phase: 'decision',
       controller: ctx.nodeId,
       instance_id: p.instance_id,
@@ -80,22 +87,26 @@ async function send(
   }
 }
 
-function update(
-  ctx: PlaneContext,
-  p: PlacementRecord,
-  state: PlacementState,
-  desired: boolean,
-): PlacementRecord {
-  const next = { ...p, state, desired_running: desired, updated_at_ms: ctx.now() };
-  ctx.store.putPlacement(next);
-  return next;
+/** Refuses (`invalid_input`) a verb that would move `p` where its lifecycle cannot go. */
+function checkMove(p: PlacementRecord, to: PlacementState, verb: string): void {
+  if (canReach(p.state, to)) return;
+  throw new PlaneError(
+    'invalid_input',
+    `instance ${p.instance_id} is ${p.state}: it cannot be ${verb} (see docs/lifecycle.md)`,
+    { field: 'instance' },
+  );
 }
 
-/** `workload.start` of a placed instance. */
-export async function startInstance(ctx: PlaneContext, instanceId: string): Promise<PlacementRecord> {
+/** `workload.start` of a placed instance (`reason` is chained with the move to `running`). */
+export async function startInstance(
+  ctx: PlaneContext,
+  instanceId: string,
+  reason = 'started by the operator',
+): Promise<PlacementRecord> {
   const p = placementOf(ctx, instanceId);
-  await send(ctx, p, 'workload.start', { instance_id: instanceId });
-  return update(ctx, p, 'running', true);
+  checkMove(p, 'running', 'started');
+  await sendVerb(ctx, p, 'workload.start', { instance_id: instanceId });
+  return moveTo(ctx, instanceId, 'running', reason, { desired_running: true });
 }
 
 /** `workload.stop` of a placed instance; returns the placement and the node's evidence. */
@@ -103,37 +114,49 @@ export async function stopInstance(
   ctx: PlaneContext,
   instanceId: string,
   graceMs?: number,
+  reason = 'stopped by the operator',
 ): Promise<{ placement: PlacementRecord; evidence: JsonValue }> {
   const p = placementOf(ctx, instanceId);
-  const r = await send(ctx, p, 'workload.stop', {
+  checkMove(p, 'stopped', 'stopped');
+  const r = await sendVerb(ctx, p, 'workload.stop', {
     instance_id: instanceId,
     ...(graceMs === undefined ? {} : { grace_ms: graceMs }),
   });
-  return { placement: update(ctx, p, 'stopped', false), evidence: r.evidence ?? null };
+  const placement = await moveTo(ctx, instanceId, 'stopped', reason, { desired_running: false });
+  return { placement, evidence: r.evidence ?? null };
 }
 
 /** `workload.unload` of a placed instance: the record is kept as `unloaded`, its reservation released. */
-export async function unloadInstance(ctx: PlaneContext, instanceId: string): Promise<PlacementRecord> {
+export async function unloadInstance(
+  ctx: PlaneContext,
+  instanceId: string,
+  reason = 'unloaded by the operator',
+): Promise<PlacementRecord> {
   const p = placementOf(ctx, instanceId);
-  await send(ctx, p, 'workload.unload', { instance_id: instanceId });
+  checkMove(p, 'unloaded', 'unloaded');
+  await sendVerb(ctx, p, 'workload.unload', { instance_id: instanceId });
   ctx.reservations.release(instanceId);
-  return update(ctx, p, 'unloaded', false);
+  return setState(ctx, instanceId, 'unloaded', reason, { desired_running: false });
 }
 
-/** The node's status of a placed instance. */
+/** The node's status of a placed instance (the placement follows the state the node reports). */
 export async function instanceStatus(
   ctx: PlaneContext,
   instanceId: string,
 ): Promise<{ placement: PlacementRecord; node: JsonValue }> {
   const p = placementOf(ctx, instanceId);
-  const r = await send(ctx, p, 'workload.status', { instance_id: instanceId });
+  const r = await sendVerb(ctx, p, 'workload.status', { instance_id: instanceId });
   const remote = asObject(r.instance ?? null);
-  const state = remote.state;
-  let next = p;
-  if (state === 'running' && p.state !== 'running') next = update(ctx, p, 'running', p.desired_running);
-  else if ((state === 'exited' || state === 'stopped') && p.state === 'running')
-    next = update(ctx, p, 'stopped', p.desired_running);
-  else if (state === 'failed' && p.state !== 'failed') next = update(ctx, p, 'failed', p.desired_running);
+  const mode = asObject(remote.mode ?? null);
+  const life = lifeOf({
+    life: typeof remote.life === 'string' ? (remote.life as ListedInstance['life']) : null,
+    state: typeof remote.state === 'string' ? remote.state : 'unknown',
+    mode: typeof mode.type === 'string' ? mode.type : null,
+  });
+  // Only a live placement follows its node; one the controller gave up on is left to the tick.
+  let next = placementOf(ctx, instanceId);
+  if (life !== undefined && isLive(next.state) && isLive(life) && canReach(next.state, life))
+    next = await moveTo(ctx, instanceId, life, 'reported by its node');
   return { placement: next, node: remote };
 }
 
@@ -144,7 +167,7 @@ export async function instanceLogs(
   lines = 100,
 ): Promise<{ instance_id: string; lines: string[]; truncated: boolean }> {
   const p = placementOf(ctx, instanceId);
-  const r = await send(ctx, p, 'workload.logs', { instance_id: instanceId, lines });
+  const r = await sendVerb(ctx, p, 'workload.logs', { instance_id: instanceId, lines });
   const out = Array.isArray(r.lines) ? r.lines.filter((l): l is string => typeof l === 'string') : [];
   return { instance_id: instanceId, lines: out, truncated: r.truncated === true };
 }

@@ -46,7 +46,17 @@ describe('migrations', () => {
     const path = dbPath();
     SqliteStateStore.open(path).close();
     const db = new Database(path);
-    expect(tables(db)).toEqual(['meta', 'orders', 'placements', 'targets', 'unsettled']);
+    expect(tables(db)).toEqual([
+      'alerts',
+      'meta',
+      'orders',
+      'placements',
+      'reschedules',
+      'revocation_acks',
+      'revocation_list',
+      'targets',
+      'unsettled',
+    ]);
     expect(db.prepare('SELECT key, value FROM meta').all()).toEqual([
       { key: 'schema_version', value: String(SCHEMA_VERSION) },
     ]);
@@ -194,6 +204,95 @@ describe('version 2', () => {
       });
     } finally {
       store.close();
+    }
+  });
+});
+
+describe('version 3', () => {
+  const insertPlacement = (db: Database.Database, id: string, state: string): void => {
+    db.prepare(
+      `INSERT INTO placements (instance_id, node_id, order_id, decision_id, workload, version, variant, runtime, manifest_hash, package_id, signer_keys, artifact_hashes, state, desired_running, placed_at_ms, updated_at_ms) VALUES (?, 'n1', 'o-1', 'd', 'w', '1.0.0', 'v', 'native', 'm', 'p', '[]', '[]', ?, 1, 1, 1)`,
+    ).run(id, state);
+  };
+
+  for (const from of [1, 2]) {
+    it(`upgrades a version ${from} database in place: placements keep their state and gain an empty lineage; the new tables work`, () => {
+      const path = dbPath();
+      const db = new Database(path);
+      migrate(db, MIGRATIONS.slice(0, from));
+      insertPlacement(db, 'i-1', 'running');
+      insertPlacement(db, 'i-2', 'lost');
+      db.close();
+      const store = SqliteStateStore.open(path);
+      try {
+        expect(store.schemaVersion).toBe(3);
+        expect(store.getPlacement('i-1')).toMatchObject({ state: 'running', replaces: null, reschedules: 0 });
+        expect(store.getPlacement('i-2')?.state).toBe('lost');
+        const p = store.getPlacement('i-1') as NonNullable<ReturnType<typeof store.getPlacement>>;
+        store.putPlacement({ ...p, state: 'rescheduled', replaces: null, reschedules: 2 });
+        store.putPlacement({ ...p, instance_id: 'i-3', state: 'unhealthy', replaces: 'i-1', reschedules: 3 });
+        expect(store.getPlacement('i-3')).toMatchObject({
+          state: 'unhealthy',
+          replaces: 'i-1',
+          reschedules: 3,
+        });
+        const row = {
+          instance_id: 'i-2',
+          order_id: 'o-1',
+          node_id: 'n1',
+          avoid: ['n1'],
+          reschedules: 1,
+          attempts: 0,
+          next_at_ms: 5,
+          since_ms: 5,
+          decision_id: null,
+          last_error: null,
+        };
+        store.putReschedule(row);
+        expect(store.listReschedules()).toEqual([row]);
+        const alert = {
+          alert_id: 'al-1',
+          instance_id: 'i-2',
+          node_id: 'n1',
+          order_id: 'o-1',
+          reason: 'pinned' as const,
+          detail: 'x',
+          raised_at_ms: 1,
+          acked_at_ms: null,
+        };
+        store.putAlert(alert);
+        expect(store.getAlert('al-1')).toEqual(alert);
+        store.putRevocationAck({ node_id: 'n1', generation: 2, acked_at_ms: 3, last_error: null });
+        expect(store.listRevocationAcks()).toEqual([
+          { node_id: 'n1', generation: 2, acked_at_ms: 3, last_error: null },
+        ]);
+        store.putRevocationList({
+          name: 'current',
+          generation: 0,
+          list: { schema: 'heddle.revocation-list.v1', generation: 0, entries: [] },
+          stored_at_ms: 1,
+        });
+        expect(store.getRevocationList()?.list.schema).toBe('heddle.revocation-list.v1');
+      } finally {
+        store.close();
+      }
+    });
+  }
+
+  it('refuses to write or read a placement state the lifecycle does not know', () => {
+    const path = dbPath();
+    const store = SqliteStateStore.open(path);
+    store.close();
+    const db = new Database(path);
+    insertPlacement(db, 'i-9', 'exploded');
+    db.close();
+    const s = SqliteStateStore.open(path);
+    try {
+      const e = stateError(() => s.getPlacement('i-9'));
+      expect(e.code).toBe('corrupt');
+      expect(e.field).toBe('placements.state');
+    } finally {
+      s.close();
     }
   });
 });

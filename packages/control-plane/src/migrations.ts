@@ -88,6 +88,56 @@ CREATE TABLE unsettled (
 ) STRICT;
 `;
 
+/**
+ * Version 3 (issue 8): placement states widen to the lifecycle states (a TEXT column: no DDL), each
+ * placement records the instance it replaced and its reschedule count; reschedules waiting for a
+ * node, alerts, and the revocation list distributed to hosts with each node's acknowledged generation
+ * are kept so a controller restart continues them.
+ */
+const V3_SCHEMA = `
+ALTER TABLE placements ADD COLUMN replaces TEXT;
+ALTER TABLE placements ADD COLUMN reschedules INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE orders ADD COLUMN migratable INTEGER NOT NULL DEFAULT 1;
+
+CREATE TABLE reschedules (
+  instance_id TEXT PRIMARY KEY,
+  order_id TEXT NOT NULL,
+  node_id TEXT NOT NULL,
+  avoid TEXT NOT NULL,
+  reschedules INTEGER NOT NULL,
+  attempts INTEGER NOT NULL,
+  next_at_ms INTEGER NOT NULL,
+  since_ms INTEGER NOT NULL,
+  decision_id TEXT,
+  last_error TEXT
+) STRICT;
+
+CREATE TABLE alerts (
+  alert_id TEXT PRIMARY KEY,
+  instance_id TEXT NOT NULL,
+  node_id TEXT NOT NULL,
+  order_id TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  detail TEXT NOT NULL,
+  raised_at_ms INTEGER NOT NULL,
+  acked_at_ms INTEGER
+) STRICT;
+
+CREATE TABLE revocation_acks (
+  node_id TEXT PRIMARY KEY,
+  generation INTEGER NOT NULL,
+  acked_at_ms INTEGER,
+  last_error TEXT
+) STRICT;
+
+CREATE TABLE revocation_list (
+  name TEXT PRIMARY KEY,
+  generation INTEGER NOT NULL,
+  list TEXT NOT NULL,
+  stored_at_ms INTEGER NOT NULL
+) STRICT;
+`;
+
 /** Every migration, in order. Append only: a released step is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -103,6 +153,14 @@ export const MIGRATIONS: readonly Migration[] = [
     up: (db) => {
       db.exec('ALTER TABLE targets ADD COLUMN seed TEXT');
       db.exec('ALTER TABLE orders ADD COLUMN store_pin TEXT');
+    },
+  },
+  {
+    version: 3,
+    description:
+      'instance lifecycle: placement lineage (replaces, reschedules), pending reschedules, alerts, the distributed revocation list and per-node acknowledged generations',
+    up: (db) => {
+      db.exec(V3_SCHEMA);
     },
   },
 ];

@@ -15,11 +15,12 @@ import {
   type TrustTier,
   verifyNodeFacts,
 } from '@heddle/placement';
+import { isGone } from '@heddle/runtime';
 import { asObject, type Caller } from './caller.js';
 import type { PlaneConfig } from './config.js';
 import { PlaneError } from './errors.js';
 import { type AddSeedOptions, addSeedTarget, refreshSeedTarget } from './seed-book.js';
-import type { StateStore, TargetRecord } from './state-store.js';
+import type { PlacementRecord, StateStore, TargetRecord } from './state-store.js';
 
 /** How to add a node. */
 export interface AddNodeOptions {
@@ -52,6 +53,8 @@ export class NodeBook {
   readonly #store: StateStore;
   readonly #caller: Caller;
   readonly #now: () => number;
+  /** When each node last answered anything in this process (Unix ms). */
+  readonly #heard = new Map<string, number>();
 
   constructor(store: StateStore, caller: Caller, config: PlaneConfig, now: () => number) {
     this.#store = store;
@@ -231,29 +234,32 @@ export class NodeBook {
     return target;
   }
 
-  /** Forgets a node. Refused (`invalid_input`) while the controller has placements on it, unless `force`. */
-  remove(nodeId: string, force = false): TargetRecord {
+  /**
+   * Forgets a node. Refused (`invalid_input`) while the controller has live placements on it, unless
+   * `force`: then `lose` is called for each of them, in the same transaction as the removal (the
+   * caller marks them lost; nothing is unloaded on the node), and its results are returned.
+   */
+  remove<T>(nodeId: string, force = false, lose?: (p: PlacementRecord) => T): T[] {
     const t = this.get(nodeId);
-    const placed = this.#store
-      .listPlacements(nodeId)
-      .filter((p) => p.state !== 'unloaded' && p.state !== 'lost');
+    const placed = this.#store.listPlacements(nodeId).filter((p) => !isGone(p.state));
     if (placed.length > 0 && !force) {
       throw new PlaneError(
         'invalid_input',
-        `node ${nodeId} still has ${placed.length} placement(s) (${placed.map((p) => p.instance_id).join(', ')}); unload them first or remove with --force`,
+        `node ${t.node_id} still has ${placed.length} placement(s) (${placed.map((p) => p.instance_id).join(', ')}); unload them first or remove with --force`,
         { field: 'node' },
       );
     }
-    const now = this.#now();
-    this.#store.transaction(() => {
-      // Forced: what the controller had there is lost to it (nothing is unloaded on the node).
-      for (const p of placed) this.#store.putPlacement({ ...p, state: 'lost', updated_at_ms: now });
+    const lost = this.#store.transaction(() => {
+      const out = lose === undefined ? [] : placed.map(lose);
       this.#store.removeTarget(nodeId);
+      this.#store.removeRevocationAck(nodeId);
+      return out;
     });
     // Forget the facts' sequence too, so that the same node can be added again at once.
     this.cache.remove(nodeId, { forgetSeq: true });
     this.liveness.forget(nodeId);
-    return t;
+    this.#heard.delete(nodeId);
+    return lost;
   }
 
   /** Registers a Cognitum Seed (see {@link addSeedTarget}). */
@@ -263,7 +269,14 @@ export class NodeBook {
 
   /** Records a successful call to a node (any verified answer is contact). */
   contact(nodeId: string): void {
-    this.liveness.contact(nodeId, this.#now());
+    const now = this.#now();
+    this.liveness.contact(nodeId, now);
+    this.#heard.set(nodeId, Math.max(now, this.#heard.get(nodeId) ?? 0));
+  }
+
+  /** When `nodeId` last answered anything in this process (Unix ms), or undefined. */
+  heardAt(nodeId: string): number | undefined {
+    return this.#heard.get(nodeId);
   }
 
   #accept(t: TargetRecord, d: Described): void {
@@ -276,6 +289,7 @@ export class NodeBook {
       if (t.tier !== null && this.cache.get(t.node_id) !== undefined) this.cache.setTier(t.node_id, t.tier);
     }
     this.liveness.contact(t.node_id, now);
+    this.#heard.set(t.node_id, Math.max(now, this.#heard.get(t.node_id) ?? 0));
   }
 
   async #describe(url: string, key: string | undefined): Promise<Described> {

@@ -1,4 +1,5 @@
 import type { Liveness, TrustTier } from '@heddle/placement';
+import { isGone } from '@heddle/runtime';
 import type { NodeBook } from './node-book.js';
 import type { StateStore, TargetRecord } from './state-store.js';
 
@@ -21,7 +22,7 @@ export interface NodeView {
   readonly last_seen_ms: number | null;
   readonly unreachable_since_ms: number | null;
   readonly last_error: string | null;
-  /** Placements on it that are neither unloaded nor lost. */
+  /** Placements on it that are still there (not lost, rescheduled, revoked or unloaded). */
   readonly instances: number;
 }
 
@@ -47,7 +48,6 @@ export function nodeView(t: TargetRecord, book: NodeBook, store: StateStore, now
     last_seen_ms: t.last_seen_ms,
     unreachable_since_ms: t.unreachable_since_ms,
     last_error: t.last_error,
-    instances: store.listPlacements(t.node_id).filter((p) => p.state !== 'unloaded' && p.state !== 'lost')
-      .length,
+    instances: store.listPlacements(t.node_id).filter((p) => !isGone(p.state)).length,
   };
 }

@@ -129,8 +129,16 @@ describe('orderRecord', () => {
       prefer: [],
       avoid: [],
       allow_emulated: false,
+      migratable: true,
       created_at_ms: 1234,
     });
+  });
+
+  it("keeps an operator's migratable false (the workload needs its node)", () => {
+    expect(orderRecord(parseOrder({ package_dir: 'p', migratable: false }), PKG, 1).migratable).toBe(false);
+    expect(() => parseOrder({ package_dir: 'p', migratable: 'no' })).toThrow(
+      expect.objectContaining({ field: 'migratable' }),
+    );
   });
 
   it('keeps what the order gives, with copies of its node lists', () => {

@@ -29,6 +29,11 @@ export interface PlaceOrderInput {
   readonly start?: boolean;
   /** Emulated variants may be chosen (default false). */
   readonly allow_emulated?: boolean;
+  /**
+   * Whether a lost instance may be placed again elsewhere (default true). Say false for a workload tied
+   * to its node (a sensor or device there): its node's death then raises an alert instead.
+   */
+  readonly migratable?: boolean;
   /** Decide and explain, chain nothing, place nothing. */
   readonly dry_run?: boolean;
   /** Or a Cognitum Seed store cog the operator pins (placed only on Seeds). */
@@ -55,6 +60,7 @@ export const PlaceOrderInputSchema: z.ZodType<PlaceOrderInput> = z
       .optional(),
     start: z.boolean().optional(),
     allow_emulated: z.boolean().optional(),
+    migratable: z.boolean().optional(),
     dry_run: z.boolean().optional(),
     store_pin: z
       .strictObject({
@@ -118,6 +124,7 @@ export function orderRecord(
     prefer: [...(input.prefer ?? [])],
     avoid: [...(input.avoid ?? [])],
     allow_emulated: input.allow_emulated ?? false,
+    migratable: input.migratable ?? true,
     created_at_ms: now,
     ...(input.store_pin === undefined ? {} : { store_pin: input.store_pin }),
   };

@@ -1,13 +1,25 @@
 import { CallFailure, type JsonValue } from '@heddle/envelope';
 import type { CogBody, VerifiedWorkload } from '@heddle/package';
+import { canTransition, isGone } from '@heddle/runtime';
 import { DirPackageSource } from '@heddle/wire';
 import { asObject, countingSource } from './caller.js';
 import { engineView, placeContext } from './engine-view.js';
 import type { AttemptOutcome, PlaceHooks } from './place.js';
 import { chainAttempt } from './place-common.js';
+import { chainChange, type StagedChange, stageNew, stageState } from './placement-life.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { reconcilePlace } from './reconcile.js';
-import type { OrderRecord, PlacementRecord, TargetRecord } from './state-store.js';
+import type { OrderRecord, PlacementRecord, PlacementState, TargetRecord } from './state-store.js';
+
+/** What a reschedule adds to a dispatch: a shorter timeout and the lineage of the new placement. */
+export interface AttemptExtras {
+  /** Timeout of the `place` (default: the config's place timeout). */
+  readonly timeoutMs?: number;
+  /** The instance the new one replaces. */
+  readonly replaces?: string;
+  /** Its reschedule count in the lineage. */
+  readonly reschedules?: number;
+}
 
 /** One dispatch: its outcome, and the placement when it placed. */
 export interface Attempt {
@@ -28,6 +40,7 @@ export async function attempt(
   variant: string,
   emulated: boolean,
   hooks: PlaceHooks,
+  extras: AttemptExtras = {},
 ): Promise<Attempt> {
   const target = ctx.book.get(nodeId);
   const view = engineView(ctx.book, ctx.store, ctx.now()).get(nodeId);
@@ -69,14 +82,16 @@ export async function attempt(
       decisionId,
       expectedKey: target.public_key,
       source,
+      ...(extras.timeoutMs === undefined ? {} : { timeoutMs: extras.timeoutMs }),
     });
     ctx.book.contact(nodeId);
-    const placement = ctx.store.transaction(() => {
-      const p = record(ctx, verified, order, decisionId, nodeId, asObject(r.result));
+    const staged = ctx.store.transaction(() => {
+      const p = record(ctx, verified, order, decisionId, nodeId, asObject(r.result), extras);
       ctx.store.removeUnsettled(decisionId);
       return p;
     });
     inProgress.done();
+    const placement = await chainChange(ctx, staged, { why: 'placed' });
     return finish({ outcome: 'placed', code: null, reason: null }, placement);
   } catch (err) {
     if (!(err instanceof CallFailure)) {
@@ -97,7 +112,7 @@ export async function attempt(
     }
     await finish({ outcome: 'indeterminate', code: null, reason: err.message });
     try {
-      return await settleLost(ctx, verified, order, decisionId, target, variant, expiresAtMs);
+      return await settleLost(ctx, verified, order, decisionId, target, variant, expiresAtMs, extras);
     } finally {
       inProgress.done();
     }
@@ -115,15 +130,17 @@ async function settleLost(
   target: TargetRecord,
   variant: string,
   expiresAtMs: number,
+  extras: AttemptExtras,
 ): Promise<Attempt> {
   const s = await reconcilePlace(ctx, target, decisionId, expiresAtMs);
   const base = { node_id: target.node_id, variant };
   if (s.kind === 'placed') {
-    const placement = ctx.store.transaction(() => {
-      const p = record(ctx, verified, order, decisionId, target.node_id, s.instance);
+    const staged = ctx.store.transaction(() => {
+      const p = record(ctx, verified, order, decisionId, target.node_id, s.instance, extras);
       ctx.store.removeUnsettled(decisionId);
       return p;
     });
+    const placement = await chainChange(ctx, staged, { why: 'reconciled' });
     await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
       phase: 'reconciled',
       decision_id: decisionId,
@@ -173,7 +190,10 @@ async function settleLost(
   return { outcome: { ...base, outcome: 'unsettled', code: null, reason: s.reason }, placement: null };
 }
 
-/** Records a placement a node reported (its instance view) and reserves its resources. */
+/**
+ * Records a placement a node reported (its instance view) and reserves its resources; returns the
+ * staged lifecycle change (from `requested`) for the caller to chain once its transaction is done.
+ */
 export function record(
   ctx: PlaneContext,
   verified: VerifiedWorkload<CogBody>,
@@ -181,11 +201,13 @@ export function record(
   decisionId: string,
   nodeId: string,
   instance: { [key: string]: JsonValue },
-): PlacementRecord {
+  extras: AttemptExtras = {},
+): StagedChange {
   const now = ctx.now();
   const state = instance.state === 'running' ? 'running' : 'placed';
+  const instanceId = String(instance.instance_id);
   const p: PlacementRecord = {
-    instance_id: String(instance.instance_id),
+    instance_id: instanceId,
     node_id: nodeId,
     order_id: order.order_id,
     decision_id: decisionId,
@@ -201,10 +223,40 @@ export function record(
     desired_running: order.start,
     placed_at_ms: now,
     updated_at_ms: now,
+    // A host derives instance ids from the workload, its config and the node: placed again on the
+    // same node, a lost instance comes back under its own id (it replaces nothing).
+    replaces: extras.replaces === undefined || extras.replaces === instanceId ? null : extras.replaces,
+    reschedules: extras.reschedules ?? 0,
   };
-  ctx.store.putPlacement(p);
+  const staged =
+    samePlacement(ctx, p) ?? stageNew(ctx, p, p.replaces === null ? 'placed' : `replaces ${p.replaces}`);
   ctx.reservations.hold(p, verified.body.resources.ram_mb, verified.body.resources.cpu_pct);
-  return p;
+  return staged;
+}
+
+/**
+ * A place answered with an instance the controller already knows (a place is idempotent on a host,
+ * and instance ids are derived): a live one keeps its life and follows the answer; a lost one is back
+ * (`lost` to its new state). Undefined for a new life (no record, or one that is gone for good).
+ */
+function samePlacement(ctx: PlaneContext, p: PlacementRecord): StagedChange | undefined {
+  const held = ctx.store.getPlacement(p.instance_id);
+  if (held === undefined || (isGone(held.state) && held.state !== 'lost')) return undefined;
+  const to: PlacementState = held.state === 'lost' && p.state === 'placed' ? 'loaded' : p.state;
+  // A live one was there all along (its node lists it); a lost one starts a new stay on its node.
+  ctx.store.putPlacement({
+    ...p,
+    state: held.state,
+    placed_at_ms: held.state === 'lost' ? p.placed_at_ms : held.placed_at_ms,
+  });
+  if (held.state === to || !canTransition(held.state, to))
+    return stageState(ctx, p.instance_id, held.state, '');
+  return stageState(
+    ctx,
+    p.instance_id,
+    to,
+    held.state === 'lost' ? 'placed again on its node' : 'placed again',
+  );
 }
 
 /**

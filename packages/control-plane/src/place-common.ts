@@ -1,3 +1,4 @@
+import type { JsonValue } from '@heddle/envelope';
 import type { Decision as GateDecision } from '@heddle/gate';
 import type { Decision, Explanation, GovernanceVerdict, PlacedDecision } from '@heddle/placement';
 import { PlaneError } from './errors.js';
@@ -30,8 +31,10 @@ export async function chainDecision(
   order: OrderRecord,
   decision: PlacedDecision,
   variant: string,
+  extra: { readonly [key: string]: JsonValue } = {},
 ): Promise<string> {
   const event = await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
+    ...extra,
     phase: 'decision',
     controller: ctx.nodeId,
     order_id: order.order_id,
@@ -69,7 +72,8 @@ export async function chainAttempt(
 /**
  * Dispatches to the ranked candidates (at most `maxAttempts`, only the pin when pinned) until one
  * places or leaves the decision unsettled; when none does, the order is dropped (the decision and
- * every attempt are on the chain) and `refused` names each node's outcome.
+ * every attempt are on the chain; `keepOrder` keeps a stored order that is placed again later) and
+ * `refused` names each node's outcome.
  */
 export async function dispatchRanked<C extends { readonly node_id: string }>(
   ctx: PlaneContext,
@@ -79,6 +83,7 @@ export async function dispatchRanked<C extends { readonly node_id: string }>(
   pinned: boolean,
   explanation: Explanation,
   attempt: (candidate: C) => Promise<{ outcome: AttemptOutcome; placement: PlacementRecord | null }>,
+  options: { readonly keepOrder?: boolean } = {},
 ): Promise<PlaceResult> {
   const attempts: AttemptOutcome[] = [];
   const base = { order_id: order.order_id, decision_id: decisionId, explanation };
@@ -88,7 +93,7 @@ export async function dispatchRanked<C extends { readonly node_id: string }>(
     if (a.outcome.outcome === 'placed') return { ...base, status: 'placed', instance: a.placement, attempts };
     if (a.outcome.outcome === 'unsettled') return { ...base, status: 'unsettled', instance: null, attempts };
   }
-  ctx.store.removeOrder(order.order_id);
+  if (options.keepOrder !== true) ctx.store.removeOrder(order.order_id);
   const reasons: Record<string, string> = {};
   for (const a of attempts)
     reasons[a.node_id] = `${a.outcome}${a.code === null ? '' : ` ${a.code}`}: ${a.reason ?? ''}`;

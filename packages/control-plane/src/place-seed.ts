@@ -6,6 +6,7 @@ import { engineView } from './engine-view.js';
 import { orderRecord, type PlaceOrderInput } from './order.js';
 import type { AttemptOutcome, PlaceResult } from './place.js';
 import { chainDecision, dispatchRanked, dryRun, unplaceable, verdictOf } from './place-common.js';
+import { chainChange, stageNew } from './placement-life.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { seedFailure } from './seed-book.js';
 import { seedDataDir, seedPinOf, seedVariant } from './seed-nodes.js';
@@ -145,7 +146,7 @@ async function attemptSeed(
       placed_at_ms: now,
       updated_at_ms: now,
     };
-    ctx.store.putPlacement(placement);
+    await chainChange(ctx, stageNew(ctx, placement, 'placed'), { why: 'placed' });
     return finish({ outcome: 'placed', code: null, reason: null }, placement);
   } catch (err) {
     // The Seed may still be installing it: never place it elsewhere as if nothing happened.

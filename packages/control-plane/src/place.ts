@@ -5,7 +5,9 @@ import {
   type Explanation,
   explainJson,
   type GovernanceVerdict,
+  type PlacedDecision,
   place,
+  type ScoredCandidate,
 } from '@heddle/placement';
 import type { TransferProgress } from './caller.js';
 import { engineView, placeContext } from './engine-view.js';
@@ -91,13 +93,83 @@ export async function placeOrder(
   if (decision.outcome !== 'placed') throw unplaceable(decision, verified.body.id);
   const decisionId = await chainDecision(ctx, record, decision, decision.variant);
   ctx.store.putOrder(record);
-  const ranked = [
+  return dispatchRanked(ctx, record, decisionId, ranked(decision), decision.pinned, explanation, (c) =>
+    attempt(ctx, verified, record, decisionId, c.node_id, c.variant, c.execution === 'emulated', hooks),
+  );
+}
+
+/** How a stored order is placed again to replace a lost instance (a reschedule). */
+export interface ReplaceOptions {
+  /** The lost instance the new one replaces. */
+  readonly replaces: string;
+  /** The reschedule count the new instance carries in its lineage. */
+  readonly reschedules: number;
+  /** Nodes to avoid besides the order's own (dead ones). */
+  readonly avoid: readonly string[];
+  /** Timeout of each `place` (the reschedule timeout). */
+  readonly timeoutMs: number;
+}
+
+/**
+ * Places a stored order again (a reschedule, DESIGN 10): the same path as {@link placeOrder} (the held
+ * package verified again, the engine with the gate's verdicts, a chained decision, ranked attempts
+ * with their own gate checks, a lost answer reconciled before anything else) with `options.avoid`
+ * added to the order's avoid list, each place bounded by `options.timeoutMs`, and the new placement
+ * recording the instance it replaces. The stored order is kept when no node takes it (the reschedule
+ * is retried later). Refuses with `unplaceable` (no node fits) or `refused` (every candidate failed).
+ */
+export async function placeStoredOrder(
+  ctx: PlaneContext,
+  order: OrderRecord,
+  options: ReplaceOptions,
+): Promise<PlaceResult> {
+  const verified = await ctx.packages.get(order.manifest_hash);
+  const wanted: OrderRecord = {
+    ...order,
+    start: true,
+    avoid: [...new Set([...order.avoid, ...options.avoid])],
+  };
+  const decision = decide(ctx, verified, wanted, ctx.now());
+  const explanation = explainJson(decision);
+  if (decision.outcome !== 'placed') throw unplaceable(decision, verified.body.id);
+  const decisionId = await chainDecision(ctx, wanted, decision, decision.variant, {
+    reschedule_of: options.replaces,
+    reschedules: options.reschedules,
+  });
+  const extras = {
+    timeoutMs: options.timeoutMs,
+    replaces: options.replaces,
+    reschedules: options.reschedules,
+  };
+  return dispatchRanked(
+    ctx,
+    wanted,
+    decisionId,
+    ranked(decision),
+    decision.pinned,
+    explanation,
+    (c) =>
+      attempt(
+        ctx,
+        verified,
+        wanted,
+        decisionId,
+        c.node_id,
+        c.variant,
+        c.execution === 'emulated',
+        {},
+        extras,
+      ),
+    { keepOrder: true },
+  );
+}
+
+/** The winner first, then the other candidates in rank order. */
+function ranked(decision: PlacedDecision): Pick<ScoredCandidate, 'node_id' | 'variant' | 'execution'>[] {
+  return [
     { node_id: decision.node_id, variant: decision.variant, execution: decision.execution },
     ...decision.candidates.filter((c) => c.node_id !== decision.node_id),
   ];
-  return dispatchRanked(ctx, record, decisionId, ranked, decision.pinned, explanation, (c) =>
-    attempt(ctx, verified, record, decisionId, c.node_id, c.variant, c.execution === 'emulated', hooks),
-  );
 }
 
 function decide(

@@ -1,4 +1,5 @@
 import { record } from './place-attempt.js';
+import { chainChange } from './placement-life.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { reconcilePlace } from './reconcile.js';
 
@@ -50,10 +51,12 @@ export async function settleUnsettled(ctx: PlaneContext, timeoutMs = 2_000): Pro
         pending.push(u.decision_id);
         continue;
       }
-      ctx.store.transaction(() => {
-        record(ctx, verified, order, u.decision_id, u.node_id, s.instance);
+      const staged = ctx.store.transaction(() => {
+        const change = record(ctx, verified, order, u.decision_id, u.node_id, s.instance);
         ctx.store.removeUnsettled(u.decision_id);
+        return change;
       });
+      await chainChange(ctx, staged, { why: 'settled' });
       placed.push(u.decision_id);
     } else {
       ctx.store.removeUnsettled(u.decision_id);

@@ -49,6 +49,7 @@ const order = (id: string, over: Partial<OrderRecord> = {}): OrderRecord => ({
   prefer: ['n1'],
   avoid: [],
   allow_emulated: false,
+  migratable: true,
   created_at_ms: 5000,
   ...over,
 });
@@ -70,6 +71,8 @@ const placement = (id: string, over: Partial<PlacementRecord> = {}): PlacementRe
   desired_running: true,
   placed_at_ms: 100,
   updated_at_ms: 100,
+  replaces: null,
+  reschedules: 0,
   ...over,
 });
 
@@ -443,7 +446,7 @@ describe('SqliteStateStore across processes', () => {
             s.putOrder({
               order_id: 'o-' + i, workload: 'w', version: '1.0.0', manifest_hash: 'm-' + i, package_id: 'pkg',
               mode: { type: 'once' }, values: { i }, start: true, node: null, prefer: [], avoid: [],
-              allow_emulated: false, created_at_ms: i,
+              allow_emulated: false, migratable: true, created_at_ms: i,
             });
           });
           process.stdout.write('ack ' + i + '\\n');

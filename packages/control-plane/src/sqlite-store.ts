@@ -4,10 +4,24 @@ import Database from 'better-sqlite3';
 import type { z } from 'zod';
 import { StateError } from './errors.js';
 import { checkSchemaVersion, migrate } from './migrations.js';
-import { ORDERS, PLACEMENTS, TARGETS, type TableSpec, UNSETTLED } from './sqlite-tables.js';
+import {
+  ALERTS,
+  ORDERS,
+  PLACEMENTS,
+  RESCHEDULES,
+  REVOCATION_ACKS,
+  REVOCATION_LIST,
+  TARGETS,
+  type TableSpec,
+  UNSETTLED,
+} from './sqlite-tables.js';
 import type {
+  AlertRecord,
+  HeldRevocationList,
   OrderRecord,
   PlacementRecord,
+  RescheduleRecord,
+  RevocationAckRecord,
   StateStore,
   TargetRecord,
   UnsettledRecord,
@@ -180,6 +194,10 @@ export class SqliteStateStore implements StateStore {
   private readonly orders: Table<OrderRecord>;
   private readonly placements: Table<PlacementRecord>;
   private readonly unsettled: Table<UnsettledRecord>;
+  private readonly reschedules: Table<RescheduleRecord>;
+  private readonly alerts: Table<AlertRecord>;
+  private readonly revocationAcks: Table<RevocationAckRecord>;
+  private readonly revocationList: Table<HeldRevocationList>;
   private readonly placementsByNode: Database.Statement;
   private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>;
 
@@ -190,6 +208,10 @@ export class SqliteStateStore implements StateStore {
     this.orders = new Table(db, ORDERS);
     this.placements = new Table(db, PLACEMENTS);
     this.unsettled = new Table(db, UNSETTLED);
+    this.reschedules = new Table(db, RESCHEDULES);
+    this.alerts = new Table(db, ALERTS);
+    this.revocationAcks = new Table(db, REVOCATION_ACKS);
+    this.revocationList = new Table(db, REVOCATION_LIST);
     this.placementsByNode = db.prepare(
       `SELECT ${PLACEMENTS.columns.map(q).join(', ')} FROM placements WHERE node_id = ? ORDER BY placed_at_ms, instance_id`,
     );
@@ -293,6 +315,49 @@ export class SqliteStateStore implements StateStore {
   }
   removeUnsettled(decisionId: string): boolean {
     return this.run('write', () => this.unsettled.remove(decisionId));
+  }
+
+  getReschedule(instanceId: string): RescheduleRecord | undefined {
+    return this.run('read', () => this.reschedules.get(instanceId));
+  }
+  listReschedules(): RescheduleRecord[] {
+    return this.run('read', () => this.reschedules.list());
+  }
+  putReschedule(record: RescheduleRecord): void {
+    this.run('write', () => this.reschedules.put(record));
+  }
+  removeReschedule(instanceId: string): boolean {
+    return this.run('write', () => this.reschedules.remove(instanceId));
+  }
+
+  getAlert(alertId: string): AlertRecord | undefined {
+    return this.run('read', () => this.alerts.get(alertId));
+  }
+  listAlerts(): AlertRecord[] {
+    return this.run('read', () => this.alerts.list());
+  }
+  putAlert(record: AlertRecord): void {
+    this.run('write', () => this.alerts.put(record));
+  }
+
+  getRevocationAck(nodeId: string): RevocationAckRecord | undefined {
+    return this.run('read', () => this.revocationAcks.get(nodeId));
+  }
+  listRevocationAcks(): RevocationAckRecord[] {
+    return this.run('read', () => this.revocationAcks.list());
+  }
+  putRevocationAck(record: RevocationAckRecord): void {
+    this.run('write', () => this.revocationAcks.put(record));
+  }
+  removeRevocationAck(nodeId: string): boolean {
+    return this.run('write', () => this.revocationAcks.remove(nodeId));
+  }
+
+  getRevocationList(): HeldRevocationList | undefined {
+    return this.run('read', () => this.revocationList.get('current'));
+  }
+  putRevocationList(record: HeldRevocationList): void {
+    this.run('write', () => this.revocationList.put({ ...record, name: 'current' }));
   }
 
   /** Closes the database and releases its lock. Later calls throw `StateError` `closed`; closing twice is a no-op. */

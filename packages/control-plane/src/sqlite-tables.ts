@@ -1,8 +1,20 @@
+import { RevocationListFileSchema } from '@heddle/package';
 import { SignedNodeFactsSchema, TRUST_TIERS } from '@heddle/placement';
 import { z } from 'zod';
-import type { OrderRecord, PlacementRecord, TargetRecord, UnsettledRecord } from './state-store.js';
+import {
+  type AlertRecord,
+  type HeldRevocationList,
+  type OrderRecord,
+  PLACEMENT_STATES,
+  type PlacementRecord,
+  type RescheduleRecord,
+  type RevocationAckRecord,
+  type TargetRecord,
+  type UnsettledRecord,
+} from './state-store.js';
 
-// The four record types as SQLite tables: every row read back is validated with these schemas.
+// The record types as SQLite tables: every row read back (and every row written) is validated with
+// these schemas.
 
 const ms = z.int().nonnegative();
 const strings = z.array(z.string());
@@ -43,6 +55,7 @@ const OrderSchema: z.ZodType<OrderRecord> = z.object({
   prefer: strings,
   avoid: strings,
   allow_emulated: z.boolean(),
+  migratable: z.boolean(),
   created_at_ms: ms,
   store_pin: z
     .object({
@@ -68,10 +81,57 @@ const PlacementSchema: z.ZodType<PlacementRecord> = z.object({
   package_id: z.string(),
   signer_keys: strings,
   artifact_hashes: strings,
-  state: z.enum(['placed', 'running', 'stopped', 'unloaded', 'failed', 'lost']),
+  state: z.enum(PLACEMENT_STATES),
   desired_running: z.boolean(),
   placed_at_ms: ms,
   updated_at_ms: ms,
+  replaces: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? null),
+  reschedules: z
+    .int()
+    .nonnegative()
+    .nullish()
+    .transform((v) => v ?? 0),
+});
+
+const RescheduleSchema: z.ZodType<RescheduleRecord> = z.object({
+  instance_id: z.string().min(1),
+  order_id: z.string(),
+  node_id: z.string(),
+  avoid: strings,
+  reschedules: z.int().positive(),
+  attempts: z.int().nonnegative(),
+  next_at_ms: ms,
+  since_ms: ms,
+  decision_id: z.string().nullable(),
+  last_error: z.string().nullable(),
+});
+
+const AlertSchema: z.ZodType<AlertRecord> = z.object({
+  alert_id: z.string().min(1),
+  instance_id: z.string(),
+  node_id: z.string(),
+  order_id: z.string(),
+  reason: z.enum(['pinned', 'not_migratable', 'reschedule_limit', 'no_order']),
+  detail: z.string(),
+  raised_at_ms: ms,
+  acked_at_ms: ms.nullable(),
+});
+
+const RevocationAckSchema: z.ZodType<RevocationAckRecord> = z.object({
+  node_id: z.string().min(1),
+  generation: z.int().nonnegative(),
+  acked_at_ms: ms.nullable(),
+  last_error: z.string().nullable(),
+});
+
+const HeldRevocationListSchema: z.ZodType<HeldRevocationList> = z.object({
+  name: z.string().min(1),
+  generation: z.int().nonnegative(),
+  list: RevocationListFileSchema,
+  stored_at_ms: ms,
 });
 
 const UnsettledSchema: z.ZodType<UnsettledRecord> = z.object({
@@ -122,7 +182,7 @@ export const ORDERS: TableSpec<OrderRecord> = spec(
   'orders',
   OrderSchema,
   ['mode', 'values', 'prefer', 'avoid', 'store_pin'],
-  ['start', 'allow_emulated'],
+  ['start', 'allow_emulated', 'migratable'],
   'created_at_ms, order_id',
 );
 /** The placements table. */
@@ -132,6 +192,32 @@ export const PLACEMENTS: TableSpec<PlacementRecord> = spec(
   ['signer_keys', 'artifact_hashes'],
   ['desired_running'],
   'placed_at_ms, instance_id',
+);
+/** The pending reschedules table (schema v3). */
+export const RESCHEDULES: TableSpec<RescheduleRecord> = spec(
+  'reschedules',
+  RescheduleSchema,
+  ['avoid'],
+  [],
+  'since_ms, instance_id',
+);
+/** The alerts table (schema v3). */
+export const ALERTS: TableSpec<AlertRecord> = spec('alerts', AlertSchema, [], [], 'raised_at_ms, alert_id');
+/** The per-node acknowledged revocation generations (schema v3). */
+export const REVOCATION_ACKS: TableSpec<RevocationAckRecord> = spec(
+  'revocation_acks',
+  RevocationAckSchema,
+  [],
+  [],
+  'node_id',
+);
+/** The revocation list the controller distributes (schema v3). */
+export const REVOCATION_LIST: TableSpec<HeldRevocationList> = spec(
+  'revocation_list',
+  HeldRevocationListSchema,
+  ['list'],
+  [],
+  'name',
 );
 /** The unsettled decisions table. */
 export const UNSETTLED: TableSpec<UnsettledRecord> = spec(

@@ -1,4 +1,6 @@
+import type { RevocationListFile } from '@heddle/package';
 import type { SignedNodeFacts, TrustTier } from '@heddle/placement';
+import type { LifecycleState } from '@heddle/runtime';
 
 /** A host the controller knows (DESIGN 10): where it is, its key, and the tier the operator gave it. */
 export interface TargetRecord {
@@ -82,13 +84,52 @@ export interface OrderRecord {
   readonly avoid: readonly string[];
   /** Whether emulated variants may be chosen. */
   readonly allow_emulated: boolean;
+  /**
+   * Whether a lost instance may be placed again on another node (default true). False for a workload
+   * tied to its node (a sensor or a device there): its node's death raises an alert instead.
+   */
+  readonly migratable: boolean;
   readonly created_at_ms: number;
   /** Set for an order of a Seed store cog (then `manifest_hash` is empty). */
   readonly store_pin?: OrderStorePin | null;
 }
 
-/** Where a placement stands, as the controller knows it. */
-export type PlacementState = 'placed' | 'running' | 'stopped' | 'unloaded' | 'failed' | 'lost';
+/**
+ * Where a placement stands, as the controller knows it: the lifecycle states of `@heddle/runtime` the
+ * controller uses (docs/lifecycle.md). Every change is checked with `canTransition` and chained
+ * (`workload.lifecycle`, see `placement-life.ts`).
+ */
+export type PlacementState = Extract<
+  LifecycleState,
+  | 'placed'
+  | 'loaded'
+  | 'running'
+  | 'unhealthy'
+  | 'restarting'
+  | 'stopped'
+  | 'finished'
+  | 'failed'
+  | 'lost'
+  | 'rescheduled'
+  | 'revoked'
+  | 'unloaded'
+>;
+
+/** Every {@link PlacementState}. */
+export const PLACEMENT_STATES: readonly PlacementState[] = Object.freeze([
+  'placed',
+  'loaded',
+  'running',
+  'unhealthy',
+  'restarting',
+  'stopped',
+  'finished',
+  'failed',
+  'lost',
+  'rescheduled',
+  'revoked',
+  'unloaded',
+] as const);
 
 /** One placed instance, as the controller knows it. */
 export interface PlacementRecord {
@@ -112,6 +153,72 @@ export interface PlacementRecord {
   readonly desired_running: boolean;
   readonly placed_at_ms: number;
   readonly updated_at_ms: number;
+  /** The instance this one replaced (a reschedule), or null/absent for an original placement. */
+  readonly replaces?: string | null;
+  /** How many reschedules led to this instance in its lineage (0 or absent for an original). */
+  readonly reschedules?: number;
+}
+
+/**
+ * A lost instance waiting to be placed again (DESIGN 10): persisted so that a controller restart
+ * continues it.
+ */
+export interface RescheduleRecord {
+  /** The lost instance to replace. */
+  readonly instance_id: string;
+  readonly order_id: string;
+  /** The node it was lost on. */
+  readonly node_id: string;
+  /** Nodes to avoid (dead ones). */
+  readonly avoid: readonly string[];
+  /** The reschedule count the replacement will carry (1 for the first replacement of a lineage). */
+  readonly reschedules: number;
+  /** Attempts that found no node so far (the backoff doubles with each). */
+  readonly attempts: number;
+  /** When the next attempt is due (Unix ms). */
+  readonly next_at_ms: number;
+  readonly since_ms: number;
+  /** The decision of an attempt whose answer was lost (kept unsettled), or null. */
+  readonly decision_id: string | null;
+  readonly last_error: string | null;
+}
+
+/** Why an alert was raised. */
+export type AlertReason = 'pinned' | 'not_migratable' | 'reschedule_limit' | 'no_order';
+
+/** Something the operator must look at (DESIGN 10): raised once per (instance, reason). */
+export interface AlertRecord {
+  /** `al-` and 16 hex, derived from the instance and the reason. */
+  readonly alert_id: string;
+  readonly instance_id: string;
+  readonly node_id: string;
+  readonly order_id: string;
+  readonly reason: AlertReason;
+  /** For people. */
+  readonly detail: string;
+  readonly raised_at_ms: number;
+  /** When the operator acknowledged it, or null. */
+  readonly acked_at_ms: number | null;
+}
+
+/** The revocation list generation a node acknowledged (its answer to `workload.revoke`). */
+export interface RevocationAckRecord {
+  readonly node_id: string;
+  /** The highest generation the node said it holds (0: none acknowledged yet). */
+  readonly generation: number;
+  /** When it last answered, or null. */
+  readonly acked_at_ms: number | null;
+  /** Why the last push failed, or null. */
+  readonly last_error: string | null;
+}
+
+/** The signed revocation list the controller distributes (one row, `name` = `current`). */
+export interface HeldRevocationList {
+  readonly name: string;
+  readonly generation: number;
+  /** The signed `heddle.revocation-list.v1` document. */
+  readonly list: RevocationListFile;
+  readonly stored_at_ms: number;
 }
 
 /** A place whose answer was lost and could not yet be reconciled with its node (DESIGN 4). */
@@ -132,8 +239,9 @@ export interface UnsettledRecord {
 }
 
 /**
- * Where the controller keeps its state (DESIGN 10): targets, orders, placements and unsettled
- * decisions. Every write is durable when it returns; {@link StateStore.transaction} groups writes
+ * Where the controller keeps its state (DESIGN 10): targets, orders, placements, unsettled
+ * decisions, pending reschedules, alerts and the revocation list it distributes (with each node's
+ * acknowledged generation). Every write is durable when it returns; {@link StateStore.transaction} groups writes
  * atomically (all or none). Implementations: `SqliteStateStore` (the default, an embedded SQLite
  * database); a server database can take its place behind this interface. Calls are synchronous.
  */
@@ -162,6 +270,24 @@ export interface StateStore {
   listUnsettled(): UnsettledRecord[];
   putUnsettled(record: UnsettledRecord): void;
   removeUnsettled(decisionId: string): boolean;
+
+  getReschedule(instanceId: string): RescheduleRecord | undefined;
+  listReschedules(): RescheduleRecord[];
+  putReschedule(record: RescheduleRecord): void;
+  removeReschedule(instanceId: string): boolean;
+
+  getAlert(alertId: string): AlertRecord | undefined;
+  listAlerts(): AlertRecord[];
+  putAlert(record: AlertRecord): void;
+
+  getRevocationAck(nodeId: string): RevocationAckRecord | undefined;
+  listRevocationAcks(): RevocationAckRecord[];
+  putRevocationAck(record: RevocationAckRecord): void;
+  removeRevocationAck(nodeId: string): boolean;
+
+  /** The revocation list the controller distributes, if it holds one. */
+  getRevocationList(): HeldRevocationList | undefined;
+  putRevocationList(record: HeldRevocationList): void;
 
   /** The schema version the store is at. */
   readonly schemaVersion: number;

@@ -7,8 +7,8 @@ import { join, resolve } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
 import { AllowListPolicy, type KeyPair, keyPairFromSecret, type SignedCtl, toHex } from '@heddle/envelope';
 import { Gate, type Policy, parsePolicy } from '@heddle/gate';
-import { HostService, RevocationHolder } from '@heddle/host-service';
-import { buildCogPackage, NO_REVOCATIONS, RevocationList, TrustAnchors } from '@heddle/package';
+import { HostService, type HostServiceOptions, RevocationHolder } from '@heddle/host-service';
+import { buildCogPackage, NO_REVOCATIONS, TrustAnchors } from '@heddle/package';
 import { NativeRuntime, WasiRuntime, WorkloadHost } from '@heddle/runtime';
 import { type CallHandler, WireServer } from '@heddle/wire';
 import { expect } from 'vitest';
@@ -18,6 +18,16 @@ import { SqliteStateStore } from './sqlite-store.js';
 
 export const controllerKeys: KeyPair = keyPairFromSecret(new Uint8Array(32).fill(0x81));
 export const publisherKeys: KeyPair = keyPairFromSecret(new Uint8Array(32).fill(0x82));
+/** The operator key hosts and controller trust for revocation lists. */
+export const operatorKeys: KeyPair = keyPairFromSecret(new Uint8Array(32).fill(0x83));
+
+/** The trust anchors of test hosts and controllers: the publisher and the operator. */
+export function testAnchors(): TrustAnchors {
+  return new TrustAnchors([
+    { id: 'publisher', role: 'publisher', publicKey: toHex(publisherKeys.publicKey) },
+    { id: 'operator', role: 'operator', publicKey: toHex(operatorKeys.publicKey) },
+  ]);
+}
 
 /** Permits every action on cogs, any network. */
 export const OPEN_POLICY: Policy = parsePolicy({
@@ -53,17 +63,24 @@ const EXAMPLES = resolve(import.meta.dirname, '../../../examples');
 let versions = 0;
 /**
  * An example cog (`hello-cog` or `wasi-cog`) with a version of its own, built and signed by the
- * publisher; `nativeOnly` drops hello-cog's placeholder WASI variant.
+ * publisher; `nativeOnly` drops hello-cog's placeholder WASI variant; `noConsole` drops its console
+ * commands (a cog with console commands is not moved off its node).
  */
-export async function examplePackage(name: 'hello-cog' | 'wasi-cog', nativeOnly = false): Promise<string> {
+export async function examplePackage(
+  name: 'hello-cog' | 'wasi-cog',
+  nativeOnly = false,
+  noConsole = false,
+): Promise<string> {
   const src = join(tempDir('heddle-cp-src-'), 'src');
   cpSync(join(EXAMPLES, name), src, { recursive: true });
   const cog = JSON.parse(readFileSync(join(src, 'cog.json'), 'utf8')) as {
     version: string;
     variants: Record<string, string>;
+    console?: unknown;
   };
   cog.version = `1.0.${++versions}`;
   if (nativeOnly) delete cog.variants['wasm32-wasi'];
+  if (noConsole) delete cog.console;
   writeFileSync(join(src, 'cog.json'), JSON.stringify(cog));
   const out = join(tempDir('heddle-cp-pkg-'), 'pkg');
   await buildCogPackage(src, out, { keys: [publisherKeys] });
@@ -90,11 +107,15 @@ export async function startHost(
   routes: readonly ('native' | 'wasi')[] = ['native', 'wasi'],
   seed?: number,
   port = 0,
+  options: Pick<HostServiceOptions, 'leaseMs' | 'supervisor'> = {},
 ): Promise<TestHost> {
   const keys = keyPairFromSecret(new Uint8Array(32).fill(seed ?? ++hostSeeds));
   const dataDir = tempDir('heddle-cp-host-');
   const chain = await openChainFile(join(dataDir, 'chain.jsonl'));
-  const holder = new RevocationHolder(RevocationList.empty());
+  const holder = new RevocationHolder({
+    path: join(dataDir, 'revocations.json'),
+    trustedKeys: [toHex(operatorKeys.publicKey)],
+  });
   const gate = new Gate({ policy: OPEN_POLICY, recorder: chain, revocations: holder });
   const hosts = routes.map(
     (route) =>
@@ -116,13 +137,12 @@ export async function startHost(
   const service = new HostService({
     keys,
     controllers: new AllowListPolicy({ publicKeys: [controllerKeys.publicKey] }),
-    anchors: new TrustAnchors([
-      { id: 'publisher', role: 'publisher', publicKey: toHex(publisherKeys.publicKey) },
-    ]),
+    anchors: testAnchors(),
     revocations: holder,
     routes: hosts,
     recorder: chain,
     dataDir,
+    ...options,
   });
   let wrap: ((real: CallHandler) => CallHandler) | undefined;
   const handler: CallHandler = (signed: SignedCtl, ctx) =>
@@ -162,6 +182,7 @@ export interface TestPlane {
 export async function openPlane(
   dir: string = tempDir(),
   config: ControlPlaneOptions['config'] = {},
+  now?: () => number,
 ): Promise<TestPlane> {
   const store = SqliteStateStore.open(join(dir, 'state.db'));
   const chain = await openChainFile(join(dir, 'chain.jsonl'));
@@ -170,12 +191,11 @@ export async function openPlane(
     store,
     chain,
     gate: new Gate({ policy: OPEN_POLICY, recorder: chain }),
-    anchors: new TrustAnchors([
-      { id: 'publisher', role: 'publisher', publicKey: toHex(publisherKeys.publicKey) },
-    ]),
+    anchors: testAnchors(),
     revocations: NO_REVOCATIONS,
     stateDir: dir,
     config: { reconcileTimeoutMs: 3_000, callTimeoutMs: 5_000, placeTimeoutMs: 20_000, ...config },
+    ...(now === undefined ? {} : { now }),
   });
   return {
     plane,

@@ -3,10 +3,13 @@ import {
   type ControlPlane,
   type PlaceOrderInput,
   PlaceOrderInputSchema,
+  type RevocationPushReport,
   type TransferProgress,
 } from '@heddle/control-plane';
 import type { JsonValue } from '@heddle/envelope';
+import { type RevocationListFile, RevocationListFileSchema } from '@heddle/package';
 import { TRUST_TIERS } from '@heddle/placement';
+import { isGone } from '@heddle/runtime';
 import { z } from 'zod';
 import { validate } from './body.js';
 import { ApiFailure } from './errors.js';
@@ -22,6 +25,11 @@ export interface RouteContext {
   readonly body: JsonValue;
   /** Told of package transfers (set for a streamed place). */
   readonly onProgress?: (p: TransferProgress) => void;
+  /**
+   * Applies a signed revocation list (the daemon keeps its own copy in step, then distributes it);
+   * without it, `POST /v1/revocations` only distributes (`plane.pushRevocations`).
+   */
+  readonly applyRevocations?: (list: RevocationListFile) => Promise<RevocationPushReport>;
 }
 
 /** One route of the operator API. */
@@ -111,7 +119,7 @@ export const ROUTES: readonly Route[] = [
     handle: ({ plane }): ApiHealth => ({
       controller: plane.nodeId,
       nodes: plane.nodes().length,
-      instances: plane.instances().filter((p) => p.state !== 'unloaded').length,
+      instances: plane.instances().filter((p) => !isGone(p.state)).length,
       unsettled: plane.unsettled().length,
     }),
   },
@@ -153,7 +161,7 @@ export const ROUTES: readonly Route[] = [
     method: 'DELETE',
     path: ['v1', 'nodes', ':id'],
     query: ['force'],
-    handle: (ctx) => ({ node: ctx.plane.removeNode(id(ctx), flag(ctx.query, 'force')) }),
+    handle: async (ctx) => ({ node: await ctx.plane.removeNode(id(ctx), flag(ctx.query, 'force')) }),
   },
   {
     method: 'POST',
@@ -200,6 +208,31 @@ export const ROUTES: readonly Route[] = [
     handle: async (ctx) => {
       validate(EmptyBody, ctx.body, 'body');
       return { placement: await ctx.plane.unload(id(ctx)) };
+    },
+  },
+  {
+    method: 'GET',
+    path: ['v1', 'alerts'],
+    query: ['unacknowledged'],
+    handle: (ctx) => ({ alerts: ctx.plane.alerts({ unacknowledged: flag(ctx.query, 'unacknowledged') }) }),
+  },
+  {
+    method: 'POST',
+    path: ['v1', 'alerts', ':id', 'ack'],
+    handle: async (ctx) => {
+      validate(EmptyBody, ctx.body, 'body');
+      return { alert: await ctx.plane.ackAlert(id(ctx)) };
+    },
+  },
+  { method: 'GET', path: ['v1', 'revocations'], handle: ({ plane }) => plane.revocationStatus() },
+  {
+    method: 'POST',
+    path: ['v1', 'revocations'],
+    handle: (ctx) => {
+      const list = validate(RevocationListFileSchema, ctx.body, 'list');
+      return ctx.applyRevocations === undefined
+        ? ctx.plane.pushRevocations(list)
+        : ctx.applyRevocations(list);
     },
   },
   { method: 'GET', path: ['v1', 'unsettled'], handle: ({ plane }) => ({ unsettled: plane.unsettled() }) },

@@ -7,7 +7,7 @@ import { Logger } from '@heddle/cli-kit';
 import { ControlPlane, SqliteStateStore } from '@heddle/control-plane';
 import { generateKeyPair, keyPairFromSecret, nodeIdFromPublicKey } from '@heddle/envelope';
 import { DEFAULT_POLICY, Gate } from '@heddle/gate';
-import { NO_REVOCATIONS, TrustAnchors } from '@heddle/package';
+import { NO_REVOCATIONS, RevocationList, TrustAnchors } from '@heddle/package';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, ApiError } from '../api-client.js';
 import { hexKey, wasiPackage } from '../daemon-fixtures.js';
@@ -210,5 +210,44 @@ describe('operator API', () => {
     expect(e.message).toContain(`heddle controller run --home ${home}`);
     const dead = new ApiClient({ url: 'http://127.0.0.1:1', token: TOKEN, home });
     expect((await failure(dead.health())).code).toBe('controller_not_running');
+  });
+});
+
+describe('alerts and revocations', () => {
+  it('lists alerts (none yet) and refuses to acknowledge an unknown one with 404', async () => {
+    expect((await raw('GET', '/v1/alerts')).body).toEqual({ alerts: [] });
+    expect((await raw('GET', '/v1/alerts?unacknowledged=1')).body).toEqual({ alerts: [] });
+    const r = await raw('POST', '/v1/alerts/al-0000000000000000/ack', { body: '{}' });
+    expect(r.status).toBe(404);
+    expect(r.body.error?.code).toBe('unknown_alert');
+  });
+
+  it('takes a signed revocation list, refuses a forged or older one, and reports each node', async () => {
+    const list = RevocationList.empty().add(
+      { kind: 'package', ref: 'ab'.repeat(32), revokedAtMs: Date.now(), reason: 'test' },
+      operator,
+    );
+    const ok = await raw('POST', '/v1/revocations', { body: JSON.stringify(list.toJSON()) });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ generation: 1, revoked: [], nodes: expect.any(Array) });
+    expect((await raw('GET', '/v1/revocations')).body).toMatchObject({ generation: 1 });
+
+    const forged = RevocationList.empty().add(
+      { kind: 'package', ref: 'cd'.repeat(32), revokedAtMs: Date.now() },
+      keyPairFromSecret(new Uint8Array(32).fill(0x63)),
+    );
+    const bad = await raw('POST', '/v1/revocations', { body: JSON.stringify(forged.toJSON()) });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'invalid_input', field: expect.stringMatching(/^list/) });
+
+    const older = await raw('POST', '/v1/revocations', {
+      body: JSON.stringify(RevocationList.empty().toJSON()),
+    });
+    expect(older.status).toBe(400);
+    expect(older.body.error).toMatchObject({ code: 'invalid_input', field: 'list.generation' });
+
+    const junk = await raw('POST', '/v1/revocations', { body: '{"schema":"nope"}' });
+    expect(junk.status).toBe(400);
+    expect(junk.body.error?.code).toBe('invalid_input');
   });
 });

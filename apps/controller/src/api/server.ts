@@ -6,7 +6,7 @@ import type { ControlPlane, TransferProgress } from '@heddle/control-plane';
 import type { JsonValue } from '@heddle/envelope';
 import { parseBody, readBody } from './body.js';
 import { ApiFailure, mapError } from './errors.js';
-import { matchRoute } from './routes.js';
+import { matchRoute, type RouteContext } from './routes.js';
 import { NDJSON } from './types.js';
 
 /** Options of {@link ApiServer.listen}. */
@@ -20,6 +20,8 @@ export interface ApiServerOptions {
   readonly port: number;
   /** Least interval between two progress lines of one node in a place stream (default 100 ms). */
   readonly progressIntervalMs?: number;
+  /** How `POST /v1/revocations` applies a list (default: `plane.pushRevocations`). */
+  readonly applyRevocations?: RouteContext['applyRevocations'];
 }
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
@@ -153,7 +155,13 @@ export class ApiServer {
       route.check?.(body);
       const streaming = route.streams === true && (req.headers.accept ?? '').includes(NDJSON);
       if (!streaming) {
-        const value = await route.handle({ plane: this.#o.plane, params, query: url.searchParams, body });
+        const value = await route.handle({
+          plane: this.#o.plane,
+          params,
+          query: url.searchParams,
+          body,
+          ...(this.#o.applyRevocations === undefined ? {} : { applyRevocations: this.#o.applyRevocations }),
+        });
         this.#json(res, 200, value);
         return;
       }

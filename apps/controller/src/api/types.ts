@@ -6,7 +6,7 @@ export interface ApiHealth {
   readonly controller: string;
   /** Known nodes. */
   readonly nodes: number;
-  /** Placements that are not unloaded. */
+  /** Placements still on their node (not lost, rescheduled, revoked or unloaded). */
   readonly instances: number;
   /** Unsettled decisions. */
   readonly unsettled: number;

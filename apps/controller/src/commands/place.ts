@@ -49,6 +49,12 @@ export const PLACE: CommandDef = {
       description: 'with store:…: a console command the operator allows',
     },
     { name: 'allow-emulated', kind: 'boolean', description: 'emulated variants may be chosen' },
+    {
+      name: 'no-migrate',
+      kind: 'boolean',
+      description:
+        'never place it again on another node when its node dies (it needs a sensor or device there): raise an alert instead',
+    },
     { name: 'dry-run', kind: 'boolean', description: 'decide and explain; chain nothing, place nothing' },
     { name: 'explain', kind: 'boolean', description: 'print the engine’s explanation table' },
     {
@@ -178,6 +184,7 @@ export function orderOf(ctx: Pick<OperatorContext, 'parsed' | 'io'>): PlaceOrder
     ...(Object.keys(values).length === 0 ? {} : { values }),
     ...(booleans['no-start'] === true ? { start: false } : {}),
     ...(booleans['allow-emulated'] === true ? { allow_emulated: true } : {}),
+    ...(booleans['no-migrate'] === true ? { migratable: false } : {}),
     ...(booleans['dry-run'] === true ? { dry_run: true } : {}),
   };
 }
