@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type {
+  AlertRecord,
   NodeView,
   PlacementRecord,
   PlaceOrderInput,
@@ -273,6 +274,17 @@ export class ApiClient {
   /** `GET /v1/unsettled`: decisions whose answer was lost and not yet reconciled. */
   async unsettled(): Promise<UnsettledRecord[]> {
     return (await this.#call<{ unsettled: UnsettledRecord[] }>('GET', '/v1/unsettled')).unsettled;
+  }
+
+  /** `GET /v1/alerts[?unacknowledged=true]`: lost instances the controller did not move. */
+  async alerts(options: { unacknowledged?: boolean } = {}): Promise<AlertRecord[]> {
+    const q = options.unacknowledged === true ? '?unacknowledged=true' : '';
+    return (await this.#call<{ alerts: AlertRecord[] }>('GET', `/v1/alerts${q}`)).alerts;
+  }
+
+  /** `POST /v1/alerts/<id>/ack`: acknowledges an alert; returns it. */
+  async ackAlert(alertId: string): Promise<AlertRecord> {
+    return (await this.#call<{ alert: AlertRecord }>('POST', `/v1/alerts/${enc(alertId)}/ack`, {})).alert;
   }
 
   /** `POST /v1/settle`: tries to settle every unsettled decision now; the decision ids by outcome. */

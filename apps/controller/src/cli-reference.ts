@@ -1,4 +1,5 @@
 import { COMMON_FLAGS, type CommandDef, synopsis } from './command-def.js';
+import { ALERTS_DEFS } from './commands/alerts.js';
 import { START, STOP, UNLOAD } from './commands/instance.js';
 import { LOGS } from './commands/logs.js';
 import { NODE_DEFS } from './commands/node.js';
@@ -11,6 +12,7 @@ export const OPERATOR_COMMANDS: readonly CommandDef[] = [
   ...NODE_DEFS,
   PLACE,
   PS,
+  ...ALERTS_DEFS,
   STATUS,
   LOGS,
   START,
@@ -89,7 +91,7 @@ export function cliReference(defs: readonly CommandDef[] = OPERATOR_COMMANDS): s
     '| 0 | done | |',
     '| 1 | the operation was refused or failed on a node, or could not be done | `unplaceable`, `refused`, `unreachable`, `indeterminate`, `unsettled`, `governance`, `node_exists`, `key_mismatch`, `controller_not_running`, `timeout` |',
     '| 2 | usage: unknown command or flag, missing or extra argument | `usage` |',
-    '| 3 | bad input: a value that does not fit (the field is named), an unknown node or instance, a package that fails verification, a token that is not the daemon’s | `invalid_input`, `bad_json`, `too_large`, `package_invalid`, `unknown_node`, `unknown_instance`, `unauthorized` |',
+    '| 3 | bad input: a value that does not fit (the field is named), an unknown node, instance or alert, a package that fails verification, a token that is not the daemon’s | `invalid_input`, `bad_json`, `too_large`, `package_invalid`, `unknown_node`, `unknown_instance`, `unknown_alert`, `unauthorized` |',
     '| 4 | internal error (a bug: please report it) | `internal`, `state`, `bad_answer`, anything else |',
     '',
     '## Commands',

@@ -23,6 +23,10 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; summary: string }
     summary: 'place a signed package on the best node (--dry-run, --explain)',
   },
   ps: { load: async () => (await import('./commands/ps.js')).ps, summary: 'list the placed instances' },
+  alerts: {
+    load: async () => (await import('./commands/alerts.js')).alerts,
+    summary: 'list (or ack) lost instances the controller did not move',
+  },
   status: {
     load: async () => (await import('./commands/status.js')).status,
     summary: 'show one instance: placement and the host’s view',
@@ -74,6 +78,7 @@ const OPERATOR_HELP: ReadonlySet<string> = new Set([
   'node',
   'place',
   'ps',
+  'alerts',
   'status',
   'logs',
   'start',

@@ -57,6 +57,18 @@ export const PlacementSchema = z.strictObject({
   reschedules: z.int().nonnegative().optional(),
 });
 
+/** An alert (`heddle alerts`): a lost instance the controller did not move. */
+export const AlertSchema = z.strictObject({
+  alert_id: z.string().regex(/^al-[0-9a-f]{16}$/),
+  instance_id: z.string().min(1),
+  node_id: NodeId,
+  order_id: z.string().min(1),
+  reason: z.enum(['pinned', 'not_migratable', 'reschedule_limit', 'no_order']),
+  detail: z.string(),
+  raised_at_ms: Ms,
+  acked_at_ms: Ms.nullable(),
+});
+
 const ExplainRowSchema = z.strictObject({
   node_id: z.string(),
   verdict: z.enum(['chosen', 'pinned', 'candidate', 'rejected']),
@@ -136,6 +148,8 @@ export const JSON_OUTPUTS: Readonly<Record<string, z.ZodType>> = {
   'node refresh': NodesOutputSchema,
   place: PlaceOutputSchema,
   ps: PsOutputSchema,
+  alerts: z.strictObject({ alerts: z.array(AlertSchema) }),
+  'alerts ack': z.strictObject({ alert: AlertSchema }),
   status: StatusOutputSchema,
   logs: LogsOutputSchema,
   start: PlacementOutputSchema,

@@ -31,6 +31,7 @@ export function exitCodeOf(code: string): number {
     case 'package_invalid':
     case 'unknown_node':
     case 'unknown_instance':
+    case 'unknown_alert':
     case 'unauthorized':
       return ExitCode.badInput;
     case 'node_exists':

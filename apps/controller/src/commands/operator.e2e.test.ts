@@ -310,3 +310,37 @@ describe('heddle operator commands against a real controller API', () => {
     }
   });
 });
+
+describe('heddle alerts', () => {
+  it('lists an alert, acknowledges it, hides it, and refuses an unknown id', async () => {
+    const alert = {
+      alert_id: 'al-0123456789abcdef',
+      instance_id: 'i-alerted',
+      node_id: 'a'.repeat(32),
+      order_id: 'o-0123456789abcdef',
+      reason: 'pinned' as const,
+      detail: 'wasi-cog@0.1.0 is not moved: its order is pinned to its node',
+      raised_at_ms: Date.now() - 5_000,
+      acked_at_ms: null,
+    };
+    p.store.putAlert(alert);
+    const listed = await json<{ alerts: { alert_id: string }[] }>('alerts', ['alerts']);
+    expect(listed.alerts.map((a) => a.alert_id)).toEqual([alert.alert_id]);
+    const table = (await heddle(['alerts'])).out.map(stripAnsi);
+    expect(table[0]).toMatch(/^ALERT\s+REASON\s+INSTANCE\s+NODE\s+AGE/);
+    expect(table[1]).toContain('pinned');
+    expect(table[2]).toContain('its order is pinned');
+
+    const acked = await json<{ alert: { acked_at_ms: number | null } }>('alerts ack', [
+      'alerts',
+      'ack',
+      alert.alert_id,
+    ]);
+    expect(acked.alert.acked_at_ms).toEqual(expect.any(Number));
+    expect((await json<{ alerts: unknown[] }>('alerts', ['alerts'])).alerts).toEqual([]);
+    const all = await json<{ alerts: { acked_at_ms: number | null }[] }>('alerts', ['alerts', '--all']);
+    expect(all.alerts).toHaveLength(1);
+    expect((await jsonError(['alerts', 'ack', 'al-ffffffffffffffff'], 3)).code).toBe('unknown_alert');
+    expect((await heddle(['alerts', 'bogus'])).code).toBe(2);
+  });
+});
