@@ -24,6 +24,8 @@ describe('the demo', () => {
       /placed native-cog@0\.1\.0 as native-cog-[0-9a-f]{16} on [0-9a-f]{32} \(x86_64-native|aarch64-native/,
       /pin to [0-9a-f]{32} refused/,
       /"label":"kitchen"/,
+      /running elsewhere \d+\.\d s after the kill/,
+      /native-cog-[0-9a-f]{16}\s+native-cog@0\.1\.0\s+[0-9a-f]{8}\s+rescheduled/,
       /ok: \d+ events verified/,
       /^done in /m,
     ]) {

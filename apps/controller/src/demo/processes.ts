@@ -90,3 +90,33 @@ export function stopDaemon(d: Daemon): Promise<number | null> {
     d.proc.kill('SIGTERM');
   });
 }
+
+/**
+ * A power loss of a host: SIGKILL of its daemon and of every process started from its data directory
+ * (native workloads run in their own process groups and would otherwise outlive it).
+ */
+export function powerOff(d: Daemon, dataDir: string): void {
+  d.proc.kill('SIGKILL');
+  const pids = spawnSync('pgrep', ['-f', dataDir], { encoding: 'utf8' }).stdout ?? '';
+  for (const pid of pids.split('\n').filter((p) => p !== '')) {
+    try {
+      process.kill(-Number(pid), 'SIGKILL');
+    } catch {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+/** Polls `ok` every 250 ms until it holds (true) or `ms` pass (false). */
+export async function waitFor(ok: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (ok()) return true;
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

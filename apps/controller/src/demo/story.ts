@@ -1,7 +1,17 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type Daemon, HEDDLE, HEDDLE_HOST, run, runJson, startDaemon, stopDaemon } from './processes.js';
+import {
+  type Daemon,
+  HEDDLE,
+  HEDDLE_HOST,
+  powerOff,
+  run,
+  runJson,
+  startDaemon,
+  stopDaemon,
+  waitFor,
+} from './processes.js';
 
 const tty = process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
 const paint = (code: string) => (s: string) => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
@@ -133,6 +143,17 @@ export async function runDemo(): Promise<number> {
       say(`${name.padEnd(10)} ${String(s.line.node_id)}  ${String(s.line.url)}  routes ${specs[i]?.[1]}`);
     }
 
+    // Short lifecycle timers so the failover below takes seconds (defaults: refresh 10 s, dead 30 s).
+    const ctlConfig = join(dir, 'controller', 'controller.json');
+    writeFileSync(
+      ctlConfig,
+      JSON.stringify({
+        ...(JSON.parse(readFileSync(ctlConfig, 'utf8')) as Record<string, unknown>),
+        refresh_secs: 1,
+        lifecycle: { dead_after_secs: 3, reschedule_backoff_secs: 1 },
+      }),
+    );
+
     step('The controller daemon');
     const c = await startDaemon(
       'controller',
@@ -183,15 +204,68 @@ export async function runDemo(): Promise<number> {
     step('What runs where');
     await new Promise((r) => setTimeout(r, 1500));
     show(dir, ['ps', '--home', 'controller']);
-    const instances = runJson<{ instances: { instance_id: string; workload: string }[] }>(
+    const instances = runJson<{ instances: { instance_id: string; workload: string; node_id: string }[] }>(
       HEDDLE,
       ['ps', '--home', 'controller'],
       dir,
     ).instances;
     for (const i of instances) show(dir, ['logs', i.instance_id, '--lines', '3', '--home', 'controller']);
 
+    step('A host loses power: after dead_after its instances are placed again elsewhere');
+    const native = instances.find((i) => i.workload === 'native-cog');
+    const victim = hosts.find((h) => h.nodeId === native?.node_id);
+    const victimDaemon = daemons.find((d) => d.name === victim?.name);
+    if (victim === undefined || victimDaemon === undefined) throw new Error('no host runs the native cog');
+    say(`kill -9 of ${victim.name} and of the workloads it started (a power loss); dead_after is 3 s here`);
+    powerOff(victimDaemon, join(dir, victim.name, 'data'));
+    const t = Date.now();
+    const moved = await waitFor(() => {
+      const now = runJson<{ instances: { state: string; node_id: string; workload: string }[] }>(
+        HEDDLE,
+        ['ps', '--home', 'controller'],
+        dir,
+      ).instances;
+      return now.some(
+        (i) => i.workload === 'native-cog' && i.state === 'running' && i.node_id !== victim.nodeId,
+      );
+    }, 60_000);
+    if (!moved) throw new Error('the native cog was not placed again within 60 s');
+    say(`running elsewhere ${((Date.now() - t) / 1000).toFixed(1)} s after the kill:`);
+    show(dir, ['ps', '--home', 'controller']);
+
+    step(`${victim.name} comes back: the instance it lost was replaced, so its copy is unloaded`);
+    // It comes back where the controller knows it (it had asked for any free port at first).
+    const victimConfig = join(dir, victim.name, 'heddle-host.json');
+    const vc = JSON.parse(readFileSync(victimConfig, 'utf8')) as { listen: { host: string; port: number } };
+    vc.listen.port = Number(new URL(victim.url).port);
+    writeFileSync(victimConfig, JSON.stringify(vc, null, 2));
+    const back = await startDaemon(
+      victim.name,
+      HEDDLE_HOST,
+      ['run', '--config', join(dir, victim.name, 'heddle-host.json')],
+      dir,
+      'listening',
+    );
+    daemons.splice(daemons.indexOf(victimDaemon), 1, back.daemon);
+    const cleaned = await waitFor(
+      () =>
+        runJson<{ instances: { state: string; node_id: string }[] }>(
+          HEDDLE,
+          ['ps', '--home', 'controller'],
+          dir,
+        ).instances.every((i) => i.node_id !== victim.nodeId || i.state !== 'rescheduled'),
+      30_000,
+    );
+    if (!cleaned) throw new Error(`the orphan on ${victim.name} was not unloaded within 30 s`);
+    show(dir, ['ps', '--all', '--home', 'controller']);
+    const live = runJson<{ instances: { instance_id: string; workload: string }[] }>(
+      HEDDLE,
+      ['ps', '--home', 'controller'],
+      dir,
+    ).instances;
+
     step('Stop and unload');
-    for (const i of instances) {
+    for (const i of live) {
       show(dir, ['stop', i.instance_id, '--home', 'controller']);
       show(dir, ['unload', i.instance_id, '--home', 'controller']);
     }
