@@ -1,68 +1,28 @@
 // Place the example cogs through a real `heddle-host` daemon with a test controller: native and WASI,
 // start, status, logs, stop, unload, an idempotent re-place, and the daemon's chain after each step.
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { verifyChainFile } from '@heddle/chain';
 import { keyPairFromSecret, toHex } from '@heddle/envelope';
 import { DirPackageSource } from '@heddle/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Daemon, kill, spawnHost, waitFor } from './daemon-fixtures.js';
+import { type Daemon, kill, startFor, writeTestHome } from './daemon-fixtures.js';
 import { NATIVE, placeBody, TestController, uniquePackage, WASI } from './test-controller.js';
-import { runCaptured, tempDir } from './test-io.js';
+import { tempDir } from './test-io.js';
 
 const controller = keyPairFromSecret(new Uint8Array(32).fill(0x71));
 const publisher = keyPairFromSecret(new Uint8Array(32).fill(0x72));
 const cwd = tempDir();
-// `nobody` (the native account under root) must be able to reach the instance directories.
-chmodSync(cwd, 0o711);
 const home = join(cwd, 'heddle-host');
 const ctl = new TestController(controller);
 let daemon: Daemon;
 
-/** Everything a cog may do here, native egress included. */
-const POLICY = {
-  version: 1,
-  name: 'place-test',
-  rules: [
-    {
-      id: 'all',
-      effect: 'permit',
-      actions: ['workload.load', 'workload.start', 'workload.stop', 'workload.unload'],
-      kinds: ['cog'],
-      max_network: 'egress',
-    },
-  ],
-};
-
 beforeAll(async () => {
-  writeFileSync(
-    join(cwd, 'trust.json'),
-    JSON.stringify({
-      schema: 'heddle.trust.v1',
-      keys: [{ id: 'publisher', role: 'publisher', public_key: toHex(publisher.publicKey) }],
-    }),
-  );
-  const init = await runCaptured(
-    ['init', '--listen', '127.0.0.1:0', '--controller', toHex(controller.publicKey), '--trust', 'trust.json'],
-    cwd,
-  );
-  expect(init.code, init.err).toBe(0);
-  const path = join(home, 'heddle-host.json');
-  const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  writeFileSync(join(home, 'policy.json'), JSON.stringify(POLICY));
-  writeFileSync(
-    path,
-    JSON.stringify({
-      ...config,
-      policy_file: 'policy.json',
-      native: process.getuid?.() === 0 ? { run_as_user: 'nobody' } : { allow_host_user: true },
-    }),
-  );
-  daemon = spawnHost(['run'], cwd);
-  const listening = await waitFor(daemon, 'listening');
-  ctl.url = listening.url as string;
-  ctl.hostId = listening.node_id as string;
-  ctl.hostKey = Buffer.from(listening.public_key as string, 'hex');
+  await writeTestHome(cwd, {
+    controller: toHex(controller.publicKey),
+    publisher: toHex(publisher.publicKey),
+  });
+  daemon = await startFor(ctl, cwd);
 }, 60_000);
 
 afterAll(async () => {

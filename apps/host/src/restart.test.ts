@@ -2,75 +2,35 @@
 // keeps running through the crash (its output goes through FIFOs, never a pipe that would SIGPIPE it),
 // is adopted again (same pid) and can be stopped and unloaded; a WASI instance, whose runs die with
 // the host, is reported departed `lost`.
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { verifyChainFile } from '@heddle/chain';
 import { keyPairFromSecret, toHex } from '@heddle/envelope';
 import { processStartTime } from '@heddle/runtime';
 import { DirPackageSource } from '@heddle/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Daemon, kill, spawnHost, waitFor } from './daemon-fixtures.js';
+import { type Daemon, kill, startFor, writeTestHome } from './daemon-fixtures.js';
 import { NATIVE, placeBody, TestController, uniquePackage, WASI } from './test-controller.js';
-import { runCaptured, tempDir } from './test-io.js';
+import { tempDir } from './test-io.js';
 
 const controller = keyPairFromSecret(new Uint8Array(32).fill(0x81));
 const publisher = keyPairFromSecret(new Uint8Array(32).fill(0x82));
 const cwd = tempDir();
-// Native workloads run as `nobody` under root: it must be able to pass through the home.
-chmodSync(cwd, 0o755);
 const home = join(cwd, 'heddle-host');
 const ctl = new TestController(controller);
 const daemons: Daemon[] = [];
 const pids: number[] = [];
 
-const POLICY = {
-  version: 1,
-  name: 'restart-test',
-  rules: [
-    {
-      id: 'all',
-      effect: 'permit',
-      actions: ['workload.load', 'workload.start', 'workload.stop', 'workload.unload'],
-      kinds: ['cog'],
-      max_network: 'egress',
-    },
-  ],
-};
-
 async function start(): Promise<Daemon> {
-  const d = spawnHost(['run'], cwd);
+  const d = await startFor(ctl, cwd);
   daemons.push(d);
-  const listening = await waitFor(d, 'listening', 30_000);
-  ctl.url = listening.url as string;
-  ctl.hostId = listening.node_id as string;
-  ctl.hostKey = Buffer.from(listening.public_key as string, 'hex');
   return d;
 }
-
 beforeAll(async () => {
-  writeFileSync(
-    join(cwd, 'trust.json'),
-    JSON.stringify({
-      schema: 'heddle.trust.v1',
-      keys: [{ id: 'publisher', role: 'publisher', public_key: toHex(publisher.publicKey) }],
-    }),
-  );
-  const init = await runCaptured(
-    ['init', '--listen', '127.0.0.1:0', '--controller', toHex(controller.publicKey), '--trust', 'trust.json'],
-    cwd,
-  );
-  expect(init.code, init.err).toBe(0);
-  const path = join(home, 'heddle-host.json');
-  const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  writeFileSync(join(home, 'policy.json'), JSON.stringify(POLICY));
-  writeFileSync(
-    path,
-    JSON.stringify({
-      ...config,
-      policy_file: 'policy.json',
-      native: process.getuid?.() === 0 ? { run_as_user: 'nobody' } : { allow_host_user: true },
-    }),
-  );
+  await writeTestHome(cwd, {
+    controller: toHex(controller.publicKey),
+    publisher: toHex(publisher.publicKey),
+  });
 }, 60_000);
 
 afterAll(async () => {

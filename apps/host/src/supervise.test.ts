@@ -1,14 +1,14 @@
 // The supervisor in a real `heddle-host` daemon: a listener whose process is killed with SIGKILL comes
 // back (through the WorkloadHost, chained), and the daemon logs it.
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { verifyChainFile } from '@heddle/chain';
 import { keyPairFromSecret, toHex } from '@heddle/envelope';
 import { DirPackageSource } from '@heddle/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Daemon, kill, spawnHost, waitFor } from './daemon-fixtures.js';
+import { type Daemon, kill, startFor, waitFor, writeTestHome } from './daemon-fixtures.js';
 import { placeBody, TestController, uniquePackage } from './test-controller.js';
-import { runCaptured, tempDir } from './test-io.js';
+import { tempDir } from './test-io.js';
 
 const controller = keyPairFromSecret(new Uint8Array(32).fill(0x73));
 const publisher = keyPairFromSecret(new Uint8Array(32).fill(0x74));
@@ -17,52 +17,13 @@ const home = join(cwd, 'heddle-host');
 const ctl = new TestController(controller);
 let daemon: Daemon;
 
-const POLICY = {
-  version: 1,
-  name: 'supervise-test',
-  rules: [
-    {
-      id: 'all',
-      effect: 'permit',
-      actions: ['workload.load', 'workload.start', 'workload.stop', 'workload.unload'],
-      kinds: ['cog'],
-      max_network: 'egress',
-    },
-  ],
-};
-
 beforeAll(async () => {
-  // The native adapter runs workloads as `nobody` under root: it must pass through the test's directory.
-  chmodSync(cwd, 0o755);
-  writeFileSync(
-    join(cwd, 'trust.json'),
-    JSON.stringify({
-      schema: 'heddle.trust.v1',
-      keys: [{ id: 'publisher', role: 'publisher', public_key: toHex(publisher.publicKey) }],
-    }),
-  );
-  const init = await runCaptured(
-    ['init', '--listen', '127.0.0.1:0', '--controller', toHex(controller.publicKey), '--trust', 'trust.json'],
-    cwd,
-  );
-  expect(init.code, init.err).toBe(0);
-  const path = join(home, 'heddle-host.json');
-  const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  writeFileSync(join(home, 'policy.json'), JSON.stringify(POLICY));
-  writeFileSync(
-    path,
-    JSON.stringify({
-      ...config,
-      policy_file: 'policy.json',
-      native: process.getuid?.() === 0 ? { run_as_user: 'nobody' } : { allow_host_user: true },
-      supervisor: { interval_ms: 50, backoff_initial_ms: 200, max_restarts: 3, window_secs: 600 },
-    }),
-  );
-  daemon = spawnHost(['run'], cwd);
-  const listening = await waitFor(daemon, 'listening');
-  ctl.url = listening.url as string;
-  ctl.hostId = listening.node_id as string;
-  ctl.hostKey = Buffer.from(listening.public_key as string, 'hex');
+  await writeTestHome(cwd, {
+    controller: toHex(controller.publicKey),
+    publisher: toHex(publisher.publicKey),
+    extra: { supervisor: { interval_ms: 50, backoff_initial_ms: 200, max_restarts: 3, window_secs: 600 } },
+  });
+  daemon = await startFor(ctl, cwd);
 }, 60_000);
 
 afterAll(async () => {
