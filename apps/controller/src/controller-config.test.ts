@@ -40,6 +40,10 @@ describe('controller.json lifecycle section', () => {
 
   it('keeps the defaults when the section is absent, and the default suspect time below a long dead_after', () => {
     expect(parseControllerConfig(base, '/h/controller.json').lifecycle).toEqual({});
+    expect(parseControllerConfig(base, '/h/controller.json').reconcileTimeoutMs).toBeUndefined();
+    expect(
+      parseControllerConfig({ ...base, reconcile_timeout_secs: 3 }, '/h/controller.json').reconcileTimeoutMs,
+    ).toBe(3_000);
     const c = parseControllerConfig({ ...base, lifecycle: { dead_after_secs: 120 } }, '/h/controller.json');
     expect(c.lifecycle).toEqual({ deadAfterMs: 120_000, suspectAfterMs: 15_000 });
   });

@@ -54,6 +54,7 @@ export const ControllerConfigFileSchema = z.strictObject({
     .max(290, 'at most 290 (the request lifetime)')
     .optional(),
   shutdown_grace_secs: z.int('expected whole seconds').min(0).max(3_600).optional(),
+  reconcile_timeout_secs: z.int('expected whole seconds').min(1).max(290).optional(),
   lifecycle: z
     .strictObject({
       dead_after_secs: z.int('expected whole seconds').min(1).max(86_400).optional(),
@@ -89,6 +90,8 @@ export interface ControllerConfig {
   readonly refreshSecs: number;
   readonly placeTimeoutMs: number | undefined;
   readonly callTimeoutMs: number | undefined;
+  /** How long a lost place is polled with `status` before it is kept unsettled (default 30 s). */
+  readonly reconcileTimeoutMs: number | undefined;
   readonly shutdownGraceSecs: number;
   /** The `lifecycle` section as control-plane tunables (only those set; the rest keep their defaults). */
   readonly lifecycle: LifecycleTunables;
@@ -171,6 +174,7 @@ export function parseControllerConfig(value: unknown, path: string): ControllerC
     refreshSecs: c.refresh_secs ?? DEFAULT_REFRESH_SECS,
     placeTimeoutMs: c.place_timeout_secs === undefined ? undefined : c.place_timeout_secs * 1000,
     callTimeoutMs: c.call_timeout_secs === undefined ? undefined : c.call_timeout_secs * 1000,
+    reconcileTimeoutMs: c.reconcile_timeout_secs === undefined ? undefined : c.reconcile_timeout_secs * 1000,
     shutdownGraceSecs: c.shutdown_grace_secs ?? DEFAULT_SHUTDOWN_GRACE_SECS,
     lifecycle: lifecycleTunables(c.lifecycle),
   };

@@ -172,6 +172,7 @@ function planeTunables(config: ControllerConfig): Partial<PlaneConfig> {
     ...config.lifecycle,
     ...(config.placeTimeoutMs === undefined ? {} : { placeTimeoutMs: config.placeTimeoutMs }),
     ...(config.callTimeoutMs === undefined ? {} : { callTimeoutMs: config.callTimeoutMs }),
+    ...(config.reconcileTimeoutMs === undefined ? {} : { reconcileTimeoutMs: config.reconcileTimeoutMs }),
   };
 }
 
