@@ -1,6 +1,37 @@
 // Every chain of a cluster verified after each trial, and held to what was seen before: a chain that
 // verifies but lost events it had (truncated, or history rewritten) fails against the last checkpoint.
-import { type CheckpointAnchor, verifyChainFile } from '@heddle/chain';
+import { readFileSync } from 'node:fs';
+import { ChainKind, type CheckpointAnchor, verifyChainFile } from '@heddle/chain';
+import { canTransition, LIFECYCLE_STATES, type LifecycleState } from '@heddle/runtime';
+
+const STATES: ReadonlySet<string> = new Set(LIFECYCLE_STATES);
+
+/**
+ * Every `workload.lifecycle` record of the chain at `path` whose move the transition table does not
+ * allow (an illegal transition is a bug, whichever failure led to it), one line each.
+ */
+export function illegalTransitions(path: string): string[] {
+  const out: string[] = [];
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line.includes(ChainKind.lifecycle)) continue;
+    let e: { kind?: unknown; payload?: { from?: unknown; to?: unknown; instance_id?: unknown } };
+    try {
+      e = JSON.parse(line) as typeof e;
+    } catch {
+      continue; // a torn last line: the verification above judges the file
+    }
+    if (e.kind !== ChainKind.lifecycle) continue;
+    const { from, to, instance_id } = e.payload ?? {};
+    const legal =
+      typeof from === 'string' &&
+      typeof to === 'string' &&
+      STATES.has(from) &&
+      STATES.has(to) &&
+      canTransition(from as LifecycleState, to as LifecycleState);
+    if (!legal) out.push(`${String(instance_id)}: ${String(from)} -> ${String(to)}`);
+  }
+  return out;
+}
 
 /** A chain file and whose it is. */
 export interface ChainFile {
@@ -41,6 +72,15 @@ export class ChainWatch {
         const r = await verifyChainFile(f.path, before === undefined ? {} : { checkpoint: before });
         if (r.ok) {
           this.#seen.set(f.path, { size: r.size, head: r.head });
+          const illegal = illegalTransitions(f.path);
+          if (illegal.length > 0) {
+            return {
+              name: f.name,
+              ok: false,
+              size: r.size,
+              problem: `${f.name} chain ${f.path}: illegal lifecycle transitions: ${illegal.slice(0, 5).join('; ')}`,
+            };
+          }
           return { name: f.name, ok: true, size: r.size };
         }
         last = `${r.failure?.reason}: ${r.failure?.message}`;
