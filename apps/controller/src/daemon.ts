@@ -263,7 +263,10 @@ async function assemble(
             fields,
           );
       }
-      await pushOwnList();
+      // A list that cannot be pushed now must not cost the tick its refresh, death detection and settling.
+      await pushOwnList().catch((err: unknown) =>
+        log.error('revocation push failed (tried again next tick)', { reason, ...errorFields(err) }),
+      );
       logTick(log, reason, await plane.tick());
       for (const n of plane.nodes()) {
         if (liveness.get(n.node_id) !== n.liveness) {

@@ -23,6 +23,21 @@ export async function raiseAlert(
   reason: AlertReason,
   detail: string,
 ): Promise<{ alert: AlertRecord; raised: boolean }> {
+  const staged = stageAlert(ctx, p, reason, detail);
+  if (staged.raised) await chainAlert(ctx, staged.alert);
+  return staged;
+}
+
+/**
+ * The store half of {@link raiseAlert} (synchronous, so it can join a transaction): the held alert, or
+ * a new one written. Chain a new one with {@link chainAlert} once the transaction is done.
+ */
+export function stageAlert(
+  ctx: PlaneContext,
+  p: Pick<PlacementRecord, 'instance_id' | 'node_id' | 'order_id'>,
+  reason: AlertReason,
+  detail: string,
+): { alert: AlertRecord; raised: boolean } {
   const id = alertId(p.instance_id, reason);
   const held = ctx.store.getAlert(id);
   if (held !== undefined) return { alert: held, raised: false };
@@ -37,17 +52,21 @@ export async function raiseAlert(
     acked_at_ms: null,
   };
   ctx.store.putAlert(alert);
+  return { alert, raised: true };
+}
+
+/** Chains a raised alert (`workload.alert`, phase `raised`). */
+export async function chainAlert(ctx: PlaneContext, alert: AlertRecord): Promise<void> {
   await ctx.chain.append(PLANE_CHAIN_SOURCE, ALERT_KIND, {
     phase: 'raised',
     controller: ctx.nodeId,
-    alert_id: id,
-    instance_id: p.instance_id,
-    node_id: p.node_id,
-    order_id: p.order_id,
-    reason,
+    alert_id: alert.alert_id,
+    instance_id: alert.instance_id,
+    node_id: alert.node_id,
+    order_id: alert.order_id,
+    reason: alert.reason,
     detail: alert.detail,
   });
-  return { alert, raised: true };
 }
 
 /**

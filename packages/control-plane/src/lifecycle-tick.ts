@@ -91,12 +91,20 @@ export class LifecycleTicker {
     const reachable = targets.filter((t) => t.unreachable_since_ms === null);
     // Listings are asked in parallel (a Seed has none), then reconciled one node after the other.
     const hosts = reachable.filter((t) => t.seed === undefined || t.seed === null);
+    // Lost instances that may still run on their node, which answers again: listed there but not
+    // adopted back (a transient state), or on a node whose listing could not be read. None is replaced
+    // this tick (DESIGN 10: wait and ask).
+    const hold = new Set<string>();
+    const holdNode = (nodeId: string): void => {
+      for (const p of ctx.store.listPlacements(nodeId)) if (p.state === 'lost') hold.add(p.instance_id);
+    };
     const listings = await Promise.all(
       hosts.map(async (t) => {
         const asked = ctx.now();
         try {
           return { t, asked, listing: await this.#listing(t) };
         } catch (err) {
+          holdNode(t.node_id);
           report(`reconcile ${t.node_id}`, err);
           return undefined;
         }
@@ -109,9 +117,11 @@ export class LifecycleTicker {
           adopted,
           restarted,
           orphans,
+          hold,
           report,
         });
       } catch (err) {
+        holdNode(l.t.node_id);
         report(`reconcile ${l.t.node_id}`, err);
       }
     }
@@ -130,7 +140,7 @@ export class LifecycleTicker {
       }
     }
     try {
-      await runReschedules(ctx, dead, revocations, out);
+      await runReschedules(ctx, dead, revocations, out, hold);
     } catch (err) {
       report('reschedules', err);
     }
@@ -201,6 +211,7 @@ export class LifecycleTicker {
       adopted: string[];
       restarted: string[];
       orphans: PlacementRecord[];
+      hold: Set<string>;
       report: (what: string, err: unknown) => void;
     },
   ): Promise<void> {
@@ -214,7 +225,10 @@ export class LifecycleTicker {
       try {
         const i = listed.get(p.instance_id);
         if (i !== undefined) {
-          if (i.requester !== null && i.requester !== ctx.nodeId) continue; // not this controller's
+          if (i.requester !== null && i.requester !== ctx.nodeId) {
+            if (p.state === 'lost') acc.hold.add(p.instance_id); // listed there: not replaced
+            continue; // not this controller's
+          }
           await this.#listedOne(p, i, acc);
           continue;
         }
@@ -246,6 +260,7 @@ export class LifecycleTicker {
           await loseInstance(ctx, p, why, false, revocations, out);
         }
       } catch (err) {
+        if (p.state === 'lost') acc.hold.add(p.instance_id);
         acc.report(`reconcile ${p.instance_id}`, err);
       }
     }
@@ -255,7 +270,7 @@ export class LifecycleTicker {
   async #listedOne(
     p: PlacementRecord,
     i: ListedInstance,
-    acc: { adopted: string[]; restarted: string[]; orphans: PlacementRecord[] },
+    acc: { adopted: string[]; restarted: string[]; orphans: PlacementRecord[]; hold: Set<string> },
   ): Promise<void> {
     const ctx = this.#ctx;
     const life = lifeOf(i);
@@ -267,7 +282,10 @@ export class LifecycleTicker {
     if (p.state === 'lost') {
       const row = ctx.store.getReschedule(p.instance_id);
       if (row?.decision_id !== null && row !== undefined) return; // a replacement may exist: settle first
-      if (life === undefined || isGone(life) || !canReach('lost', life)) return;
+      if (life === undefined || isGone(life) || !canReach('lost', life)) {
+        acc.hold.add(p.instance_id); // its node lists it: never replaced while it is there
+        return;
+      }
       ctx.store.removeReschedule(p.instance_id);
       await moveTo(ctx, p.instance_id, life, 'adopted back: still on its node');
       acc.adopted.push(p.instance_id);
@@ -316,7 +334,16 @@ export class LifecycleTicker {
   ): Promise<string[]> {
     const ctx = this.#ctx;
     const done: string[] = [];
-    for (const p of orphans) {
+    for (const seen of orphans) {
+      // Read again: a reschedule of this tick may have placed a replacement on this node under the
+      // same (derived) instance id, taking the orphan over; that one must not be unloaded.
+      const p = ctx.store.getPlacement(seen.instance_id);
+      if (
+        p === undefined ||
+        p.node_id !== seen.node_id ||
+        (p.state !== 'rescheduled' && p.state !== 'revoked')
+      )
+        continue;
       const retry = this.#orphanRetry.get(p.instance_id);
       if (retry !== undefined && retry.nextAtMs > ctx.now()) continue;
       try {

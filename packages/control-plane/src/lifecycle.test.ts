@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { okOutcome, signResponse } from '@heddle/envelope';
 import { RevocationList } from '@heddle/package';
 import { SeedSimulator, saveToken, selfSignedCert } from '@heddle/seed-adapter';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -512,5 +513,212 @@ describe('revocation distribution', () => {
     });
     // A revoked instance is never rescheduled.
     expect(p.plane.reschedules()).toEqual([]);
+  });
+});
+
+describe('review: no second copy', () => {
+  it('a controller killed while a reschedule place is out settles that decision at its next start, never places it again elsewhere', async () => {
+    const clock = new Clock();
+    const x = await host(['wasi']);
+    const y = await host(['wasi']);
+    const z = await host(['wasi']);
+    const dir = tempDir();
+    const first = await plane(clock, dir);
+    for (const h of [x, y, z]) await first.plane.addNode(h.url, { tier: 'paired' });
+    const r = await placeOn(first, x.service.nodeId);
+    const a = [x, y, z].find((h) => h.service.nodeId === r.instance?.node_id) as TestHost;
+    const [b, c] = [x, y, z].filter((h) => h !== a) as [TestHost, TestHost];
+    const id = r.instance?.instance_id as string;
+    // c is away: the reschedule goes to b, which places it; the controller dies before the answer
+    // is recorded (its store is gone, as after kill -9).
+    await c.server.close();
+    b.intercept((real) => async (signed, ctx) => {
+      const answer = await real(signed, ctx);
+      if ((JSON.parse(signed.payload) as { method: string }).method === 'workload.place') {
+        first.store.close();
+        throw new Error('the controller died');
+      }
+      return answer;
+    });
+    await a.server.close();
+    await first.plane.tick();
+    clock.advance(TUNABLES.deadAfterMs + 100);
+    await expect(first.plane.tick()).rejects.toThrow();
+    expect(b.service.instanceIds()).toHaveLength(1);
+    await closePlane(first);
+
+    // At the restart b cannot be asked yet and c is back: the reschedule must wait for its decision.
+    b.intercept(undefined);
+    await b.server.close();
+    await c.restart();
+    const second = await plane(clock, dir);
+    clock.advance(10);
+    const t = await second.plane.tick();
+    expect(t.rescheduled).toEqual([]);
+    expect(c.service.instanceIds()).toEqual([]);
+    expect(second.plane.reschedules()).toEqual([
+      expect.objectContaining({ instance_id: id, decision_id: expect.stringMatching(/^[0-9a-f]{64}$/) }),
+    ]);
+
+    // b answers again: settling records its instance, and the reschedule finishes with it.
+    await b.restart();
+    clock.advance(10);
+    await second.plane.tick();
+    clock.advance(10);
+    await second.plane.tick();
+    const replacement = b.service.instanceIds()[0] as string;
+    expect(second.plane.instance(id).state).toBe('rescheduled');
+    expect(second.plane.instance(replacement)).toMatchObject({ replaces: id, desired_running: true });
+    expect(c.service.instanceIds()).toEqual([]);
+    expect(second.plane.reschedules()).toEqual([]);
+  });
+
+  it('an orphan whose node takes a replacement under the same id in the same tick is not unloaded', async () => {
+    const clock = new Clock();
+    const x = await host(['wasi']);
+    const y = await host(['wasi']);
+    const p = await plane(clock);
+    await p.plane.addNode(x.url, { tier: 'paired' });
+    await p.plane.addNode(y.url, { tier: 'paired' });
+    const r = await placeOn(p, x.service.nodeId);
+    const [a, b] = byPlacement(r, x, y);
+    const id = r.instance?.instance_id as string;
+    const t = await killAndDeclareDead(p, clock, a);
+    const replacement = t.rescheduled[0]?.replaced_by as string;
+    expect(p.plane.instance(replacement).node_id).toBe(b.service.nodeId);
+    // b goes away; a comes back (still holding the orphan) in the tick that declares b dead: the
+    // replacement's replacement lands on a under the orphan's own (derived) id.
+    await b.server.close();
+    clock.advance(10);
+    await p.plane.tick();
+    await a.restart();
+    clock.advance(TUNABLES.deadAfterMs + 100);
+    const back = await p.plane.tick();
+    expect(back.dead).toEqual([b.service.nodeId]);
+    expect(back.rescheduled).toEqual([
+      { instance_id: replacement, replaced_by: id, node_id: a.service.nodeId },
+    ]);
+    expect(back.orphans_unloaded).toEqual([]);
+    expect(a.service.instanceIds()).toEqual([id]);
+    expect(p.plane.instance(id)).toMatchObject({
+      state: 'running',
+      replaces: replacement,
+      desired_running: true,
+    });
+  });
+});
+
+describe('review: crash safety', () => {
+  it('a controller killed right after marking an instance lost still replaces it at its next start', async () => {
+    const clock = new Clock();
+    const x = await host(['wasi']);
+    const y = await host(['wasi']);
+    const dir = tempDir();
+    const first = await plane(clock, dir);
+    await first.plane.addNode(x.url, { tier: 'paired' });
+    await first.plane.addNode(y.url, { tier: 'paired' });
+    const r = await placeOn(first, x.service.nodeId);
+    const [a, b] = byPlacement(r, x, y);
+    const id = r.instance?.instance_id as string;
+    // The process dies while it chains the move to lost (as kill -9 would: nothing more is written).
+    const append = first.chain.append.bind(first.chain);
+    first.chain.append = (async (...args: Parameters<typeof append>) => {
+      const payload = args[2] as { to?: string };
+      if (args[1] === 'workload.lifecycle' && payload.to === 'lost') {
+        first.store.close();
+        throw new Error('the controller died');
+      }
+      return append(...args);
+    }) as typeof append;
+    await a.server.close();
+    await first.plane.tick();
+    clock.advance(TUNABLES.deadAfterMs + 100);
+    await expect(first.plane.tick()).rejects.toThrow();
+    await closePlane(first);
+
+    const second = await plane(clock, dir);
+    expect(second.plane.instance(id).state).toBe('lost');
+    clock.advance(10);
+    const t = await second.plane.tick();
+    expect(t.rescheduled).toEqual([
+      { instance_id: id, replaced_by: expect.any(String), node_id: b.service.nodeId },
+    ]);
+    expect(second.plane.instance(id).state).toBe('rescheduled');
+  });
+});
+
+describe('review: a dead node that answers again', () => {
+  it('its lost instances are not replaced while its listing cannot be read; adopted back once it can', async () => {
+    const clock = new Clock();
+    const x = await host(['wasi']);
+    const y = await host(['wasi']);
+    const p = await plane(clock);
+    await p.plane.addNode(x.url, { tier: 'paired' });
+    await p.plane.addNode(y.url, { tier: 'paired' });
+    const r = await placeOn(p, x.service.nodeId);
+    const [a, b] = byPlacement(r, x, y);
+    const id = r.instance?.instance_id as string;
+    await b.server.close(); // nowhere to go: the reschedule waits
+    const t = await killAndDeclareDead(p, clock, a);
+    expect(t.lost).toEqual([id]);
+    expect(t.waiting).toHaveLength(1);
+    // a answers its describe again (it still runs the instance), but its listing is lost; b is back.
+    a.intercept((real) => async (signed, ctx) => {
+      if (signed.payload.includes('include_departed')) throw new Error('the listing was lost');
+      return real(signed, ctx);
+    });
+    await a.restart();
+    await b.restart();
+    clock.advance(TUNABLES.rescheduleBackoffMaxMs + 10);
+    const held = await p.plane.tick();
+    expect(held.reachable).toContain(a.service.nodeId);
+    expect(held.rescheduled).toEqual([]);
+    expect(b.service.instanceIds()).toEqual([]);
+    a.intercept(undefined);
+    clock.advance(10);
+    const back = await p.plane.tick();
+    expect(back.adopted).toEqual([id]);
+    expect(b.service.instanceIds()).toEqual([]);
+    expect(p.plane.reschedules()).toEqual([]);
+  });
+
+  it('a lost instance its returning node lists in a state it cannot be adopted from is not replaced meanwhile', async () => {
+    const clock = new Clock();
+    const x = await host(['wasi']);
+    const y = await host(['wasi']);
+    const p = await plane(clock);
+    await p.plane.addNode(x.url, { tier: 'paired' });
+    await p.plane.addNode(y.url, { tier: 'paired' });
+    const r = await placeOn(p, x.service.nodeId);
+    const [a, b] = byPlacement(r, x, y);
+    const id = r.instance?.instance_id as string;
+    await b.server.close();
+    await killAndDeclareDead(p, clock, a);
+    // a comes back listing the instance in a transient state (re-signed by a: its real answer, with
+    // `life` changed to one that `lost` cannot move to).
+    a.intercept((real) => async (signed, ctx) => {
+      const answer = await real(signed, ctx);
+      if (!signed.payload.includes('include_departed')) return answer;
+      const res = JSON.parse(answer.payload) as {
+        method: string;
+        request_nonce: string;
+        outcome: { result: { instances: { instance_id: string; life?: string }[] } };
+      };
+      const result = res.outcome.result;
+      for (const i of result.instances) if (i.instance_id === id) i.life = 'placed';
+      return signResponse({ method: res.method, nonce: res.request_nonce }, okOutcome(result), a.keys);
+    });
+    await a.restart();
+    await b.restart();
+    clock.advance(TUNABLES.rescheduleBackoffMaxMs + 10);
+    const held = await p.plane.tick();
+    expect(held.errors).toEqual([]);
+    expect(held.adopted).toEqual([]);
+    expect(held.rescheduled).toEqual([]);
+    expect(b.service.instanceIds()).toEqual([]);
+    a.intercept(undefined);
+    clock.advance(10);
+    expect((await p.plane.tick()).adopted).toEqual([id]);
+    expect(b.service.instanceIds()).toEqual([]);
   });
 });

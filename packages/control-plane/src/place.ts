@@ -108,6 +108,12 @@ export interface ReplaceOptions {
   readonly avoid: readonly string[];
   /** Timeout of each `place` (the reschedule timeout). */
   readonly timeoutMs: number;
+  /**
+   * Told the decision id once it is chained and before any place is sent (synchronously), so the
+   * caller can record it durably first: a controller that dies while the place is out must settle that
+   * decision at its next start, never decide the reschedule again.
+   */
+  readonly onDecision?: (decisionId: string) => void;
 }
 
 /**
@@ -136,6 +142,7 @@ export async function placeStoredOrder(
     reschedule_of: options.replaces,
     reschedules: options.reschedules,
   });
+  options.onDecision?.(decisionId);
   const extras = {
     timeoutMs: options.timeoutMs,
     replaces: options.replaces,

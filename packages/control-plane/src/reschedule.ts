@@ -1,8 +1,8 @@
 import type { RevocationList } from '@heddle/package';
-import { raiseAlert } from './alerts.js';
+import { chainAlert, stageAlert } from './alerts.js';
 import { PlaneError } from './errors.js';
 import { placeStoredOrder } from './place.js';
-import { chainChange, setState, stageState } from './placement-life.js';
+import { chainChange, type StagedChange, stageState } from './placement-life.js';
 import type { PlaneContext } from './plane-context.js';
 import type { AlertRecord, OrderRecord, PlacementRecord, RescheduleRecord } from './state-store.js';
 
@@ -62,7 +62,8 @@ export function revokedBy(list: RevocationList | undefined, p: PlacementRecord):
 /**
  * Moves `p` to `lost` (chained with `reason`) and, when it was meant to run, plans its replacement
  * (a reschedule row, due now) or raises the alert that says why it cannot be moved. `deadNode`: its
- * node is dead and is avoided.
+ * node is dead and is avoided. The move and the plan are written in one transaction (then chained):
+ * a controller killed in between never leaves a lost instance that nothing will replace or report.
  */
 export async function loseInstance(
   ctx: PlaneContext,
@@ -72,12 +73,26 @@ export async function loseInstance(
   revocations: RevocationList | undefined,
   out: RescheduleOutcome,
 ): Promise<void> {
-  const before = p.state;
-  const lost = await setState(ctx, p.instance_id, 'lost', reason);
+  const [lost, plan] = ctx.store.transaction(() => {
+    const before = ctx.store.getPlacement(p.instance_id)?.state ?? p.state;
+    const change = stageState(ctx, p.instance_id, 'lost', reason);
+    const meant = change.placement.desired_running && before !== 'finished' && before !== 'failed';
+    const next: Plan = meant
+      ? stagePlan(ctx, change.placement, deadNode ? [p.node_id] : [], revocations)
+      : { kind: 'none' };
+    return [change, next] as const;
+  });
+  await chainChange(ctx, lost);
   out.lost.push(p.instance_id);
-  if (!lost.desired_running || before === 'finished' || before === 'failed') return;
-  await planReschedule(ctx, lost, deadNode ? [p.node_id] : [], revocations, out);
+  await chainPlan(ctx, p.instance_id, plan, out);
 }
+
+/** What was planned for a lost instance (written; chained by {@link chainPlan}). */
+type Plan =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'row' }
+  | { readonly kind: 'revoked'; readonly change: StagedChange }
+  | { readonly kind: 'alert'; readonly alert: AlertRecord; readonly raised: boolean };
 
 /** Plans the replacement of the lost `p`, or raises the alert saying why it is not moved. */
 export async function planReschedule(
@@ -87,16 +102,24 @@ export async function planReschedule(
   revocations: RevocationList | undefined,
   out: RescheduleOutcome,
 ): Promise<void> {
-  const alert = async (reason: AlertRecord['reason'], detail: string): Promise<void> => {
-    const a = await raiseAlert(ctx, p, reason, detail);
-    if (a.raised) out.alerts.push(a.alert);
-  };
+  const plan = ctx.store.transaction(() => stagePlan(ctx, p, avoid, revocations));
+  await chainPlan(ctx, p.instance_id, plan, out);
+}
+
+/** The store half of {@link planReschedule} (synchronous: it joins the caller's transaction). */
+function stagePlan(
+  ctx: PlaneContext,
+  p: PlacementRecord,
+  avoid: readonly string[],
+  revocations: RevocationList | undefined,
+): Plan {
+  const alert = (reason: AlertRecord['reason'], detail: string): Plan => ({
+    kind: 'alert',
+    ...stageAlert(ctx, p, reason, detail),
+  });
   const revoked = revokedBy(revocations, p);
-  if (revoked !== undefined) {
-    await setState(ctx, p.instance_id, 'revoked', revoked);
-    out.revoked.push(p.instance_id);
-    return;
-  }
+  if (revoked !== undefined)
+    return { kind: 'revoked', change: stageState(ctx, p.instance_id, 'revoked', revoked) };
   const order = ctx.store.getOrder(p.order_id);
   if (order === undefined)
     return alert('no_order', `order ${p.order_id} is no longer held: ${p.workload} cannot be placed again`);
@@ -129,19 +152,38 @@ export async function planReschedule(
         }
       : { ...held, avoid: [...new Set([...held.avoid, ...avoid])] },
   );
+  return { kind: 'row' };
+}
+
+/** Chains what {@link stagePlan} wrote and reports it in `out`. */
+async function chainPlan(
+  ctx: PlaneContext,
+  instanceId: string,
+  plan: Plan,
+  out: RescheduleOutcome,
+): Promise<void> {
+  if (plan.kind === 'revoked') {
+    await chainChange(ctx, plan.change);
+    out.revoked.push(instanceId);
+  } else if (plan.kind === 'alert' && plan.raised) {
+    await chainAlert(ctx, plan.alert);
+    out.alerts.push(plan.alert);
+  }
 }
 
 /**
  * Runs the reschedules that are due, one after the other: each re-places the stored order through
  * the normal place path (dead nodes avoided, the reschedule timeout); a replacement placed makes the
  * lost instance `rescheduled`; one that found no node waits (backoff); one whose answer was lost
- * waits for settling (its decision is kept on the row and finished on a later tick).
+ * waits for settling (its decision is kept on the row and finished on a later tick). Rows in `hold`
+ * (instances that may still run on their node, which answers again) wait for a later tick.
  */
 export async function runReschedules(
   ctx: PlaneContext,
   dead: ReadonlySet<string>,
   revocations: RevocationList | undefined,
   out: RescheduleOutcome,
+  hold: ReadonlySet<string> = new Set(),
 ): Promise<void> {
   for (const row of ctx.store.listReschedules()) {
     const p = ctx.store.getPlacement(row.instance_id);
@@ -154,17 +196,16 @@ export async function runReschedules(
       continue;
     }
     if (row.next_at_ms > ctx.now()) continue;
-    const revoked = revokedBy(revocations, p);
-    if (revoked !== undefined) {
-      ctx.store.removeReschedule(row.instance_id);
-      await setState(ctx, p.instance_id, 'revoked', revoked);
-      out.revoked.push(p.instance_id);
-      continue;
-    }
+    // Its node answers again and may still run it (listed, or its listing unread): wait.
+    if (hold.has(row.instance_id)) continue;
     const order = ctx.store.getOrder(row.order_id);
-    if (order === undefined) {
-      ctx.store.removeReschedule(row.instance_id);
-      await planReschedule(ctx, p, row.avoid, revocations, out); // raises the alert
+    if (revokedBy(revocations, p) !== undefined || order === undefined) {
+      // The row goes with what replaces it (the move to revoked, or the alert), in one transaction.
+      const plan = ctx.store.transaction(() => {
+        ctx.store.removeReschedule(row.instance_id);
+        return stagePlan(ctx, p, row.avoid, revocations);
+      });
+      await chainPlan(ctx, p.instance_id, plan, out);
       continue;
     }
     try {
@@ -173,6 +214,8 @@ export async function runReschedules(
         reschedules: row.reschedules,
         avoid: [...new Set([...row.avoid, ...dead])],
         timeoutMs: ctx.config.rescheduleTimeoutMs,
+        // The decision is on the row before a place is sent: a restart settles it, never re-decides.
+        onDecision: (decisionId) => ctx.store.putReschedule({ ...row, decision_id: decisionId }),
       });
       if (r.status === 'placed' && r.instance !== null) {
         await finish(ctx, row, r.instance, out);
@@ -232,15 +275,15 @@ async function finish(
 ): Promise<void> {
   if (next.instance_id === row.instance_id) {
     // Placed again on its own node under its own id: the lost instance is back, nothing was replaced.
-    ctx.store.removeReschedule(row.instance_id);
-    const state = ctx.store.getPlacement(next.instance_id)?.state ?? next.state;
-    await chainChange(
-      ctx,
-      stageState(ctx, next.instance_id, state, 'lineage', {
+    const back = ctx.store.transaction(() => {
+      ctx.store.removeReschedule(row.instance_id);
+      const state = ctx.store.getPlacement(next.instance_id)?.state ?? next.state;
+      return stageState(ctx, next.instance_id, state, 'lineage', {
         reschedules: row.reschedules,
         desired_running: true,
-      }),
-    );
+      });
+    });
+    await chainChange(ctx, back);
     out.rescheduled.push({
       instance_id: row.instance_id,
       replaced_by: next.instance_id,
