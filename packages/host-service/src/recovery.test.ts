@@ -36,8 +36,11 @@ let first: TestHost;
 let listPath: string;
 let second: { service: HostService; server: WireServer; url: string } | undefined;
 
-/** A second host service on `first`'s data directory, as a restarted daemon builds it. */
-function restarted(dataDir: string): HostService {
+/**
+ * A second host service on `first`'s data directory, as a restarted daemon builds it (trusting the
+ * publisher unless `trustPublisher` is false: an operator changed the node's anchors meanwhile).
+ */
+function restarted(dataDir: string, trustPublisher = true): HostService {
   const holder = new RevocationHolder({ path: listPath, trustedKeys: [toHex(operatorKeys.publicKey)] });
   const gate = new Gate({ policy: OPEN_POLICY, recorder: first.chain, revocations: holder });
   const native = new NativeRuntime({
@@ -54,7 +57,9 @@ function restarted(dataDir: string): HostService {
     keys: hostKeys,
     controllers: new AllowListPolicy({ publicKeys: [controllerKeys.publicKey] }),
     anchors: new TrustAnchors([
-      { id: 'publisher', role: 'publisher', publicKey: toHex(publisherKeys.publicKey) },
+      ...(trustPublisher
+        ? [{ id: 'publisher', role: 'publisher' as const, publicKey: toHex(publisherKeys.publicKey) }]
+        : []),
       { id: 'operator', role: 'operator', publicKey: toHex(operatorKeys.publicKey) },
     ]),
     revocations: holder,
@@ -189,6 +194,39 @@ describe('HostService.recover', () => {
     };
     expect(left.instances.map((i) => i.instance_id)).toEqual([b.instance_id]);
   });
+
+  it('stops the process of a native instance it cannot adopt: reported lost, it never runs on as a second copy', async () => {
+    // A host of its own whose supervisor is stopped (as if it had been killed), so nothing restarts the process.
+    const crashed = await startHost();
+    try {
+      await crashed.service.supervisor.stop();
+      const pkg = await buildPackage(helloSource());
+      const placed = await place(
+        crashed.url,
+        placeBody(pkg.manifestHash, NATIVE, { start: true, mode: { type: 'listener' } }),
+        pkg.dir,
+      );
+      const pid = (placed.status as { pid: number }).pid;
+      const startTime = processStartTime(pid);
+      expect(startTime).toBeDefined();
+      // Restarted without the publisher among its anchors: the held package no longer verifies.
+      const report = await restarted(crashed.dataDir, false).recover();
+      expect(report.adopted).toEqual([]);
+      expect(report.lost).toEqual([
+        { instance_id: placed.instance_id, reason: expect.stringContaining('package unusable') },
+      ]);
+      // Reported lost (a controller places it again elsewhere): its process must not run on here.
+      expect(processStartTime(pid)).toBeUndefined();
+      const lost = first.chain
+        .range(0)
+        .filter((e) => e.kind === 'workload.lifecycle')
+        .map((e) => e.payload as Obj)
+        .find((p) => p.instance_id === placed.instance_id && p.to === 'lost');
+      expect(lost?.reason).toMatch(/its process was stopped/);
+    } finally {
+      await crashed.close();
+    }
+  }, 30_000);
 
   it('a corrupt instances file is set aside and the host starts empty', async () => {
     const dataDir = tempDir('heddle-hs-recover-bad-');

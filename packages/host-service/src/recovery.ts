@@ -13,11 +13,12 @@ import {
   type InstanceState,
   type LifecycleState,
   type RuntimeWorkload,
+  type WorkloadRuntime,
   workloadFromPackage,
 } from '@heddle/runtime';
 import { type HostState, REVOCATION_GRACE_MS } from './host-state.js';
 import { moveLife } from './instance-life.js';
-import { newSupervision, type PlacedInstance, readStatus } from './instance-record.js';
+import { isContinuous, newSupervision, type PlacedInstance, readStatus } from './instance-record.js';
 import type { InstanceStore, StoredInstance } from './instance-store.js';
 import { refusalOf } from './refusal-map.js';
 
@@ -117,7 +118,9 @@ async function recoverOne(state: HostState, o: RecoveryOptions, rec: StoredInsta
   const extra: { [key: string]: JsonValue } = { workload: rec.name, phase: 'recovery' };
   const host = state.routes.get(rec.route);
   const life = { life: lifeOf(rec, state.now()) };
-  const lose = async (reason: string): Promise<Outcome> => {
+  const lose = async (why: string): Promise<Outcome> => {
+    // Reported lost, it is placed again elsewhere: whatever of it still runs here must not run on.
+    const reason = `${why}${await abandon(state, host?.adapter, handleOf(rec))}`;
     await moveLife(state, life, 'lost', reason.slice(0, 300), extra);
     state.departed.note({
       instance_id: rec.instance_id,
@@ -199,9 +202,28 @@ async function recoverOne(state: HostState, o: RecoveryOptions, rec: StoredInsta
 }
 
 /**
+ * Stops what `adapter` still runs of an instance that was not adopted (`WorkloadRuntime.abandon`);
+ * the note for the lost reason. Never throws: a failure is told to `onError` and noted.
+ */
+async function abandon(
+  state: HostState,
+  adapter: WorkloadRuntime | undefined,
+  handle: InstanceHandle,
+): Promise<string> {
+  if (adapter?.abandon === undefined) return '';
+  try {
+    return (await adapter.abandon(handle, REVOCATION_GRACE_MS)) ? '; its process was stopped' : '';
+  } catch (err) {
+    state.onError(err);
+    return `; its process could not be stopped: ${(err as Error)?.message ?? String(err)}`;
+  }
+}
+
+/**
  * The lifecycle state an adopted instance is in, from what its adapter reports: running, loaded or
  * stopped as such; a `once` run that ended is finished; a run that ended while meant to run keeps its
- * stored state (the supervisor sees the exit and restarts it).
+ * stored state (the supervisor sees the exit and restarts it), or, stopped by a host shutdown, is
+ * `restarting` (the supervisor starts it at once).
  */
 function adoptedLife(rec: StoredInstance, adapter: InstanceState): LifecycleState {
   const stored = rec.life ?? 'loaded';
@@ -216,6 +238,11 @@ function adoptedLife(rec: StoredInstance, adapter: InstanceState): LifecycleStat
       return rec.desired_running ? stored : 'failed';
     default:
       if (rec.mode.type === 'once' && stored === 'running') return 'finished';
+      // Stopped by a host shutdown (an operator's stop clears desired_running, the lease sets
+      // lease_stopped): the supervisor starts it again (docs/host.md, "Restarts and re-adoption").
+      if (rec.desired_running && !rec.lease_stopped && isContinuous(rec.mode) && stored === 'stopped') {
+        return 'restarting';
+      }
       if (rec.desired_running && !rec.lease_stopped) return stored;
       return ['loaded', 'stopped', 'finished', 'failed'].includes(stored) ? stored : 'stopped';
   }

@@ -76,17 +76,26 @@ export interface SupervisedHost {
   readonly server: WireServer;
   readonly chain: Chain;
   readonly url: string;
+  readonly dataDir: string;
   /** Each supervisor event with the wall-clock time it was reported. */
   readonly events: (SupervisorEvent & { readonly at: number })[];
   readonly errors: unknown[];
   close(): Promise<void>;
 }
 
-/** Starts a host (native route only, the open policy) on 127.0.0.1 with these supervisor settings. */
+/**
+ * Starts a host (native route only, the open policy) on 127.0.0.1 with these supervisor settings, on a
+ * fresh data directory or on `dataDir` (a restart: call `service.recover()`).
+ */
 export async function startSupervisedHost(
-  options: { supervisor?: SupervisorOptions; leaseMs?: number; readiness?: ReadinessProbe | false } = {},
+  options: {
+    supervisor?: SupervisorOptions;
+    leaseMs?: number;
+    readiness?: ReadinessProbe | false;
+    dataDir?: string;
+  } = {},
 ): Promise<SupervisedHost> {
-  const dataDir = tempDir();
+  const dataDir = options.dataDir ?? tempDir();
   const chain = await openChainFile(join(dataDir, 'chain.jsonl'));
   const holder = new RevocationHolder(RevocationList.empty());
   const gate = new Gate({ policy: OPEN_POLICY, recorder: chain, revocations: holder });
@@ -120,6 +129,7 @@ export async function startSupervisedHost(
     server,
     chain,
     url: server.url,
+    dataDir,
     events,
     errors,
     close: async () => {

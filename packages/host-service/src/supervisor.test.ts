@@ -163,6 +163,78 @@ describe('the supervisor (real processes)', () => {
     expect(moves(lifeOf(host.chain, id)).at(-1)).toBe('stopped->unloaded');
   }, 30_000);
 
+  it('an instance whose budget is spent stays failed through a crash and restart of the host', async () => {
+    const crashing = await startSupervisedHost({ supervisor: { intervalMs: 20, maxRestarts: 0 } });
+    const body = placeBody(pkg.manifestHash, NATIVE, {
+      name: 'flaky-cog',
+      start: true,
+      mode: { type: 'listener' },
+      values: { life: '0.1' },
+    });
+    const placed = await result(call(crashing.url, request('workload.place', body), { pkgDir: pkg.dir }));
+    const id = placed.instance_id as string;
+    await until(
+      () => lifeOf(crashing.chain, id),
+      (m) => m.some((t) => t.to === 'failed'),
+    );
+    // Killed: nothing is written on the way out.
+    await crashing.service.supervisor.stop();
+    await crashing.server.close();
+    await crashing.chain.close();
+    const restarted = await startSupervisedHost({
+      dataDir: crashing.dataDir,
+      supervisor: { intervalMs: 20, maxRestarts: 2, backoffInitialMs: 50 },
+    });
+    try {
+      const report = await restarted.service.recover();
+      expect(report.adopted).toEqual([{ instance_id: id, life: 'failed', pid: null }]);
+      await new Promise((r) => setTimeout(r, 500));
+      const s = (await result(call(restarted.url, request('workload.status', { instance_id: id }))))
+        .instance as Obj;
+      expect(s).toMatchObject({ life: 'failed', restarts: 0, adopted: true });
+      expect((s.status as Obj).runs).toBe(0);
+      expect(restarted.events).toEqual([]);
+      expect(restarted.errors).toEqual([]);
+    } finally {
+      await restarted.close();
+    }
+  }, 20_000);
+
+  it('starts again, after a graceful restart of the host, a listener the shutdown stopped', async () => {
+    const first = await startSupervisedHost({ supervisor: { intervalMs: 20 } });
+    const body = placeBody(pkg.manifestHash, NATIVE, {
+      name: 'flaky-cog',
+      start: true,
+      mode: { type: 'listener' },
+      values: {},
+    });
+    const placed = await result(call(first.url, request('workload.place', body), { pkgDir: pkg.dir }));
+    const id = placed.instance_id as string;
+    await first.close();
+    const second = await startSupervisedHost({
+      dataDir: first.dataDir,
+      supervisor: { intervalMs: 20, backoffInitialMs: 50 },
+    });
+    try {
+      await second.service.recover();
+      const s = await until(
+        async () =>
+          (await result(call(second.url, request('workload.status', { instance_id: id })))).instance as Obj,
+        (v) => v.state === 'running',
+        3_000,
+      );
+      // It was meant to run (desired_running kept through the shutdown): the supervisor starts it again.
+      expect(s).toMatchObject({ desired_running: true, life: 'running', state: 'running', adopted: true });
+      expect(moves(lifeOf(second.chain, id)).slice(-2)).toEqual([
+        'stopped->restarting',
+        'restarting->running',
+      ]);
+      expect(second.errors).toEqual([]);
+    } finally {
+      await second.close();
+    }
+  }, 20_000);
+
   it('never restarts an instance that is not meant to run (stopped by the operator)', async () => {
     const placed = await place({ life: '0.4' });
     const id = placed.instance_id as string;

@@ -261,6 +261,8 @@ export class Supervisor {
         restarts,
         window_ms: policy.windowMs,
       });
+      // Kept through a crash of the host: a restarted host must not restart it with a fresh budget.
+      this.#state.persist();
       this.#event(p, 'failed', reason);
       return;
     }

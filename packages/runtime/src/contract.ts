@@ -116,6 +116,13 @@ export interface WorkloadRuntime {
   load(workload: RuntimeWorkload, config: WorkloadConfig): Promise<InstanceHandle>;
   /** Re-attaches an instance loaded before a restart of the host process. */
   adopt(handle: InstanceHandle, workload: RuntimeWorkload): Promise<void>;
+  /**
+   * Ends whatever still runs of an instance loaded before a restart that the host could not adopt
+   * (its package no longer verifies, admission or the gate refused it), knowing only its handle:
+   * a host that reports an instance lost must not keep a copy of it running. Resolves true when
+   * something was stopped. Optional: an adapter whose runs cannot outlive the host needs none.
+   */
+  abandon?(handle: InstanceHandle, graceMs: number): Promise<boolean>;
   /** Starts (or, for `once`, runs in the background) a loaded instance. */
   start(handle: InstanceHandle): Promise<void>;
   /** Stops: SIGTERM (or equivalent), then after `graceMs` a hard kill; returns the evidence. */

@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { basename, isAbsolute, join } from 'node:path';
 import type { Capability } from '@heddle/placement';
 import type { Admission, InstanceHandle, InstanceStatus, NetworkExposure, RunEvidence } from './contract.js';
 import { RuntimeError } from './errors.js';
@@ -17,7 +17,14 @@ import {
   nativeLogs,
   nativeRunSpec,
 } from './native-instance.js';
-import { type NativeInstanceRecord, writeInstanceRecord } from './native-instance-file.js';
+import {
+  type NativeInstanceRecord,
+  processStartTime,
+  readInstanceRecord,
+  readPidRecord,
+  removePidRecord,
+  writeInstanceRecord,
+} from './native-instance-file.js';
 import { probeNative } from './native-probe.js';
 import { NativeRun } from './native-process.js';
 import { terminateProcessGroup } from './process-group.js';
@@ -150,6 +157,41 @@ export class NativeRuntime extends LocalRuntime {
     );
     this.#instances.set(handle.instanceId, inst);
     reattachNativeProcess(inst);
+  }
+
+  /**
+   * Stops the process group an instance not adopted left running before a restart (its pid file
+   * names a process that still runs with the recorded start time): SIGTERM, `graceMs`, SIGKILL; the
+   * pid file is removed. An instance this adapter does hold is stopped as by {@link stop}. Resolves
+   * false when nothing ran (or the id is not an instance's).
+   */
+  async abandon(handle: InstanceHandle, graceMs: number): Promise<boolean> {
+    const id = handle.instanceId;
+    const held = this.#instances.find(id);
+    if (held !== undefined) {
+      // Adopted here, but the host still gave up on it (its adoption could not be chained).
+      if (!held.loop.busy && held.adopted === undefined) return false;
+      await this.stop(handle, graceMs);
+      return true;
+    }
+    if (id === '' || id === '.' || id === '..' || basename(id) !== id) return false;
+    const dir = nativeInstanceDir(this.options.stateDir, id);
+    if (readInstanceRecord(dir)?.instanceId !== id) return false;
+    const pid = readPidRecord(dir);
+    const runs = (): boolean =>
+      pid !== undefined && pid.startTime !== null && processStartTime(pid.pid) === pid.startTime;
+    if (pid === undefined || !runs()) {
+      removePidRecord(dir);
+      return false;
+    }
+    // Bounded: a process stuck in the kernel must not hold up the host's start for ever.
+    const until = Date.now() + graceMs + 5_000;
+    const gone = (async () => {
+      while (runs() && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    })();
+    await terminateProcessGroup(pid.pid, gone, graceMs);
+    removePidRecord(dir);
+    return true;
   }
 
   #hostUser(): { readonly allowHostUser: boolean } {
