@@ -79,8 +79,20 @@ export async function instanceOp(state: HostState, req: CtlRequest): Promise<Jso
       case 'workload.stop':
         return await state.locks.run(id, async () => {
           const p = lookup();
-          const evidence = await p.host.stop(p.handle, body.grace_ms ?? DEFAULT_GRACE_MS);
+          // The intent is saved before the process is stopped: a host killed in between must not
+          // start it again at its next start. A stop that fails puts the intent back.
+          const before = { desiredRunning: p.desiredRunning, leaseStopped: p.leaseStopped };
           p.desiredRunning = false;
+          state.persist();
+          let evidence: RunEvidence;
+          try {
+            evidence = await p.host.stop(p.handle, body.grace_ms ?? DEFAULT_GRACE_MS);
+          } catch (err) {
+            p.desiredRunning = before.desiredRunning;
+            p.leaseStopped = before.leaseStopped;
+            state.persist();
+            throw err;
+          }
           p.leaseStopped = false;
           p.supervision.restartDueAtMs = undefined;
           p.lastDecisionId = req.decision_id ?? p.lastDecisionId;
