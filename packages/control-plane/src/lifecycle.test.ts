@@ -82,6 +82,31 @@ async function placeOn(
   });
 }
 
+/** Two WASI hosts known to a plane on a test clock. */
+async function twoHosts(): Promise<{ clock: Clock; x: TestHost; y: TestHost; p: TestPlane }> {
+  const clock = new Clock();
+  const x = await host(['wasi']);
+  const y = await host(['wasi']);
+  const p = await plane(clock);
+  await p.plane.addNode(x.url, { tier: 'paired' });
+  await p.plane.addNode(y.url, { tier: 'paired' });
+  return { clock, x, y, p };
+}
+
+/** {@link twoHosts} with a continuous instance placed: `a` holds it, `b` is the other host. */
+async function placedOnOneOfTwo(): Promise<{
+  clock: Clock;
+  p: TestPlane;
+  r: PlaceResult;
+  a: TestHost;
+  b: TestHost;
+}> {
+  const { clock, x, y, p } = await twoHosts();
+  const r = await placeOn(p, x.service.nodeId);
+  const [a, b] = byPlacement(r, x, y);
+  return { clock, p, r, a, b };
+}
+
 /** The host `r` placed on first, then the other one. */
 function byPlacement(r: PlaceResult, x: TestHost, y: TestHost): [TestHost, TestHost] {
   return r.instance?.node_id === x.service.nodeId ? [x, y] : [y, x];
@@ -105,12 +130,7 @@ const lifecycle = (p: TestPlane, id: string): [string, string, string][] =>
 
 describe('node death and rescheduling', () => {
   it('a dead node: its instance becomes lost and is placed again elsewhere, the dead node avoided; when the node returns, the orphan is unloaded', async () => {
-    const clock = new Clock();
-    const x = await host(['wasi']);
-    const y = await host(['wasi']);
-    const p = await plane(clock);
-    await p.plane.addNode(x.url, { tier: 'paired' });
-    await p.plane.addNode(y.url, { tier: 'paired' });
+    const { clock, x, y, p } = await twoHosts();
     const r = await placeOn(p, x.service.nodeId);
     const old = r.instance?.instance_id as string;
     const [a, b] = byPlacement(r, x, y);
@@ -195,12 +215,7 @@ describe('node death and rescheduling', () => {
   });
 
   it('an order placed with migratable false is not moved: alert not_migratable', async () => {
-    const clock = new Clock();
-    const x = await host(['wasi']);
-    const y = await host(['wasi']);
-    const p = await plane(clock);
-    await p.plane.addNode(x.url, { tier: 'paired' });
-    await p.plane.addNode(y.url, { tier: 'paired' });
+    const { clock, x, y, p } = await twoHosts();
     const r = await placeOn(p, x.service.nodeId, false, false, false);
     const [a, b] = byPlacement(r, x, y);
     const t = await killAndDeclareDead(p, clock, a);
@@ -216,14 +231,7 @@ describe('node death and rescheduling', () => {
   });
 
   it('a lineage rescheduled the most times allowed raises an alert instead of a sixth reschedule', async () => {
-    const clock = new Clock();
-    const x = await host(['wasi']);
-    const y = await host(['wasi']);
-    const p = await plane(clock);
-    await p.plane.addNode(x.url, { tier: 'paired' });
-    await p.plane.addNode(y.url, { tier: 'paired' });
-    const r = await placeOn(p, x.service.nodeId);
-    const [a, b] = byPlacement(r, x, y);
+    const { clock, p, r, a, b } = await placedOnOneOfTwo();
     const id = r.instance?.instance_id as string;
     p.store.putPlacement({ ...p.plane.instance(id), reschedules: 5 });
     const t = await killAndDeclareDead(p, clock, a);
@@ -460,14 +468,7 @@ describe('host listing reconciliation', () => {
 
 describe('revocation distribution', () => {
   it('pushRevocations marks the placements revoked at once, tears them down on reachable hosts, and a host that was away gets it on its next tick', async () => {
-    const clock = new Clock();
-    const x = await host(['wasi']);
-    const y = await host(['wasi']);
-    const p = await plane(clock);
-    await p.plane.addNode(x.url, { tier: 'paired' });
-    await p.plane.addNode(y.url, { tier: 'paired' });
-    const r = await placeOn(p, x.service.nodeId);
-    const [a, b] = byPlacement(r, x, y);
+    const { clock, p, r, a, b } = await placedOnOneOfTwo();
     const id = r.instance?.instance_id as string;
     await b.server.close();
     await p.plane.refreshNodes();
@@ -574,14 +575,7 @@ describe('review: no second copy', () => {
   });
 
   it('an orphan whose node takes a replacement under the same id in the same tick is not unloaded', async () => {
-    const clock = new Clock();
-    const x = await host(['wasi']);
-    const y = await host(['wasi']);
-    const p = await plane(clock);
-    await p.plane.addNode(x.url, { tier: 'paired' });
-    await p.plane.addNode(y.url, { tier: 'paired' });
-    const r = await placeOn(p, x.service.nodeId);
-    const [a, b] = byPlacement(r, x, y);
+    const { clock, p, r, a, b } = await placedOnOneOfTwo();
     const id = r.instance?.instance_id as string;
     const t = await killAndDeclareDead(p, clock, a);
     const replacement = t.rescheduled[0]?.replaced_by as string;
@@ -649,14 +643,7 @@ describe('review: crash safety', () => {
 
 describe('review: a dead node that answers again', () => {
   it('its lost instances are not replaced while its listing cannot be read; adopted back once it can', async () => {
-    const clock = new Clock();
-    const x = await host(['wasi']);
-    const y = await host(['wasi']);
-    const p = await plane(clock);
-    await p.plane.addNode(x.url, { tier: 'paired' });
-    await p.plane.addNode(y.url, { tier: 'paired' });
-    const r = await placeOn(p, x.service.nodeId);
-    const [a, b] = byPlacement(r, x, y);
+    const { clock, p, r, a, b } = await placedOnOneOfTwo();
     const id = r.instance?.instance_id as string;
     await b.server.close(); // nowhere to go: the reschedule waits
     const t = await killAndDeclareDead(p, clock, a);
@@ -683,14 +670,7 @@ describe('review: a dead node that answers again', () => {
   });
 
   it('a lost instance its returning node lists in a state it cannot be adopted from is not replaced meanwhile', async () => {
-    const clock = new Clock();
-    const x = await host(['wasi']);
-    const y = await host(['wasi']);
-    const p = await plane(clock);
-    await p.plane.addNode(x.url, { tier: 'paired' });
-    await p.plane.addNode(y.url, { tier: 'paired' });
-    const r = await placeOn(p, x.service.nodeId);
-    const [a, b] = byPlacement(r, x, y);
+    const { clock, p, r, a, b } = await placedOnOneOfTwo();
     const id = r.instance?.instance_id as string;
     await b.server.close();
     await killAndDeclareDead(p, clock, a);
