@@ -247,6 +247,27 @@ describe('node death and rescheduling', () => {
     expect(b.service.instanceIds()).toEqual([]);
   });
 
+  it('the only node that can run it comes back without it: it is placed there again, not avoided for good', async () => {
+    const clock = new Clock();
+    const a = await host(['wasi'], 0x7e);
+    const p = await plane(clock);
+    await p.plane.addNode(a.url, { tier: 'paired' });
+    const r = await placeOn(p, a.service.nodeId);
+    const id = r.instance?.instance_id as string;
+    const t = await killAndDeclareDead(p, clock, a);
+    expect(t.lost).toEqual([id]);
+    expect(t.waiting).toHaveLength(1);
+    // The machine comes back re-imaged: same key, same address, nothing of what it ran.
+    await a.close();
+    const again = await host(['wasi'], 0x7e, Number(new URL(a.url).port));
+    expect(again.service.nodeId).toBe(a.service.nodeId);
+    clock.advance(TUNABLES.rescheduleBackoffMaxMs + 100);
+    await p.plane.tick();
+    expect(again.service.instanceIds()).toEqual([id]);
+    expect(p.plane.instance(id).state).toBe('running');
+    expect(p.plane.reschedules()).toEqual([]);
+  });
+
   it('no node can take it: retried with backoff (doubling, capped), then placed when a node appears', async () => {
     const clock = new Clock();
     const a = await host(['wasi']);
