@@ -110,11 +110,13 @@ export class Supervisor {
   /** One pass over every instance (the timer's work; never rejects). */
   async tick(): Promise<void> {
     try {
-      const leaseExpired = this.#lease?.expired(this.#state.now()) ?? false;
+      // The lease is judged when each instance's lock is held: a controller heard from while this
+      // pass waited for a busy lock (an operator verb) renews it in time.
+      const leaseExpired = (): boolean => this.#lease?.expired(this.#state.now()) ?? false;
       await Promise.all(
         [...this.#state.instances.values()].map((p) =>
           this.#state.locks
-            .run(p.instanceId, () => this.#check(p, leaseExpired))
+            .run(p.instanceId, () => this.#check(p, leaseExpired()))
             .catch((err: unknown) => this.#report(err)),
         ),
       );
