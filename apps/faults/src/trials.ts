@@ -3,7 +3,7 @@
 // for all (converge.ts). A trial adds its own problems only for behaviour the issue demands beyond
 // convergence (a dead node's instances running elsewhere in time).
 import type { PlacementRecord } from '@heddle/control-plane';
-import type { ProxyStats } from './chaos-proxy.js';
+import type { ProxyMode, ProxyStats } from './chaos-proxy.js';
 import { controllerTunables } from './daemons.js';
 import type { PackageKind } from './packages.js';
 import type { TrialContext, TrialKind } from './trial-kit.js';
@@ -207,6 +207,31 @@ export const controllerKillDuringReschedule: TrialKind = {
   },
 };
 
+/**
+ * Places `kind` on `victim` with its proxy in `mode`: once the proxy saw the request, `hold()` runs
+ * (the fault lasts that long), then the proxy heals and the place's outcome is awaited and noted.
+ */
+async function placeThroughProxy(
+  ctx: TrialContext,
+  victim: { index: number; nodeId: string },
+  kind: PackageKind,
+  mode: ProxyMode,
+  label: string,
+  hold: () => Promise<void>,
+): Promise<void> {
+  const proxy = ctx.cluster.hosts[victim.index]?.proxy;
+  const stats = proxy === undefined ? undefined : { ...proxy.stats };
+  const before = proxy?.stats.requests ?? 0;
+  proxy?.set(mode);
+  ctx.note(`host ${victim.index}: ${label}; placing ${kind}`);
+  const placing = ctx.place(kind, { prefer: [victim.nodeId] });
+  await requestSeen(ctx, victim.index, before);
+  await hold();
+  proxy?.heal();
+  await placing;
+  noteProxy(ctx, victim.index, stats);
+}
+
 /** The answer of a place is swallowed by the node's proxy (the host may have acted), then the connection is cut. */
 export const proxyDrop: TrialKind = {
   group: 'proxy',
@@ -219,18 +244,17 @@ export const proxyDrop: TrialKind = {
     const kind = ctx.rng.chance(0.8) ? 'wasi' : 'native';
     const cutAfterMs = ctx.rng.int(100, 1500);
     const healAfter = ctx.rng.int(200, 3000);
-    const proxy = ctx.cluster.hosts[victim.index]?.proxy;
-    const stats = proxy === undefined ? undefined : { ...proxy.stats };
-    const before = proxy?.stats.requests ?? 0;
-    proxy?.set({ kind: 'drop', cutAfterMs });
-    ctx.note(`host ${victim.index}: drop answers, cut after ${cutAfterMs} ms; placing ${kind}`);
-    const placing = ctx.place(kind, { prefer: [victim.nodeId] });
-    await requestSeen(ctx, victim.index, before);
-    await sleep(healAfter);
-    proxy?.heal();
-    ctx.note(`healed after ${healAfter} ms`);
-    await placing;
-    noteProxy(ctx, victim.index, stats);
+    await placeThroughProxy(
+      ctx,
+      victim,
+      kind,
+      { kind: 'drop', cutAfterMs },
+      `drop answers, cut after ${cutAfterMs} ms`,
+      async () => {
+        await sleep(healAfter);
+        ctx.note(`healed after ${healAfter} ms`);
+      },
+    );
     ctx.convergeMs = 20_000;
   },
 };
@@ -245,17 +269,14 @@ export const proxyCut: TrialKind = {
     const kind = ctx.rng.chance(0.8) ? 'wasi' : 'native';
     // A place of a package the host holds is answered in some 20 to 100 ms: cut around that.
     const afterMs = ctx.rng.int(0, 80);
-    const proxy = ctx.cluster.hosts[victim.index]?.proxy;
-    const stats = proxy === undefined ? undefined : { ...proxy.stats };
-    const before = proxy?.stats.requests ?? 0;
-    proxy?.set({ kind: 'cut', afterMs });
-    ctx.note(`host ${victim.index}: cut ${afterMs} ms after each request; placing ${kind}`);
-    const placing = ctx.place(kind, { prefer: [victim.nodeId] });
-    await requestSeen(ctx, victim.index, before);
-    await sleep(afterMs + ctx.rng.int(50, 500));
-    proxy?.heal();
-    await placing;
-    noteProxy(ctx, victim.index, stats);
+    await placeThroughProxy(
+      ctx,
+      victim,
+      kind,
+      { kind: 'cut', afterMs },
+      `cut ${afterMs} ms after each request`,
+      () => sleep(afterMs + ctx.rng.int(50, 500)),
+    );
     ctx.convergeMs = 20_000;
   },
 };
