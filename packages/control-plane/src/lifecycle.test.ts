@@ -83,25 +83,25 @@ async function placeOn(
 }
 
 /** Two WASI hosts known to a plane on a test clock. */
-async function twoHosts(): Promise<{ clock: Clock; x: TestHost; y: TestHost; p: TestPlane }> {
+async function twoHosts(dir?: string): Promise<{ clock: Clock; x: TestHost; y: TestHost; p: TestPlane }> {
   const clock = new Clock();
   const x = await host(['wasi']);
   const y = await host(['wasi']);
-  const p = await plane(clock);
+  const p = await plane(clock, dir);
   await p.plane.addNode(x.url, { tier: 'paired' });
   await p.plane.addNode(y.url, { tier: 'paired' });
   return { clock, x, y, p };
 }
 
-/** {@link twoHosts} with a continuous instance placed: `a` holds it, `b` is the other host. */
-async function placedOnOneOfTwo(): Promise<{
+/** {@link twoHosts} (its plane in `dir`) with a continuous instance placed: `a` holds it, `b` is the other host. */
+async function placedOnOneOfTwo(dir?: string): Promise<{
   clock: Clock;
   p: TestPlane;
   r: PlaceResult;
   a: TestHost;
   b: TestHost;
 }> {
-  const { clock, x, y, p } = await twoHosts();
+  const { clock, x, y, p } = await twoHosts(dir);
   const r = await placeOn(p, x.service.nodeId);
   const [a, b] = byPlacement(r, x, y);
   return { clock, p, r, a, b };
@@ -398,15 +398,8 @@ describe('a reschedule whose answer is lost', () => {
 
 describe('controller restart', () => {
   it('continues a reschedule from SQLite', async () => {
-    const clock = new Clock();
-    const x = await host(['wasi']);
-    const y = await host(['wasi']);
     const dir = tempDir();
-    const first = await plane(clock, dir);
-    await first.plane.addNode(x.url, { tier: 'paired' });
-    await first.plane.addNode(y.url, { tier: 'paired' });
-    const r = await placeOn(first, x.service.nodeId);
-    const [a, b] = byPlacement(r, x, y);
+    const { clock, p: first, r, a, b } = await placedOnOneOfTwo(dir);
     const id = r.instance?.instance_id as string;
     await b.server.close();
     const t = await killAndDeclareDead(first, clock, a);
@@ -625,15 +618,8 @@ describe('review: no second copy', () => {
 
 describe('review: crash safety', () => {
   it('a controller killed right after marking an instance lost still replaces it at its next start', async () => {
-    const clock = new Clock();
-    const x = await host(['wasi']);
-    const y = await host(['wasi']);
     const dir = tempDir();
-    const first = await plane(clock, dir);
-    await first.plane.addNode(x.url, { tier: 'paired' });
-    await first.plane.addNode(y.url, { tier: 'paired' });
-    const r = await placeOn(first, x.service.nodeId);
-    const [a, b] = byPlacement(r, x, y);
+    const { clock, p: first, r, a, b } = await placedOnOneOfTwo(dir);
     const id = r.instance?.instance_id as string;
     // The process dies while it chains the move to lost (as kill -9 would: nothing more is written).
     const append = first.chain.append.bind(first.chain);
