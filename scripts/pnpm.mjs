@@ -2,8 +2,8 @@
 // Runs the pinned pnpm, installing it into .tools/ with npm first if needed, so that a fresh machine
 // with only Node 20 and npm can work on the repository. `--bootstrap` installs the workspace.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -37,9 +37,32 @@ if (installedVersion() !== wanted) {
   if (code !== 0) process.exit(code);
 }
 
+// Every child (turbo, lifecycle scripts, vitest's spawned CLIs) must find this pnpm, and node-gyp for
+// addons that compile, without anything installed globally: a shim directory goes first on PATH.
+const shims = join(tools, 'bin');
+const gypBin = join(tools, 'node_modules', 'pnpm', 'dist', 'node-gyp-bin');
+function writeShim(name, body) {
+  const file = join(shims, name);
+  if (!existsSync(file) || readFileSync(file, 'utf8') !== body) {
+    mkdirSync(shims, { recursive: true });
+    writeFileSync(file, body);
+    chmodSync(file, 0o755);
+  }
+}
+if (process.platform === 'win32') {
+  writeShim('pnpm.cmd', `@"${process.execPath}" "${entry}" %*\r\n`);
+} else {
+  writeShim('pnpm', `#!/bin/sh\nexec "${process.execPath}" "${entry}" "$@"\n`);
+}
+
 // Native addons (better-sqlite3) compile against this Node's own headers when they ship with it, so
 // that node-gyp never downloads them (no network beyond the package registry is assumed).
 const env = { ...process.env };
+const pathKey = Object.keys(env).find((k) => k.toUpperCase() === 'PATH') ?? 'PATH';
+env[pathKey] = [shims, gypBin, env[pathKey] ?? ''].join(delimiter);
+if (env.npm_config_node_gyp === undefined && existsSync(join(gypBin, '..', 'node_modules', 'node-gyp'))) {
+  env.npm_config_node_gyp = join(gypBin, '..', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
+}
 const prefix = join(dirname(process.execPath), '..');
 if (env.npm_config_nodedir === undefined && existsSync(join(prefix, 'include', 'node', 'node.h'))) {
   env.npm_config_nodedir = prefix;
