@@ -1,6 +1,4 @@
-import type { GateContext } from '@heddle/gate';
-import type { CogBody, VerifiedWorkload } from '@heddle/package';
-import { type NodeInput, PlacementView, type ViewNode } from '@heddle/placement';
+import { type NodeInput, PlacementView } from '@heddle/placement';
 import type { NodeBook } from './node-book.js';
 import { SEED_CAPABILITIES } from './seed-nodes.js';
 import type { StateStore } from './state-store.js';
@@ -39,41 +37,4 @@ export function engineView(book: NodeBook, store: StateStore, now: number): Plac
     });
   }
   return PlacementView.create(nodes, { validate: false });
-}
-
-/** The network a route gives an instance, as the adapters report it (native: egress; wasi: none). */
-const ROUTE_NETWORK: Readonly<Record<string, GateContext['network']>> = {
-  native: 'egress',
-  wasi: 'none',
-  container: 'none',
-};
-
-/** The route of a variant name (`x86_64-native` to `native`). */
-export function routeOf(variant: string): string {
-  return variant.slice(variant.lastIndexOf('-') + 1);
-}
-
-/**
- * The gate context of placing `verified` as `variant` on `node` (the controller verified the package
- * against its own anchors: `pinned_signer`). `resource_cost` is the cog's memory over the node's.
- */
-export function placeContext(
-  verified: VerifiedWorkload<CogBody>,
-  variant: string,
-  node: Pick<ViewNode, 'tier' | 'memory_mb'>,
-  emulated: boolean,
-): GateContext {
-  const size = node.memory_mb > 0 ? node.memory_mb : 1024;
-  return {
-    kind: verified.kind,
-    package_trust: 'pinned_signer',
-    node_tier: node.tier,
-    network: ROUTE_NETWORK[routeOf(variant)] ?? 'egress',
-    secrets: false,
-    emulated,
-    resource_cost: Math.min(1, verified.body.resources.ram_mb / size),
-    package_id: verified.packageId,
-    signer_keys: [...verified.signerKeys],
-    artifact_hashes: [...verified.artifactHashes],
-  };
 }
