@@ -5,9 +5,9 @@ import type { StateStore } from './state-store.js';
 
 /**
  * The engine's view (DESIGN 10): every known node with a tier and held facts, with liveness, and
- * without the `runtime.<route>` capabilities of routes its `workload-host` does not advertise (a node
- * without an advertisement offers no runtime at all). Nodes without a tier (their key changed) are
- * left out.
+ * without the `runtime.<route>` (and `runtime.<route>.*`, such as `runtime.container.docker`)
+ * capabilities of routes its `workload-host` does not advertise (a node without an advertisement
+ * offers no runtime at all). Nodes without a tier (their key changed) are left out.
  */
 export function engineView(book: NodeBook, store: StateStore, now: number): PlacementView {
   const nodes: NodeInput[] = [];
@@ -30,11 +30,16 @@ export function engineView(book: NodeBook, store: StateStore, now: number): Plac
       node_id: t.node_id,
       tier: t.tier,
       liveness: book.liveness.get(t.node_id, now),
-      capabilities: held.capabilities.filter(
-        (c) => !c.id.startsWith('runtime.') || routes.has(c.id.slice('runtime.'.length)),
-      ),
+      capabilities: held.capabilities.filter((c) => !c.id.startsWith('runtime.') || offered(routes, c.id)),
       expires_at_ms: held.expires_at_ms,
     });
   }
   return PlacementView.create(nodes, { validate: false });
+}
+
+/** Whether capability `id` (`runtime.<route>` or `runtime.<route>.<more>`) is of an advertised route. */
+function offered(routes: ReadonlySet<string>, id: string): boolean {
+  const rest = id.slice('runtime.'.length);
+  const dot = rest.indexOf('.');
+  return routes.has(rest) || (dot > 0 && routes.has(rest.slice(0, dot)));
 }

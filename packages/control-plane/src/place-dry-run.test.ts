@@ -1,5 +1,5 @@
 // Issue 16 item 10: a dry run runs the same checks as the real place, on every route. Real hosts
-// (native, WASI), a Seed simulator behind pinned TLS, and a real control plane whose gate policy is
+// (native, WASI, container over the fake engine), a Seed simulator behind pinned TLS, and a real control plane whose gate policy is
 // switched between cases; each case places a dry run, then the same order for real, and the two
 // must agree (chosen and placed, or refused).
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { Gate, type Policy, parsePolicy } from '@heddle/gate';
 import { NO_REVOCATIONS } from '@heddle/package';
 import { SeedApiRuntime, SeedClient, SeedSimulator, saveToken, selfSignedCert } from '@heddle/seed-adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ContainerHost, containerPackage, startContainerHost } from './container-host.test-util.js';
 import { ControlPlane } from './control-plane.js';
 import { PlaneError } from './errors.js';
 import type { PlaceResult } from './place.js';
@@ -43,6 +44,21 @@ const ANY_NETWORK: Policy = parsePolicy({
   name: 'any-network',
   rules: [{ id: 'any', effect: 'permit', actions: [...ACTIONS], kinds: ['cog'], max_network: 'egress' }],
 });
+/** Any network, and emulated containers. */
+const EMULATION_OK: Policy = parsePolicy({
+  version: 1,
+  name: 'emulation-ok',
+  rules: [
+    {
+      id: 'any',
+      effect: 'permit',
+      actions: [...ACTIONS],
+      kinds: ['cog'],
+      max_network: 'egress',
+      emulated: true,
+    },
+  ],
+});
 /** Any network, but loads and starts only on `pinned` nodes. */
 const LOAD_ON_PINNED: Policy = parsePolicy({
   version: 1,
@@ -77,6 +93,8 @@ let store: SqliteStateStore;
 let closeChain: () => Promise<void>;
 let wasiPkg: string;
 let nativePkg: string;
+let ctrHost: ContainerHost;
+let ctrPkg: string;
 
 beforeAll(async () => {
   sim = await SeedSimulator.start({
@@ -88,7 +106,12 @@ beforeAll(async () => {
   tokenFile = join(tempDir(), 'seed.token');
   saveToken(tokenFile, TOKEN);
   [wasiHost, nativeHost] = await Promise.all([startHost(['wasi']), startHost(['native'])]);
-  [wasiPkg, nativePkg] = await Promise.all([examplePackage('wasi-cog'), examplePackage('hello-cog', true)]);
+  ctrHost = await startContainerHost();
+  [wasiPkg, nativePkg, ctrPkg] = await Promise.all([
+    examplePackage('wasi-cog'),
+    examplePackage('hello-cog', true),
+    containerPackage(),
+  ]);
   const dir = tempDir();
   store = SqliteStateStore.open(join(dir, 'state.db'));
   const chain = await openChainFile(join(dir, 'chain.jsonl'));
@@ -107,7 +130,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([wasiHost?.close(), nativeHost?.close()]);
+  await Promise.all([wasiHost?.close(), nativeHost?.close(), ctrHost?.close()]);
   store?.close();
   await closeChain?.();
   await sim?.close();
@@ -150,11 +173,13 @@ function governanceDetail(p: Pair): string {
 describe('a dry run and the real place agree, route by route (issue 16 item 10)', () => {
   let seedId = '';
 
-  it('registers a WASI host, a native host and a Seed', async () => {
+  it('registers a WASI host, a native host, a container host and a Seed', async () => {
     await plane.addNode(wasiHost.url, { tier: 'paired' });
     await plane.addNode(nativeHost.url, { tier: 'paired' });
+    const ctr = await plane.addNode(ctrHost.url, { tier: 'paired' });
+    expect(ctr.routes).toEqual(['container']);
     seedId = (await plane.addSeed(sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile })).node_id;
-    expect(plane.nodes()).toHaveLength(3);
+    expect(plane.nodes()).toHaveLength(4);
   });
 
   it('wasi (network none): chosen and placed under a LAN-only policy', async () => {
@@ -171,6 +196,20 @@ describe('a dry run and the real place agree, route by route (issue 16 item 10)'
     gate.setPolicy(ANY_NETWORK);
     const placed = await dryThenReal({ package_dir: nativePkg });
     expect(placed.dry.explanation.node_id).toBe(nativeHost.service.nodeId);
+  });
+
+  it('container, emulated here (network none): refused by both when the policy allows no emulation, placed by both when it does', async () => {
+    const order = { package_dir: ctrPkg, allow_emulated: true };
+    gate.setPolicy(LAN_ONLY);
+    const refused = await dryThenReal(order);
+    expect(governanceDetail(refused)).toContain('emulat');
+    gate.setPolicy(EMULATION_OK);
+    const placed = await dryThenReal(order);
+    expect(placed.dry.explanation.rows[0]).toMatchObject({
+      node_id: ctrHost.nodeId,
+      verdict: 'chosen',
+      execution: 'emulated',
+    });
   });
 
   it('Seed (its firmware gives cogs egress): refused by both under a LAN-only policy, placed by both when egress is allowed', async () => {
