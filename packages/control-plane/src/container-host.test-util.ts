@@ -15,7 +15,7 @@ import { WireServer } from '@heddle/wire';
 import { controllerKeys, operatorKeys, publisherKeys, tempDir, testAnchors } from './test-fixtures.js';
 
 /** The one image the fake engine holds (arm64). */
-export const ARM64_IMAGE = `registry.example/heddle/ctr-cog@sha256:${'c'.repeat(64)}`;
+export const ARM64_IMAGE: string = `registry.example/heddle/ctr-cog@sha256:${'c'.repeat(64)}`;
 
 const FAKE_ENGINE = resolve(import.meta.dirname, '../../runtime/src/container-fixtures/fake-engine.mjs');
 
