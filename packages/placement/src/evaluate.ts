@@ -14,9 +14,9 @@ const F_EMULATION = -11;
 const F_GOVERNANCE = -12;
 
 import type { PreparedRequest } from './prepare.js';
-import { type RequestVariant, variantLabel } from './request.js';
-import { checkRequirement, describeRequirement } from './requirement.js';
-import { requirementFailureText } from './requirement-words.js';
+import type { RequestVariant } from './request.js';
+import { checkRequirement } from './requirement.js';
+import { labelRequirementLines, requirementLine } from './requirement-lines.js';
 import type { NodeUsage, PlacementState } from './state.js';
 import type { ViewNode } from './view.js';
 import { TRUST_TIERS } from './vocabulary.js';
@@ -115,15 +115,7 @@ export function evaluateNode(ctx: EvalContext, node: ViewNode, out: ConstraintFa
       if (reason !== null) {
         ok = false;
         if (out !== null && (prep.ranks[v] !== 2 || ctx.allowEmulation)) {
-          // `detail` holds only the words here: labelRequirementLines names the variant once merged.
-          out.push({
-            constraint: 'requirements',
-            detail: requirementFailureText(reqs[r]!, reason),
-            variant: variant.name,
-            ...(variant.alternative === undefined ? {} : { alternative: variant.alternative }),
-            requirement: describeRequirement(reqs[r]!),
-            reason,
-          });
+          out.push(requirementLine(reqs[r]!, reason, variant));
         }
         break;
       }
@@ -163,44 +155,6 @@ export function evaluateNode(ctx: EvalContext, node: ViewNode, out: ConstraintFa
     }
   }
   return chosen;
-}
-
-/**
- * Finishes the `requirements` lines recorded from `from` on (their `detail` holds only the words):
- * lines of one variant that say the same thing (its alternatives failing alike, `linux` and `macos`
- * both lacking `cpu.arch.aarch64`) become one line naming the variant alone, without `alternative`;
- * the others name their alternative (`aarch64-native (macos): node has no capability os.macos`).
- */
-function labelRequirementLines(out: ConstraintFailure[], from: number): void {
-  const lines: ConstraintFailure[] = [];
-  const byKey = new Map<string, number>();
-  const shared = new Set<number>();
-  for (let i = from; i < out.length; i++) {
-    const f = out[i]!;
-    if (f.constraint !== 'requirements' || f.variant === undefined) {
-      lines.push(f);
-      continue;
-    }
-    const key = `${f.variant}\u0000${f.detail}`;
-    const at = byKey.get(key);
-    if (at === undefined) {
-      byKey.set(key, lines.length);
-      lines.push(f);
-    } else shared.add(at);
-  }
-  out.length = from;
-  for (let i = 0; i < lines.length; i++) {
-    const f = lines[i]!;
-    if (f.constraint !== 'requirements' || f.variant === undefined) out.push(f);
-    else if (shared.has(i)) {
-      const { alternative: _all, ...rest } = f;
-      out.push({ ...rest, detail: `${f.variant}: ${f.detail}` });
-    } else out.push({ ...f, detail: `${variantLabel({ name: f.variant, ...alt(f) })}: ${f.detail}` });
-  }
-}
-
-function alt(f: ConstraintFailure): { alternative?: string } {
-  return f.alternative === undefined ? {} : { alternative: f.alternative };
 }
 
 function coresidentConflict(ctx: EvalContext, usage: NodeUsage): string | null {
