@@ -31,13 +31,14 @@ export function requirementFailureText(req: Requirement, reason: RequirementReas
   const what = req.id ?? `${req.id_prefix ?? ''}.*`;
   const count = req.count ?? 1;
   const where = (req.where ?? []).map(predicateText).join(' and ');
+  const min = req.min_provenance ?? 'claimed';
   switch (reason) {
     case 'no_such_id':
       return prefix ? `node has no ${what} capability` : `node has no capability ${what}`;
     case 'provenance_too_low':
       return prefix
-        ? `no ${what} capability of the node is known at least as ${req.min_provenance} (provenance)`
-        : `node's ${what} is not known at least as ${req.min_provenance} (provenance)`;
+        ? `no ${what} capability of the node is known at least as ${min} (provenance)`
+        : `node's ${what} is not known at least as ${min} (provenance)`;
     case 'predicate_failed':
       return prefix
         ? `no ${what} capability of the node has ${where}`
