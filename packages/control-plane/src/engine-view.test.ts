@@ -6,9 +6,10 @@ import type { PlacementView } from '@heddle/placement';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Caller } from './caller.js';
 import { planeConfig } from './config.js';
-import { engineView, placeContext, routeOf } from './engine-view.js';
+import { engineView } from './engine-view.js';
 import { NodeBook } from './node-book.js';
 import { PackageStore } from './package-store.js';
+import { placeContext, routeOf } from './place-gate.js';
 import { SqliteStateStore } from './sqlite-store.js';
 import type { TargetRecord } from './state-store.js';
 import {

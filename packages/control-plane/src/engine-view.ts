@@ -1,15 +1,13 @@
-import type { GateContext } from '@heddle/gate';
-import type { CogBody, VerifiedWorkload } from '@heddle/package';
-import { type NodeInput, PlacementView, type ViewNode } from '@heddle/placement';
+import { type NodeInput, PlacementView } from '@heddle/placement';
 import type { NodeBook } from './node-book.js';
 import { SEED_CAPABILITIES } from './seed-nodes.js';
 import type { StateStore } from './state-store.js';
 
 /**
  * The engine's view (DESIGN 10): every known node with a tier and held facts, with liveness, and
- * without the `runtime.<route>` capabilities of routes its `workload-host` does not advertise (a node
- * without an advertisement offers no runtime at all). Nodes without a tier (their key changed) are
- * left out.
+ * without the `runtime.<route>` (and `runtime.<route>.*`, such as `runtime.container.docker`)
+ * capabilities of routes its `workload-host` does not advertise (a node without an advertisement
+ * offers no runtime at all). Nodes without a tier (their key changed) are left out.
  */
 export function engineView(book: NodeBook, store: StateStore, now: number): PlacementView {
   const nodes: NodeInput[] = [];
@@ -32,48 +30,16 @@ export function engineView(book: NodeBook, store: StateStore, now: number): Plac
       node_id: t.node_id,
       tier: t.tier,
       liveness: book.liveness.get(t.node_id, now),
-      capabilities: held.capabilities.filter(
-        (c) => !c.id.startsWith('runtime.') || routes.has(c.id.slice('runtime.'.length)),
-      ),
+      capabilities: held.capabilities.filter((c) => !c.id.startsWith('runtime.') || offered(routes, c.id)),
       expires_at_ms: held.expires_at_ms,
     });
   }
   return PlacementView.create(nodes, { validate: false });
 }
 
-/** The network a route gives an instance, as the adapters report it (native: egress; wasi: none). */
-const ROUTE_NETWORK: Readonly<Record<string, GateContext['network']>> = {
-  native: 'egress',
-  wasi: 'none',
-  container: 'none',
-};
-
-/** The route of a variant name (`x86_64-native` to `native`). */
-export function routeOf(variant: string): string {
-  return variant.slice(variant.lastIndexOf('-') + 1);
-}
-
-/**
- * The gate context of placing `verified` as `variant` on `node` (the controller verified the package
- * against its own anchors: `pinned_signer`). `resource_cost` is the cog's memory over the node's.
- */
-export function placeContext(
-  verified: VerifiedWorkload<CogBody>,
-  variant: string,
-  node: Pick<ViewNode, 'tier' | 'memory_mb'>,
-  emulated: boolean,
-): GateContext {
-  const size = node.memory_mb > 0 ? node.memory_mb : 1024;
-  return {
-    kind: verified.kind,
-    package_trust: 'pinned_signer',
-    node_tier: node.tier,
-    network: ROUTE_NETWORK[routeOf(variant)] ?? 'egress',
-    secrets: false,
-    emulated,
-    resource_cost: Math.min(1, verified.body.resources.ram_mb / size),
-    package_id: verified.packageId,
-    signer_keys: [...verified.signerKeys],
-    artifact_hashes: [...verified.artifactHashes],
-  };
+/** Whether capability `id` (`runtime.<route>` or `runtime.<route>.<more>`) is of an advertised route. */
+function offered(routes: ReadonlySet<string>, id: string): boolean {
+  const rest = id.slice('runtime.'.length);
+  const dot = rest.indexOf('.');
+  return routes.has(rest) || (dot > 0 && routes.has(rest.slice(0, dot)));
 }

@@ -16,6 +16,7 @@ export * from './package-store.js';
 export * from './place.js';
 export * from './place-attempt.js';
 export * from './place-common.js';
+export * from './place-gate.js';
 export * from './place-seed.js';
 export * from './placement-life.js';
 export * from './plane-context.js';

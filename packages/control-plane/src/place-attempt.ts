@@ -3,9 +3,10 @@ import type { CogBody, VerifiedWorkload } from '@heddle/package';
 import { canTransition, isGone } from '@heddle/runtime';
 import { DirPackageSource } from '@heddle/wire';
 import { asObject, countingSource } from './caller.js';
-import { engineView, placeContext } from './engine-view.js';
+import { engineView } from './engine-view.js';
 import type { AttemptOutcome, PlaceHooks } from './place.js';
 import { chainAttempt } from './place-common.js';
+import { packageChecks } from './place-gate.js';
 import { chainChange, type StagedChange, stageNew, stageState } from './placement-life.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { reconcilePlace } from './reconcile.js';
@@ -48,13 +49,12 @@ export async function attempt(
     o: Omit<AttemptOutcome, 'node_id' | 'variant'>,
     placement: PlacementRecord | null = null,
   ): Promise<Attempt> => chainAttempt(ctx, decisionId, order, { node_id: nodeId, variant, ...o }, placement);
-  const gate = await ctx.gate.check(
-    ctx.nodeId,
-    'workload.place',
-    placeContext(verified, variant, view ?? { tier: target.tier ?? 'discovered', memory_mb: 0 }, emulated),
-  );
-  if (gate.verdict !== 'permit')
-    return finish({ outcome: 'gate_denied', code: gate.rule, reason: gate.reason });
+  const node = view ?? { tier: target.tier ?? 'discovered', memory_mb: 0 };
+  for (const check of packageChecks(verified, variant, node, emulated)) {
+    const gate = await ctx.gate.check(ctx.nodeId, check.action, check.context);
+    if (gate.verdict !== 'permit')
+      return finish({ outcome: 'gate_denied', code: gate.rule, reason: gate.reason });
+  }
   const total = verified.files.reduce((n, f) => n + f.size, 0);
   const dir = DirPackageSource.open(verified.dir);
   const source =

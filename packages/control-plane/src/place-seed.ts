@@ -1,32 +1,16 @@
-import type { GateContext } from '@heddle/gate';
 import { explainJson, type GovernanceVerdict, type PlacementRequest, place } from '@heddle/placement';
 import { RuntimeError, type RuntimeWorkload } from '@heddle/runtime';
 import { SeedInstallUnsureError, seedPinWorkload } from '@heddle/seed-adapter';
 import { engineView } from './engine-view.js';
 import { orderRecord, type PlaceOrderInput } from './order.js';
 import type { AttemptOutcome, PlaceResult } from './place.js';
-import { chainDecision, dispatchRanked, dryRun, unplaceable, verdictOf } from './place-common.js';
+import { chainDecision, dispatchRanked, dryRun, unplaceable } from './place-common.js';
+import { dryRunChecks, seedChecks, seedContext } from './place-gate.js';
 import { chainChange, stageNew } from './placement-life.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { seedFailure } from './seed-book.js';
 import { seedDataDir, seedPinOf, seedVariant } from './seed-nodes.js';
 import type { OrderRecord, OrderStorePin, PlacementRecord } from './state-store.js';
-
-/** The gate context of placing an operator's store pin on a Seed at `tier`. */
-export function seedContext(w: RuntimeWorkload, tier: GateContext['node_tier']): GateContext {
-  return {
-    kind: w.kind,
-    package_trust: 'operator_attested',
-    node_tier: tier,
-    network: 'lan',
-    secrets: false,
-    emulated: false,
-    resource_cost: 0.25,
-    package_id: w.ref,
-    signer_keys: [...w.signerKeys],
-    artifact_hashes: [...w.artifactHashes],
-  };
-}
 
 /**
  * Places an operator's Seed store pin (DESIGN 11, controller integration): the engine picks among the
@@ -62,10 +46,12 @@ export async function placeStorePin(
     ...(record.prefer.length === 0 ? {} : { prefer: record.prefer.map((node_id) => ({ node_id })) }),
     ...(record.avoid.length === 0 ? {} : { avoid: record.avoid.map((node_id) => ({ node_id })) }),
   };
+  // Every check of the real place: the controller's `workload.place`, then the install, load (and
+  // start) its WorkloadHost over the Seed asks of the same gate, with the same context.
   const decision = place(request, engineView(ctx.book, ctx.store, now), ctx.reservations.state, {
     now_ms: now,
     governance: (_id, _v, node): GovernanceVerdict =>
-      verdictOf(ctx.gate.dryRun(ctx.nodeId, 'workload.place', seedContext(workload, node.tier)).decision),
+      dryRunChecks(ctx, seedChecks(workload, node.tier, record.start)),
   });
   const explanation = explainJson(decision);
   if (order.dry_run === true) return dryRun(explanation);

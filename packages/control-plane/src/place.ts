@@ -10,10 +10,11 @@ import {
   type ScoredCandidate,
 } from '@heddle/placement';
 import type { TransferProgress } from './caller.js';
-import { engineView, placeContext } from './engine-view.js';
+import { engineView } from './engine-view.js';
 import { orderRecord, parseOrder } from './order.js';
 import { attempt } from './place-attempt.js';
-import { chainDecision, dispatchRanked, dryRun, unplaceable, verdictOf } from './place-common.js';
+import { chainDecision, dispatchRanked, dryRun, unplaceable } from './place-common.js';
+import { dryRunChecks, packageChecks } from './place-gate.js';
 import { placeStorePin } from './place-seed.js';
 import type { PlaneContext } from './plane-context.js';
 import type { OrderRecord, PlacementRecord } from './state-store.js';
@@ -194,12 +195,10 @@ function decide(
     ...(order.prefer.length === 0 ? {} : { prefer: order.prefer.map((node_id) => ({ node_id })) }),
     ...(order.avoid.length === 0 ? {} : { avoid: order.avoid.map((node_id) => ({ node_id })) }),
   });
+  // The same checks, with the same contexts, as each attempt asks of the gate (emulated included).
   return place(request, view, ctx.reservations.state, {
     now_ms: now,
     governance: (_id, variant, node): GovernanceVerdict =>
-      verdictOf(
-        ctx.gate.dryRun(ctx.nodeId, 'workload.place', placeContext(verified, variant.name, node, false))
-          .decision,
-      ),
+      dryRunChecks(ctx, packageChecks(verified, variant.name, node, variant.execution === 'emulated')),
   });
 }

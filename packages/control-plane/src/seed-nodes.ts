@@ -60,7 +60,10 @@ export function seedClient(t: TargetRecord): SeedClient {
 export class SeedHosts {
   readonly #hosts = new Map<string, { host: WorkloadHost; pins: string }>();
 
-  /** The host for Seed `t`, with `extra` pinned besides the pins of its orders. */
+  /**
+   * The host for Seed `t`, with `extra` pinned besides the pins of its orders, governed at the tier
+   * `t` has now.
+   */
   async hostFor(ctx: PlaneContext, t: TargetRecord, extra?: OrderStorePin): Promise<WorkloadHost> {
     const pins = new Map<string, SeedPin>();
     for (const p of ctx.store.listPlacements(t.node_id)) {
@@ -72,7 +75,11 @@ export class SeedHosts {
     for (const p of pins.values()) byId.set(p.id, p); // one pin per cog id: the newest order wins
     const key = JSON.stringify([...byId.values()].sort((a, b) => a.id.localeCompare(b.id)));
     const held = this.#hosts.get(t.node_id);
-    if (held !== undefined && held.pins === key) return held.host;
+    if (held !== undefined && held.pins === key) {
+      // Governed at the Seed's tier as it is now (an operator may have added it again at another).
+      held.host.setNodeTier(t.tier ?? t.assigned_tier);
+      return held.host;
+    }
     const host = new WorkloadHost({
       runtime: new SeedApiRuntime({ api: seedClient(t), pins: [...byId.values()], nodeId: t.node_id }),
       gate: ctx.gate,

@@ -28,16 +28,19 @@ describe('cog spec to requirements', () => {
       {
         name: 'aarch64-native',
         execution: 'native',
+        alternative: 'linux',
         requirements: [{ id: 'cpu.arch.aarch64' }, { id: 'os.linux' }, { id: 'runtime.native' }],
       },
       {
         name: 'aarch64-native',
         execution: 'native',
+        alternative: 'macos',
         requirements: [{ id: 'cpu.arch.aarch64' }, { id: 'os.macos' }, { id: 'runtime.native' }],
       },
       {
         name: 'arm64-container',
         execution: 'native',
+        alternative: 'native',
         requirements: [
           { id_prefix: 'runtime.container', where: [{ attr: 'arches_native', op: 'has', value: 'aarch64' }] },
         ],
@@ -45,6 +48,7 @@ describe('cog spec to requirements', () => {
       {
         name: 'arm64-container',
         execution: 'emulated',
+        alternative: 'emulated',
         requirements: [
           {
             id_prefix: 'runtime.container',
@@ -56,11 +60,13 @@ describe('cog spec to requirements', () => {
       {
         name: 'x86_64-native',
         execution: 'native',
+        alternative: 'linux',
         requirements: [{ id: 'cpu.arch.x86_64' }, { id: 'os.linux' }, { id: 'runtime.native' }],
       },
       {
         name: 'x86_64-native',
         execution: 'native',
+        alternative: 'macos',
         requirements: [{ id: 'cpu.arch.x86_64' }, { id: 'os.macos' }, { id: 'runtime.native' }],
       },
     ]);
@@ -74,6 +80,7 @@ describe('cog spec to requirements', () => {
       variants: { l: { route: 'native', arch: 'aarch64', file: 'f', os: 'linux' } },
     });
     expect(linuxOnly.variants.map((v) => v.requirements[1])).toEqual([{ id: 'os.linux' }]);
+    expect(linuxOnly.variants[0]?.alternative).toBeUndefined();
   });
 
   it('a macOS node gets a native variant (native runs on Linux or macOS)', () => {

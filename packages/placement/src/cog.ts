@@ -92,11 +92,12 @@ function nativeOses(v: {
  * Turns a cog's variants into the requirements of their routes:
  * - `native`: `cpu.arch.<arch>`, `os.linux` or `os.macos`, `runtime.native` (execution `native`). The
  *   requirement language has no OR, so a native variant without `os` yields two alternatives with the
- *   same name, one requiring `os.linux` and one `os.macos`; `os` (or a Darwin/Apple arch name)
- *   restricts it to one;
+ *   same name, one requiring `os.linux` (alternative `linux`) and one `os.macos` (alternative
+ *   `macos`); `os` (or a Darwin/Apple arch name) restricts it to one (with no alternative label);
  * - `wasi`: `runtime.wasi` (execution `dev_fallback`, the portable build);
- * - `container`: a `runtime.container.*` whose `arches_native` has the arch (execution `native`), and a
- *   second alternative whose `arches_emulated` has it (execution `emulated`, used only when allowed);
+ * - `container`: a `runtime.container.*` whose `arches_native` has the arch (execution `native`,
+ *   alternative `native`), and a second alternative whose `arches_emulated` has it (execution
+ *   `emulated`, alternative `emulated`, used only when allowed);
  * plus the memory (`ram_mb`), CPU and minimum tier. Unknown routes are refused with `unknown_route`;
  * junk with `invalid_cog`, naming the field.
  */
@@ -110,13 +111,19 @@ export function cogRequirements(input: unknown): CogRequirements {
       case 'native': {
         // The requirement language has no OR: "os.linux or os.macos" is two alternatives of the same
         // variant, one per OS (a node has one OS, so at most one of them fits it).
-        for (const os of nativeOses(v)) {
+        const oses = nativeOses(v);
+        for (const os of oses) {
           const reqs: Requirement[] = [
             { id: `cpu.arch.${arch}` },
             { id: `os.${os}` },
             { id: 'runtime.native' },
           ];
-          variants.push({ name, execution: 'native', requirements: reqs });
+          variants.push({
+            name,
+            execution: 'native',
+            requirements: reqs,
+            ...(oses.length > 1 ? { alternative: os } : {}),
+          });
         }
         break;
       }
@@ -127,6 +134,7 @@ export function cogRequirements(input: unknown): CogRequirements {
         variants.push({
           name,
           execution: 'native',
+          alternative: 'native',
           requirements: [
             { id_prefix: 'runtime.container', where: [{ attr: 'arches_native', op: 'has', value: arch }] },
           ],
@@ -134,6 +142,7 @@ export function cogRequirements(input: unknown): CogRequirements {
         variants.push({
           name,
           execution: 'emulated',
+          alternative: 'emulated',
           requirements: [
             { id_prefix: 'runtime.container', where: [{ attr: 'arches_emulated', op: 'has', value: arch }] },
           ],

@@ -29,11 +29,16 @@ export interface ConstraintFailure {
   readonly constraint: ConstraintName;
   /** What failed, for people. */
   readonly detail: string;
-  /** For `requirements` and `emulation`: the variant. */
+  /** For `requirements` and `emulation`: the variant (its name). */
   readonly variant?: string;
-  /** For `requirements`: the first requirement of that variant not met, and why. */
+  /**
+   * For `requirements`: the alternative of the variant that failed so (`linux`, `macos`, ...), absent
+   * when every alternative of the variant failed for the same reason (one line stands for them all).
+   */
+  readonly alternative?: string;
+  /** For `requirements`: the first requirement of that variant not met (`cpu.arch.aarch64`). */
   readonly requirement?: string;
-  /** For `requirements`: the stable reason. */
+  /** For `requirements`: the stable reason code (`no_such_id`, ...); `detail` says it in words. */
   readonly reason?: RequirementReason;
 }
 

@@ -1,5 +1,5 @@
-import { CONSTRAINTS, type ConstraintFailure, type Decision } from './decision.js';
-import { candidate, common, type Run, reservationFor } from './engine-run.js';
+import type { ConstraintFailure, Decision } from './decision.js';
+import { candidate, common, countFailures, type Run, reservationFor } from './engine-run.js';
 import { evaluateNode } from './evaluate.js';
 
 /**
@@ -28,8 +28,8 @@ export function placePinned(run: Run, pin: string): Decision {
   const failures: ConstraintFailure[] = [];
   const v = evaluateNode(ctx, node, failures);
   if (v < 0) {
-    for (const f of failures) counts[CONSTRAINTS.indexOf(f.constraint)]!++;
-    const named = failures.map((f) => `${f.constraint} (${f.detail})`).join('; ');
+    countFailures(counts, failures);
+    const named = failureSummary(failures);
     return {
       ...common(run, 1, false, [], [{ node_id: node.node_id, failures }]),
       outcome: 'pin_refused',
@@ -49,4 +49,18 @@ export function placePinned(run: Run, pin: string): Decision {
     pinned: true,
     reservation: reservationFor(run, node, prep.variants[v]!),
   };
+}
+
+/**
+ * Failures named once per constraint, with every distinct detail of it:
+ * `liveness (node is suspect); requirements (a: node has no capability x; b: ...)`.
+ */
+export function failureSummary(failures: readonly ConstraintFailure[]): string {
+  const details = new Map<string, string[]>();
+  for (const f of failures) {
+    const held = details.get(f.constraint);
+    if (held === undefined) details.set(f.constraint, [f.detail]);
+    else if (!held.includes(f.detail)) held.push(f.detail);
+  }
+  return [...details].map(([c, d]) => `${c} (${d.join('; ')})`).join('; ');
 }

@@ -1,5 +1,6 @@
 import {
   CONSTRAINTS,
+  type ConstraintFailure,
   type ConstraintName,
   type DecisionCommon,
   type NodeRejection,
@@ -59,6 +60,24 @@ export function common(
     governance_checked: run.governanceChecked,
     weights: run.weights,
   };
+}
+
+const CONSTRAINT_INDEX: Readonly<Record<ConstraintName, number>> = Object.fromEntries(
+  CONSTRAINTS.map((c, i) => [c, i]),
+) as Record<ConstraintName, number>;
+
+/**
+ * Counts a rejected node once under each constraint it failed, however many lines it has for one
+ * (a node failing `requirements` for four variants counts 1 under `requirements`).
+ */
+export function countFailures(counts: Int32Array, failures: readonly ConstraintFailure[]): void {
+  let seen = 0; // one bit per constraint (CONSTRAINTS has fewer than 32)
+  for (const f of failures) {
+    const i = CONSTRAINT_INDEX[f.constraint];
+    if ((seen & (1 << i)) !== 0) continue;
+    seen |= 1 << i;
+    counts[i]!++;
+  }
 }
 
 /** The non-zero counts as an object by constraint name. */

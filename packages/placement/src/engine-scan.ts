@@ -1,5 +1,5 @@
-import { CONSTRAINTS, type ConstraintFailure, type NodeRejection } from './decision.js';
-import { ADDED, type Run, VARIANT_MASK } from './engine-run.js';
+import type { ConstraintFailure, NodeRejection } from './decision.js';
+import { ADDED, countFailures, type Run, VARIANT_MASK } from './engine-run.js';
 import { evaluateNode, evaluateNodeMemo } from './evaluate.js';
 import type { RequestVariant } from './request.js';
 import type { EngineScratch, PlacementView } from './view.js';
@@ -58,7 +58,7 @@ export function scanPhaseA(run: Run, scratch: EngineScratch, limit: number): Sca
       if (full) {
         const failures: ConstraintFailure[] = [];
         evaluateNode(ctx, node, failures);
-        for (const f of failures) counts[CONSTRAINTS.indexOf(f.constraint)]!++;
+        countFailures(counts, failures);
         rejected.push({ node_id: node.node_id, failures });
       } else counts[-r - 1]!++;
     }

@@ -243,6 +243,14 @@ describe('engine properties', () => {
           }
           if (d.outcome === 'unplaceable')
             expect(d.rejected.map((r) => r.node_id)).toEqual(view.nodes.map((n) => n.node_id));
+          // Each rejected node counts once under each constraint it failed, and says nothing twice.
+          const perNode: Record<string, number> = {};
+          for (const r of d.rejected) {
+            for (const c of new Set(r.failures.map((f) => f.constraint))) perNode[c] = (perNode[c] ?? 0) + 1;
+            const lines = r.failures.map((f) => `${f.constraint}: ${f.detail}`);
+            expect(new Set(lines).size).toBe(lines.length);
+          }
+          expect(d.rejected_by_constraint).toEqual(perNode);
           // Exact scoring (no sampling) chooses the best of all eligible nodes: never worse.
           const all = place(req, view, state, { ...o, sample_above_nodes: Number.POSITIVE_INFINITY });
           if (d.outcome === 'placed' && all.outcome === 'placed')

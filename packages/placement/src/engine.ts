@@ -10,6 +10,7 @@ import { placePinned } from './engine-pin.js';
 import {
   candidate,
   common,
+  countFailures,
   countsObject,
   type Run,
   reservationFor,
@@ -221,7 +222,7 @@ function unplaceable(run: Run): Decision {
   for (const node of nodes) {
     const failures: ConstraintFailure[] = [];
     evaluateNode(ctx, node, failures);
-    for (const f of failures) counts[CONSTRAINTS.indexOf(f.constraint)]!++;
+    countFailures(counts, failures);
     all.push({ node_id: node.node_id, failures });
   }
   const summary = Object.entries(countsObject(counts))

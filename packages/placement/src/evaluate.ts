@@ -15,7 +15,8 @@ const F_GOVERNANCE = -12;
 
 import type { PreparedRequest } from './prepare.js';
 import type { RequestVariant } from './request.js';
-import { checkRequirement, describeRequirement } from './requirement.js';
+import { checkRequirement } from './requirement.js';
+import { labelRequirementLines, requirementLine } from './requirement-lines.js';
 import type { NodeUsage, PlacementState } from './state.js';
 import type { ViewNode } from './view.js';
 import { TRUST_TIERS } from './vocabulary.js';
@@ -114,13 +115,7 @@ export function evaluateNode(ctx: EvalContext, node: ViewNode, out: ConstraintFa
       if (reason !== null) {
         ok = false;
         if (out !== null && (prep.ranks[v] !== 2 || ctx.allowEmulation)) {
-          out.push({
-            constraint: 'requirements',
-            detail: `${variant.name}: ${describeRequirement(reqs[r]!)}: ${reason}`,
-            variant: variant.name,
-            requirement: describeRequirement(reqs[r]!),
-            reason,
-          });
+          out.push(requirementLine(reqs[r]!, reason, variant));
         }
         break;
       }
@@ -135,6 +130,7 @@ export function evaluateNode(ctx: EvalContext, node: ViewNode, out: ConstraintFa
   }
   if (chosen < 0) {
     if (out === null) return emulatedFit >= 0 ? F_EMULATION : F_REQS;
+    labelRequirementLines(out, mark);
     if (emulatedFit >= 0) {
       out.push({
         constraint: 'emulation',

@@ -9,6 +9,7 @@ export * from './facts-cache.js';
 export * from './liveness.js';
 export * from './request.js';
 export * from './requirement.js';
+export * from './requirement-words.js';
 export * from './state.js';
 export * from './view.js';
 export * from './view-cache.js';

@@ -12,6 +12,17 @@ export interface RequestVariant {
   readonly execution: ExecutionTier;
   /** Every requirement must be met. */
   readonly requirements: readonly Requirement[];
+  /**
+   * Which alternative of the variant this is, when one variant is several request variants with the
+   * same `name` (the requirement language has no OR): `linux` / `macos` for a native variant,
+   * `native` / `emulated` for a container one. Shown in explanations as `name (alternative)`.
+   */
+  readonly alternative?: string;
+}
+
+/** How an explanation names a request variant: `name`, or `name (alternative)` for an alternative. */
+export function variantLabel(v: Pick<RequestVariant, 'name' | 'alternative'>): string {
+  return v.alternative === undefined ? v.name : `${v.name} (${v.alternative})`;
 }
 
 /** A node selector for affinity: a node id, or a label and its value. */
@@ -68,6 +79,7 @@ export const RequestVariantSchema: z.ZodType<RequestVariant> = z.strictObject({
   name,
   execution: z.enum(EXECUTION_TIERS),
   requirements: z.array(RequirementSchema).max(64),
+  alternative: z.string().min(1).max(64).optional(),
 });
 
 /** Schema of a {@link Selector}. */

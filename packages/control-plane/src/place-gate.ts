@@ -1,0 +1,120 @@
+import type { Action, GateContext, NetworkLevel, NodeTier } from '@heddle/gate';
+import type { CogBody, VerifiedWorkload } from '@heddle/package';
+import type { GovernanceVerdict, ViewNode } from '@heddle/placement';
+import { gateContextFor, type RuntimeWorkload } from '@heddle/runtime';
+import { verdictOf } from './place-common.js';
+import type { PlaneContext } from './plane-context.js';
+
+// What the controller's own gate is asked when it places: one list per route, used both by the engine
+// (a dry run of each check, as the decision's governance) and by the real place (the same contexts,
+// checked and chained), so a dry run says "chosen" exactly when the real place gets past the gate.
+
+/**
+ * The network each route gives an instance, as its adapter reports it (`networkExposure()`): native
+ * processes are not network-isolated (`egress`), WASI guests have no sockets (`none`), containers get
+ * `--network none` unless their host allows more, and a Cognitum Seed's firmware decides its cogs'
+ * network (`egress`, what `SeedApiRuntime` reports). An unknown route is taken as `egress`.
+ */
+export const ROUTE_NETWORK: Readonly<Record<string, NetworkLevel>> = Object.freeze({
+  native: 'egress',
+  wasi: 'none',
+  container: 'none',
+  'remote.api': 'egress',
+});
+
+/** The network of `route` (`egress` for a route not in {@link ROUTE_NETWORK}). */
+export function routeNetwork(route: string): NetworkLevel {
+  return Object.hasOwn(ROUTE_NETWORK, route) ? (ROUTE_NETWORK[route] as NetworkLevel) : 'egress';
+}
+
+/** The route of a variant name (`x86_64-native` to `native`: variant names are `<arch>-<route>`). */
+export function routeOf(variant: string): string {
+  return variant.slice(variant.lastIndexOf('-') + 1);
+}
+
+/**
+ * The gate context of placing `verified` as `variant` on `node` (the controller verified the package
+ * against its own anchors: `pinned_signer`): the network of the variant's route (its `route` in the
+ * body, else the one its name ends with), `emulated` when the emulated alternative runs, and as
+ * `resource_cost` the cog's memory over the node's (1,024 MB when the node reports none).
+ */
+export function placeContext(
+  verified: VerifiedWorkload<CogBody>,
+  variant: string,
+  node: Pick<ViewNode, 'tier' | 'memory_mb'>,
+  emulated: boolean,
+): GateContext {
+  const size = node.memory_mb > 0 ? node.memory_mb : 1024;
+  const declared = Object.hasOwn(verified.body.variants, variant)
+    ? verified.body.variants[variant]?.route
+    : undefined;
+  return {
+    kind: verified.kind,
+    package_trust: 'pinned_signer',
+    node_tier: node.tier,
+    network: routeNetwork(declared ?? routeOf(variant)),
+    secrets: false,
+    emulated,
+    resource_cost: Math.min(1, verified.body.resources.ram_mb / size),
+    package_id: verified.packageId,
+    signer_keys: [...verified.signerKeys],
+    artifact_hashes: [...verified.artifactHashes],
+  };
+}
+
+/** One check of the controller's gate on the way to an instance. */
+export interface PlaceCheck {
+  /** The action asked. */
+  readonly action: Action;
+  /** Its context. */
+  readonly context: GateContext;
+}
+
+/**
+ * The gate context of an operator's store pin on a Cognitum Seed at `tier`: the context the
+ * controller's WorkloadHost over the Seed's `SeedApiRuntime` builds for install, load and start
+ * (`gateContextFor`: trust `operator_attested`, the store pin's resource cost, no secrets, no
+ * emulation), with the Seed route's network.
+ */
+export function seedContext(w: RuntimeWorkload, tier: NodeTier): GateContext {
+  return gateContextFor(w, { nodeTier: tier, network: routeNetwork('remote.api'), emulated: false });
+}
+
+/**
+ * The controller-side checks of placing a package variant on a host: `workload.place` with
+ * {@link placeContext} (the host's own gate checks load and start against its own policy, which the
+ * controller does not hold).
+ */
+export function packageChecks(
+  verified: VerifiedWorkload<CogBody>,
+  variant: string,
+  node: Pick<ViewNode, 'tier' | 'memory_mb'>,
+  emulated: boolean,
+): PlaceCheck[] {
+  return [{ action: 'workload.place', context: placeContext(verified, variant, node, emulated) }];
+}
+
+/**
+ * The checks of placing a store pin on a Seed: `workload.place` (the controller's attempt), then
+ * `workload.install`, `workload.load` and, when the order starts it, `workload.start`, which the
+ * controller's own WorkloadHost over the Seed asks of the same gate with the same context.
+ */
+export function seedChecks(w: RuntimeWorkload, tier: NodeTier, start: boolean): PlaceCheck[] {
+  const context = seedContext(w, tier);
+  const actions: Action[] = ['workload.place', 'workload.install', 'workload.load'];
+  if (start) actions.push('workload.start');
+  return actions.map((action) => ({ action, context }));
+}
+
+/**
+ * The engine's governance verdict for a node: each check dry-run (nothing chained) in order; the first
+ * that is not a permit is the verdict, its action named in the reason.
+ */
+export function dryRunChecks(ctx: PlaneContext, checks: readonly PlaceCheck[]): GovernanceVerdict {
+  for (const c of checks) {
+    const v = verdictOf(ctx.gate.dryRun(ctx.nodeId, c.action, c.context).decision);
+    if (v.verdict === 'permit') continue;
+    return checks.length === 1 ? v : { ...v, reason: `${c.action}: ${v.reason}` };
+  }
+  return { verdict: 'permit' };
+}
