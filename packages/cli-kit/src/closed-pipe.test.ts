@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { exitQuietlyOnClosedPipe } from './closed-pipe.js';
+import { exitQuietlyOnClosedPipe, keepRunningOnClosedPipe } from './closed-pipe.js';
 
 const errno = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`write ${code}`), { code });
 
@@ -14,6 +14,10 @@ describe('exitQuietlyOnClosedPipe', () => {
     err.emit('error', errno('EPIPE'));
     expect(exits).toEqual([0, 0]);
     expect(() => out.emit('error', errno('EIO'))).toThrow('write EIO');
+    expect(exits).toEqual([0, 0]);
+    // A daemon keeps running: the lines are lost, the process is not ended.
+    keepRunningOnClosedPipe();
+    out.emit('error', errno('EPIPE'));
     expect(exits).toEqual([0, 0]);
   });
 });

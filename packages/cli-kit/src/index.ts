@@ -1,5 +1,5 @@
 export { badInput, CliError, type CliErrorOptions, ExitCode, usageError } from './cli-error.js';
-export { type ErrorEmitter, exitQuietlyOnClosedPipe } from './closed-pipe.js';
+export { type ErrorEmitter, exitQuietlyOnClosedPipe, keepRunningOnClosedPipe } from './closed-pipe.js';
 export {
   COMPLETION_SHELLS,
   type CompletionCommand,

@@ -89,7 +89,7 @@ export const NODE_ADD_SEED: CommandDef = {
 /** `heddle node ls`. */
 export const NODE_LS: CommandDef = {
   name: 'node ls',
-  summary: 'list the known nodes: tier, liveness, routes, instances',
+  summary: 'list the known nodes: tier, liveness, version, routes, instances',
   description:
     'One row per node: NODE, TIER (`-` while suspended because another key answered), LIVENESS, ROUTES, INSTANCES (not unloaded), SEEN (since the last successful describe) and URL. Suspended nodes are listed again below the table with what to do.',
   positionals: [],
