@@ -17,6 +17,7 @@ import { WireServer, type WireTlsOptions } from '@heddle/wire';
 import type { HostConfig } from './config.js';
 import { loadHostAnchors } from './host-trust.js';
 import { logSupervision } from './supervision-log.js';
+import { PROGRAM, VERSION } from './version.js';
 
 /** The chain file under the data directory. */
 export const CHAIN_FILE = 'chain.jsonl';
@@ -223,6 +224,7 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
       routes: hosts,
       recorder: p.chain,
       dataDir: config.dataDir,
+      software: { name: PROGRAM, version: VERSION },
       ...(address === undefined ? {} : { address }),
       ...(config.limits.maxPackageBytes === undefined
         ? {}
@@ -254,6 +256,7 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
     log.warn('listening on a wildcard address without advertise_address: describe advertises no address', {});
   }
   log.info('listening', {
+    version: VERSION,
     node_id: p.nodeId,
     public_key: toHex(p.keys.publicKey),
     url: server.url,
