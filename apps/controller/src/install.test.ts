@@ -3,7 +3,15 @@
 // offline, then run as a real host that the controller (from source) places a cog onto. Needs the
 // apps built (`turbo run build`; `npm test` builds first).
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadKeyFile } from '@heddle/envelope';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -166,5 +174,84 @@ describe('installable apps', () => {
     const [header, row] = ls.out.split('\n');
     expect(header).toMatch(/^NODE +TIER +LIVENESS +VERSION /);
     expect(row?.split(/ +/)[3]).toBe(VERSION);
+  }, 60_000);
+
+  it('deploy/install.sh installs, upgrades and rolls back versioned prefixes; unit user and run_as_user agree', () => {
+    const script = join(installed, 'heddle-host', 'deploy', 'install.sh');
+    const key = 'ab'.repeat(32);
+    const sh = (root: string, args: string[]): string =>
+      execFileSync('sh', [script, ...args, '--root', root, '--no-users', '--no-systemd'], {
+        cwd: work,
+        encoding: 'utf8',
+        env: cleanEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    // A later version of the same package (the bundled version string follows package.json).
+    const next = join(work, 'next');
+    mkdirSync(next);
+    execFileSync('tar', ['-xzf', tarballs.host, '-C', next]);
+    const manifest = join(next, 'package', 'package.json');
+    writeFileSync(
+      manifest,
+      readFileSync(manifest, 'utf8').replace(`"version": "${VERSION}"`, '"version": "99.0.0"'),
+    );
+    const bundle = join(next, 'package', 'dist', 'bin.js');
+    writeFileSync(
+      bundle,
+      readFileSync(bundle, 'utf8').replace(
+        `name: "heddle-host",\n  version: "${VERSION}"`,
+        'name: "heddle-host",\n  version: "99.0.0"',
+      ),
+    );
+    const nextTarball = join(work, 'heddle-host-99.0.0.tgz');
+    execFileSync('tar', ['-czf', nextTarball, '-C', next, 'package']);
+
+    const root = join(work, 'root');
+    const bin = join(root, 'usr/local/bin/heddle-host');
+    const version = (): string => execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim();
+    expect(sh(root, ['install', tarballs.host, '--controller', key])).toContain(
+      `installed heddle-host ${VERSION}`,
+    );
+    expect(version()).toBe(`heddle-host ${VERSION}`);
+    const config = JSON.parse(readFileSync(join(root, 'etc/heddle-host/heddle-host.json'), 'utf8')) as {
+      data_dir: string;
+      routes: string[];
+      native: Record<string, unknown>;
+      controllers: { public_key: string }[];
+    };
+    expect(config).toMatchObject({
+      data_dir: join(root, 'var/lib/heddle-host'),
+      routes: ['wasi'],
+      native: {},
+    });
+    expect(config.controllers.map((c) => c.public_key)).toEqual([key]);
+    const unit = readFileSync(join(root, 'etc/systemd/system/heddle-host.service'), 'utf8');
+    expect(unit).toMatch(/^User=heddle$/m);
+    expect(existsSync(join(root, 'etc/systemd/system/heddle-host.service.d/native.conf'))).toBe(false);
+
+    expect(sh(root, ['upgrade', nextTarball])).toContain(`upgraded heddle-host ${VERSION} -> 99.0.0`);
+    expect(version()).toBe('heddle-host 99.0.0');
+    expect(readlinkSync(join(root, 'opt/heddle-host/current'))).toBe('99.0.0');
+    expect(sh(root, ['rollback'])).toContain(`rolled back heddle-host 99.0.0 -> ${VERSION}`);
+    expect(version()).toBe(`heddle-host ${VERSION}`);
+    expect(sh(root, ['status'])).toContain(`current: ${VERSION}`);
+
+    // The native route: the drop-in runs the host as root and the config names the run-as user.
+    const nativeRoot = join(work, 'native-root');
+    sh(nativeRoot, ['install', tarballs.host, '--controller', key, '--native']);
+    const nativeConfig = JSON.parse(
+      readFileSync(join(nativeRoot, 'etc/heddle-host/heddle-host.json'), 'utf8'),
+    );
+    expect(nativeConfig).toMatchObject({
+      routes: ['native', 'wasi'],
+      native: { run_as_user: 'heddle-work' },
+    });
+    const dropIn = readFileSync(
+      join(nativeRoot, 'etc/systemd/system/heddle-host.service.d/native.conf'),
+      'utf8',
+    );
+    expect(dropIn).toMatch(/^User=root$/m);
+    // Installing over it without --native would leave them disagreeing: refused.
+    expect(() => sh(nativeRoot, ['install', tarballs.host])).toThrow(/disagree/);
   }, 60_000);
 });
