@@ -48,6 +48,7 @@ function zsh(words: string[]): string[] {
   const stubs = [
     'compdef() { :; }',
     'compadd() { [[ $1 == -- ]] && shift; print -rl -- "$@"; }',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: zsh code, not a template.
     '_describe() { print -rl -- "${(@P)4}"; }',
     '_files() { print -- "(files)"; }',
   ].join('\n');
