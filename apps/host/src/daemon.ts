@@ -16,6 +16,7 @@ import {
 import { WireServer, type WireTlsOptions } from '@heddle/wire';
 import type { HostConfig } from './config.js';
 import { loadHostAnchors } from './host-trust.js';
+import { nativeUserMismatch } from './native-user-check.js';
 import { logSupervision } from './supervision-log.js';
 import { PROGRAM, VERSION } from './version.js';
 
@@ -113,6 +114,12 @@ export async function startHost(config: HostConfig, log: Logger): Promise<Runnin
   if (config.routes.includes('native') && process.getuid?.() === 0 && config.native.runAsUser === undefined) {
     log.warn('running as root without native.run_as_user: every native workload will be refused', {});
   }
+  const mismatch = nativeUserMismatch({
+    routes: config.routes,
+    runAsUser: config.native.runAsUser,
+    uid: process.getuid?.(),
+  });
+  if (mismatch !== undefined) log.warn(mismatch, {});
   if (config.routes.includes('native') && config.native.runAsUser !== undefined) {
     const closed = untraversable(config.dataDir);
     if (closed !== undefined) {
