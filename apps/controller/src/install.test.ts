@@ -2,7 +2,7 @@
 // published, and the heddle-host tarball is installed globally with npm into a scratch prefix,
 // offline, then run as a real host that the controller (from source) places a cog onto. Needs the
 // apps built (`turbo run build`; `npm test` builds first).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -108,6 +108,21 @@ describe('installable apps', () => {
       expect(bundle.join('\n'), name).not.toMatch(/from ["']@heddle\/|better-sqlite3|bindings\(/);
       const bin = join(prefix, 'bin', name);
       expect(execFileSync(bin, ['--version'], { encoding: 'utf8' })).toBe(`${name} ${VERSION}\n`);
+    }
+  });
+
+  it('the installed programs end quietly (exit 0) when their standard output is closed', async () => {
+    const intoClosedPipe = (bin: string): Promise<{ code: number | null; stderr: string }> => {
+      const child = spawn(bin, ['--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => {
+        stderr += c.toString();
+      });
+      return new Promise((r) => child.on('close', (code) => r({ code, stderr })));
+    };
+    for (const name of ['heddle-host', 'heddle-seed']) {
+      expect(await intoClosedPipe(join(prefix, 'bin', name)), name).toEqual({ code: 0, stderr: '' });
     }
   });
 

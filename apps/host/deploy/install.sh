@@ -79,6 +79,11 @@ restart() {
 case $cmd in
   install)
     [ -n "$controllers" ] || [ -f "$config" ] || die "install: give --controller <hex> (the controller's public key)"
+    # An existing configuration is kept: it must agree with the unit that --native selects.
+    if [ -f "$config" ]; then
+      has_native=$(node -e 'const c = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(c.native && c.native.run_as_user ? 1 : 0)' "$config")
+      [ "$has_native" = "$native" ] || die "$config and --native disagree: the native route needs native.run_as_user and the native drop-in (User=root); without it the host runs as heddle with no run_as_user"
+    fi
     v=$(install_version)
     switch_to "$v"
     if [ $users = 1 ]; then
@@ -101,8 +106,6 @@ case $cmd in
         fs.writeFileSync(f + ".tmp", JSON.stringify(c, null, 2) + "\n"); fs.renameSync(f + ".tmp", f);' "$config"
       rmdir "$etc/data" 2>/dev/null || true
     fi
-    has_native=$(node -e 'const c = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(c.native && c.native.run_as_user ? 1 : 0)' "$config")
-    [ "$has_native" = "$native" ] || die "$config and --native disagree: the native route needs native.run_as_user and the native drop-in (User=root); without it the host runs as heddle with no run_as_user"
     mkdir -p "$data"
     chmod 0711 "$data"
     if [ $users = 1 ]; then
