@@ -1,11 +1,31 @@
+import { copyFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { defineConfig } from 'tsup';
+
+// The @heddle/* libraries and every pure-JS dependency (zod, ws, noble, hash-wasm) are bundled; the
+// one dependency left is better-sqlite3 (a native addon: the controller's state store), so the
+// published package installs with npm alone (docs/operator-guide.md, "Install"). ws's optional
+// bufferutil/utf-8-validate stay out (ws falls back to JS). `require` is defined for the bundled
+// CommonJS code (ws) and for better-sqlite3.
+const runtimeDir = dirname(createRequire(import.meta.url).resolve('@heddle/runtime/package.json'));
 
 export default defineConfig({
   entry: ['src/bin.ts', 'src/demo.ts', 'src/tour.ts'],
   format: ['esm'],
+  platform: 'node',
   dts: false,
   clean: true,
   sourcemap: true,
   target: 'node20',
-  banner: { js: '#!/usr/bin/env node' },
+  // Everything but the externals below is bundled.
+  noExternal: [/^(?!(better-sqlite3|bufferutil|utf-8-validate)(\/|$))/],
+  external: ['better-sqlite3', 'bufferutil', 'utf-8-validate'],
+  banner: {
+    js: "#!/usr/bin/env node\nimport { createRequire as __heddleCreateRequire } from 'node:module';\nconst require = __heddleCreateRequire(import.meta.url);",
+  },
+  // The WASI runner is spawned as its own script (WASI_RUNNER_PATH resolves it beside the bundle).
+  onSuccess: async () => {
+    copyFileSync(join(runtimeDir, 'dist', 'wasi-runner.mjs'), 'dist/wasi-runner.mjs');
+  },
 });

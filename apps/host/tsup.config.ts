@@ -1,11 +1,30 @@
+import { copyFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { defineConfig } from 'tsup';
+
+// One self-contained file: the @heddle/* libraries and every pure-JS dependency (zod, ws, noble,
+// hash-wasm) are bundled, so the published package has no dependencies and installs offline from its
+// tarball (docs/host.md, "Install"). No native addon: ws's optional bufferutil/utf-8-validate stay
+// out (ws falls back to JS). `require` is defined for the bundled CommonJS code (ws).
+const runtimeDir = dirname(createRequire(import.meta.url).resolve('@heddle/runtime/package.json'));
 
 export default defineConfig({
   entry: ['src/bin.ts'],
   format: ['esm'],
+  platform: 'node',
   dts: false,
   clean: true,
   sourcemap: true,
   target: 'node20',
-  banner: { js: '#!/usr/bin/env node' },
+  // Everything but the externals below is bundled.
+  noExternal: [/^(?!(bufferutil|utf-8-validate)(\/|$))/],
+  external: ['bufferutil', 'utf-8-validate'],
+  banner: {
+    js: "#!/usr/bin/env node\nimport { createRequire as __heddleCreateRequire } from 'node:module';\nconst require = __heddleCreateRequire(import.meta.url);",
+  },
+  // The WASI runner is spawned as its own script (WASI_RUNNER_PATH resolves it beside the bundle).
+  onSuccess: async () => {
+    copyFileSync(join(runtimeDir, 'dist', 'wasi-runner.mjs'), 'dist/wasi-runner.mjs');
+  },
 });

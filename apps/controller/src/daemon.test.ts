@@ -74,6 +74,13 @@ describe('the controller daemon', () => {
     const added = await client.addNode(hostUrl, { tier: 'paired' });
     expect(added).toMatchObject({ node_id: hostId, url: hostUrl, tier: 'paired', key_source: 'tofu' });
     expect(added.routes).toEqual(['wasi']);
+    // The host reports its software in describe; the controller stores and shows it.
+    const hostVersion = (
+      JSON.parse(readFileSync(join(import.meta.dirname, '../../host/package.json'), 'utf8')) as {
+        version: string;
+      }
+    ).version;
+    expect(added.software).toEqual({ name: 'heddle-host', version: hostVersion });
     const nodes = await client.nodes();
     expect(nodes.map((n) => n.node_id)).toEqual([hostId]);
     // Adding a known node again updates its tier (same key): idempotent.

@@ -24,6 +24,7 @@ export const NodeViewSchema = z.strictObject({
   pending_key: Hash.nullable(),
   liveness: z.enum(['alive', 'suspect', 'dead', 'unknown']),
   routes: z.array(z.string()),
+  software: z.strictObject({ name: z.string(), version: z.string() }).nullable(),
   capabilities: z.array(z.string()),
   facts_expire_at_ms: Ms.nullable(),
   last_seen_ms: Ms.nullable(),

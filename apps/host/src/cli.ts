@@ -1,15 +1,25 @@
 import { dispatchCli } from '@heddle/cli-kit';
 import { id } from './commands/id.js';
-import { init } from './commands/init.js';
+import { INIT_FLAGS, init } from './commands/init.js';
 import { run } from './commands/run.js';
 import { type CliIo, processIo } from './io.js';
+import { VERSION } from './version.js';
 
 type Command = (args: readonly string[], io: CliIo) => number | Promise<number>;
 
-const COMMANDS: Record<string, { run: Command; summary: string }> = {
-  init: { run: init, summary: 'create a node key, a config and a trust file for a new host' },
-  run: { run, summary: 'run the host daemon (JSON logs on stdout; SIGTERM stops it gracefully)' },
-  id: { run: id, summary: "print the host's node id and public key" },
+// The flags each command parses (commands/*.ts), for completion.
+const COMMANDS: Record<string, { run: Command; summary: string; flags: readonly string[] }> = {
+  init: {
+    run: init,
+    summary: 'create a node key, a config and a trust file for a new host',
+    flags: [...Object.keys(INIT_FLAGS), 'json'],
+  },
+  run: {
+    run,
+    summary: 'run the host daemon (JSON logs on stdout; SIGTERM stops it gracefully)',
+    flags: ['config', 'json'],
+  },
+  id: { run: id, summary: "print the host's node id and public key", flags: ['config', 'json'] },
 };
 
 /** The top-level help text. */
@@ -28,6 +38,8 @@ export function helpText(): string {
     '  run  [--config F]      (default ./heddle-host/heddle-host.json)',
     '  id   [--config F]',
     '',
+    'heddle-host help <command> (or heddle-host <command> --help) shows one; heddle-host --version;',
+    'heddle-host completion bash|zsh prints a shell completion script.',
     'exit codes: 0 ok, 1 failed while running, 2 usage error, 3 bad input or config, 4 internal error',
     'see docs/host.md',
   ].join('\n');
@@ -40,6 +52,7 @@ export function helpText(): string {
 export function runCli(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   return dispatchCli(argv, io, {
     prefix: 'heddle-host',
+    version: VERSION,
     commands: COMMANDS,
     helpText,
     commandHelp: (name, command) =>

@@ -16,7 +16,9 @@ import {
 import { WireServer, type WireTlsOptions } from '@heddle/wire';
 import type { HostConfig } from './config.js';
 import { loadHostAnchors } from './host-trust.js';
+import { nativeUserMismatch } from './native-user-check.js';
 import { logSupervision } from './supervision-log.js';
+import { PROGRAM, VERSION } from './version.js';
 
 /** The chain file under the data directory. */
 export const CHAIN_FILE = 'chain.jsonl';
@@ -112,6 +114,12 @@ export async function startHost(config: HostConfig, log: Logger): Promise<Runnin
   if (config.routes.includes('native') && process.getuid?.() === 0 && config.native.runAsUser === undefined) {
     log.warn('running as root without native.run_as_user: every native workload will be refused', {});
   }
+  const mismatch = nativeUserMismatch({
+    routes: config.routes,
+    runAsUser: config.native.runAsUser,
+    uid: process.getuid?.(),
+  });
+  if (mismatch !== undefined) log.warn(mismatch, {});
   if (config.routes.includes('native') && config.native.runAsUser !== undefined) {
     const closed = untraversable(config.dataDir);
     if (closed !== undefined) {
@@ -223,6 +231,7 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
       routes: hosts,
       recorder: p.chain,
       dataDir: config.dataDir,
+      software: { name: PROGRAM, version: VERSION },
       ...(address === undefined ? {} : { address }),
       ...(config.limits.maxPackageBytes === undefined
         ? {}
@@ -254,6 +263,7 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
     log.warn('listening on a wildcard address without advertise_address: describe advertises no address', {});
   }
   log.info('listening', {
+    version: VERSION,
     node_id: p.nodeId,
     public_key: toHex(p.keys.publicKey),
     url: server.url,

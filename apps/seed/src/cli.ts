@@ -1,12 +1,19 @@
-import { dispatchCli } from '@heddle/cli-kit';
+import { type CommandEntry, dispatchCli } from '@heddle/cli-kit';
 import { toCliError } from './cli-error.js';
 import { type CliIo, processIo, redactingIo } from './io.js';
+import { VERSION } from './version.js';
 
 type Command = (args: readonly string[], io: CliIo) => number | Promise<number>;
 
 // Each command's module is loaded only when that command runs, so `heddle-seed pin ls` does not pay
 // for the runtime, the gate or the simulator.
-const COMMANDS: Record<string, { load: () => Promise<Command>; summary: string; usage: string }> = {
+interface Entry extends CommandEntry {
+  readonly load: () => Promise<Command>;
+  /** The synopsis after `heddle-seed ` (`--help` prints it; completion takes the flags from it). */
+  readonly usage: string;
+}
+
+const COMMANDS: Record<string, Entry> = {
   init: {
     load: async () => (await import('./commands/init.js')).init,
     summary: 'create a Seed profile (url, SPKI pin); shows the SPKI of an https Seed until you pin it',
@@ -41,6 +48,14 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; summary: string; 
     load: async () => (await import('./commands/pin.js')).pin,
     summary: 'add, list and remove operator pins (pins.json)',
     usage: 'pin add <id>@<version> [--sha256 H] [--console CMD]... | pin ls | pin rm <id>',
+    subcommands: {
+      add: {
+        summary: 'pin a store cog at a version (and its sha256, its console commands)',
+        flags: ['sha256', 'console'],
+      },
+      ls: { summary: 'list the pins' },
+      rm: { summary: 'remove a pin' },
+    },
   },
   run: {
     load: async () => (await import('./commands/run.js')).run,
@@ -76,6 +91,10 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; summary: string; 
     load: async () => (await import('./commands/config.js')).config,
     summary: "read or change a cog's configuration on the Seed",
     usage: 'config get <id> | config set <id> k=v...',
+    subcommands: {
+      get: { summary: "print a cog's configuration on the Seed" },
+      set: { summary: "change a cog's configuration values on the Seed" },
+    },
   },
   simulator: {
     load: async () => (await import('./commands/simulator.js')).simulator,
@@ -95,6 +114,8 @@ export function helpText(): string {
     'commands:',
     ...rows,
     '',
+    'heddle-seed help <command> (or heddle-seed <command> --help) shows one; heddle-seed --version;',
+    'heddle-seed completion bash|zsh prints a shell completion script.',
     'the profile directory: --home D, else $HEDDLE_SEED_HOME, else ~/.heddle-seed',
     'exit codes: 0 ok, 1 failed or refused on the Seed, 2 usage error, 3 bad input, 4 internal error',
     'see docs/seed.md',
@@ -111,11 +132,20 @@ export function runCli(argv: readonly string[], rawIo: CliIo = processIo): Promi
   const io = redactingIo(rawIo);
   return dispatchCli(argv, io, {
     prefix: 'heddle-seed',
+    version: VERSION,
     commands: COMMANDS,
     helpText,
     commandHelp: (_name, command) =>
       `usage: heddle-seed ${command.usage} [--home D] [--json]\n\n${command.summary}\n\nsee docs/seed.md`,
     run: async (command, args) => (await command.load())(args, io),
     toCliError,
+    completionFlags: () => {
+      const flags: Record<string, string[]> = {};
+      for (const [name, c] of Object.entries(COMMANDS)) {
+        flags[name] = [...new Set([...c.usage.matchAll(/--([a-z][a-z0-9-]*)/g)].map((m) => m[1] as string))];
+        flags[name].push('home', 'json');
+      }
+      return flags;
+    },
   });
 }

@@ -1,4 +1,5 @@
 import { ExitCode } from './cli-error.js';
+import { keepRunningOnClosedPipe } from './closed-pipe.js';
 import { errorFields, type Logger } from './logger.js';
 
 /**
@@ -7,7 +8,8 @@ import { errorFields, type Logger } from './logger.js';
  * signal during shutdown exits the process at once with 1. Uncaught exceptions and unhandled
  * rejections are logged (`unexpected error (the daemon keeps running)`) instead of crashing the
  * daemon. Logs `stopped` with the exit code, then arms an unref'd 2 s timer that exits the process,
- * so that anything left behind (a timer, a socket, a pipe) cannot keep a stopped daemon alive.
+ * so that anything left behind (a timer, a socket, a pipe) cannot keep a stopped daemon alive. A
+ * closed standard output no longer ends the process (`keepRunningOnClosedPipe`).
  */
 export async function runUntilSignal(
   stop: (signal: NodeJS.Signals) => Promise<void>,
@@ -15,6 +17,7 @@ export async function runUntilSignal(
 ): Promise<number> {
   const onUncaught = (err: unknown): void =>
     log.error('unexpected error (the daemon keeps running)', errorFields(err));
+  keepRunningOnClosedPipe();
   process.on('uncaughtException', onUncaught);
   process.on('unhandledRejection', onUncaught);
   const code = await new Promise<number>((resolveExit) => {

@@ -1,6 +1,19 @@
 export { badInput, CliError, type CliErrorOptions, ExitCode, usageError } from './cli-error.js';
+export { type ErrorEmitter, exitQuietlyOnClosedPipe, keepRunningOnClosedPipe } from './closed-pipe.js';
+export {
+  COMPLETION_SHELLS,
+  type CompletionCommand,
+  type CompletionShell,
+  completionScript,
+} from './completion.js';
 export { runUntilSignal } from './daemon-signals.js';
-export { type DispatchOptions, dispatchCli, type LineSink } from './dispatch.js';
+export {
+  type CommandEntry,
+  type DispatchOptions,
+  dispatchCli,
+  type LineSink,
+  type SubcommandEntry,
+} from './dispatch.js';
 export {
   boolFlag,
   type FlagSpec,
@@ -13,4 +26,5 @@ export {
 export { killLogged, type LoggedProcess, spawnLogged, waitForLog } from './logged-process.js';
 export { errorFields, type LogFields, Logger, type LogLevel } from './logger.js';
 export { type ErrorSink, type ReportOptions, reportCliError, toCliError } from './report-error.js';
+export { didYouMean, editDistance, suggestions } from './suggest.js';
 export { type CapturingIo, type CliRun, runCaptured, tempDir } from './testing.js';

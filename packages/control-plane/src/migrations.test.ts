@@ -225,7 +225,7 @@ describe('version 3', () => {
       db.close();
       const store = SqliteStateStore.open(path);
       try {
-        expect(store.schemaVersion).toBe(3);
+        expect(store.schemaVersion).toBe(SCHEMA_VERSION);
         expect(store.getPlacement('i-1')).toMatchObject({ state: 'running', replaces: null, reschedules: 0 });
         expect(store.getPlacement('i-2')?.state).toBe('lost');
         const p = store.getPlacement('i-1') as NonNullable<ReturnType<typeof store.getPlacement>>;

@@ -163,6 +163,13 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec(V3_SCHEMA);
     },
   },
+  {
+    version: 4,
+    description: 'the software a host reports in describe (targets.software)',
+    up: (db) => {
+      db.exec('ALTER TABLE targets ADD COLUMN software TEXT');
+    },
+  },
 ];
 
 /** The schema version this code writes and understands (the last of {@link MIGRATIONS}). */

@@ -20,7 +20,7 @@ import { asObject, type Caller } from './caller.js';
 import type { PlaneConfig } from './config.js';
 import { PlaneError } from './errors.js';
 import { type AddSeedOptions, addSeedTarget, refreshSeedTarget } from './seed-book.js';
-import type { PlacementRecord, StateStore, TargetRecord } from './state-store.js';
+import type { HostSoftwareRecord, PlacementRecord, StateStore, TargetRecord } from './state-store.js';
 
 /** How to add a node. */
 export interface AddNodeOptions {
@@ -36,9 +36,26 @@ interface Described {
   readonly nodeId: string;
   readonly facts: SignedNodeFacts;
   readonly routes: string[];
+  /** The software it reports (`advertisement.software`), or null when it reports none that fits. */
+  readonly software: HostSoftwareRecord | null;
 }
 
 const URL_RE = /^wss?:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/;
+
+const SOFTWARE_NAME_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+const SOFTWARE_VERSION_RE = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
+
+/**
+ * The `software` of a describe's advertisement (docs/protocol.md 14.1), or null when absent or when it
+ * does not fit (`name` and `version` of the documented forms): a host's report is shown, never trusted.
+ */
+export function parseHostSoftware(value: unknown): HostSoftwareRecord | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const { name, version } = value as { name?: unknown; version?: unknown };
+  if (typeof name !== 'string' || !SOFTWARE_NAME_RE.test(name)) return null;
+  if (typeof version !== 'string' || !SOFTWARE_VERSION_RE.test(version)) return null;
+  return { name, version };
+}
 
 /**
  * The hosts a controller knows (DESIGN 10): learned with a signed describe, trust bound to the key
@@ -124,6 +141,7 @@ export class NodeBook {
       assigned_tier: options.tier,
       pending_key: null,
       routes: d.routes,
+      software: d.software,
       facts: d.facts,
       learned_at_ms: held?.learned_at_ms ?? now,
       last_seen_ms: now,
@@ -162,6 +180,7 @@ export class NodeBook {
       const next: TargetRecord = {
         ...t,
         routes: d.routes,
+        software: d.software,
         facts: d.facts,
         last_seen_ms: now,
         unreachable_since_ms: null,
@@ -218,6 +237,7 @@ export class NodeBook {
       assigned_tier: tier ?? old.assigned_tier,
       pending_key: null,
       routes: d.routes,
+      software: d.software,
       facts: d.facts,
       learned_at_ms: d.nodeId === nodeId ? old.learned_at_ms : now,
       last_seen_ms: now,
@@ -340,6 +360,13 @@ export class NodeBook {
     const routes = Array.isArray(ad.routes)
       ? ad.routes.filter((r): r is string => typeof r === 'string' && /^[a-z.]{1,32}$/.test(r))
       : [];
-    return { publicKey: hex, nodeId, facts: facts.data, routes: ad.node_id === nodeId ? routes : [] };
+    const ours = ad.node_id === nodeId;
+    return {
+      publicKey: hex,
+      nodeId,
+      facts: facts.data,
+      routes: ours ? routes : [],
+      software: ours ? parseHostSoftware(ad.software) : null,
+    };
   }
 }

@@ -15,6 +15,8 @@ export interface NodeView {
   readonly pending_key: string | null;
   readonly liveness: Liveness;
   readonly routes: readonly string[];
+  /** The software its last describe reported (`{name, version}`), or null. */
+  readonly software: { readonly name: string; readonly version: string } | null;
   /** Capability ids of its held facts (runtimes of routes it does not advertise left out). */
   readonly capabilities: readonly string[];
   /** When its held facts expire (Unix ms), or null when none are held. */
@@ -40,6 +42,7 @@ export function nodeView(t: TargetRecord, book: NodeBook, store: StateStore, now
     pending_key: t.pending_key,
     liveness: book.liveness.get(t.node_id, now),
     routes: [...t.routes],
+    software: t.software ?? null,
     capabilities:
       held?.capabilities
         .map((c) => c.id)

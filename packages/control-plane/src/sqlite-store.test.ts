@@ -168,6 +168,10 @@ describe('SqliteStateStore records', () => {
     expect(s.getTarget('n2')).toEqual(
       target('n2', { key_source: 'pinned', unreachable_since_ms: 9, last_error: 'refused' }),
     );
+    // The software a host reported (schema v4) is kept.
+    const software = { name: 'heddle-host', version: '0.1.0' };
+    s.putTarget(target('n2', { software }));
+    expect(s.getTarget('n2')?.software).toEqual(software);
     expect(s.removeTarget('n2')).toBe(true);
     expect(s.removeTarget('n2')).toBe(false);
     expect(s.listTargets().map((t) => t.node_id)).toEqual(['n1']);

@@ -28,6 +28,10 @@ const TargetSchema: z.ZodType<TargetRecord> = z.object({
   assigned_tier: z.enum(TRUST_TIERS),
   pending_key: z.string().nullable(),
   routes: strings,
+  software: z
+    .object({ name: z.string(), version: z.string() })
+    .nullish()
+    .transform((v) => v ?? undefined),
   facts: SignedNodeFactsSchema.nullable(),
   learned_at_ms: ms,
   last_seen_ms: ms.nullable(),
@@ -173,7 +177,7 @@ function spec<R>(
 export const TARGETS: TableSpec<TargetRecord> = spec(
   'targets',
   TargetSchema,
-  ['routes', 'facts', 'seed'],
+  ['routes', 'software', 'facts', 'seed'],
   [],
   'node_id',
 );

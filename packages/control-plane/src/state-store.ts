@@ -23,6 +23,11 @@ export interface TargetRecord {
   readonly pending_key: string | null;
   /** The routes its advertisement lists (`native`, `wasi`, `container`). */
   readonly routes: readonly string[];
+  /**
+   * The software its last describe reported (`heddle-host` `0.1.0`), or null/absent when it reported
+   * none (an older host, a Seed). Shown to operators; never used to decide anything.
+   */
+  readonly software?: HostSoftwareRecord | null;
   /** The last signed facts it sent (verified against `public_key`), or null. */
   readonly facts: SignedNodeFacts | null;
   /** When the key was first bound (Unix ms). */
@@ -38,6 +43,12 @@ export interface TargetRecord {
    * pin and token file. `public_key` then holds the SPKI pin, and `routes` is `["remote.api"]`.
    */
   readonly seed?: SeedTargetInfo | null;
+}
+
+/** A program and version a host reports in `describe`. */
+export interface HostSoftwareRecord {
+  readonly name: string;
+  readonly version: string;
 }
 
 /** How the controller reaches a Cognitum Seed. */

@@ -3,6 +3,14 @@ import { CTL_METHODS, CTL_VERSION, type JsonValue } from '@heddle/envelope';
 /** The service name a host advertises. */
 export const WORKLOAD_HOST_SERVICE = 'workload-host';
 
+/** The software a host runs, as it reports it in `describe` (`heddle-host`, `0.1.0`). */
+export interface HostSoftware {
+  /** The program (`heddle-host`): `[a-z0-9][a-z0-9._-]{0,63}`. */
+  readonly name: string;
+  /** Its version (`0.1.0`): `[0-9A-Za-z][0-9A-Za-z.+-]{0,63}`. */
+  readonly version: string;
+}
+
 /** What a host says about its `workload-host` service in `describe` (next to its signed facts). */
 export interface WorkloadHostAdvertisement {
   /** Always {@link WORKLOAD_HOST_SERVICE}. */
@@ -17,13 +25,16 @@ export interface WorkloadHostAdvertisement {
   readonly routes: readonly string[];
   /** The address controllers reach it at (`ws://...`, `wss://...`), when configured. */
   readonly address: string | null;
+  /** The software it runs, when its program said (null otherwise). */
+  readonly software: HostSoftware | null;
 }
 
-/** The advertisement of a host with `routes`, reachable at `address`. */
+/** The advertisement of a host with `routes`, reachable at `address`, running `software`. */
 export function workloadHostAdvertisement(
   nodeId: string,
   routes: Iterable<string>,
   address: string | undefined,
+  software?: HostSoftware,
 ): WorkloadHostAdvertisement {
   return {
     service: WORKLOAD_HOST_SERVICE,
@@ -32,6 +43,7 @@ export function workloadHostAdvertisement(
     methods: [...CTL_METHODS],
     routes: [...routes].sort(),
     address: address ?? null,
+    software: software === undefined ? null : { name: software.name, version: software.version },
   };
 }
 
@@ -44,5 +56,6 @@ export function advertisementJson(ad: WorkloadHostAdvertisement): { [key: string
     methods: [...ad.methods],
     routes: [...ad.routes],
     address: ad.address,
+    software: ad.software === null ? null : { name: ad.software.name, version: ad.software.version },
   };
 }

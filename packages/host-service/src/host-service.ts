@@ -19,6 +19,7 @@ import { type HostRecorder, probeSystem, type WorkloadHost } from '@heddle/runti
 import type { CallContext, CallHandler, FetchOptions } from '@heddle/wire';
 import {
   advertisementJson,
+  type HostSoftware,
   type WorkloadHostAdvertisement,
   workloadHostAdvertisement,
 } from './advertisement.js';
@@ -60,6 +61,8 @@ export interface HostServiceOptions {
   readonly facts?: NodeFactsSource;
   /** The address advertised to controllers (`ws://host:port/`). */
   readonly address?: string;
+  /** The program and version reported in `describe` (`advertisement.software`); default none (null). */
+  readonly software?: HostSoftware;
   /** Kinds accepted for fetched packages (default `@heddle/package`'s). */
   readonly kinds?: KindRegistry;
   /** Limits and timeouts of package fetches (default: those of `@heddle/wire`). */
@@ -104,6 +107,7 @@ export class HostService {
   readonly #state: HostState;
   readonly #facts: NodeFactsSource;
   readonly #address: string | undefined;
+  readonly #software: HostSoftware | undefined;
   readonly #fetch: FetchOptions;
   readonly #budget: RefusalBudget;
   readonly #onError: (err: unknown) => void;
@@ -151,6 +155,7 @@ export class HostService {
         },
       });
     this.#address = options.address;
+    this.#software = options.software;
     this.#fetch = options.fetch ?? {};
     this.#budget = new RefusalBudget(options.refusalBudget);
     this.#onError = options.onError ?? (() => {});
@@ -189,7 +194,7 @@ export class HostService {
 
   /** The `workload-host` advertisement. */
   advertisement(): WorkloadHostAdvertisement {
-    return workloadHostAdvertisement(this.nodeId, this.#state.routes.keys(), this.#address);
+    return workloadHostAdvertisement(this.nodeId, this.#state.routes.keys(), this.#address, this.#software);
   }
 
   /** The ids of the instances placed here. */

@@ -89,9 +89,9 @@ export const NODE_ADD_SEED: CommandDef = {
 /** `heddle node ls`. */
 export const NODE_LS: CommandDef = {
   name: 'node ls',
-  summary: 'list the known nodes: tier, liveness, routes, instances',
+  summary: 'list the known nodes: tier, liveness, version, routes, instances',
   description:
-    'One row per node: NODE, TIER (`-` while suspended because another key answered), LIVENESS, ROUTES, INSTANCES (not unloaded), SEEN (since the last successful describe) and URL. Suspended nodes are listed again below the table with what to do.',
+    'One row per node: NODE, TIER (`-` while suspended because another key answered), LIVENESS, VERSION (the software version the host reported in its last describe: the version of a `heddle-host`, `<name>/<version>` of other software, `-` when none was reported, as by a Seed or a host that predates the report), ROUTES, INSTANCES (not unloaded), SEEN (since the last successful describe) and URL. Suspended nodes are listed again below the table with what to do.',
   positionals: [],
   flags: [],
   json: '{"nodes": NodeView[]}',
@@ -247,6 +247,15 @@ function keyFlag(ctx: OperatorContext, required: boolean): string | undefined {
   return v.toLowerCase();
 }
 
+/**
+ * The VERSION cell: the version a `heddle-host` reports, `<name>/<version>` for other software, `-`
+ * when the node reported none (an older host, a Seed).
+ */
+export function softwareCell(software: NodeView['software']): string {
+  if (software === null) return '-';
+  return software.name === 'heddle-host' ? software.version : `${software.name}/${software.version}`;
+}
+
 /** The `node ls` table, and a note under it for each suspended node. */
 export function nodeTable(nodes: readonly NodeView[], paint: Paint, now: number): string[] {
   if (nodes.length === 0) return ['no nodes (add one with heddle node add <ws-url> --tier <tier>)'];
@@ -254,12 +263,13 @@ export function nodeTable(nodes: readonly NodeView[], paint: Paint, now: number)
     n.node_id,
     n.tier ?? paint('red', '-'),
     paintState(paint, n.liveness),
+    softwareCell(n.software),
     n.routes.join(',') || '-',
     String(n.instances),
     age(n.last_seen_ms, now),
     n.url,
   ]);
-  const lines = table(['NODE', 'TIER', 'LIVENESS', 'ROUTES', 'INSTANCES', 'SEEN', 'URL'], rows);
+  const lines = table(['NODE', 'TIER', 'LIVENESS', 'VERSION', 'ROUTES', 'INSTANCES', 'SEEN', 'URL'], rows);
   for (const n of nodes) {
     if (n.tier === null && n.pending_key === null && n.last_error !== null) {
       lines.push(`${n.node_id}: ${n.last_error}; remove it with heddle node rm ${n.node_id} --force`);

@@ -68,21 +68,24 @@ function parseController(text: string, i: number): string {
   }
 }
 
+/** The flags of `heddle-host init` (besides `--json`). */
+export const INIT_FLAGS = {
+  dir: 'string',
+  listen: 'string',
+  controller: 'strings',
+  trust: 'string',
+  routes: 'string',
+  tier: 'string',
+  force: 'boolean',
+} as const;
+
 /**
  * `heddle-host init [--dir D] [--listen HOST:PORT] [--controller PUBKEY]... [--trust FILE]
  * [--routes native,wasi] [--tier T] [--force] [--json]`: creates a node key (0600), a config, a trust
  * file and a data directory in D, and prints the node id and public key.
  */
 export function init(args: readonly string[], io: CliIo): number {
-  const a = parseCommandArgs('init', args, {
-    dir: 'string',
-    listen: 'string',
-    controller: 'strings',
-    trust: 'string',
-    routes: 'string',
-    tier: 'string',
-    force: 'boolean',
-  });
+  const a = parseCommandArgs('init', args, INIT_FLAGS);
   const json = boolFlag(a, 'json');
   const force = boolFlag(a, 'force');
   const dir = resolve(io.cwd, stringFlag(a, 'dir') ?? DEFAULT_HOST_DIR);

@@ -1,0 +1,134 @@
+// The CLI conventions of kubectl and nomad, on the real `heddle`: --version, help <cmd>, <cmd> --help
+// (exit 0), did you mean, completion scripts from the command definitions, and a closed pipe that
+// ends the real process quietly.
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { openChainFile } from '@heddle/chain';
+import { describe, expect, it } from 'vitest';
+import { COMMAND_TABLE } from './cli.js';
+import { OPERATOR_COMMANDS } from './cli-reference.js';
+import { runCaptured, tempDir } from './test-io.js';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const VERSION = (JSON.parse(readFileSync(join(here, '..', 'package.json'), 'utf8')) as { version: string })
+  .version;
+const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+/**
+ * Runs `heddle <args>` from source as a real process whose standard output is a pipe closed before
+ * it writes (what `heddle ... | head -c1` does once head has its byte).
+ */
+function runIntoClosedPipe(
+  args: readonly string[],
+  cwd: string,
+): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', tsx, join(here, 'bin.ts'), ...args], {
+    cwd,
+    env: { ...process.env, TSX_TSCONFIG_PATH: join(here, '..', 'tsconfig.source.json') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.destroy();
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr })));
+}
+
+describe('heddle CLI conventions', () => {
+  it('answers --version and version with the package version', async () => {
+    const cwd = tempDir();
+    expect(await runCaptured(['--version'], cwd)).toEqual({ code: 0, out: `heddle ${VERSION}`, err: '' });
+    expect((await runCaptured(['version', '--json'], cwd)).out).toBe(
+      JSON.stringify({ name: 'heddle', version: VERSION }),
+    );
+  });
+
+  it('<command> --help and help <command> exit 0 for every command and subcommand', async () => {
+    const cwd = tempDir();
+    const node = await runCaptured(['node', '--help'], cwd);
+    expect(node.code).toBe(0);
+    expect(node.out).toContain('usage: heddle node <add|add-seed|ls|rm|pin|refresh> [arguments]');
+    expect(await runCaptured(['help', 'node'], cwd)).toEqual(node);
+    const ls = await runCaptured(['help', 'node', 'ls'], cwd);
+    expect(ls.code).toBe(0);
+    expect(ls.out.split('\n')[0]).toBe('usage: heddle node ls [--home <dir>] [--json]');
+    expect(await runCaptured(['node', 'ls', '--help'], cwd)).toEqual(ls);
+    for (const [name, c] of Object.entries(COMMAND_TABLE)) {
+      const r = await runCaptured([name, '--help'], cwd);
+      expect(r.code, `${name} --help: ${r.err}`).toBe(0);
+      for (const sub of Object.keys(c.subcommands ?? {})) {
+        const s = await runCaptured(['help', name, sub], cwd);
+        expect(s.code, `help ${name} ${sub}: ${s.err}`).toBe(0);
+        expect(s.out).not.toBe('');
+      }
+    }
+    expect((await runCaptured(['help', 'chain', 'verify'], cwd)).out.split('\n')[0]).toBe(
+      'usage: heddle chain verify <file> [--checkpoint <file> --public-key <hex>] [--json]',
+    );
+  });
+
+  it('the subcommand summaries are those of the definitions', () => {
+    for (const def of OPERATOR_COMMANDS) {
+      const [name, sub] = def.name.split(' ') as [string, string | undefined];
+      const entry = COMMAND_TABLE[name]?.subcommands;
+      if (sub === undefined || entry === undefined) continue;
+      expect(entry[sub]?.summary, def.name).toBe(def.summary);
+    }
+  });
+
+  it('says "did you mean" for a mistyped command or subcommand (exit 2)', async () => {
+    const cwd = tempDir();
+    const cmd = await runCaptured(['plcae', 'dir'], cwd);
+    expect(cmd.code).toBe(2);
+    expect(cmd.err.split('\n')[0]).toBe('heddle: unknown command "plcae"; did you mean "place"?');
+    const sub = await runCaptured(['node', 'refersh'], cwd);
+    expect(sub.code).toBe(2);
+    expect(sub.err.split('\n')[0]).toBe('heddle node: unknown subcommand "refersh"; did you mean "refresh"?');
+    const json = await runCaptured(['chain', 'verfy', 'f', '--json'], cwd);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.err).error.message).toContain('did you mean "verify"?');
+  });
+
+  it('completion bash completes commands, subcommands and the flags of the definitions', async () => {
+    const cwd = tempDir();
+    const r = await runCaptured(['completion', 'bash'], cwd);
+    expect(r.code).toBe(0);
+    writeFileSync(join(cwd, 'heddle.bash'), r.out);
+    const complete = (words: string[]): string[] =>
+      spawnSync(
+        'bash',
+        [
+          '-c',
+          `source heddle.bash; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _heddle_complete; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ],
+        { cwd, encoding: 'utf8' },
+      )
+        .stdout.split('\n')
+        .filter((l) => l !== '');
+    expect(complete(['heddle', 'no'])).toEqual(['node']);
+    expect(complete(['heddle', 'node', 'a'])).toEqual(['add', 'add-seed']);
+    expect(complete(['heddle', 'node', 'add', '--t'])).toEqual(['--tier']);
+    expect(complete(['heddle', 'place', '--dr'])).toEqual(['--dry-run']);
+    expect(complete(['heddle', 'alerts', 'a'])).toEqual(['ack']);
+    expect(complete(['heddle', 'chain', 'verify', '--pu'])).toEqual(['--public-key']);
+    const zsh = await runCaptured(['completion', 'zsh'], cwd);
+    expect(zsh.out.startsWith('#compdef heddle\n')).toBe(true);
+  });
+
+  it('a closed pipe ends `chain verify` and `--help` quietly with exit 0 (no EPIPE stack trace)', async () => {
+    const cwd = tempDir();
+    const chain = await openChainFile(join(cwd, 'audit.chain'));
+    for (let i = 0; i < 50; i++) await chain.append('workload', 'workload.place', { i });
+    await chain.close();
+    const [verify, help] = await Promise.all([
+      runIntoClosedPipe(['chain', 'verify', 'audit.chain'], cwd),
+      runIntoClosedPipe(['--help'], cwd),
+    ]);
+    expect(verify).toEqual({ code: 0, stderr: '' });
+    expect(help).toEqual({ code: 0, stderr: '' });
+  });
+});
