@@ -52,11 +52,12 @@ function cleanEnv(): NodeJS.ProcessEnv {
 }
 
 /**
- * The README's example: the first ```ts fenced block after the "## Example" heading and before the
- * next second-level heading. Undefined when there is none.
+ * The first ```ts fenced block after the second-level heading that starts with `heading` and before
+ * the next second-level heading. Undefined when there is none.
  */
-function readmeExample(markdown: string): string | undefined {
-  const section = /^## Example[^\n]*\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(markdown)?.[1];
+function readmeBlock(markdown: string, heading = 'Example'): string | undefined {
+  const sections = markdown.split(/^(?=## )/m);
+  const section = sections.find((s) => s.startsWith(`## ${heading}`));
   return section === undefined ? undefined : /^```ts\n([\s\S]*?)^```$/m.exec(section)?.[1];
 }
 
@@ -69,7 +70,7 @@ const runs = new Map<string, Promise<RunResult>>();
 beforeAll(async () => {
   for (const p of libraries) {
     if (!existsSync(join(p.dir, 'dist'))) throw new Error(`${p.name} is not built: run the build first`);
-    examples.set(short(p), readmeExample(readFileSync(join(p.dir, 'README.md'), 'utf8')));
+    examples.set(short(p), readmeBlock(readFileSync(join(p.dir, 'README.md'), 'utf8')));
   }
   const dest = join(work, 'tarballs');
   mkdirSync(dest, { recursive: true });
@@ -222,24 +223,28 @@ describe('published manifests', () => {
 });
 
 describe('@heddle/envelope in bundles', () => {
-  it('@heddle/envelope/browser bundles for the browser (any node: import would fail the build)', async () => {
-    const entry = join(app, 'browser-entry.mjs');
-    writeFileSync(
-      entry,
-      "import { blake3Hex, canonicalJson, utf8, verify } from '@heddle/envelope/browser';\n" +
-        'console.log(blake3Hex(utf8(canonicalJson({ a: 1 }))), typeof verify);\n',
-    );
+  it("the README's browser example bundles for the browser (a node: import fails the build) and runs", async () => {
+    const readme = readFileSync(join(root, 'packages', 'envelope', 'README.md'), 'utf8');
+    const code = readmeBlock(readme, 'In the browser');
+    expect(code, 'a ```ts block under "## In the browser" in the envelope README').toBeDefined();
+    expect(code).toContain("from '@heddle/envelope/browser'");
+    const entry = join(app, 'browser-entry.ts');
+    writeFileSync(entry, code ?? '');
     const out = await build({
       entryPoints: [entry],
       bundle: true,
       platform: 'browser',
       format: 'esm',
-      write: false,
+      outfile: join(app, 'browser-bundle.mjs'),
       metafile: true,
       logLevel: 'silent',
     });
     const inputs = Object.keys(out.metafile.inputs);
     expect(inputs.filter((i) => i.startsWith('node:') || i.includes('hash-wasm'))).toEqual([]);
+    expect(inputs.some((i) => i.includes('node_modules/@heddle/envelope/dist/browser.js'))).toBe(true);
+    const r = await run(process.execPath, [join(app, 'browser-bundle.mjs')], { cwd: app, env: cleanEnv() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('true\nfalse\n');
   });
 
   it('importing only toHex bundles to a few kilobytes, not the whole package', async () => {
