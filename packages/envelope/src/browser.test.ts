@@ -3,6 +3,7 @@
 // process, no require): digests, canonical JSON, signatures and node ids there equal the Node entry's.
 import { runInNewContext } from 'node:vm';
 import { build } from 'esbuild';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   blake3Hex,
@@ -123,5 +124,26 @@ describe('@heddle/envelope/browser', () => {
     // The published BLAKE3 and SHA-256 digests of "abc".
     expect(got.blake3).toBe('6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85');
     expect(got.sha256).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+
+  it('without Buffer, utf8Length and hex agree with Buffer on random UTF-16 strings and bytes', async () => {
+    const { code } = await bundle();
+    const strings = fc.sample(
+      fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) }),
+      300,
+    );
+    const bytes = fc.sample(fc.uint8Array({ maxLength: 64 }), 300).map((b) => Array.from(b));
+    const got = inBrowserRealm<{ lengths: number[]; hex: string[]; back: number[][] }>(
+      code,
+      `(e) => {
+        const strings = ${JSON.stringify(strings)};
+        const bytes = ${JSON.stringify(bytes)};
+        const hex = bytes.map((b) => e.toHex(new Uint8Array(b)));
+        return { lengths: strings.map((s) => e.utf8Length(s)), hex, back: hex.map((h) => Array.from(e.fromHex(h))) };
+      }`,
+    );
+    expect(got.lengths).toEqual(strings.map((s) => Buffer.byteLength(s, 'utf8')));
+    expect(got.hex).toEqual(bytes.map((b) => Buffer.from(b).toString('hex')));
+    expect(got.back).toEqual(bytes);
   });
 });
