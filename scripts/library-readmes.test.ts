@@ -10,6 +10,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -78,12 +79,18 @@ beforeAll(async () => {
 
   // One npm install of every tarball; third-party dependencies come from the registry. Install
   // scripts are skipped: the one native addon (better-sqlite3, for the control plane's SQLite store)
-  // would compile from source for minutes, so the workspace's build of the same version is copied in.
+  // would compile from source for minutes, so it is held to the workspace's version (within the
+  // published range) and the workspace's build of it is copied in.
   mkdirSync(join(app, 'src'), { recursive: true });
   const dependencies = Object.fromEntries(libraries.map((p, i) => [p.name, `file:${tarballs[i]}`]));
+  const pnpmStore = join(root, 'node_modules', '.pnpm');
+  const sqliteVersion = readdirSync(pnpmStore)
+    .find((d) => d.startsWith('better-sqlite3@'))
+    ?.slice('better-sqlite3@'.length);
+  const overrides = sqliteVersion === undefined ? {} : { 'better-sqlite3': sqliteVersion };
   writeFileSync(
     join(app, 'package.json'),
-    JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies }, null, 2),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies, overrides }, null, 2),
   );
   install = await run(
     'npm',
@@ -94,23 +101,24 @@ beforeAll(async () => {
   const sqlite = join(app, 'node_modules', 'better-sqlite3');
   if (existsSync(sqlite)) {
     const want = JSON.parse(readFileSync(join(sqlite, 'package.json'), 'utf8')).version;
-    const ours = join(
-      root,
-      'node_modules',
-      '.pnpm',
+    const addon = join(
+      pnpmStore,
       `better-sqlite3@${want}`,
       'node_modules',
       'better-sqlite3',
+      'build',
+      'Release',
     );
-    const addon = join(ours, 'build', 'Release', 'better_sqlite3.node');
     mkdirSync(join(sqlite, 'build', 'Release'), { recursive: true });
-    if (existsSync(addon)) copyFileSync(addon, join(sqlite, 'build', 'Release', 'better_sqlite3.node'));
-    else {
-      const rebuilt = await run('npm', ['rebuild', 'better-sqlite3'], {
-        cwd: app,
-        env: cleanEnv(),
-        timeoutMs: 400_000,
-      });
+    if (existsSync(join(addon, 'better_sqlite3.node'))) {
+      copyFileSync(
+        join(addon, 'better_sqlite3.node'),
+        join(sqlite, 'build', 'Release', 'better_sqlite3.node'),
+      );
+    } else {
+      // Compile it against this Node's own headers (no download), as scripts/pnpm.mjs does.
+      const env = { ...cleanEnv(), npm_config_nodedir: join(dirname(process.execPath), '..') };
+      const rebuilt = await run('npm', ['rebuild', 'better-sqlite3'], { cwd: app, env, timeoutMs: 400_000 });
       if (rebuilt.code !== 0) throw new Error(`better-sqlite3 ${want} did not build:\n${rebuilt.stderr}`);
     }
   }
