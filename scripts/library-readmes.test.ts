@@ -124,8 +124,14 @@ beforeAll(async () => {
   }
 
   // Typecheck and compile the examples as a consumer's strict NodeNext project would.
+  // The envelope README's browser example is typechecked with them (the bundling test runs it).
   for (const [name, code] of examples)
     if (code !== undefined) writeFileSync(join(app, 'src', `${name}.ts`), code);
+  const browserExample = readmeBlock(
+    readFileSync(join(root, 'packages', 'envelope', 'README.md'), 'utf8'),
+    'In the browser',
+  );
+  if (browserExample !== undefined) writeFileSync(join(app, 'src', 'envelope-browser.ts'), browserExample);
   writeFileSync(
     join(app, 'tsconfig.json'),
     JSON.stringify({
