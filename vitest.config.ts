@@ -4,9 +4,14 @@ import { defineConfig } from 'vitest/config';
 
 // Every workspace package resolves to its TypeScript source, so tests never run against a stale build.
 const pkgDir = fileURLToPath(new URL('./packages/', import.meta.url));
-const alias = Object.fromEntries(
-  readdirSync(pkgDir).map((name) => [`@heddle/${name}`, `${pkgDir}${name}/src/index.ts`]),
-);
+// Subpath entries (`@heddle/envelope/browser`) map to their own source file, before the package names.
+const alias = [
+  { find: /^@heddle\/envelope\/browser$/, replacement: `${pkgDir}envelope/src/browser.ts` },
+  ...readdirSync(pkgDir).map((name) => ({
+    find: new RegExp(`^@heddle/${name}$`),
+    replacement: `${pkgDir}${name}/src/index.ts`,
+  })),
+];
 
 export default defineConfig({
   resolve: { alias },

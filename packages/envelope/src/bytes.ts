@@ -1,12 +1,27 @@
-/** Byte helpers shared by every Heddle package: strict hex, UTF-8 and constant-size comparison. */
+/**
+ * Byte helpers shared by every Heddle package: strict hex, UTF-8 and constant-size comparison.
+ * Portable (browsers, edge runtimes): Node's `Buffer` is used only as a fast path when it exists.
+ */
 
 const HEX_RE = /^(?:[0-9a-f]{2})*$/;
-const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { fatal: true });
+// Created on first use, so that importing this module does no work.
+let encoder: InstanceType<typeof TextEncoder> | undefined;
+let decoder: InstanceType<typeof TextDecoder> | undefined;
+let hexTable: string[] | undefined;
+
+/** Node's Buffer when the platform has one (a fast path only; every function works without it). */
+function nodeBuffer(): typeof Buffer | undefined {
+  return typeof Buffer === 'function' ? Buffer : undefined;
+}
 
 /** Encodes bytes as lower-case hex. */
 export function toHex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+  const B = nodeBuffer();
+  if (B) return B.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+  if (!hexTable) hexTable = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) out += hexTable[bytes[i] as number];
+  return out;
 }
 
 /**
@@ -23,7 +38,11 @@ export function fromHex(hex: string, expectedLength?: number): Uint8Array {
       `expected ${expectedLength} bytes (${expectedLength * 2} hex digits), got ${hex.length / 2}`,
     );
   }
-  return new Uint8Array(Buffer.from(hex, 'hex'));
+  const B = nodeBuffer();
+  if (B) return new Uint8Array(B.from(hex, 'hex'));
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return out;
 }
 
 /** True when `hex` is lower-case hex of exactly `bytes` bytes. */
@@ -33,11 +52,36 @@ export function isHex(hex: unknown, bytes: number): hex is string {
 
 /** UTF-8 encodes a string. */
 export function utf8(text: string): Uint8Array {
+  encoder ??= new TextEncoder();
   return encoder.encode(text);
+}
+
+/**
+ * The length in bytes of the UTF-8 encoding of `text` (a lone surrogate counts as the three bytes of
+ * U+FFFD, as `TextEncoder` and `Buffer` encode it), without encoding it.
+ */
+export function utf8Length(text: string): number {
+  const B = nodeBuffer();
+  if (B) return B.byteLength(text, 'utf8');
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 4;
+        i++;
+      } else n += 3;
+    } else n += 3;
+  }
+  return n;
 }
 
 /** Decodes UTF-8, throwing a TypeError on malformed input instead of inserting replacement characters. */
 export function fromUtf8(bytes: Uint8Array): string {
+  decoder ??= new TextDecoder('utf-8', { fatal: true });
   return decoder.decode(bytes);
 }
 

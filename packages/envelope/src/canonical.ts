@@ -1,3 +1,4 @@
+import { utf8Length } from './bytes.js';
 import { EnvelopeError } from './errors.js';
 import { DEFAULT_JSON_LIMITS, type JsonLimits } from './json-limits.js';
 
@@ -68,11 +69,7 @@ export function canonicalJson(value: unknown, limits: JsonLimits = DEFAULT_JSON_
   } catch (err) {
     if (err !== BAIL && !(err instanceof RangeError)) throw err; // RangeError: stack or string length
   }
-  if (
-    text !== undefined &&
-    text.length <= limits.maxBytes &&
-    Buffer.byteLength(text, 'utf8') <= limits.maxBytes
-  ) {
+  if (text !== undefined && text.length <= limits.maxBytes && utf8Length(text) <= limits.maxBytes) {
     return text;
   }
   return canonicalJsonSlow(value, limits); // throws the precise error
@@ -147,7 +144,7 @@ function canonicalJsonSlow(value: unknown, limits: JsonLimits): string {
 
   walk(value, '$', 0);
   const text = out.join('');
-  if (Buffer.byteLength(text, 'utf8') > limits.maxBytes) fail('$', `exceeds ${limits.maxBytes} bytes`);
+  if (utf8Length(text) > limits.maxBytes) fail('$', `exceeds ${limits.maxBytes} bytes`);
   return text;
 }
 

@@ -4,6 +4,7 @@ import { fromHex, isBytes, toHex } from './bytes.js';
 import { sha256Hex } from './digest.js';
 import { publicKeyFromSecret } from './ed25519/sign.js';
 import { EnvelopeError } from './errors.js';
+import { NODE_ID_HEX_LENGTH } from './node-id-length.js';
 
 /** An Ed25519 key pair: a 32-byte secret key (RFC 8032 seed) and its 32-byte public key. */
 export interface KeyPair {
@@ -11,8 +12,7 @@ export interface KeyPair {
   readonly publicKey: Uint8Array;
 }
 
-/** Length of a node id in hex characters (128 bits). */
-export const NODE_ID_HEX_LENGTH = 32;
+export { NODE_ID_HEX_LENGTH } from './node-id-length.js';
 
 /** Generates a key pair from the operating system's random source. */
 export function generateKeyPair(): KeyPair {

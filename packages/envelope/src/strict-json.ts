@@ -1,3 +1,4 @@
+import { utf8Length } from './bytes.js';
 import { EnvelopeError } from './errors.js';
 import { DEFAULT_JSON_LIMITS, type JsonLimits, type JsonValue } from './json-limits.js';
 
@@ -27,7 +28,7 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): JsonVal
   const integersOnly = options.integersOnly ?? true;
   if (typeof text !== 'string') throw new TypeError('parseJson expects a string');
   // Cheap bound first (a UTF-16 unit is at least one UTF-8 byte), then the exact one.
-  if (text.length > maxBytes || Buffer.byteLength(text, 'utf8') > maxBytes) {
+  if (text.length > maxBytes || utf8Length(text) > maxBytes) {
     throw new EnvelopeError('invalid_json', `JSON text exceeds ${maxBytes} bytes`, { field: '$' });
   }
   let i = 0;

@@ -1,7 +1,6 @@
-import { isBytes } from '../bytes.js';
 import type { Ed25519Backend } from './backend.js';
+import { checkedPublicKey, checkedSign, checkedVerify } from './checked.js';
 import { nodeBackend } from './native.js';
-import { isSmallOrderEncoding } from './strict.js';
 
 let current: Ed25519Backend = nodeBackend;
 
@@ -15,13 +14,6 @@ export function setEd25519Backend(backend: Ed25519Backend): void {
   current = backend;
 }
 
-function requireBytes(name: string, value: unknown, length?: number): asserts value is Uint8Array {
-  if (!isBytes(value)) throw new TypeError(`${name} must be a Uint8Array`);
-  if (length !== undefined && value.length !== length) {
-    throw new TypeError(`${name} must be ${length} bytes, got ${value.length}`);
-  }
-}
-
 /**
  * Signs `message` with a 32-byte Ed25519 secret key (the RFC 8032 seed) and returns the 64-byte
  * signature. Throws a TypeError for malformed arguments.
@@ -31,9 +23,7 @@ export function sign(
   message: Uint8Array,
   backend: Ed25519Backend = current,
 ): Uint8Array {
-  requireBytes('secretKey', secretKey, 32);
-  requireBytes('message', message);
-  return backend.sign(secretKey, message);
+  return checkedSign(backend, secretKey, message);
 }
 
 /**
@@ -48,15 +38,10 @@ export function verify(
   signature: Uint8Array,
   backend: Ed25519Backend = current,
 ): boolean {
-  requireBytes('publicKey', publicKey, 32);
-  requireBytes('message', message);
-  requireBytes('signature', signature, 64);
-  if (isSmallOrderEncoding(publicKey)) return false;
-  return backend.verify(publicKey, message, signature);
+  return checkedVerify(backend, publicKey, message, signature);
 }
 
 /** Derives the 32-byte public key of a 32-byte secret key. */
 export function publicKeyFromSecret(secretKey: Uint8Array, backend: Ed25519Backend = current): Uint8Array {
-  requireBytes('secretKey', secretKey, 32);
-  return backend.publicKeyFromSecret(secretKey);
+  return checkedPublicKey(backend, secretKey);
 }

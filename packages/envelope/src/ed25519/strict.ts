@@ -3,6 +3,8 @@
  * arithmetic, so that they agree byte for byte on which inputs are even eligible.
  */
 
+import { toHex } from '../bytes.js';
+
 /** The order of the Ed25519 base point, L = 2^252 + 27742317777372353535851937790883648493. */
 export const GROUP_ORDER: bigint = 2n ** 252n + 27742317777372353535851937790883648493n;
 
@@ -66,5 +68,5 @@ const SMALL_ORDER_ENCODINGS: ReadonlySet<string> = new Set([
 export function isSmallOrderEncoding(p: Uint8Array): boolean {
   const first = p[0] as number;
   if (first !== 0x00 && first !== 0x01 && first !== 0x26 && first !== 0xc7 && first !== 0xec) return false;
-  return SMALL_ORDER_ENCODINGS.has(Buffer.from(p.buffer, p.byteOffset, 32).toString('hex'));
+  return SMALL_ORDER_ENCODINGS.has(toHex(p.subarray(0, 32)));
 }
