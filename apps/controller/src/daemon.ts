@@ -158,6 +158,7 @@ export async function startController(config: ControllerConfig, log: Logger): Pr
       err,
     );
   }
+  logTornTail(chain, log);
   try {
     return await assemble(config, log, parts, store, chain);
   } catch (err) {
@@ -382,4 +383,17 @@ function removeInfo(path: string): void {
   } catch {
     // Already gone, or not ours to remove.
   }
+}
+
+/** Says so, loudly, when opening the chain cut off a torn tail (its bytes were quarantined first). */
+function logTornTail(chain: Chain, log: Logger): void {
+  const t = chain.openReport.tornTail;
+  if (t === null) return;
+  log.warn('the chain had a torn tail: its bytes were quarantined, not dropped', {
+    offset: t.offset,
+    bytes: t.length,
+    seq: t.seq,
+    reason: t.reason,
+    saved_to: t.savedTo ?? null,
+  });
 }

@@ -139,6 +139,7 @@ export async function startHost(config: HostConfig, log: Logger): Promise<Runnin
   } catch (err) {
     throw badInput('chain', `data_dir: cannot open the chain: ${(err as Error).message}`, 'data_dir', err);
   }
+  logTornTail(chain, log);
   try {
     return await assemble(config, log, { keys, nodeId, anchors, policy, tls, controllers, chain });
   } catch (err) {
@@ -369,4 +370,17 @@ async function recoverInstances(svc: HostService, log: Logger): Promise<void> {
       reason: v.reason,
     });
   }
+}
+
+/** Says so, loudly, when opening the chain cut off a torn tail (its bytes were quarantined first). */
+function logTornTail(chain: Chain, log: Logger): void {
+  const t = chain.openReport.tornTail;
+  if (t === null) return;
+  log.warn('the chain had a torn tail: its bytes were quarantined, not dropped', {
+    offset: t.offset,
+    bytes: t.length,
+    seq: t.seq,
+    reason: t.reason,
+    saved_to: t.savedTo ?? null,
+  });
 }

@@ -51,11 +51,18 @@ async function chainVerify(args: readonly string[], io: CliIo): Promise<number> 
   const checkpoint = loadCheckpoint(flags, io.cwd);
   const r = await verifyChainFile(path, checkpoint ? { checkpoint } : {});
   const result = { file: path, ...r, checkpoint: checkpoint ?? null };
+  const cut = r.quarantined.map(
+    (q) => `QUARANTINED: ${q.bytes} bytes cut off at byte ${q.offset} by a crash repair, kept in ${q.path}`,
+  );
   emit(io, flags.json === true, result, () =>
     r.ok
       ? [
           `ok: ${r.size} events verified${checkpoint ? `, consistent with the checkpoint at size ${checkpoint.size}` : ''}`,
           `head: ${r.head}`,
+          ...cut,
+          ...(cut.length === 0
+            ? []
+            : ['inspect them (a record there is lost from the chain); move them away to acknowledge']),
         ]
       : [
           `FAILED at seq ${r.failure?.seq}${r.failure?.line ? ` (line ${r.failure.line}, byte ${r.failure.offset})` : ''}: ${r.failure?.reason}`,
@@ -63,7 +70,8 @@ async function chainVerify(args: readonly string[], io: CliIo): Promise<number> 
           `the first ${r.size} events verify; head of that run: ${r.head}`,
         ],
   );
-  return r.ok ? ExitCode.ok : ExitCode.checkFailed;
+  // Bytes a repair cut off are never passed over silently: the check fails until someone moved them away.
+  return r.ok && r.quarantined.length === 0 ? ExitCode.ok : ExitCode.checkFailed;
 }
 
 async function chainTail(args: readonly string[], io: CliIo): Promise<number> {
