@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
-import { errorFields, type Logger } from '@heddle/cli-kit';
+import { errorFields, inputOrSystemError, type Logger } from '@heddle/cli-kit';
 import {
   ControlPlane,
   type PlaneConfig,
@@ -11,7 +11,14 @@ import {
   type StateStore,
   type TickReport,
 } from '@heddle/control-plane';
-import { type KeyPair, loadKeyFile, nodeIdFromPublicKey, toHex, writeFileAtomic } from '@heddle/envelope';
+import {
+  type KeyPair,
+  loadKeyFile,
+  nodeIdFromPublicKey,
+  readTextBounded,
+  toHex,
+  writeFileAtomic,
+} from '@heddle/envelope';
 import { Gate, loadPolicyFile, type Policy } from '@heddle/gate';
 import {
   loadTrustFile,
@@ -81,7 +88,7 @@ function load<T>(field: string, code: string, what: () => T): T {
   try {
     return what();
   } catch (err) {
-    throw badInput(code, `${field}: ${(err as Error).message}`, field, err);
+    throw inputOrSystemError(code, `${field}: ${(err as Error).message}`, field, err);
   }
 }
 
@@ -91,7 +98,7 @@ export function loadApiToken(home: string): string {
   return load(API_TOKEN_FILE, 'token_invalid', () => {
     if ((statSync(path).mode & 0o077) !== 0)
       throw new Error(`${path} must be owner-only (chmod 600 ${path})`);
-    const token = readFileSync(path, 'utf8').trim();
+    const token = readTextBounded(path, 4096).trim();
     if (!/^[0-9a-f]{64}$/.test(token)) throw new Error(`${path} must hold 64 lower-case hex characters`);
     return token;
   });
@@ -110,7 +117,7 @@ function loadParts(config: ControllerConfig): Parts {
   const anchors = load('trust_file', 'trust_invalid', () => loadTrustFile(config.trustFile));
   const policy = load('policy_file', 'policy_invalid', () => loadPolicyFile(config.policyFile));
   const token = loadApiToken(config.home);
-  load('data_dir', 'data_dir', () => mkdirSync(config.dataDir, { recursive: true, mode: 0o700 }));
+  load('data_dir', 'data_dir', () => makeDirs(config.dataDir, 0o700));
   const revocations = new CurrentRevocations(() =>
     RevocationList.loadOrFailClosed(config.revocationList, {
       trustedKeys: anchors.operatorKeys(),
@@ -139,7 +146,7 @@ export async function startController(config: ControllerConfig, log: Logger): Pr
   try {
     store = SqliteStateStore.open(config.stateDb);
   } catch (err) {
-    throw badInput(
+    throw inputOrSystemError(
       'state_invalid',
       `state_db: ${(err as Error).message} (is another controller running on this home?)`,
       'state_db',
@@ -151,7 +158,7 @@ export async function startController(config: ControllerConfig, log: Logger): Pr
     chain = await openChainFile(config.chainFile);
   } catch (err) {
     store.close();
-    throw badInput(
+    throw inputOrSystemError(
       'chain_invalid',
       `chain_file: cannot open the chain: ${(err as Error).message}`,
       'chain_file',
@@ -378,7 +385,7 @@ export function logTick(log: Logger, reason: string, t: TickReport): void {
 /** Removes api.json when it is this process's (another daemon may have replaced it). */
 function removeInfo(path: string): void {
   try {
-    const info = JSON.parse(readFileSync(path, 'utf8')) as Partial<ApiInfo>;
+    const info = JSON.parse(readTextBounded(path, 64 * 1024)) as Partial<ApiInfo>;
     if (info.pid === process.pid) rmSync(path, { force: true });
   } catch {
     // Already gone, or not ours to remove.

@@ -1,7 +1,6 @@
-import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { badInput } from '@heddle/cli-kit';
-import { HEX64_RE, parseJson } from '@heddle/envelope';
+import { HEX64_RE, parseJson, readTextBounded } from '@heddle/envelope';
 import { NODE_TIERS, type NodeTier } from '@heddle/gate';
 import { DEFAULT_SUPERVISOR_POLICY } from '@heddle/host-service';
 import { COG_ROUTES, type CogRoute } from '@heddle/package';
@@ -227,8 +226,7 @@ export function parseHostConfig(value: unknown, path: string): HostConfig {
 export function loadHostConfig(path: string): HostConfig {
   let text: string;
   try {
-    if (statSync(path).size > MAX_CONFIG_BYTES) throw new Error(`larger than ${MAX_CONFIG_BYTES} bytes`);
-    text = readFileSync(path, 'utf8');
+    text = readTextBounded(path, MAX_CONFIG_BYTES);
   } catch (err) {
     throw badInput('config_unreadable', `cannot read config ${path}: ${(err as Error).message}`, '$', err);
   }

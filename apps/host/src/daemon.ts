@@ -1,8 +1,16 @@
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
-import { badInput, CliError, ExitCode, errorFields, type Logger } from '@heddle/cli-kit';
-import { AllowListPolicy, type KeyPair, loadKeyFile, nodeIdFromPublicKey, toHex } from '@heddle/envelope';
+import { badInput, CliError, ExitCode, errorFields, inputOrSystemError, type Logger } from '@heddle/cli-kit';
+import {
+  AllowListPolicy,
+  type KeyPair,
+  loadKeyFile,
+  makeDirs,
+  nodeIdFromPublicKey,
+  readFileBounded,
+  toHex,
+} from '@heddle/envelope';
 import { DEFAULT_POLICY, Gate, loadPolicyFile, type Policy } from '@heddle/gate';
 import { HostService, RevocationHolder } from '@heddle/host-service';
 import type { CogRoute } from '@heddle/package';
@@ -55,7 +63,7 @@ function loadTls(config: HostConfig): WireTlsOptions | undefined {
   if (config.tls === undefined) return undefined;
   const read = (field: 'cert' | 'key', path: string): Buffer => {
     try {
-      return readFileSync(path);
+      return readFileBounded(path, 1024 * 1024);
     } catch (err) {
       throw badInput(
         'tls_invalid',
@@ -124,20 +132,26 @@ export async function startHost(config: HostConfig, log: Logger): Promise<Runnin
   }
   try {
     for (const d of [config.dataDir, join(config.dataDir, 'instances'), join(config.dataDir, 'native')]) {
-      mkdirSync(d, { recursive: true, mode: 0o711 });
+      makeDirs(d, 0o711);
     }
   } catch (err) {
-    throw badInput(
+    throw inputOrSystemError(
       'data_dir',
       `data_dir: cannot create ${config.dataDir}: ${(err as Error).message}`,
       'data_dir',
+      err,
     );
   }
   let chain: Chain;
   try {
     chain = await openChainFile(join(config.dataDir, CHAIN_FILE));
   } catch (err) {
-    throw badInput('chain', `data_dir: cannot open the chain: ${(err as Error).message}`, 'data_dir', err);
+    throw inputOrSystemError(
+      'chain',
+      `data_dir: cannot open the chain: ${(err as Error).message}`,
+      'data_dir',
+      err,
+    );
   }
   logTornTail(chain, log);
   try {

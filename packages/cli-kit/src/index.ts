@@ -13,4 +13,5 @@ export {
 export { killLogged, type LoggedProcess, spawnLogged, waitForLog } from './logged-process.js';
 export { errorFields, type LogFields, Logger, type LogLevel } from './logger.js';
 export { type ErrorSink, type ReportOptions, reportCliError, toCliError } from './report-error.js';
+export { inputOrSystemError, type SystemErrorOptions, systemCliError } from './system-error.js';
 export { type CapturingIo, type CliRun, runCaptured, tempDir } from './testing.js';

@@ -1,5 +1,6 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { makeDirs } from '@heddle/envelope';
 import Database from 'better-sqlite3';
 import type { z } from 'zod';
 import { StateError } from './errors.js';
@@ -161,7 +162,7 @@ function toStateError(error: unknown, what: string): unknown {
 /** Creates the parent directory (0700) and the file (0600) when they do not exist yet. */
 function prepareFile(path: string): void {
   try {
-    mkdirSync(dirname(resolve(path)), { recursive: true, mode: 0o700 });
+    makeDirs(dirname(resolve(path)), 0o700);
     closeSync(openSync(path, 'wx', 0o600));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;

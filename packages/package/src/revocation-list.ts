@@ -1,4 +1,3 @@
-import { readFileSync, statSync } from 'node:fs';
 import {
   canonicalBytes,
   canonicalJson,
@@ -6,6 +5,7 @@ import {
   fromHex,
   type KeyPair,
   parseJson,
+  readTextBounded,
   signWithDomain,
   toHex,
   verifyWithDomain,
@@ -201,9 +201,7 @@ export class RevocationList implements RevocationCheck {
     const minGeneration = Math.max(options.minGeneration ?? 0, mark);
     let text: string;
     try {
-      if (statSync(path).size > MAX_REVOCATION_LIST_BYTES)
-        throw new Error(`larger than ${MAX_REVOCATION_LIST_BYTES} bytes`);
-      text = readFileSync(path, 'utf8');
+      text = readTextBounded(path, MAX_REVOCATION_LIST_BYTES);
     } catch (err) {
       if (options.allowMissing === true && (err as NodeJS.ErrnoException).code === 'ENOENT') {
         if (minGeneration > 0) throw rollbackError(0, minGeneration, markFile);

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   type ChainEvent,
@@ -9,7 +8,7 @@ import {
   verifyCheckpoint,
   verifyInclusion,
 } from '@heddle/chain';
-import { loadKeyFile, parsePublicKey } from '@heddle/envelope';
+import { loadKeyFile, parsePublicKey, readTextBounded } from '@heddle/envelope';
 import { parseCommandArgs } from '../args.js';
 import { CliError, ExitCode, usageError } from '../cli-error.js';
 import { type CliIo, emit } from '../io.js';
@@ -185,7 +184,7 @@ function loadCheckpoint(
 
 function readSmall(path: string): string {
   try {
-    return readFileSync(path, 'utf8').slice(0, 1 << 20);
+    return readTextBounded(path, 1 << 20);
   } catch (err) {
     throw new CliError(
       'file_unreadable',
