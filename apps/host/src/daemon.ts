@@ -1,7 +1,15 @@
 import { statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
-import { badInput, CliError, ExitCode, errorFields, inputOrSystemError, type Logger } from '@heddle/cli-kit';
+import {
+  badInput,
+  CliError,
+  ExitCode,
+  errorFields,
+  inputOrSystemError,
+  type Logger,
+  systemCliError,
+} from '@heddle/cli-kit';
 import {
   AllowListPolicy,
   type KeyPair,
@@ -28,6 +36,9 @@ import { logSupervision } from './supervision-log.js';
 
 /** The chain file under the data directory. */
 export const CHAIN_FILE = 'chain.jsonl';
+
+/** The nonce journal under the data directory (docs/protocol.md section 8). */
+export const NONCE_JOURNAL_FILE = 'nonces.journal';
 
 /** A running host: the service, its server and its chain. */
 export interface RunningHost {
@@ -238,6 +249,8 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
       routes: hosts,
       recorder: p.chain,
       dataDir: config.dataDir,
+      // A host whose chain existed before has run before: a missing journal then means it was lost.
+      nonceJournal: { path: join(config.dataDir, NONCE_JOURNAL_FILE), expected: !p.chain.openReport.created },
       ...(address === undefined ? {} : { address }),
       ...(config.limits.maxPackageBytes === undefined
         ? {}
@@ -255,14 +268,14 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
     });
   } catch (err) {
     await server.close();
-    throw badInput(
-      'config_invalid',
-      `cannot build the host service: ${(err as Error).message}`,
-      'routes',
-      err,
+    const message = `cannot build the host service: ${(err as Error).message}`;
+    throw (
+      systemCliError(err, { context: message, field: 'data_dir' }) ??
+      badInput('config_invalid', message, 'routes', err)
     );
   }
   const svc = service;
+  logNonceJournal(svc, log);
   await recoverInstances(svc, log);
   recovered = true;
   if (address === undefined) {
@@ -397,4 +410,18 @@ function logTornTail(chain: Chain, log: Logger): void {
     reason: t.reason,
     saved_to: t.savedTo ?? null,
   });
+}
+
+/** Logs what opening the nonce journal found; loudly when the host lost track of accepted requests. */
+function logNonceJournal(svc: HostService, log: Logger): void {
+  const r = svc.nonceJournalReport;
+  if (r === undefined) return;
+  if (r.state === 'ok') {
+    if (r.tornLine) log.warn('the nonce journal had a torn last line (a crash while appending): ignored', {});
+    return;
+  }
+  log.warn(
+    'the nonce journal was lost: changes issued before start-up plus the clock skew (30 s) are refused',
+    { state: r.state, kept_as: r.keptAs ?? null, reason: r.reason ?? null },
+  );
 }

@@ -5,6 +5,7 @@ import {
   claimedRequest,
   type JsonValue,
   type KeyPair,
+  MAX_CLOCK_SKEW_MS,
   mutates,
   NonceGuard,
   nodeIdFromPublicKey,
@@ -28,6 +29,7 @@ import { HOST_KINDS, HostState } from './host-state.js';
 import { instanceOp } from './instance-ops.js';
 import { InstanceStore } from './instance-store.js';
 import { ControllerLease } from './lease.js';
+import { NonceJournal, type NonceJournalReport } from './nonce-journal.js';
 import { PackageCache } from './package-cache.js';
 import { type PlaceCall, placeWorkload } from './place.js';
 import type { ReadinessProbe } from './readiness.js';
@@ -66,8 +68,16 @@ export interface HostServiceOptions {
   readonly fetch?: FetchOptions;
   /** Bound on chained refusals of unauthenticated requests (default 16 a minute). */
   readonly refusalBudget?: RefusalBudgetOptions;
-  /** Replay memory (default a fresh `NonceGuard`). */
+  /** Replay memory (default a fresh `NonceGuard`, or the one of `nonceJournal`). */
   readonly nonces?: NonceGuard;
+  /**
+   * The nonce journal (docs/protocol.md section 8): the nonce of every accepted mutating request is
+   * written to `path` before it is acted on, and put back into the memory at start-up, so that no
+   * request can act twice across a restart. When the journal is corrupt, or missing while
+   * `expected` (a host that has run before), mutating requests issued before start-up plus the clock
+   * skew are refused (`expired`). Ignored when `nonces` is given.
+   */
+  readonly nonceJournal?: { readonly path: string; readonly expected: boolean };
   /** The clock (Unix ms; default `Date.now`). */
   readonly now?: () => number;
   /** Told of failures that cannot be answered to anyone (a refusal that could not be chained). */
@@ -101,6 +111,10 @@ export class HostService {
   readonly #keys: KeyPair;
   readonly #controllers: ControllerPolicy;
   readonly #nonces: NonceGuard;
+  readonly #notIssuedBeforeMs: number;
+  readonly #journal: NonceJournal | undefined;
+  /** What opening the nonce journal found, when the service keeps one. */
+  readonly nonceJournalReport: NonceJournalReport | undefined;
   readonly #state: HostState;
   readonly #facts: NodeFactsSource;
   readonly #address: string | undefined;
@@ -122,9 +136,22 @@ export class HostService {
     this.#keys = options.keys;
     this.nodeId = nodeIdFromPublicKey(options.keys.publicKey);
     this.#controllers = options.controllers;
-    this.#nonces = options.nonces ?? new NonceGuard();
     const routes = routeTable(options.routes);
     const now = options.now ?? Date.now;
+    if (options.nonces === undefined && options.nonceJournal !== undefined) {
+      const startedMs = now();
+      const opened = NonceJournal.open({ path: options.nonceJournal.path, nowMs: startedMs });
+      this.#nonces = opened.guard;
+      this.#journal = opened.journal;
+      this.nonceJournalReport = opened.report;
+      const lost =
+        opened.report.state === 'corrupt' ||
+        (opened.report.state === 'missing' && options.nonceJournal.expected);
+      this.#notIssuedBeforeMs = lost ? startedMs + MAX_CLOCK_SKEW_MS : 0;
+    } else {
+      this.#nonces = options.nonces ?? new NonceGuard();
+      this.#notIssuedBeforeMs = 0;
+    }
     this.#state = new HostState({
       nodeId: this.nodeId,
       routes,
@@ -259,6 +286,7 @@ export class HostService {
         policy: this.#controllers,
         nonces: this.#nonces,
         expectedMethod: ctx.method,
+        notIssuedBeforeMs: this.#notIssuedBeforeMs,
       }).request;
       // Hearing from a controller (not this node itself) renews the lease.
       if (request.requester !== this.nodeId) this.#lease?.heard(this.#state.now());
@@ -371,6 +399,7 @@ export class HostService {
     const drained = await drainInstances(this.#state);
     // What the next start adopts: each instance as the drain left it (stopped, still loaded).
     this.#state.persist();
+    this.#journal?.close(); // a request arriving now is refused (the journal cannot record it)
     return drained;
   }
 }
