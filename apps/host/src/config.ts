@@ -93,6 +93,7 @@ export const HostConfigFileSchema = z.strictObject({
   limits: z
     .strictObject({
       max_sessions: z.int().min(1).max(65_536).optional(),
+      max_connections_per_peer: z.int().min(1).max(65_536).optional(),
       max_calls_per_session: z.int().min(1).max(1024).optional(),
       max_package_bytes: z.int().min(1).optional(),
       handshake_timeout_ms: z.int().min(100).max(120_000).optional(),
@@ -134,6 +135,7 @@ export interface HostConfig {
   readonly native: { readonly runAsUser: string | undefined; readonly allowHostUser: boolean };
   readonly limits: {
     readonly maxSessions: number | undefined;
+    readonly maxConnectionsPerPeer: number | undefined;
     readonly maxCallsPerSession: number | undefined;
     readonly maxPackageBytes: number | undefined;
     readonly handshakeTimeoutMs: number | undefined;
@@ -207,6 +209,7 @@ export function parseHostConfig(value: unknown, path: string): HostConfig {
     native: { runAsUser: c.native?.run_as_user, allowHostUser: c.native?.allow_host_user ?? false },
     limits: {
       maxSessions: c.limits?.max_sessions,
+      maxConnectionsPerPeer: c.limits?.max_connections_per_peer,
       maxCallsPerSession: c.limits?.max_calls_per_session,
       maxPackageBytes: c.limits?.max_package_bytes,
       handshakeTimeoutMs: c.limits?.handshake_timeout_ms,

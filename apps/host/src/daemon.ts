@@ -350,12 +350,16 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
 /** The wire server options the config sets (only those it sets: the rest keep the wire's defaults). */
 function wireLimits(limits: HostConfig['limits']): {
   maxSessions?: number;
+  maxConnectionsPerPeer?: number;
   maxCallsPerSession?: number;
   handshakeTimeoutMs?: number;
   idleTimeoutMs?: number;
 } {
   return {
     ...(limits.maxSessions === undefined ? {} : { maxSessions: limits.maxSessions }),
+    ...(limits.maxConnectionsPerPeer === undefined
+      ? {}
+      : { maxConnectionsPerPeer: limits.maxConnectionsPerPeer }),
     ...(limits.maxCallsPerSession === undefined ? {} : { maxCallsPerSession: limits.maxCallsPerSession }),
     ...(limits.handshakeTimeoutMs === undefined ? {} : { handshakeTimeoutMs: limits.handshakeTimeoutMs }),
     ...(limits.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: limits.idleTimeoutMs }),

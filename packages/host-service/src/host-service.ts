@@ -96,7 +96,9 @@ export interface HostServiceOptions {
 }
 
 /** What {@link HostService.handle} needs of its call (a wire `CallContext` fits). */
-export type HostCallContext = Pick<CallContext, 'method' | 'closeAfterReply'> & PlaceCall;
+export type HostCallContext = Pick<CallContext, 'method' | 'closeAfterReply'> &
+  Partial<Pick<CallContext, 'authenticated'>> &
+  PlaceCall;
 
 /**
  * A node's `workload-host` (DESIGN 4 and 10): verifies every signed request in the protocol's order,
@@ -288,6 +290,7 @@ export class HostService {
         expectedMethod: ctx.method,
         notIssuedBeforeMs: this.#notIssuedBeforeMs,
       }).request;
+      ctx.authenticated?.(); // the wire stops counting this connection as unauthenticated
       // Hearing from a controller (not this node itself) renews the lease.
       if (request.requester !== this.nodeId) this.#lease?.heard(this.#state.now());
     } catch (err) {
