@@ -14,6 +14,7 @@ import {
 import {
   type KeyPair,
   loadKeyFile,
+  makeDirs,
   nodeIdFromPublicKey,
   readTextBounded,
   toHex,
@@ -35,6 +36,7 @@ import type { ApiInfo } from './api/types.js';
 import { CliError, ExitCode } from './cli-error.js';
 import { badInput, type ControllerConfig } from './controller-config.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
+import { checkStateAgainstChain, type SealCheckOptions, StateSeal } from './state-seal.js';
 
 /** A running controller daemon. */
 export interface RunningController {
@@ -134,7 +136,11 @@ function loadParts(config: ControllerConfig): Parts {
  * `refresh_secs`. Throws `CliError` (exit 3, naming the field) for anything the config points at that
  * cannot be used, exit 1 when the port cannot be listened on.
  */
-export async function startController(config: ControllerConfig, log: Logger): Promise<RunningController> {
+export async function startController(
+  config: ControllerConfig,
+  log: Logger,
+  options: SealCheckOptions = {},
+): Promise<RunningController> {
   const parts = loadParts(config);
   if (parts.revocations.list.failure !== undefined) {
     log.warn('the revocation list failed closed: every package is refused until a valid list is in place', {
@@ -142,7 +148,7 @@ export async function startController(config: ControllerConfig, log: Logger): Pr
       failure: parts.revocations.list.failure,
     });
   }
-  let store: StateStore;
+  let store: SqliteStateStore;
   try {
     store = SqliteStateStore.open(config.stateDb);
   } catch (err) {
@@ -167,7 +173,16 @@ export async function startController(config: ControllerConfig, log: Logger): Pr
   }
   logTornTail(chain, log);
   try {
-    return await assemble(config, log, parts, store, chain);
+    const report = await checkStateAgainstChain(store, chain, options);
+    if (report.accepted !== undefined) {
+      log.warn(`started on a ${report.accepted} that lost history (accepted by the operator; chained)`, {
+        state_seq: report.stateSeq,
+        chain_state_seq: report.chainStateSeq ?? null,
+      });
+    }
+    const seal = new StateSeal(store, chain, log);
+    await seal.mark();
+    return await assemble(config, log, parts, seal.wrap(store), chain, seal);
   } catch (err) {
     store.close();
     await chain.close().catch(() => {});
@@ -190,6 +205,7 @@ async function assemble(
   p: Parts,
   store: StateStore,
   chain: Chain,
+  seal: StateSeal,
 ): Promise<RunningController> {
   const gate = new Gate({ policy: p.policy, recorder: chain, revocations: p.revocations });
   // Tunables are checked by the control plane: a value out of range is named by its section.
@@ -306,6 +322,7 @@ async function assemble(
         .catch((err: unknown) => log.error('closing the API failed', errorFields(err)));
       await ticking?.catch(() => {});
       removeInfo(infoPath);
+      await seal.flush();
       try {
         store.close();
       } catch (err) {
