@@ -252,6 +252,9 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
       // A host whose chain existed before has run before: a missing journal then means it was lost.
       nonceJournal: { path: join(config.dataDir, NONCE_JOURNAL_FILE), expected: !p.chain.openReport.created },
       ...(address === undefined ? {} : { address }),
+      ...(config.limits.maxCallsPerSession === undefined
+        ? {}
+        : { maxCallsPerSession: config.limits.maxCallsPerSession }),
       ...(config.limits.maxPackageBytes === undefined
         ? {}
         : { fetch: { maxTotalBytes: config.limits.maxPackageBytes } }),

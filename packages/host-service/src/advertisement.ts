@@ -1,4 +1,5 @@
 import { CTL_METHODS, CTL_VERSION, type JsonValue } from '@heddle/envelope';
+import { DEFAULT_MAX_CALLS_PER_SESSION } from '@heddle/wire';
 
 /** The service name a host advertises. */
 export const WORKLOAD_HOST_SERVICE = 'workload-host';
@@ -17,6 +18,11 @@ export interface WorkloadHostAdvertisement {
   readonly routes: readonly string[];
   /** The address controllers reach it at (`ws://...`, `wss://...`), when configured. */
   readonly address: string | null;
+  /**
+   * The transport limits a controller must respect: `max_calls_per_session`, the most calls one
+   * session may have open at once (one more closes the session with 4003).
+   */
+  readonly limits: { readonly max_calls_per_session: number };
 }
 
 /** The advertisement of a host with `routes`, reachable at `address`. */
@@ -24,6 +30,7 @@ export function workloadHostAdvertisement(
   nodeId: string,
   routes: Iterable<string>,
   address: string | undefined,
+  maxCallsPerSession: number = DEFAULT_MAX_CALLS_PER_SESSION,
 ): WorkloadHostAdvertisement {
   return {
     service: WORKLOAD_HOST_SERVICE,
@@ -32,6 +39,7 @@ export function workloadHostAdvertisement(
     methods: [...CTL_METHODS],
     routes: [...routes].sort(),
     address: address ?? null,
+    limits: { max_calls_per_session: maxCallsPerSession },
   };
 }
 
@@ -44,5 +52,6 @@ export function advertisementJson(ad: WorkloadHostAdvertisement): { [key: string
     methods: [...ad.methods],
     routes: [...ad.routes],
     address: ad.address,
+    limits: { max_calls_per_session: ad.limits.max_calls_per_session },
   };
 }

@@ -62,6 +62,8 @@ export interface HostServiceOptions {
   readonly facts?: NodeFactsSource;
   /** The address advertised to controllers (`ws://host:port/`). */
   readonly address?: string;
+  /** The per-session call cap the wire server enforces, advertised in `describe` (default the wire's, 8). */
+  readonly maxCallsPerSession?: number;
   /** Kinds accepted for fetched packages (default `@heddle/package`'s). */
   readonly kinds?: KindRegistry;
   /** Limits and timeouts of package fetches (default: those of `@heddle/wire`). */
@@ -120,6 +122,7 @@ export class HostService {
   readonly #state: HostState;
   readonly #facts: NodeFactsSource;
   readonly #address: string | undefined;
+  readonly #maxCallsPerSession: number | undefined;
   readonly #fetch: FetchOptions;
   readonly #budget: RefusalBudget;
   readonly #onError: (err: unknown) => void;
@@ -180,6 +183,7 @@ export class HostService {
         },
       });
     this.#address = options.address;
+    this.#maxCallsPerSession = options.maxCallsPerSession;
     this.#fetch = options.fetch ?? {};
     this.#budget = new RefusalBudget(options.refusalBudget);
     this.#onError = options.onError ?? (() => {});
@@ -218,7 +222,12 @@ export class HostService {
 
   /** The `workload-host` advertisement. */
   advertisement(): WorkloadHostAdvertisement {
-    return workloadHostAdvertisement(this.nodeId, this.#state.routes.keys(), this.#address);
+    return workloadHostAdvertisement(
+      this.nodeId,
+      this.#state.routes.keys(),
+      this.#address,
+      this.#maxCallsPerSession,
+    );
   }
 
   /** The ids of the instances placed here. */

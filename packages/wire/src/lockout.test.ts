@@ -113,3 +113,44 @@ describe('no lockout of an authorised controller', () => {
     await vi.waitFor(() => expect(server.unauthenticatedCount).toBe(0));
   });
 });
+
+/** Upgrades a raw TCP connection by hand, writes `frame`, and resolves with the close code the server sent. */
+function rawCloseCode(port: number, frame: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = connect(port, '127.0.0.1', () => {
+      s.write(
+        'GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+          'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+      );
+    });
+    sockets.push(s);
+    let buf = Buffer.alloc(0);
+    let upgraded = false;
+    s.on('data', (d: Buffer) => {
+      buf = Buffer.concat([buf, d]);
+      if (!upgraded) {
+        const end = buf.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        upgraded = true;
+        buf = buf.subarray(end + 4);
+        s.write(frame);
+      }
+      // A close frame: 0x88, a length, then the 2-byte code.
+      if (buf.length >= 4 && buf[0] === 0x88) resolve(buf.readUInt16BE(2));
+    });
+    s.on('error', () => {});
+    setTimeout(() => reject(new Error('no close frame')), 3000).unref();
+  });
+}
+
+describe('close codes of the WebSocket layer (docs/protocol.md 13.3)', () => {
+  it('1007 for a text frame that is not UTF-8, 1002 for an unmasked client frame', async () => {
+    const server = await start();
+    const mask = Buffer.from([1, 2, 3, 4]);
+    const bad = Buffer.from([0xff, 0xfe].map((b, i) => b ^ (mask[i % 4] as number)));
+    const notUtf8 = Buffer.concat([Buffer.from([0x81, 0x80 | 2]), mask, bad]);
+    expect(await rawCloseCode(server.address.port, notUtf8)).toBe(1007);
+    const unmasked = Buffer.concat([Buffer.from([0x81, 2]), Buffer.from('hi')]);
+    expect(await rawCloseCode(server.address.port, unmasked)).toBe(1002);
+  });
+});

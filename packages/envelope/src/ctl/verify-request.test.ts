@@ -390,3 +390,15 @@ describe('verifyRequest: durable nonces and the start-up fence', () => {
     expect(() => verifyRequest(later.signed, hostOptions({ ...fence, now: T0 + 1000 }))).not.toThrow();
   });
 });
+
+describe('verifyRequest: string limits count UTF-8 bytes', () => {
+  it('a method of 100 two-byte characters (200 bytes) fails the schema (3b), not the method list (3d)', () => {
+    const signed = signObject(requestRecord({ method: '\u00e9'.repeat(100) }));
+    expect(codeOf(() => verifyRequest(signed, hostOptions()))).toBe('invalid_request');
+    const r = refusalOf(() => verifyRequest(signed, hostOptions()));
+    expect(r.message).toContain('128 bytes of UTF-8');
+    // 64 two-byte characters are exactly 128 bytes: within the limit, so the method list decides.
+    const fits = signObject(requestRecord({ method: '\u00e9'.repeat(64) }));
+    expect(codeOf(() => verifyRequest(fits, hostOptions()))).toBe('unknown_method');
+  });
+});
