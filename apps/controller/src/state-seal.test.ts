@@ -104,3 +104,25 @@ describe('state against the chain at start-up', () => {
     await (await startController(config, quiet)).stop('test');
   });
 });
+
+describe('the state seal under rollbacks', () => {
+  it('a write rolled back with its transaction does not count: the mark never runs ahead of the state', async () => {
+    const config = await home();
+    const store = SqliteStateStore.open(config.stateDb);
+    const chain = await openChainFile(config.chainFile);
+    const seal = new StateSeal(store, chain, quiet);
+    const s = seal.wrap(store);
+    const before = store.getMeta('state_seq');
+    expect(() =>
+      s.transaction(() => {
+        s.putRevocationAck({ node_id: 'e'.repeat(32), generation: 0, acked_at_ms: null, last_error: null });
+        throw new Error('abort');
+      }),
+    ).toThrow('abort');
+    expect(store.getMeta('state_seq')).toBe(before);
+    await seal.flush();
+    store.close();
+    await chain.close();
+    await (await startController(config, quiet)).stop('test'); // not state_behind_chain
+  });
+});

@@ -139,7 +139,6 @@ export class StateSeal {
   readonly #meta: SealMeta;
   readonly #chain: Chain;
   readonly #log: Logger;
-  #seq: number;
   #marked: number;
   #timer: NodeJS.Timeout | undefined;
   #marking: Promise<void> = Promise.resolve();
@@ -148,7 +147,6 @@ export class StateSeal {
     this.#meta = meta;
     this.#chain = chain;
     this.#log = log;
-    this.#seq = Number(meta.getMeta(SEQ_KEY) ?? '0');
     this.#marked = -1;
   }
 
@@ -163,8 +161,8 @@ export class StateSeal {
         return (...args: unknown[]) =>
           target.transaction(() => {
             const r = (value as (...a: unknown[]) => unknown).apply(target, args);
-            this.#seq++;
-            this.#meta.putMeta(SEQ_KEY, String(this.#seq));
+            // Read and bumped inside the transaction: a rollback takes the bump back with the write.
+            this.#meta.putMeta(SEQ_KEY, String(this.#committedSeq() + 1));
             this.#schedule();
             return r;
           });
@@ -181,10 +179,19 @@ export class StateSeal {
     this.#timer.unref();
   }
 
-  /** Chains the current write counter (if it was not chained yet) and records the chain position reached. */
+  /** The write counter as the database holds it (outside a transaction: the committed one). */
+  #committedSeq(): number {
+    return Number(this.#meta.getMeta(SEQ_KEY) ?? '0');
+  }
+
+  /**
+   * Chains the committed write counter (if it was not chained yet) and records the chain position
+   * reached. Runs between transactions (better-sqlite3 transactions never span an await), so the
+   * counter read is one the database has committed: a mark never claims a write that was rolled back.
+   */
   mark(): Promise<void> {
     this.#marking = this.#marking.then(async () => {
-      const seq = this.#seq;
+      const seq = this.#committedSeq();
       if (seq === this.#marked) return;
       try {
         const e = await this.#chain.append(STATE_MARK_SOURCE, STATE_MARK_KIND, { state_seq: seq });
