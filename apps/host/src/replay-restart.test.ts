@@ -1,7 +1,7 @@
 // A signed mutating request captured and sent again after the host daemon restarted (SIGKILL, and a
 // clean SIGTERM) is refused as a replay: the nonce journal remembers what was accepted. A host whose
 // journal was lost refuses every change issued before its start plus the clock skew.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { keyPairFromSecret, toHex } from '@heddle/envelope';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,7 +69,14 @@ describe('replay across a host restart', () => {
     await stop(daemons[daemons.length - 1] as Daemon, 'SIGKILL');
     const captured = ctl.request('workload.stop', { instance_id: 'hello-cog-0123456789abcdef' });
     rmSync(journal);
+    // A torn tail too (a crash mid-append): the open quarantines it and says so in the log.
+    appendFileSync(join(cwd, 'heddle-host', 'data', 'chain.jsonl'), '{"hash":"torn');
     const d = await start();
+    expect(d.lines.find((l) => String(l.msg).startsWith('the chain had a torn tail'))).toMatchObject({
+      level: 'warn',
+      bytes: 13,
+      saved_to: expect.stringContaining('chain.jsonl.torn-'),
+    });
     const warned = d.lines.find((l) => String(l.msg).startsWith('the nonce journal was lost'));
     expect(warned).toMatchObject({ level: 'warn', state: 'missing' });
     const r = await ctl.refused(captured);
