@@ -1,7 +1,7 @@
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
-import { errorFields, inputOrSystemError, type Logger } from '@heddle/cli-kit';
+import { errorFields, inputOrSystemError, type Logger, systemCliError } from '@heddle/cli-kit';
 import {
   ControlPlane,
   type PlaneConfig,
@@ -152,11 +152,10 @@ export async function startController(
   try {
     store = SqliteStateStore.open(config.stateDb);
   } catch (err) {
-    throw inputOrSystemError(
-      'state_invalid',
-      `state_db: ${(err as Error).message} (is another controller running on this home?)`,
-      'state_db',
-      err,
+    const message = `state_db: ${(err as Error).message}`;
+    throw (
+      systemCliError(err, { context: message, field: 'state_db' }) ??
+      badInput('state_invalid', `${message} (is another controller running on this home?)`, 'state_db', err)
     );
   }
   let chain: Chain;
