@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type {
   AlertRecord,
@@ -10,7 +9,7 @@ import type {
   TransferProgress,
   UnsettledRecord,
 } from '@heddle/control-plane';
-import { HeddleError, type JsonValue } from '@heddle/envelope';
+import { HeddleError, type JsonValue, readTextBounded } from '@heddle/envelope';
 import type { TrustTier } from '@heddle/placement';
 import { type ApiErrorBody, type ApiHealth, type ApiInfo, NDJSON } from './api/types.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
@@ -111,7 +110,7 @@ export class ApiClient {
   static fromHome(home: string, options: { timeoutMs?: number } = {}): ApiClient {
     let info: ApiInfo;
     try {
-      info = JSON.parse(readFileSync(join(home, API_INFO_FILE), 'utf8')) as ApiInfo;
+      info = JSON.parse(readTextBounded(join(home, API_INFO_FILE), 64 * 1024)) as ApiInfo;
       if (typeof info.url !== 'string') throw new Error(`${API_INFO_FILE} has no url`);
     } catch (err) {
       throw new ApiError(
@@ -122,7 +121,7 @@ export class ApiClient {
     }
     let token: string;
     try {
-      token = readFileSync(join(home, API_TOKEN_FILE), 'utf8').trim();
+      token = readTextBounded(join(home, API_TOKEN_FILE), 4096).trim();
     } catch (err) {
       throw new ApiError(
         'unauthorized',

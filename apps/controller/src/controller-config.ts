@@ -1,6 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parseJson } from '@heddle/envelope';
+import { parseJson, readTextBounded } from '@heddle/envelope';
 import { z } from 'zod';
 import { CliError, ExitCode } from './cli-error.js';
 
@@ -187,8 +186,7 @@ export function parseControllerConfig(value: unknown, path: string): ControllerC
 export function loadControllerConfig(path: string): ControllerConfig {
   let text: string;
   try {
-    if (statSync(path).size > MAX_CONFIG_BYTES) throw new Error(`larger than ${MAX_CONFIG_BYTES} bytes`);
-    text = readFileSync(path, 'utf8');
+    text = readTextBounded(path, MAX_CONFIG_BYTES);
   } catch (err) {
     throw badInput(
       'config_unreadable',

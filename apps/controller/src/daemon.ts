@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
-import { errorFields, type Logger } from '@heddle/cli-kit';
+import { errorFields, inputOrSystemError, type Logger, systemCliError } from '@heddle/cli-kit';
 import {
   ControlPlane,
   type PlaneConfig,
@@ -11,7 +11,15 @@ import {
   type StateStore,
   type TickReport,
 } from '@heddle/control-plane';
-import { type KeyPair, loadKeyFile, nodeIdFromPublicKey, toHex, writeFileAtomic } from '@heddle/envelope';
+import {
+  type KeyPair,
+  loadKeyFile,
+  makeDirs,
+  nodeIdFromPublicKey,
+  readTextBounded,
+  toHex,
+  writeFileAtomic,
+} from '@heddle/envelope';
 import { Gate, loadPolicyFile, type Policy } from '@heddle/gate';
 import {
   loadTrustFile,
@@ -28,6 +36,7 @@ import type { ApiInfo } from './api/types.js';
 import { CliError, ExitCode } from './cli-error.js';
 import { badInput, type ControllerConfig } from './controller-config.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
+import { checkStateAgainstChain, type SealCheckOptions, StateSeal } from './state-seal.js';
 
 /** A running controller daemon. */
 export interface RunningController {
@@ -81,7 +90,7 @@ function load<T>(field: string, code: string, what: () => T): T {
   try {
     return what();
   } catch (err) {
-    throw badInput(code, `${field}: ${(err as Error).message}`, field, err);
+    throw inputOrSystemError(code, `${field}: ${(err as Error).message}`, field, err);
   }
 }
 
@@ -91,7 +100,7 @@ export function loadApiToken(home: string): string {
   return load(API_TOKEN_FILE, 'token_invalid', () => {
     if ((statSync(path).mode & 0o077) !== 0)
       throw new Error(`${path} must be owner-only (chmod 600 ${path})`);
-    const token = readFileSync(path, 'utf8').trim();
+    const token = readTextBounded(path, 4096).trim();
     if (!/^[0-9a-f]{64}$/.test(token)) throw new Error(`${path} must hold 64 lower-case hex characters`);
     return token;
   });
@@ -110,7 +119,7 @@ function loadParts(config: ControllerConfig): Parts {
   const anchors = load('trust_file', 'trust_invalid', () => loadTrustFile(config.trustFile));
   const policy = load('policy_file', 'policy_invalid', () => loadPolicyFile(config.policyFile));
   const token = loadApiToken(config.home);
-  load('data_dir', 'data_dir', () => mkdirSync(config.dataDir, { recursive: true, mode: 0o700 }));
+  load('data_dir', 'data_dir', () => makeDirs(config.dataDir, 0o700));
   const revocations = new CurrentRevocations(() =>
     RevocationList.loadOrFailClosed(config.revocationList, {
       trustedKeys: anchors.operatorKeys(),
@@ -127,7 +136,11 @@ function loadParts(config: ControllerConfig): Parts {
  * `refresh_secs`. Throws `CliError` (exit 3, naming the field) for anything the config points at that
  * cannot be used, exit 1 when the port cannot be listened on.
  */
-export async function startController(config: ControllerConfig, log: Logger): Promise<RunningController> {
+export async function startController(
+  config: ControllerConfig,
+  log: Logger,
+  options: SealCheckOptions = {},
+): Promise<RunningController> {
   const parts = loadParts(config);
   if (parts.revocations.list.failure !== undefined) {
     log.warn('the revocation list failed closed: every package is refused until a valid list is in place', {
@@ -135,15 +148,14 @@ export async function startController(config: ControllerConfig, log: Logger): Pr
       failure: parts.revocations.list.failure,
     });
   }
-  let store: StateStore;
+  let store: SqliteStateStore;
   try {
     store = SqliteStateStore.open(config.stateDb);
   } catch (err) {
-    throw badInput(
-      'state_invalid',
-      `state_db: ${(err as Error).message} (is another controller running on this home?)`,
-      'state_db',
-      err,
+    const message = `state_db: ${(err as Error).message}`;
+    throw (
+      systemCliError(err, { context: message, field: 'state_db' }) ??
+      badInput('state_invalid', `${message} (is another controller running on this home?)`, 'state_db', err)
     );
   }
   let chain: Chain;
@@ -151,15 +163,25 @@ export async function startController(config: ControllerConfig, log: Logger): Pr
     chain = await openChainFile(config.chainFile);
   } catch (err) {
     store.close();
-    throw badInput(
+    throw inputOrSystemError(
       'chain_invalid',
       `chain_file: cannot open the chain: ${(err as Error).message}`,
       'chain_file',
       err,
     );
   }
+  logTornTail(chain, log);
   try {
-    return await assemble(config, log, parts, store, chain);
+    const report = await checkStateAgainstChain(store, chain, options);
+    if (report.accepted !== undefined) {
+      log.warn(`started on a ${report.accepted} that lost history (accepted by the operator; chained)`, {
+        state_seq: report.stateSeq,
+        chain_state_seq: report.chainStateSeq ?? null,
+      });
+    }
+    const seal = new StateSeal(store, chain, log);
+    await seal.mark();
+    return await assemble(config, log, parts, seal.wrap(store), chain, seal);
   } catch (err) {
     store.close();
     await chain.close().catch(() => {});
@@ -182,6 +204,7 @@ async function assemble(
   p: Parts,
   store: StateStore,
   chain: Chain,
+  seal: StateSeal,
 ): Promise<RunningController> {
   const gate = new Gate({ policy: p.policy, recorder: chain, revocations: p.revocations });
   // Tunables are checked by the control plane: a value out of range is named by its section.
@@ -298,6 +321,7 @@ async function assemble(
         .catch((err: unknown) => log.error('closing the API failed', errorFields(err)));
       await ticking?.catch(() => {});
       removeInfo(infoPath);
+      await seal.flush();
       try {
         store.close();
       } catch (err) {
@@ -377,9 +401,22 @@ export function logTick(log: Logger, reason: string, t: TickReport): void {
 /** Removes api.json when it is this process's (another daemon may have replaced it). */
 function removeInfo(path: string): void {
   try {
-    const info = JSON.parse(readFileSync(path, 'utf8')) as Partial<ApiInfo>;
+    const info = JSON.parse(readTextBounded(path, 64 * 1024)) as Partial<ApiInfo>;
     if (info.pid === process.pid) rmSync(path, { force: true });
   } catch {
     // Already gone, or not ours to remove.
   }
+}
+
+/** Says so, loudly, when opening the chain cut off a torn tail (its bytes were quarantined first). */
+function logTornTail(chain: Chain, log: Logger): void {
+  const t = chain.openReport.tornTail;
+  if (t === null) return;
+  log.warn('the chain had a torn tail: its bytes were quarantined, not dropped', {
+    offset: t.offset,
+    bytes: t.length,
+    seq: t.seq,
+    reason: t.reason,
+    saved_to: t.savedTo ?? null,
+  });
 }

@@ -103,6 +103,10 @@ describe('heddle-host run refuses a bad config, naming the field', () => {
     ['missing key file', { key_file: 'missing.key' }, 'key_file'],
     ['unreadable trust file', { trust_file: 'missing.json' }, 'trust_file'],
     ['unreadable policy', { policy_file: 'missing-policy.json' }, 'policy_file'],
+    // Files that never end: each read stops at its limit instead of growing without bound.
+    ['key file that never ends', { key_file: '/dev/zero' }, 'key_file'],
+    ['trust file that never ends', { trust_file: '/dev/zero' }, 'trust_file'],
+    ['policy that never ends', { policy_file: '/dev/zero' }, 'policy_file'],
   ];
   it.each(cases)('%s', async (_name, patch, field) => {
     const cwd = fresh();
@@ -124,5 +128,32 @@ describe('heddle-host run refuses a bad config, naming the field', () => {
     const r = await runCaptured(['run', '--config', 'nowhere.json'], fresh());
     expect(r.code).toBe(3);
     expect(r.err).toContain('nowhere.json');
+  });
+
+  it('a config that never ends (/dev/zero) is refused at its 64 KiB limit, at once', async () => {
+    const t = Date.now();
+    const r = await runCaptured(['run', '--config', '/dev/zero', '--json'], fresh());
+    expect(r.code).toBe(3);
+    const err = JSON.parse(r.err) as { error: { code: string; message: string } };
+    expect(err.error).toMatchObject({ code: 'config_unreadable' });
+    expect(err.error.message).toContain('more than 65536 bytes');
+    expect(Date.now() - t).toBeLessThan(5000);
+  });
+
+  it('a data_dir under /proc is refused at once (exit 3, naming data_dir) instead of spinning', async () => {
+    const cwd = fresh();
+    expect((await runCaptured(['init', '--listen', '127.0.0.1:0'], cwd)).code).toBe(0);
+    const path = join(cwd, 'heddle-host', 'heddle-host.json');
+    const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    writeFileSync(path, JSON.stringify({ ...config, data_dir: '/proc/self/heddle-data' }));
+    const r = await runCaptured(['run', '--json'], cwd);
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.err)).toMatchObject({ error: { code: 'data_dir', field: 'data_dir' } });
+  });
+
+  it('init into a directory under /proc fails at once with dir_unusable instead of spinning', async () => {
+    const r = await runCaptured(['init', '--dir', '/proc/self/heddle-host', '--json'], fresh());
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.err)).toMatchObject({ error: { code: 'dir_unusable', field: 'dir' } });
   });
 });

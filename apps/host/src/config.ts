@@ -1,7 +1,6 @@
-import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { badInput } from '@heddle/cli-kit';
-import { HEX64_RE, parseJson } from '@heddle/envelope';
+import { HEX64_RE, parseJson, readTextBounded } from '@heddle/envelope';
 import { NODE_TIERS, type NodeTier } from '@heddle/gate';
 import { DEFAULT_SUPERVISOR_POLICY } from '@heddle/host-service';
 import { COG_ROUTES, type CogRoute } from '@heddle/package';
@@ -94,6 +93,7 @@ export const HostConfigFileSchema = z.strictObject({
   limits: z
     .strictObject({
       max_sessions: z.int().min(1).max(65_536).optional(),
+      max_connections_per_peer: z.int().min(1).max(65_536).optional(),
       max_calls_per_session: z.int().min(1).max(1024).optional(),
       max_package_bytes: z.int().min(1).optional(),
       handshake_timeout_ms: z.int().min(100).max(120_000).optional(),
@@ -135,6 +135,7 @@ export interface HostConfig {
   readonly native: { readonly runAsUser: string | undefined; readonly allowHostUser: boolean };
   readonly limits: {
     readonly maxSessions: number | undefined;
+    readonly maxConnectionsPerPeer: number | undefined;
     readonly maxCallsPerSession: number | undefined;
     readonly maxPackageBytes: number | undefined;
     readonly handshakeTimeoutMs: number | undefined;
@@ -208,6 +209,7 @@ export function parseHostConfig(value: unknown, path: string): HostConfig {
     native: { runAsUser: c.native?.run_as_user, allowHostUser: c.native?.allow_host_user ?? false },
     limits: {
       maxSessions: c.limits?.max_sessions,
+      maxConnectionsPerPeer: c.limits?.max_connections_per_peer,
       maxCallsPerSession: c.limits?.max_calls_per_session,
       maxPackageBytes: c.limits?.max_package_bytes,
       handshakeTimeoutMs: c.limits?.handshake_timeout_ms,
@@ -227,8 +229,7 @@ export function parseHostConfig(value: unknown, path: string): HostConfig {
 export function loadHostConfig(path: string): HostConfig {
   let text: string;
   try {
-    if (statSync(path).size > MAX_CONFIG_BYTES) throw new Error(`larger than ${MAX_CONFIG_BYTES} bytes`);
-    text = readFileSync(path, 'utf8');
+    text = readTextBounded(path, MAX_CONFIG_BYTES);
   } catch (err) {
     throw badInput('config_unreadable', `cannot read config ${path}: ${(err as Error).message}`, '$', err);
   }

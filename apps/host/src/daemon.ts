@@ -1,8 +1,24 @@
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
-import { badInput, CliError, ExitCode, errorFields, type Logger } from '@heddle/cli-kit';
-import { AllowListPolicy, type KeyPair, loadKeyFile, nodeIdFromPublicKey, toHex } from '@heddle/envelope';
+import {
+  badInput,
+  CliError,
+  ExitCode,
+  errorFields,
+  inputOrSystemError,
+  type Logger,
+  systemCliError,
+} from '@heddle/cli-kit';
+import {
+  AllowListPolicy,
+  type KeyPair,
+  loadKeyFile,
+  makeDirs,
+  nodeIdFromPublicKey,
+  readFileBounded,
+  toHex,
+} from '@heddle/envelope';
 import { DEFAULT_POLICY, Gate, loadPolicyFile, type Policy } from '@heddle/gate';
 import { HostService, RevocationHolder } from '@heddle/host-service';
 import type { CogRoute } from '@heddle/package';
@@ -22,6 +38,9 @@ import { PROGRAM, VERSION } from './version.js';
 
 /** The chain file under the data directory. */
 export const CHAIN_FILE = 'chain.jsonl';
+
+/** The nonce journal under the data directory (docs/protocol.md section 8). */
+export const NONCE_JOURNAL_FILE = 'nonces.journal';
 
 /** A running host: the service, its server and its chain. */
 export interface RunningHost {
@@ -57,7 +76,7 @@ function loadTls(config: HostConfig): WireTlsOptions | undefined {
   if (config.tls === undefined) return undefined;
   const read = (field: 'cert' | 'key', path: string): Buffer => {
     try {
-      return readFileSync(path);
+      return readFileBounded(path, 1024 * 1024);
     } catch (err) {
       throw badInput(
         'tls_invalid',
@@ -132,21 +151,28 @@ export async function startHost(config: HostConfig, log: Logger): Promise<Runnin
   }
   try {
     for (const d of [config.dataDir, join(config.dataDir, 'instances'), join(config.dataDir, 'native')]) {
-      mkdirSync(d, { recursive: true, mode: 0o711 });
+      makeDirs(d, 0o711);
     }
   } catch (err) {
-    throw badInput(
+    throw inputOrSystemError(
       'data_dir',
       `data_dir: cannot create ${config.dataDir}: ${(err as Error).message}`,
       'data_dir',
+      err,
     );
   }
   let chain: Chain;
   try {
     chain = await openChainFile(join(config.dataDir, CHAIN_FILE));
   } catch (err) {
-    throw badInput('chain', `data_dir: cannot open the chain: ${(err as Error).message}`, 'data_dir', err);
+    throw inputOrSystemError(
+      'chain',
+      `data_dir: cannot open the chain: ${(err as Error).message}`,
+      'data_dir',
+      err,
+    );
   }
+  logTornTail(chain, log);
   try {
     return await assemble(config, log, { keys, nodeId, anchors, policy, tls, controllers, chain });
   } catch (err) {
@@ -232,7 +258,12 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
       recorder: p.chain,
       dataDir: config.dataDir,
       software: { name: PROGRAM, version: VERSION },
+      // A host whose chain existed before has run before: a missing journal then means it was lost.
+      nonceJournal: { path: join(config.dataDir, NONCE_JOURNAL_FILE), expected: !p.chain.openReport.created },
       ...(address === undefined ? {} : { address }),
+      ...(config.limits.maxCallsPerSession === undefined
+        ? {}
+        : { maxCallsPerSession: config.limits.maxCallsPerSession }),
       ...(config.limits.maxPackageBytes === undefined
         ? {}
         : { fetch: { maxTotalBytes: config.limits.maxPackageBytes } }),
@@ -249,14 +280,14 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
     });
   } catch (err) {
     await server.close();
-    throw badInput(
-      'config_invalid',
-      `cannot build the host service: ${(err as Error).message}`,
-      'routes',
-      err,
+    const message = `cannot build the host service: ${(err as Error).message}`;
+    throw (
+      systemCliError(err, { context: message, field: 'data_dir' }) ??
+      badInput('config_invalid', message, 'routes', err)
     );
   }
   const svc = service;
+  logNonceJournal(svc, log);
   await recoverInstances(svc, log);
   recovered = true;
   if (address === undefined) {
@@ -332,12 +363,16 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
 /** The wire server options the config sets (only those it sets: the rest keep the wire's defaults). */
 function wireLimits(limits: HostConfig['limits']): {
   maxSessions?: number;
+  maxConnectionsPerPeer?: number;
   maxCallsPerSession?: number;
   handshakeTimeoutMs?: number;
   idleTimeoutMs?: number;
 } {
   return {
     ...(limits.maxSessions === undefined ? {} : { maxSessions: limits.maxSessions }),
+    ...(limits.maxConnectionsPerPeer === undefined
+      ? {}
+      : { maxConnectionsPerPeer: limits.maxConnectionsPerPeer }),
     ...(limits.maxCallsPerSession === undefined ? {} : { maxCallsPerSession: limits.maxCallsPerSession }),
     ...(limits.handshakeTimeoutMs === undefined ? {} : { handshakeTimeoutMs: limits.handshakeTimeoutMs }),
     ...(limits.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: limits.idleTimeoutMs }),
@@ -379,4 +414,31 @@ async function recoverInstances(svc: HostService, log: Logger): Promise<void> {
       reason: v.reason,
     });
   }
+}
+
+/** Says so, loudly, when opening the chain cut off a torn tail (its bytes were quarantined first). */
+function logTornTail(chain: Chain, log: Logger): void {
+  const t = chain.openReport.tornTail;
+  if (t === null) return;
+  log.warn('the chain had a torn tail: its bytes were quarantined, not dropped', {
+    offset: t.offset,
+    bytes: t.length,
+    seq: t.seq,
+    reason: t.reason,
+    saved_to: t.savedTo ?? null,
+  });
+}
+
+/** Logs what opening the nonce journal found; loudly when the host lost track of accepted requests. */
+function logNonceJournal(svc: HostService, log: Logger): void {
+  const r = svc.nonceJournalReport;
+  if (r === undefined) return;
+  if (r.state === 'ok') {
+    if (r.tornLine) log.warn('the nonce journal had a torn last line (a crash while appending): ignored', {});
+    return;
+  }
+  log.warn(
+    'the nonce journal was lost: changes issued before start-up plus the clock skew (30 s) are refused',
+    { state: r.state, kept_as: r.keptAs ?? null, reason: r.reason ?? null },
+  );
 }

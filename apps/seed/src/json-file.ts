@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readTextBounded } from '@heddle/envelope';
 import type { z } from 'zod';
 import { badInput } from './cli-error.js';
 
@@ -17,7 +17,7 @@ export function readJsonFile<T>(
 ): T | undefined {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readTextBounded(path, 1024 * 1024);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' && optional) return undefined;
     throw badInput(code, `${path}: cannot read: ${(err as Error).message}`, undefined, err);

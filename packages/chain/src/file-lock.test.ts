@@ -13,8 +13,16 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { currentHolder, processStartTime } from './file-lock.js';
 import { FileChainStore, openChainFile, verifyChainFile } from './index.js';
+
+/** What this process writes into a lock it takes. */
+function ownLock(): string {
+  const h = currentHolder();
+  return `${h.pid}\n${h.start === undefined ? '' : `start ${h.start}\n`}${h.boot === undefined ? '' : `boot ${h.boot}\n`}`;
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'heddle-chain-lock-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -108,7 +116,7 @@ describe('single writer', () => {
     const path = fresh();
     await write(path, 2);
     const a = await openChainFile(path);
-    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(`${process.pid}\n`);
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(ownLock());
     await expect(openChainFile(path)).rejects.toMatchObject({ code: 'chain_locked' });
     await expect(new FileChainStore(path).load()).rejects.toMatchObject({ code: 'chain_locked' });
     const ro = await openChainFile(path, { readOnly: true });
@@ -125,14 +133,14 @@ describe('single writer', () => {
     const path = fresh();
     await write(path, 1);
     const other = await sleeper();
-    writeFileSync(`${path}.lock`, `${other.pid}\n`);
+    writeFileSync(`${path}.lock`, `${other.pid}\nstart ${processStartTime(other.pid)}\n`);
     await expect(openChainFile(path)).rejects.toMatchObject({
       code: 'chain_locked',
       message: expect.stringContaining(`process ${other.pid}`),
     });
     await other.kill();
     const chain = await openChainFile(path);
-    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(`${process.pid}\n`);
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(ownLock());
     await chain.close();
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
@@ -156,4 +164,58 @@ describe('single writer', () => {
     await expect(openChainFile(path)).rejects.toMatchObject({ code: 'chain_corrupt' });
     expect(readdirSync(dir).filter((f) => f.startsWith(`${basename(path)}.lock`))).toEqual([]);
   });
+
+  it('a lock naming a live pid that is not its writer (PID reuse, PID 1 after a container restart) is stale', async () => {
+    const path = fresh();
+    await write(path, 1);
+    const self = currentHolder();
+    expect(self.start).toMatch(/^\d+$/); // Linux: the start time is known
+    // The crashed writer was this very pid (PID 1 in a container), started at another time.
+    writeFileSync(`${path}.lock`, `${process.pid}\nstart ${Number(self.start) + 1}\nboot ${self.boot}\n`);
+    await (await openChainFile(path)).close();
+    // An older version's pid-only lock naming this process was not written by this process either.
+    writeFileSync(`${path}.lock`, `${process.pid}\n`);
+    await (await openChainFile(path)).close();
+    // Another live process's pid with a start time that is not its own: its writer is gone.
+    const other = await sleeper();
+    try {
+      writeFileSync(`${path}.lock`, `${other.pid}\nstart 1\n`);
+      await (await openChainFile(path)).close();
+      // A lock from another boot names no running process at all.
+      writeFileSync(
+        `${path}.lock`,
+        `${other.pid}\nstart ${processStartTime(other.pid)}\nboot 00000000-0000-0000-0000-000000000000\n`,
+      );
+      await (await openChainFile(path)).close();
+    } finally {
+      await other.kill();
+    }
+  });
+
+  it('a real writer killed with SIGKILL leaves a lock the next open takes over; while alive it excludes', async () => {
+    const path = fresh();
+    await write(path, 1);
+    const index = join(fileURLToPath(new URL('.', import.meta.url)), 'index.ts');
+    const script = `import { openChainFile } from ${JSON.stringify(index)};
+const c = await openChainFile(${JSON.stringify(path)});
+await c.append('workload', 'held', {});
+process.stdout.write('held\\n');
+setInterval(() => {}, 1000);`;
+    const proc = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      proc.stdout.on('data', (d: Buffer) => d.toString().includes('held') && resolve());
+      proc.on('exit', (code) => reject(new Error(`holder exited ${code}`)));
+    });
+    expect(readFileSync(`${path}.lock`, 'utf8')).toMatch(new RegExp(`^${proc.pid}\\nstart \\d+\\n`));
+    await expect(openChainFile(path)).rejects.toMatchObject({ code: 'chain_locked' });
+    await new Promise<void>((resolve) => {
+      proc.on('exit', () => resolve());
+      proc.kill('SIGKILL');
+    });
+    const chain = await openChainFile(path);
+    expect(chain.size).toBe(2);
+    await chain.close();
+  }, 20_000);
 });

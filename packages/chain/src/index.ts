@@ -29,8 +29,8 @@ export {
 export { EMPTY_MERKLE_ROOT, MerkleTree, merkleLeafHash, merkleNodeHash } from './merkle.js';
 export type { HashLike } from './merkle-verify.js';
 export { merkleRoot, verifyConsistency, verifyInclusion } from './merkle-verify.js';
-export type { FileVerifyResult, OpenChainFileOptions } from './open.js';
-export { openChain, openChainFile, openMemoryChain, verifyChainFile } from './open.js';
+export type { FileVerifyResult, OpenChainFileOptions, QuarantinedTail } from './open.js';
+export { openChain, openChainFile, openMemoryChain, quarantinedTails, verifyChainFile } from './open.js';
 export type { ChainStore, StoreContents } from './store.js';
 export { MemoryChainStore } from './store.js';
 export { verifyEvents } from './verify.js';

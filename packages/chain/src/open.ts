@@ -1,4 +1,6 @@
+import { readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { Chain } from './chain.js';
 import type { ChainOptions } from './chain-types.js';
 import { ChainError } from './errors.js';
@@ -51,12 +53,54 @@ export interface FileVerifyResult extends VerifyResult {
   readonly tornTail: TornTail | null;
   /** Size of the file in bytes. */
   readonly bytes: number;
+  /**
+   * Torn tails removed by earlier repairs and kept beside the file (`<file>.torn-<offset>[.n]`), oldest
+   * offset first. Not a failure of the chain (what it holds verifies), but bytes a crash cut off that a
+   * person should look at: the chain never drops them silently.
+   */
+  readonly quarantined: readonly QuarantinedTail[];
+}
+
+/** A torn tail saved beside a chain file by a repair (see {@link FileVerifyResult.quarantined}). */
+export interface QuarantinedTail {
+  /** The side file's path. */
+  readonly path: string;
+  /** The byte offset in the chain file where the torn bytes started. */
+  readonly offset: number;
+  /** How many bytes it holds. */
+  readonly bytes: number;
+}
+
+/** The torn tails saved beside `path` by repairs (`<file>.torn-<offset>`, `.torn-<offset>.<n>`). */
+export function quarantinedTails(path: string): QuarantinedTail[] {
+  const prefix = `${basename(path)}.torn-`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return [];
+  }
+  const out: QuarantinedTail[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const m = /^(\d{1,15})(?:\.(\d{1,6}))?$/.exec(name.slice(prefix.length));
+    if (m === null) continue;
+    const file = join(dirname(path), name);
+    try {
+      const st = statSync(file);
+      if (st.isFile()) out.push({ path: file, offset: Number(m[1]), bytes: st.size });
+    } catch {
+      // removed meanwhile
+    }
+  }
+  return out.sort((a, b) => a.offset - b.offset || a.path.localeCompare(b.path));
 }
 
 /**
  * Reads and verifies a chain file without changing it: every record parsed, every hash recomputed,
  * every link checked, optionally a checkpoint. Reports the first bad event (seq, line, byte offset,
- * reason), including a torn tail (`torn_tail`). Throws only when the file cannot be read
+ * reason), including a torn tail (`torn_tail`), and lists the torn tails earlier repairs saved beside
+ * the file (`quarantined`). Throws only when the file cannot be read
  * (`chain_file_missing`, I/O errors) or is not a chain file (`not_a_chain_file`).
  */
 export async function verifyChainFile(path: string, options: VerifyOptions = {}): Promise<FileVerifyResult> {
@@ -96,5 +140,6 @@ export async function verifyChainFile(path: string, options: VerifyOptions = {})
     failure: bad,
     tornTail: scan.tornTail,
     bytes: buf.length,
+    quarantined: quarantinedTails(path),
   };
 }

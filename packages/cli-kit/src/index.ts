@@ -27,4 +27,5 @@ export { killLogged, type LoggedProcess, spawnLogged, waitForLog } from './logge
 export { errorFields, type LogFields, Logger, type LogLevel } from './logger.js';
 export { type ErrorSink, type ReportOptions, reportCliError, toCliError } from './report-error.js';
 export { didYouMean, editDistance, suggestions } from './suggest.js';
+export { inputOrSystemError, type SystemErrorOptions, systemCliError } from './system-error.js';
 export { type CapturingIo, type CliRun, runCaptured, tempDir } from './testing.js';

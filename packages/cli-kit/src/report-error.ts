@@ -1,5 +1,6 @@
 import { HeddleError } from '@heddle/envelope';
 import { CliError, ExitCode } from './cli-error.js';
+import { systemCliError } from './system-error.js';
 
 /** Where an error report is written: the command's standard error. */
 export interface ErrorSink {
@@ -9,8 +10,10 @@ export interface ErrorSink {
 
 /**
  * Maps anything a command threw to a {@link CliError}: a `CliError` as is; any other `HeddleError`
- * with its code and field and the exit code `exitFor` gives it (default 3, bad input); anything else
- * as an internal error (exit 4) whose message carries the stack.
+ * with its code and field and the exit code `exitFor` gives it (default 3, bad input); a full disk, a
+ * read-only file system or a refused permission with its own code (`disk_full`,
+ * `read_only_filesystem`, `permission_denied`; exit 1: see `systemCliError`); anything else as an
+ * internal error (exit 4) whose message carries the stack.
  */
 export function toCliError(
   err: unknown,
@@ -20,6 +23,8 @@ export function toCliError(
   if (err instanceof HeddleError) {
     return new CliError(err.code, err.message, exitFor(err), err.field ? { field: err.field } : undefined);
   }
+  const system = systemCliError(err);
+  if (system !== undefined) return system;
   return new CliError(
     'internal',
     `internal error: ${(err as Error)?.stack ?? String(err)}`,

@@ -1,5 +1,6 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { makeDirs } from '@heddle/envelope';
 import Database from 'better-sqlite3';
 import type { z } from 'zod';
 import { StateError } from './errors.js';
@@ -161,7 +162,7 @@ function toStateError(error: unknown, what: string): unknown {
 /** Creates the parent directory (0700) and the file (0600) when they do not exist yet. */
 function prepareFile(path: string): void {
   try {
-    mkdirSync(dirname(resolve(path)), { recursive: true, mode: 0o700 });
+    makeDirs(dirname(resolve(path)), 0o700);
     closeSync(openSync(path, 'wx', 0o600));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
@@ -360,6 +361,32 @@ export class SqliteStateStore implements StateStore {
     this.run('write', () => this.revocationList.put({ ...record, name: 'current' }));
   }
 
+  /**
+   * An application value kept in the `meta` table under `app.<key>` (the store's own keys, such as the
+   * schema version, cannot be read or written here), or undefined. `key`: `[a-z0-9_.-]{1,64}`.
+   */
+  getMeta(key: string): string | undefined {
+    const k = appMetaKey(key);
+    return this.run('read', () => {
+      const row = this.live().prepare('SELECT value FROM meta WHERE key = ?').get(k) as
+        | { value: string }
+        | undefined;
+      return row?.value;
+    });
+  }
+
+  /** Sets an application value in `meta` (see {@link SqliteStateStore.getMeta}); joins a transaction in progress. */
+  putMeta(key: string, value: string): void {
+    const k = appMetaKey(key);
+    this.run('write', () => {
+      this.live()
+        .prepare(
+          'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+        )
+        .run(k, value);
+    });
+  }
+
   /** Closes the database and releases its lock. Later calls throw `StateError` `closed`; closing twice is a no-op. */
   close(): void {
     const db = this.db;
@@ -385,4 +412,11 @@ export class SqliteStateStore implements StateStore {
       throw toStateError(error, what);
     }
   }
+}
+
+function appMetaKey(key: string): string {
+  if (!/^[a-z0-9_.-]{1,64}$/.test(key)) {
+    throw new TypeError(`meta key ${JSON.stringify(key)} must match [a-z0-9_.-]{1,64}`);
+  }
+  return `app.${key}`;
 }

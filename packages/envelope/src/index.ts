@@ -1,4 +1,5 @@
 export * from './atomic-file.js';
+export * from './bounded-fs.js';
 export * from './bytes.js';
 export * from './canonical.js';
 export * from './ctl/index.js';

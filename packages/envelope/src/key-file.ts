@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { writeFileAtomic } from './atomic-file.js';
+import { readTextBounded } from './bounded-fs.js';
 import { equalBytes, fromHex, isBytes, toHex } from './bytes.js';
 import { publicKeyFromSecret } from './ed25519/sign.js';
 import { EnvelopeError } from './errors.js';
@@ -90,7 +91,7 @@ export function loadKeyFile(path: string): KeyPair {
   if (st.size > 4096) throw new EnvelopeError('key_file_invalid', `${path} is too large to be a key file`);
   let parsed: unknown;
   try {
-    parsed = parseJson(readFileSync(path, 'utf8'));
+    parsed = parseJson(readTextBounded(path, 4096));
   } catch (err) {
     // The parser names a JSON path ($.secret_key); key file fields are named as zod names them.
     const jsonPath = (err instanceof EnvelopeError && err.field) || '$';

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { HeddleError, parseJson, writeFileAtomic } from '@heddle/envelope';
+import { HeddleError, parseJson, readTextBounded, writeFileAtomic } from '@heddle/envelope';
 import { z } from 'zod';
 import { type ApprovalRequest, ApprovalRequestSchema, type ApprovalStore, byAge } from './approval-store.js';
 import { GateError, ValidationError } from './errors.js';
@@ -66,7 +65,7 @@ export class FileApprovalStore implements ApprovalStore {
   private read(): ApprovalRequest[] {
     let text: string;
     try {
-      text = readFileSync(this.path, 'utf8');
+      text = readTextBounded(this.path, MAX_APPROVAL_FILE_BYTES);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw new GateError(

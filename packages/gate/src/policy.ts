@@ -1,5 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
-import { HeddleError, parseJson } from '@heddle/envelope';
+import { HeddleError, parseJson, readTextBounded } from '@heddle/envelope';
 import { z } from 'zod';
 import { referenceString } from './context.js';
 import { GateError, ValidationError } from './errors.js';
@@ -196,8 +195,7 @@ export function parsePolicyText(text: string): Policy {
 export function loadPolicyFile(path: string): Policy {
   let text: string;
   try {
-    if (statSync(path).size > MAX_POLICY_BYTES) throw new Error(`larger than ${MAX_POLICY_BYTES} bytes`);
-    text = readFileSync(path, 'utf8');
+    text = readTextBounded(path, MAX_POLICY_BYTES);
   } catch (err) {
     throw new GateError('policy_unreadable', `cannot read policy ${path}: ${(err as Error).message}`, {
       cause: err,

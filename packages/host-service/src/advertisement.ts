@@ -1,4 +1,5 @@
 import { CTL_METHODS, CTL_VERSION, type JsonValue } from '@heddle/envelope';
+import { DEFAULT_MAX_CALLS_PER_SESSION } from '@heddle/wire';
 
 /** The service name a host advertises. */
 export const WORKLOAD_HOST_SERVICE = 'workload-host';
@@ -27,6 +28,11 @@ export interface WorkloadHostAdvertisement {
   readonly address: string | null;
   /** The software it runs, when its program said (null otherwise). */
   readonly software: HostSoftware | null;
+  /**
+   * The transport limits a controller must respect: `max_calls_per_session`, the most calls one
+   * session may have open at once (one more closes the session with 4003).
+   */
+  readonly limits: { readonly max_calls_per_session: number };
 }
 
 /** The advertisement of a host with `routes`, reachable at `address`, running `software`. */
@@ -35,6 +41,7 @@ export function workloadHostAdvertisement(
   routes: Iterable<string>,
   address: string | undefined,
   software?: HostSoftware,
+  maxCallsPerSession: number = DEFAULT_MAX_CALLS_PER_SESSION,
 ): WorkloadHostAdvertisement {
   return {
     service: WORKLOAD_HOST_SERVICE,
@@ -44,6 +51,7 @@ export function workloadHostAdvertisement(
     routes: [...routes].sort(),
     address: address ?? null,
     software: software === undefined ? null : { name: software.name, version: software.version },
+    limits: { max_calls_per_session: maxCallsPerSession },
   };
 }
 
@@ -57,5 +65,6 @@ export function advertisementJson(ad: WorkloadHostAdvertisement): { [key: string
     routes: [...ad.routes],
     address: ad.address,
     software: ad.software === null ? null : { name: ad.software.name, version: ad.software.version },
+    limits: { max_calls_per_session: ad.limits.max_calls_per_session },
   };
 }

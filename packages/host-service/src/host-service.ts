@@ -5,6 +5,7 @@ import {
   claimedRequest,
   type JsonValue,
   type KeyPair,
+  MAX_CLOCK_SKEW_MS,
   mutates,
   NonceGuard,
   nodeIdFromPublicKey,
@@ -29,6 +30,7 @@ import { HOST_KINDS, HostState } from './host-state.js';
 import { instanceOp } from './instance-ops.js';
 import { InstanceStore } from './instance-store.js';
 import { ControllerLease } from './lease.js';
+import { NonceJournal, type NonceJournalReport } from './nonce-journal.js';
 import { PackageCache } from './package-cache.js';
 import { type PlaceCall, placeWorkload } from './place.js';
 import type { ReadinessProbe } from './readiness.js';
@@ -63,14 +65,24 @@ export interface HostServiceOptions {
   readonly address?: string;
   /** The program and version reported in `describe` (`advertisement.software`); default none (null). */
   readonly software?: HostSoftware;
+  /** The per-session call cap the wire server enforces, advertised in `describe` (default the wire's, 8). */
+  readonly maxCallsPerSession?: number;
   /** Kinds accepted for fetched packages (default `@heddle/package`'s). */
   readonly kinds?: KindRegistry;
   /** Limits and timeouts of package fetches (default: those of `@heddle/wire`). */
   readonly fetch?: FetchOptions;
   /** Bound on chained refusals of unauthenticated requests (default 16 a minute). */
   readonly refusalBudget?: RefusalBudgetOptions;
-  /** Replay memory (default a fresh `NonceGuard`). */
+  /** Replay memory (default a fresh `NonceGuard`, or the one of `nonceJournal`). */
   readonly nonces?: NonceGuard;
+  /**
+   * The nonce journal (docs/protocol.md section 8): the nonce of every accepted mutating request is
+   * written to `path` before it is acted on, and put back into the memory at start-up, so that no
+   * request can act twice across a restart. When the journal is corrupt, or missing while
+   * `expected` (a host that has run before), mutating requests issued before start-up plus the clock
+   * skew are refused (`expired`). Ignored when `nonces` is given.
+   */
+  readonly nonceJournal?: { readonly path: string; readonly expected: boolean };
   /** The clock (Unix ms; default `Date.now`). */
   readonly now?: () => number;
   /** Told of failures that cannot be answered to anyone (a refusal that could not be chained). */
@@ -89,7 +101,9 @@ export interface HostServiceOptions {
 }
 
 /** What {@link HostService.handle} needs of its call (a wire `CallContext` fits). */
-export type HostCallContext = Pick<CallContext, 'method' | 'closeAfterReply'> & PlaceCall;
+export type HostCallContext = Pick<CallContext, 'method' | 'closeAfterReply'> &
+  Partial<Pick<CallContext, 'authenticated'>> &
+  PlaceCall;
 
 /**
  * A node's `workload-host` (DESIGN 4 and 10): verifies every signed request in the protocol's order,
@@ -104,10 +118,15 @@ export class HostService {
   readonly #keys: KeyPair;
   readonly #controllers: ControllerPolicy;
   readonly #nonces: NonceGuard;
+  readonly #notIssuedBeforeMs: number;
+  readonly #journal: NonceJournal | undefined;
+  /** What opening the nonce journal found, when the service keeps one. */
+  readonly nonceJournalReport: NonceJournalReport | undefined;
   readonly #state: HostState;
   readonly #facts: NodeFactsSource;
   readonly #address: string | undefined;
   readonly #software: HostSoftware | undefined;
+  readonly #maxCallsPerSession: number | undefined;
   readonly #fetch: FetchOptions;
   readonly #budget: RefusalBudget;
   readonly #onError: (err: unknown) => void;
@@ -126,9 +145,22 @@ export class HostService {
     this.#keys = options.keys;
     this.nodeId = nodeIdFromPublicKey(options.keys.publicKey);
     this.#controllers = options.controllers;
-    this.#nonces = options.nonces ?? new NonceGuard();
     const routes = routeTable(options.routes);
     const now = options.now ?? Date.now;
+    if (options.nonces === undefined && options.nonceJournal !== undefined) {
+      const startedMs = now();
+      const opened = NonceJournal.open({ path: options.nonceJournal.path, nowMs: startedMs });
+      this.#nonces = opened.guard;
+      this.#journal = opened.journal;
+      this.nonceJournalReport = opened.report;
+      const lost =
+        opened.report.state === 'corrupt' ||
+        (opened.report.state === 'missing' && options.nonceJournal.expected);
+      this.#notIssuedBeforeMs = lost ? startedMs + MAX_CLOCK_SKEW_MS : 0;
+    } else {
+      this.#nonces = options.nonces ?? new NonceGuard();
+      this.#notIssuedBeforeMs = 0;
+    }
     this.#state = new HostState({
       nodeId: this.nodeId,
       routes,
@@ -156,6 +188,7 @@ export class HostService {
       });
     this.#address = options.address;
     this.#software = options.software;
+    this.#maxCallsPerSession = options.maxCallsPerSession;
     this.#fetch = options.fetch ?? {};
     this.#budget = new RefusalBudget(options.refusalBudget);
     this.#onError = options.onError ?? (() => {});
@@ -194,7 +227,13 @@ export class HostService {
 
   /** The `workload-host` advertisement. */
   advertisement(): WorkloadHostAdvertisement {
-    return workloadHostAdvertisement(this.nodeId, this.#state.routes.keys(), this.#address, this.#software);
+    return workloadHostAdvertisement(
+      this.nodeId,
+      this.#state.routes.keys(),
+      this.#address,
+      this.#software,
+      this.#maxCallsPerSession,
+    );
   }
 
   /** The ids of the instances placed here. */
@@ -264,7 +303,9 @@ export class HostService {
         policy: this.#controllers,
         nonces: this.#nonces,
         expectedMethod: ctx.method,
+        notIssuedBeforeMs: this.#notIssuedBeforeMs,
       }).request;
+      ctx.authenticated?.(); // the wire stops counting this connection as unauthenticated
       // Hearing from a controller (not this node itself) renews the lease.
       if (request.requester !== this.nodeId) this.#lease?.heard(this.#state.now());
     } catch (err) {
@@ -376,6 +417,7 @@ export class HostService {
     const drained = await drainInstances(this.#state);
     // What the next start adopts: each instance as the drain left it (stopped, still loaded).
     this.#state.persist();
+    this.#journal?.close(); // a request arriving now is refused (the journal cannot record it)
     return drained;
   }
 }

@@ -12,6 +12,7 @@ export * from './instance-record.js';
 export * from './instance-store.js';
 export * from './keyed-lock.js';
 export * from './lease.js';
+export * from './nonce-journal.js';
 export * from './package-cache.js';
 export * from './place.js';
 export * from './readiness.js';

@@ -1,6 +1,6 @@
-import { readFileSync, renameSync } from 'node:fs';
+import { renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { type JsonValue, parseJson, writeFileAtomic } from '@heddle/envelope';
+import { type JsonValue, parseJson, readTextBounded, writeFileAtomic } from '@heddle/envelope';
 import { COG_ROUTES, type CogRoute } from '@heddle/package';
 import { LIFECYCLE_STATES, type LifecycleState, MAX_INTERVAL_SECS, type RunMode } from '@heddle/runtime';
 import { z } from 'zod';
@@ -168,7 +168,7 @@ export class InstanceStore {
   load(): LoadedInstances {
     let text: string;
     try {
-      text = readFileSync(this.path, 'utf8');
+      text = readTextBounded(this.path, MAX_INSTANCES_FILE_BYTES);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { instances: [] };
       return this.#setAside(`cannot read ${this.path}: ${(err as Error).message}`);

@@ -52,6 +52,7 @@ describe('describe', () => {
       service: 'workload-host',
       node_id: HOST_ID,
       routes: ['native', 'wasi'],
+      limits: { max_calls_per_session: 8 },
     });
   });
 });

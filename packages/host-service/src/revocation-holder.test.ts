@@ -123,7 +123,7 @@ describe('RevocationHolder over a list file', () => {
 });
 
 describe('RevocationHolder changes', () => {
-  it('a different list of the same generation and size is a change', () => {
+  it('a different list of the same generation and size is a change; dropping an entry fails closed', () => {
     const path = listPath();
     revokedList(PKG).save(path, { generationFile: false });
     const holder = new RevocationHolder({
@@ -136,7 +136,9 @@ describe('RevocationHolder changes', () => {
     expect(holder.reload()).toBe(true);
     expect(holder.version).toBe(1);
     expect(holder.firstRevoked(refs(PKG2))).toBeDefined();
-    expect(holder.firstRevoked(refs(PKG))).toBeUndefined();
+    // It lacks PKG, which the list before revoked: entries are append-only, so it fails closed.
+    expect(holder.failure).toMatch(/^revocation-entries-dropped: generation 1 lacks package:/);
+    expect(holder.firstRevoked(refs(PKG))).toMatchObject({ kind: 'list-unavailable' });
   });
 
   it('keeps the generation mark where it is told', () => {

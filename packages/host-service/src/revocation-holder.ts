@@ -31,11 +31,16 @@ export class RevocationHolder implements RevocationCheck {
   #list: RevocationList;
   #fingerprint: string;
   #version = 0;
+  /** Every entry of every usable list this holder has had in force (never shrinks). */
+  readonly #required = new Set<string>();
 
   /** A holder of the list file in `source`, or of a fixed list (then {@link reload} keeps it). */
   constructor(source: RevocationHolderOptions | RevocationList) {
     this.#options = source instanceof RevocationList ? undefined : source;
     this.#list = source instanceof RevocationList ? source : this.#load();
+    if (this.#list.failure === undefined) {
+      for (const e of this.#list.entries) this.#required.add(`${e.kind}:${e.ref}`);
+    }
     this.#fingerprint = fingerprint(this.#list);
   }
 
@@ -110,13 +115,33 @@ export class RevocationHolder implements RevocationCheck {
     return this.#list.failure;
   }
 
+  /** The first entry (`kind:ref`) an earlier usable list had and `list` lacks, or undefined. */
+  droppedEntry(list: RevocationList): string | undefined {
+    if (this.#required.size === 0) return undefined;
+    const has = new Set(list.entries.map((e) => `${e.kind}:${e.ref}`));
+    for (const k of this.#required) if (!has.has(k)) return k;
+    return undefined;
+  }
+
   /** Re-reads the file; returns true when the list in force changed. */
   reload(): boolean {
     return this.#options === undefined ? false : this.replace(this.#load());
   }
 
-  /** Puts `list` in force; returns true when it differs from the one in force. */
-  replace(list: RevocationList): boolean {
+  /**
+   * Puts `list` in force; returns true when it differs from the one in force. A usable list that lacks
+   * an entry some earlier usable list had is put in force failed closed instead
+   * (`revocation-entries-dropped`): entries are append-only (docs/trust-and-revocation.md).
+   */
+  replace(candidate: RevocationList): boolean {
+    const dropped = candidate.failure === undefined ? this.droppedEntry(candidate) : undefined;
+    const list =
+      dropped === undefined
+        ? candidate
+        : RevocationList.failedClosed(
+            `revocation-entries-dropped: generation ${candidate.generation} lacks ${dropped}, revoked by an earlier list; entries are never removed`,
+          );
+    if (list.failure === undefined) for (const e of list.entries) this.#required.add(`${e.kind}:${e.ref}`);
     const next = fingerprint(list);
     if (next === this.#fingerprint) return false;
     this.#list = list;

@@ -130,6 +130,30 @@ describe('workload.revoke', () => {
     expect(host.holder.list.generation).toBe(2);
   });
 
+  it('refuses a list that drops an entry the host held (append-only) and a generation jump, keeping its list', async () => {
+    // Signed by a trusted operator key, one generation up, but without gen2's entries: an un-revocation.
+    const dropping = RevocationList.empty()
+      .add({ kind: 'artifact', ref: 'e5'.repeat(32), revokedAtMs: 1 }, operatorKeys)
+      .renew(operatorKeys, { above: 2 });
+    const r = await refused(host.url, request('workload.revoke', { list: listJson(dropping) }));
+    expect(r.code).toBe('governance');
+    expect(r.reason).toContain('body.list.entries: the list lacks package:');
+    const jump = gen2.renew(operatorKeys, { above: 2 + 65_536 });
+    const j = await refused(host.url, request('workload.revoke', { list: listJson(jump) }));
+    expect(j.code).toBe('governance');
+    expect(j.reason).toContain('jumps more than 65536');
+    expect(readFileSync(listPath, 'utf8')).toBe(gen2.encode());
+    // The same list dropping an entry, written to the file under the running host: fails closed.
+    dropping.save(listPath);
+    host.holder.reload();
+    expect(host.holder.failure).toMatch(/^revocation-entries-dropped: /);
+    gen2.renew(operatorKeys, { above: 3 }).save(listPath);
+    host.holder.reload();
+    expect(host.holder.failure).toBeUndefined();
+    expect(host.holder.list.generation).toBe(4);
+    gen2 = host.holder.list;
+  });
+
   it('a host without a revocation file refuses (runtime)', async () => {
     const fixed = await startHost();
     try {

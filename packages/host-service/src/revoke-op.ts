@@ -1,6 +1,7 @@
 import { ChainKind } from '@heddle/chain';
 import { type CtlRequest, type JsonValue, Refusal } from '@heddle/envelope';
 import {
+  MAX_GENERATION_STEP,
   PackageError,
   RevocationList,
   type RevocationListFile,
@@ -79,6 +80,21 @@ export async function revokeOp(
         'governance',
         `workload.revoke body.list.generation: ${list.generation} is older than generation ${held} held by this host`,
         'body.list.generation',
+      );
+    }
+    if (list.generation - held > MAX_GENERATION_STEP) {
+      throw refuse(
+        'governance',
+        `workload.revoke body.list.generation: ${list.generation} jumps more than ${MAX_GENERATION_STEP} above generation ${held} held by this host`,
+        'body.list.generation',
+      );
+    }
+    const dropped = holder.droppedEntry(list);
+    if (dropped !== undefined) {
+      throw refuse(
+        'governance',
+        `workload.revoke body.list.entries: the list lacks ${dropped}, revoked by a list this host held; entries are never removed`,
+        'body.list.entries',
       );
     }
     let changed = false;

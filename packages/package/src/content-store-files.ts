@@ -1,8 +1,8 @@
 // The on-disk parts of the content store (internal): the pins file and the streaming copy of a file
 // into a temporary object.
-import { closeSync, constants, fsyncSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { createBlake3, HEX64_RE, parseJson, writeFileAtomic } from '@heddle/envelope';
+import { createBlake3, HEX64_RE, parseJson, readTextBounded, writeFileAtomic } from '@heddle/envelope';
 import { z } from 'zod';
 import { PackageError } from './errors.js';
 
@@ -21,7 +21,7 @@ export function loadPins(root: string): string[] {
   const path = join(root, PINS_FILE);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readTextBounded(path, 16 * 1024 * 1024);
   } catch {
     return [];
   }

@@ -58,6 +58,7 @@ describe('docs/package-format.md worked example', () => {
         reason: 'example',
       },
       keys,
+      { now: 1767225600000, validForMs: 30 * 24 * 3600 * 1000 },
     );
     expect(trustDoc).toContain(list.encode().trimEnd());
   });

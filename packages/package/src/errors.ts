@@ -33,6 +33,8 @@ export type PackageErrorCode =
   | 'revocation-invalid'
   | 'revocation-list-invalid'
   | 'revocation-rollback'
+  | 'revocation-list-expired'
+  | 'revocation-generation-jump'
   | 'unknown-kind'
   | 'config-invalid';
 

@@ -1,8 +1,8 @@
 // The high-water mark of a revocation list's generation: a small file remembering the highest
 // generation a host accepted, so that a validly signed older list put back is refused.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { canonicalJson, parseJson, writeFileAtomic } from '@heddle/envelope';
+import { canonicalJson, parseJson, readTextBounded, writeFileAtomic } from '@heddle/envelope';
 import { z } from 'zod';
 import { PackageError } from './errors.js';
 
@@ -41,7 +41,7 @@ export function generationFileOf(path: string, options: SaveRevocationOptions = 
 export function readGenerationMark(file: string): number {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readTextBounded(file, 256);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
     throw markError(file, `cannot read ${file}: ${(err as Error).message}`, err);

@@ -268,6 +268,7 @@ describe('RevocationList: signatures and failed-closed answers', () => {
       schema: file.schema,
       generation: file.generation,
       entries: file.entries,
+      expires_at_ms: file.expires_at_ms as number,
     });
     const sig = fromHex(file.signature as string, 64);
     expect(DomainTag.revocationList).toBe('heddle.revocation-list.v1\n');

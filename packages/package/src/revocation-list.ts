@@ -1,4 +1,3 @@
-import { readFileSync, statSync } from 'node:fs';
 import {
   canonicalBytes,
   canonicalJson,
@@ -6,6 +5,7 @@ import {
   fromHex,
   type KeyPair,
   parseJson,
+  readTextBounded,
   signWithDomain,
   toHex,
   verifyWithDomain,
@@ -39,23 +39,48 @@ export const REVOCATION_LIST_SCHEMA = 'heddle.revocation-list.v1';
 /** Largest accepted revocation list file: 16 MiB. */
 export const MAX_REVOCATION_LIST_BYTES: number = 16 * 1024 * 1024;
 
+/** Highest generation a list may have: 2^31 - 1 (so `generation + 1` always stays exact). */
+export const MAX_REVOCATION_GENERATION = 2_147_483_647;
+
+/**
+ * Most a list's generation may exceed the highest generation held (the mark, 0 on a fresh host):
+ * 65,536. Honest lists grow by one per change; a larger jump (`revocation-generation-jump`) would let
+ * one list lock every later one out.
+ */
+export const MAX_GENERATION_STEP = 65_536;
+
+/** How long a list signed by `add` or `renew` stays valid unless told otherwise: 30 days. */
+export const DEFAULT_REVOCATION_VALIDITY_MS: number = 30 * 24 * 3600 * 1000;
+
+/** Longest validity a signed list may claim (`expires_at_ms` - now at signing): 366 days. */
+export const MAX_REVOCATION_VALIDITY_MS: number = 366 * 24 * 3600 * 1000;
+
 /** The JSON form of a revocation list file. */
 export interface RevocationListFile {
   schema: typeof REVOCATION_LIST_SCHEMA;
   /** Incremented by every change; a host refuses to go back to a lower generation. */
   generation: number;
   entries: RevocationEntry[];
+  /**
+   * When the list stops being valid (Unix ms; required from generation 1, covered by the signature).
+   * Past it the list revokes everything (`revocation-list-expired`) until a renewed one is in place.
+   */
+  expires_at_ms?: number;
   /** The operator key that signed this generation of the list, hex (absent only at generation 0). */
   signer?: string;
-  /** Ed25519 over `"heddle.revocation-list.v1\n" || canonical({schema, generation, entries})`, hex. */
+  /**
+   * Ed25519 over `"heddle.revocation-list.v1\n" || canonical({entries, expires_at_ms, generation,
+   * schema})`, hex.
+   */
   signature?: string;
 }
 
 /** Schema of a revocation list file. */
 export const RevocationListFileSchema: z.ZodType<RevocationListFile> = z.strictObject({
   schema: z.literal(REVOCATION_LIST_SCHEMA),
-  generation: z.int().nonnegative(),
+  generation: z.int().nonnegative().max(MAX_REVOCATION_GENERATION),
   entries: z.array(RevocationEntrySchema).max(100_000),
+  expires_at_ms: z.int().positive().optional(),
   signer: hex64().optional(),
   signature: hex128().optional(),
 });
@@ -79,6 +104,26 @@ export interface LoadRevocationOptions extends SaveRevocationOptions {
    * operator who creates a list; a host must leave it unset so a deleted list fails closed.
    */
   readonly allowMissing?: boolean;
+  /**
+   * {@link RevocationList.load} only: read the generation mark and refuse a list older than it, but
+   * never write it (a verifier with read-only access, `heddle pkg verify --revocations`).
+   */
+  readonly readOnlyMark?: boolean;
+  /** The clock (Unix ms; default `Date.now`): a list past its `expires_at_ms` revokes everything. */
+  readonly clock?: () => number;
+  /**
+   * Accept a list past its expiry (to renew or display it); it still revokes everything once in
+   * force. Never set it where the list is enforced.
+   */
+  readonly allowExpired?: boolean;
+}
+
+/** Options of {@link RevocationList.add} and {@link RevocationList.renew}. */
+export interface SignListOptions {
+  /** The time of signing (Unix ms; default `Date.now()`). */
+  readonly now?: number;
+  /** How long the signed list stays valid (default 30 days, at most 366 days). */
+  readonly validForMs?: number;
 }
 
 /** What {@link RevocationList.entryFor} answers for a list that failed closed: everything is revoked. */
@@ -90,8 +135,12 @@ export interface ListUnavailableEntry {
   readonly reason: string;
 }
 
-const listMessage = (generation: number, entries: readonly RevocationEntry[]): Uint8Array =>
-  canonicalBytes({ schema: REVOCATION_LIST_SCHEMA, generation, entries });
+const listMessage = (
+  generation: number,
+  entries: readonly RevocationEntry[],
+  expiresAtMs: number,
+): Uint8Array =>
+  canonicalBytes({ schema: REVOCATION_LIST_SCHEMA, generation, entries, expires_at_ms: expiresAtMs });
 
 const keyOf = (kind: string, ref: string): string => `${kind}:${ref}`;
 
@@ -106,17 +155,36 @@ export class RevocationList implements RevocationCheck {
   readonly generation: number;
   /** The entries, oldest first. */
   readonly entries: readonly RevocationEntry[];
-  /** Why the list failed closed, or undefined for a usable list. */
+  /** Why the list failed closed when it was loaded, or undefined (see also {@link expired}). */
   readonly failure: string | undefined;
+  /** When the list stops being valid (Unix ms), or undefined (generation 0). */
+  readonly expiresAtMs: number | undefined;
   readonly #file: RevocationListFile;
   readonly #index: Map<string, RevocationEntry>;
+  readonly #clock: () => number;
 
-  private constructor(file: RevocationListFile, failure?: string) {
+  private constructor(file: RevocationListFile, failure?: string, clock: () => number = Date.now) {
     this.#file = file;
     this.generation = file.generation;
     this.entries = Object.freeze([...file.entries]);
     this.failure = failure;
+    this.expiresAtMs = file.expires_at_ms;
+    this.#clock = clock;
     this.#index = new Map(file.entries.map((e) => [keyOf(e.kind, e.ref), e]));
+  }
+
+  /**
+   * The `revocation-list-expired` failure when the list is past its `expires_at_ms` by its clock (then
+   * it revokes everything, like a list that failed closed), else undefined.
+   */
+  get expired(): string | undefined {
+    if (this.expiresAtMs === undefined || this.#clock() < this.expiresAtMs) return undefined;
+    return `revocation-list-expired: generation ${this.generation} expired at ${new Date(this.expiresAtMs).toISOString()}; renew it (heddle revoke renew) and install the new list`;
+  }
+
+  /** The failure in force now: the load failure, or the expiry. */
+  #failedNow(): string | undefined {
+    return this.failure ?? this.expired;
   }
 
   /** A new, empty list at generation 0. */
@@ -167,25 +235,45 @@ export class RevocationList implements RevocationCheck {
       seen.add(k);
     });
     if (file.generation === 0) {
-      if (file.entries.length > 0 || file.signer !== undefined || file.signature !== undefined) {
+      if (
+        file.entries.length > 0 ||
+        file.signer !== undefined ||
+        file.signature !== undefined ||
+        file.expires_at_ms !== undefined
+      ) {
         bad('generation: generation 0 is the empty, unsigned list', 'generation');
       }
     } else {
       if (file.signer === undefined || file.signature === undefined)
         bad('signature: the list is not signed', 'signature');
+      if (file.expires_at_ms === undefined) {
+        bad(
+          'expires_at_ms: a signed list must say when it expires (renew it with heddle revoke renew)',
+          'expires_at_ms',
+        );
+      }
       if (!trusted.has(file.signer as string)) bad('signer: not a trusted operator key', 'signer');
       const ok = verifyWithDomain(
         DomainTag.revocationList,
         fromHex(file.signer as string, 32),
-        listMessage(file.generation, file.entries),
+        listMessage(file.generation, file.entries, file.expires_at_ms as number),
         fromHex(file.signature as string, 64),
       );
-      if (!ok) bad('signature: invalid list signature (entries or generation were altered)', 'signature');
+      if (!ok) {
+        bad('signature: invalid list signature (entries, generation or expiry were altered)', 'signature');
+      }
     }
     if (options.minGeneration !== undefined && file.generation < options.minGeneration) {
       throw rollbackError(file.generation, options.minGeneration);
     }
-    return new RevocationList(file);
+    const list = new RevocationList(file, undefined, options.clock ?? Date.now);
+    const expired = list.expired;
+    if (expired !== undefined && options.allowExpired !== true) {
+      throw new PackageError('revocation-list-expired', expired.replace(/^revocation-list-expired: /, ''), {
+        field: 'expires_at_ms',
+      });
+    }
+    return list;
   }
 
   /**
@@ -201,9 +289,7 @@ export class RevocationList implements RevocationCheck {
     const minGeneration = Math.max(options.minGeneration ?? 0, mark);
     let text: string;
     try {
-      if (statSync(path).size > MAX_REVOCATION_LIST_BYTES)
-        throw new Error(`larger than ${MAX_REVOCATION_LIST_BYTES} bytes`);
-      text = readFileSync(path, 'utf8');
+      text = readTextBounded(path, MAX_REVOCATION_LIST_BYTES);
     } catch (err) {
       if (options.allowMissing === true && (err as NodeJS.ErrnoException).code === 'ENOENT') {
         if (minGeneration > 0) throw rollbackError(0, minGeneration, markFile);
@@ -221,7 +307,13 @@ export class RevocationList implements RevocationCheck {
     if (list.generation < minGeneration) {
       throw rollbackError(list.generation, minGeneration, mark === minGeneration ? markFile : undefined);
     }
-    if (markFile !== undefined && options.trustNamedSigners !== true && list.generation > mark) {
+    checkGenerationStep(list.generation, mark);
+    if (
+      markFile !== undefined &&
+      options.trustNamedSigners !== true &&
+      options.readOnlyMark !== true &&
+      list.generation > mark
+    ) {
       writeGenerationMark(markFile, list.generation);
     }
     return list;
@@ -233,7 +325,7 @@ export class RevocationList implements RevocationCheck {
    */
   static loadOrFailClosed(path: string, options: LoadRevocationOptions): RevocationList {
     try {
-      return RevocationList.load(path, options);
+      return RevocationList.load(path, { ...options, allowExpired: false });
     } catch (err) {
       const code = err instanceof PackageError ? `${err.code}: ` : '';
       return RevocationList.failedClosed(`${code}${(err as Error).message}`);
@@ -242,7 +334,7 @@ export class RevocationList implements RevocationCheck {
 
   /** True when `kind`/`ref` is revoked (always true for a list that failed closed). */
   isRevoked(kind: RevocationKind, ref: string): boolean {
-    return this.failure !== undefined || this.#index.has(keyOf(kind, ref));
+    return this.#failedNow() !== undefined || this.#index.has(keyOf(kind, ref));
   }
 
   /**
@@ -252,13 +344,15 @@ export class RevocationList implements RevocationCheck {
    * about, `reason` the failure).
    */
   entryFor(kind: RevocationKind, ref: string): RevocationEntry | ListUnavailableEntry | undefined {
-    if (this.failure !== undefined) return { kind: 'list-unavailable', ref, reason: this.failure };
+    const failed = this.#failedNow();
+    if (failed !== undefined) return { kind: 'list-unavailable', ref, reason: failed };
     return this.#index.get(keyOf(kind, ref));
   }
 
   /** The first revoked reference: the package id, then each signer key, then each artifact hash. */
   firstRevoked(refs: RevocationRefs): RevokedSubject | undefined {
-    if (this.failure !== undefined) return { kind: 'list-unavailable', ref: '*', reason: this.failure };
+    const failed = this.#failedNow();
+    if (failed !== undefined) return { kind: 'list-unavailable', ref: '*', reason: failed };
     const hit = (kind: RevocationKind, ref: string): RevokedSubject | undefined => {
       const e = this.#index.get(keyOf(kind, ref));
       return e === undefined
@@ -282,29 +376,76 @@ export class RevocationList implements RevocationCheck {
 
   /**
    * Returns the next generation with `input` revoked, the entry and the list signed by `keys` (an
-   * operator key). Already revoked: returns this list unchanged. A failed-closed list cannot be
-   * extended (`revocation-list-invalid`).
+   * operator key), valid for `options.validForMs` (default 30 days). Already revoked: returns this
+   * list unchanged. A failed-closed list cannot be extended (`revocation-list-invalid`).
    */
-  add(input: RevocationInput, keys: KeyPair): RevocationList {
+  add(input: RevocationInput, keys: KeyPair, options: SignListOptions = {}): RevocationList {
     if (this.failure !== undefined) {
       throw new PackageError('revocation-list-invalid', `the revocation list is unusable: ${this.failure}`);
     }
     if (this.#index.has(keyOf(input.kind, input.ref))) return this;
     const entry = signRevocationEntry(input, keys);
-    const entries = [...this.#file.entries, entry];
-    const generation = this.generation + 1;
+    return this.#signed([...this.#file.entries, entry], this.generation + 1, keys, options);
+  }
+
+  /**
+   * The same entries at the next generation (or at `above + 1` when `above` is higher: to get past a
+   * generation mark some host holds), with a fresh expiry, signed by `keys`: how an operator keeps a
+   * list from expiring and recovers hosts whose mark is above the list's generation.
+   */
+  renew(keys: KeyPair, options: SignListOptions & { readonly above?: number } = {}): RevocationList {
+    if (this.failure !== undefined) {
+      throw new PackageError('revocation-list-invalid', `the revocation list is unusable: ${this.failure}`);
+    }
+    const above = options.above ?? 0;
+    if (!Number.isSafeInteger(above) || above < 0) {
+      throw new PackageError('revocation-list-invalid', 'above: expected a generation (an integer >= 0)', {
+        field: 'above',
+      });
+    }
+    return this.#signed([...this.#file.entries], Math.max(this.generation, above) + 1, keys, options);
+  }
+
+  #signed(
+    entries: RevocationEntry[],
+    generation: number,
+    keys: KeyPair,
+    options: SignListOptions,
+  ): RevocationList {
+    if (generation > MAX_REVOCATION_GENERATION) {
+      throw new PackageError(
+        'revocation-generation-jump',
+        `generation: ${generation} is above the highest allowed (${MAX_REVOCATION_GENERATION})`,
+        { field: 'generation' },
+      );
+    }
+    const now = options.now ?? Date.now();
+    const validFor = options.validForMs ?? DEFAULT_REVOCATION_VALIDITY_MS;
+    if (!Number.isSafeInteger(validFor) || validFor < 1 || validFor > MAX_REVOCATION_VALIDITY_MS) {
+      throw new PackageError(
+        'revocation-list-invalid',
+        `valid_for: expected 1 ms to ${MAX_REVOCATION_VALIDITY_MS} ms (366 days), got ${validFor}`,
+        { field: 'valid_for' },
+      );
+    }
+    const expiresAtMs = now + validFor;
     const signature = signWithDomain(
       DomainTag.revocationList,
       keys.secretKey,
-      listMessage(generation, entries),
+      listMessage(generation, entries, expiresAtMs),
     );
-    return new RevocationList({
-      schema: REVOCATION_LIST_SCHEMA,
-      generation,
-      entries,
-      signer: toHex(keys.publicKey),
-      signature: toHex(signature),
-    });
+    return new RevocationList(
+      {
+        schema: REVOCATION_LIST_SCHEMA,
+        generation,
+        entries,
+        expires_at_ms: expiresAtMs,
+        signer: toHex(keys.publicKey),
+        signature: toHex(signature),
+      },
+      undefined,
+      this.#clock,
+    );
   }
 
   /** The file form. */
@@ -329,7 +470,22 @@ export class RevocationList implements RevocationCheck {
     const markFile = generationFileOf(path, options);
     const mark = markFile === undefined ? 0 : readGenerationMark(markFile);
     if (this.generation < mark) throw rollbackError(this.generation, mark, markFile);
+    checkGenerationStep(this.generation, mark);
     writeFileAtomic(path, this.encode(), { mode: 0o644 });
     if (markFile !== undefined && this.generation > mark) writeGenerationMark(markFile, this.generation);
+  }
+}
+
+/**
+ * Refuses (`revocation-generation-jump`) a list whose generation exceeds the highest one held by more
+ * than {@link MAX_GENERATION_STEP}.
+ */
+export function checkGenerationStep(generation: number, held: number): void {
+  if (generation - held > MAX_GENERATION_STEP) {
+    throw new PackageError(
+      'revocation-generation-jump',
+      `generation: ${generation} jumps more than ${MAX_GENERATION_STEP} above the generation held (${held}); an honest list grows by one per change`,
+      { field: 'generation' },
+    );
   }
 }

@@ -1,5 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
-import { HEX64_RE, parseJson, parsePublicKey, toHex } from '@heddle/envelope';
+import { HEX64_RE, parseJson, parsePublicKey, readTextBounded, toHex } from '@heddle/envelope';
 import { z } from 'zod';
 import { PackageError, zodIssue } from './errors.js';
 
@@ -169,9 +168,7 @@ export function parseTrust(text: string): TrustAnchors {
 export function loadTrustFile(path: string): TrustAnchors {
   let text: string;
   try {
-    if (statSync(path).size > MAX_TRUST_FILE_BYTES)
-      throw new Error(`larger than ${MAX_TRUST_FILE_BYTES} bytes`);
-    text = readFileSync(path, 'utf8');
+    text = readTextBounded(path, MAX_TRUST_FILE_BYTES);
   } catch (err) {
     throw new PackageError('trust-invalid', `cannot read trust file ${path}: ${(err as Error).message}`, {
       cause: err,

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type JsonValue, parseJson, writeFileAtomic } from '@heddle/envelope';
+import { type JsonValue, parseJson, readTextBounded, writeFileAtomic } from '@heddle/envelope';
 import type { HostContract, RunMode } from './workload.js';
 
 /** What load records in the instance directory (`instance.json`, mode 0600: it may hold the ingest token). */
@@ -40,7 +40,9 @@ export function writeInstanceRecord(dir: string, record: NativeInstanceRecord): 
 /** Reads the instance record, or undefined when it is missing or unreadable. */
 export function readInstanceRecord(dir: string): NativeInstanceRecord | undefined {
   try {
-    return parseJson(readFileSync(join(dir, INSTANCE_FILE), 'utf8')) as unknown as NativeInstanceRecord;
+    return parseJson(
+      readTextBounded(join(dir, INSTANCE_FILE), 1024 * 1024),
+    ) as unknown as NativeInstanceRecord;
   } catch {
     return undefined;
   }
@@ -54,7 +56,7 @@ export function writePidRecord(dir: string, record: NativePidRecord): void {
 /** Reads the pid file, or undefined. */
 export function readPidRecord(dir: string): NativePidRecord | undefined {
   try {
-    const r = parseJson(readFileSync(join(dir, PID_FILE), 'utf8')) as unknown as NativePidRecord;
+    const r = parseJson(readTextBounded(join(dir, PID_FILE), 64 * 1024)) as unknown as NativePidRecord;
     return Number.isSafeInteger(r.pid) && r.pid > 1 ? r : undefined;
   } catch {
     return undefined;

@@ -1,6 +1,6 @@
-import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { writeFileAtomic } from '@heddle/envelope';
+import { readTextBounded, writeFileAtomic } from '@heddle/envelope';
 import { SeedError } from './errors.js';
 
 /** A bearer token as the client accepts it (RFC 6750 `b64token`, 8 to 1024 characters). */
@@ -68,7 +68,7 @@ export function loadToken(path: string): string {
   }
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readTextBounded(path, MAX_TOKEN_FILE);
   } catch (err) {
     throw new SeedError('credentials', `cannot read token file ${path}: ${reason(err)}`, { field: 'path' });
   }

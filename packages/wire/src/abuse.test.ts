@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { encodeBinaryFrame } from './binary-frame.js';
 import { WireClient } from './client.js';
+import { WireSession } from './client-session.js';
 import { CloseCode } from './close-codes.js';
 import { MAX_BINARY_FRAME_BYTES, MAX_TEXT_FRAME_BYTES } from './limits.js';
 import { WireServer, type WireServerOptions } from './server.js';
@@ -106,14 +107,13 @@ describe('a server under bad input', () => {
     await stillServes(server);
   });
 
-  it('caps concurrent sessions: the next one is closed with 1013 and its call is Unreachable', async () => {
+  it('caps authenticated sessions: when all are authenticated the next one is closed with 1013 (Unreachable)', async () => {
     const server = await start({ maxSessions: 2 });
-    const hold = [new WebSocket(server.url), new WebSocket(server.url)];
-    await Promise.all(hold.map((ws) => new Promise((r) => ws.on('open', r))));
-    await new Promise((r) => setTimeout(r, 20));
+    const hold = await Promise.all([WireSession.connect(server.url), WireSession.connect(server.url)]);
+    for (const s of hold) await s.call(signed('workload.status'));
     const err = await new WireClient().call(server.url, signed('workload.place')).catch((e: unknown) => e);
     expect((err as { code?: string }).code).toBe('unreachable');
-    for (const ws of hold) ws.close();
+    for (const s of hold) await s.close();
     await new Promise((r) => setTimeout(r, 50));
     await stillServes(server);
   });

@@ -1,4 +1,4 @@
-import { MAX_MESSAGE_BYTES, type SignedCtl, SignedCtlSchema } from '@heddle/envelope';
+import { MAX_MESSAGE_BYTES, type SignedCtl, SignedCtlSchema, utf8Length } from '@heddle/envelope';
 import { type PieceMapJson, PieceMapJsonSchema } from '@heddle/package';
 import { z } from 'zod';
 import { MAX_TEXT_FRAME_BYTES } from './limits.js';
@@ -7,9 +7,13 @@ import { MAX_TEXT_FRAME_BYTES } from './limits.js';
 const Id = z.int().min(0).max(0xffff_ffff);
 const Hash = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex characters');
 const Code = z.string().regex(/^[a-z_]{1,64}$/, 'expected 1 to 64 of [a-z_]');
-const Reason = z.string().max(4096);
+/** Frame string limits count UTF-8 bytes, like the signed messages' (docs/protocol.md 13.2). */
+const Reason = z.string().refine((r) => utf8Length(r) <= 4096, 'at most 4096 bytes of UTF-8');
 const Method = z.string().regex(/^[\x21-\x7e]{1,128}$/, 'expected printable ASCII, 1 to 128 characters');
-const Path = z.string().min(1).max(255);
+const Path = z
+  .string()
+  .min(1)
+  .refine((p) => utf8Length(p) <= 255, 'at most 255 bytes of UTF-8');
 
 /** Client to server: a signed control request. `method` is the transport method (must equal the signed one). */
 export interface CallFrame {
@@ -129,6 +133,7 @@ function fastSigned(v: unknown): SignedCtl | undefined {
   if (!isPlainObject(v) || !hasOnlyKeys(v, SIGNED_KEYS)) return undefined;
   const { payload, public_key, signature } = v;
   if (typeof payload !== 'string' || payload.length > MAX_MESSAGE_BYTES) return undefined;
+  if (utf8Length(payload) > MAX_MESSAGE_BYTES) return undefined;
   if (typeof public_key !== 'string' || !HEX64_RE.test(public_key)) return undefined;
   if (typeof signature !== 'string' || !HEX128_RE.test(signature)) return undefined;
   return { payload, public_key, signature };

@@ -23,6 +23,9 @@ export const MAX_BINARY_FRAME_BYTES: number =
 /** Default cap on concurrent sessions of a server. */
 export const DEFAULT_MAX_SESSIONS = 256;
 
+/** Default cap on unauthenticated connections one remote address holds at once. */
+export const DEFAULT_MAX_PEER_CONNECTIONS = 128;
+
 /** Default cap on calls open at once in one session. */
 export const DEFAULT_MAX_CALLS_PER_SESSION = 8;
 

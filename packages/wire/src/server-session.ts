@@ -28,6 +28,11 @@ export interface CallContext {
    * unauthenticated request.
    */
   closeAfterReply(): void;
+  /**
+   * Tells the server that this call's request passed verification: the connection is authenticated
+   * from now on and no longer counted among the unauthenticated ones (docs/protocol.md 13.3).
+   */
+  authenticated(): void;
 }
 
 /** A server's call handler: returns the host's signed response (a signed refusal included). */
@@ -39,6 +44,8 @@ export interface SessionSettings {
   readonly maxCallsPerSession: number;
   readonly idleTimeoutMs: number;
   readonly onError: (err: unknown) => void;
+  /** Called once, when a call of the session passed verification. */
+  readonly onAuthenticated?: () => void;
 }
 
 interface Pending {
@@ -61,6 +68,7 @@ export class ServerSession {
   #nextId = 1;
   #idle: NodeJS.Timeout | undefined;
   #closed = false;
+  #authenticated = false;
 
   constructor(ws: WebSocket, remote: string | undefined, settings: SessionSettings, onClosed: () => void) {
     this.#ws = ws;
@@ -212,6 +220,11 @@ export class ServerSession {
       fetchPackage: (hash, dest, options) => fetchPackage(this.#channel(frame.id), hash, dest, options),
       closeAfterReply: () => {
         closeAfter = true;
+      },
+      authenticated: () => {
+        if (this.#authenticated) return;
+        this.#authenticated = true;
+        this.#settings.onAuthenticated?.();
       },
     };
     void this.#run(frame, ctx).then((signed) => {

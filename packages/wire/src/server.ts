@@ -3,12 +3,14 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import { Admission, peerOf } from './admission.js';
 import { CloseCode } from './close-codes.js';
 import { WireError } from './errors.js';
 import {
   DEFAULT_HANDSHAKE_TIMEOUT_MS,
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_CALLS_PER_SESSION,
+  DEFAULT_MAX_PEER_CONNECTIONS,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_PING_INTERVAL_MS,
   MAX_BINARY_FRAME_BYTES,
@@ -38,7 +40,15 @@ export interface WireServerOptions {
   readonly maxSessions?: number;
   /** Most calls open at once in one session; more close it with 4003 (default 8). */
   readonly maxCallsPerSession?: number;
-  /** Time from TCP accept to a completed upgrade before the socket is destroyed (default 10 s). */
+  /**
+   * Most unauthenticated connections (before their first verified call) one remote address holds at
+   * once; one more closes that address's oldest (default 128). See docs/protocol.md section 13.3.
+   */
+  readonly maxConnectionsPerPeer?: number;
+  /**
+   * Time from TCP accept to a completed upgrade before the socket is destroyed, and again from the
+   * upgrade to the first verified call before the session is closed with 4002 (default 10 s each).
+   */
   readonly handshakeTimeoutMs?: number;
   /** Time without a complete frame and without an open call before a session is closed with 4002 (default 30 s). */
   readonly idleTimeoutMs?: number;
@@ -59,6 +69,8 @@ export class WireServer {
   readonly #sessions = new Set<ServerSession>();
   readonly #sockets = new Set<Socket>();
   readonly #deadlines = new WeakMap<Socket, NodeJS.Timeout>();
+  readonly #admission: Admission;
+  readonly #sessionOf = new WeakMap<object, ServerSession>();
   readonly #ping: NodeJS.Timeout;
   readonly #secure: boolean;
   #closing = false;
@@ -87,7 +99,13 @@ export class WireServer {
           });
     this.#http.headersTimeout = handshakeTimeoutMs;
     this.#http.requestTimeout = handshakeTimeoutMs;
-    this.#http.maxConnections = maxSessions + 64;
+    // No maxConnections: node would drop the newest connection, a controller's included. Admission
+    // bounds unauthenticated connections instead (per peer, and overall by closing the oldest of the
+    // heaviest peer); authenticated sessions are bounded by maxSessions.
+    this.#admission = new Admission({
+      maxUnauthenticated: maxSessions + 64,
+      maxPerPeer: options.maxConnectionsPerPeer ?? DEFAULT_MAX_PEER_CONNECTIONS,
+    });
     this.#wss = new WebSocketServer({
       noServer: true,
       maxPayload: MAX_BINARY_FRAME_BYTES,
@@ -104,8 +122,12 @@ export class WireServer {
     };
     this.#http.on('connection', (socket: Socket) => {
       this.#sockets.add(socket);
-      socket.on('close', () => this.#sockets.delete(socket));
       socket.on('error', () => {});
+      this.#admission.admit(socket, peerOf(socket), () => socket.destroy());
+      socket.on('close', () => {
+        this.#sockets.delete(socket);
+        this.#admission.release(socket);
+      });
       if (!this.#secure) deadline(socket);
     });
     this.#http.on('secureConnection', (socket: Socket) => {
@@ -124,18 +146,48 @@ export class WireServer {
         socket.destroy();
         return;
       }
+      // The TCP socket under a TLS one (admission counts TCP sockets).
+      const raw = ((socket as { _parent?: Socket })._parent ?? socket) as Socket;
       this.#wss.handleUpgrade(req, socket, head, (ws) => {
         clearTimeout(this.#deadlines.get(socket as Socket));
         ws.on('error', () => {});
         if (this.#sessions.size >= maxSessions) {
-          sendJson(ws, { t: 'error', code: 'session_limit', reason: `more than ${maxSessions} sessions` });
-          ws.close(CloseCode.tryAgainLater, 'session_limit');
-          return;
+          // Full: make room by closing an unauthenticated session; refuse only when all are authenticated.
+          const evicted = this.#admission.evictSession((key) => this.#sessionOf.has(key));
+          if (!evicted) {
+            sendJson(ws, { t: 'error', code: 'session_limit', reason: `more than ${maxSessions} sessions` });
+            ws.close(CloseCode.tryAgainLater, 'session_limit');
+            return;
+          }
         }
-        const session: ServerSession = new ServerSession(ws, req.socket.remoteAddress, settings, () =>
-          this.#sessions.delete(session),
+        const authTimer = setTimeout(
+          () => session.close(CloseCode.idle, 'no verified call'),
+          handshakeTimeoutMs,
+        );
+        authTimer.unref();
+        const session: ServerSession = new ServerSession(
+          ws,
+          req.socket.remoteAddress,
+          {
+            ...settings,
+            onAuthenticated: () => {
+              clearTimeout(authTimer);
+              this.#admission.release(raw);
+            },
+          },
+          () => {
+            clearTimeout(authTimer);
+            this.#sessions.delete(session);
+            this.#admission.release(raw);
+          },
         );
         this.#sessions.add(session);
+        this.#sessionOf.set(raw, session);
+        this.#admission.setEvict(raw, () => {
+          this.#sessions.delete(session);
+          session.close(CloseCode.idle, 'evicted: unauthenticated');
+          raw.destroy();
+        });
       });
     });
     this.#ping = setInterval(() => {
@@ -175,6 +227,11 @@ export class WireServer {
   /** Number of open sessions. */
   get sessionCount(): number {
     return this.#sessions.size;
+  }
+
+  /** Number of connections (raw or upgraded) that have not yet made a verified call. */
+  get unauthenticatedCount(): number {
+    return this.#admission.size;
   }
 
   /**

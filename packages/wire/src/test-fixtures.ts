@@ -81,6 +81,7 @@ export function hostHandler(act: Act = async (body) => body): CallHandler {
       return signResponse(claimedRequest(signedCtl, ctx.method), err, host);
     }
     const { request } = verified;
+    ctx.authenticated();
     try {
       return signResponse(request, okOutcome(await act(request.body, ctx)), host);
     } catch (err) {

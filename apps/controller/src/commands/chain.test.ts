@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openChainFile, verifyInclusion } from '@heddle/chain';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +19,25 @@ describe('heddle chain verify', () => {
     const r = await runCaptured(['chain', 'verify', 'audit.chain', '--json'], dir);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ ok: true, size: 5, failure: null });
+  });
+
+  it('reports the bytes a torn-tail repair quarantined, with exit 1, until they are moved away', async () => {
+    const dir = tempDir();
+    const path = await makeChain(dir, 3);
+    const good = readFileSync(path).length;
+    appendFileSync(path, '{"hash":"torn');
+    await (await openChainFile(path)).close(); // the writer's open repairs the tail
+    const r = await runCaptured(['chain', 'verify', 'audit.chain', '--json'], dir);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.out)).toMatchObject({
+      ok: true,
+      size: 3,
+      quarantined: [{ path: `${path}.torn-${good}`, offset: good, bytes: 13 }],
+    });
+    const human = await runCaptured(['chain', 'verify', 'audit.chain'], dir);
+    expect(human.out).toContain(`QUARANTINED: 13 bytes cut off at byte ${good}`);
+    renameSync(`${path}.torn-${good}`, join(dir, 'inspected.torn'));
+    expect((await runCaptured(['chain', 'verify', 'audit.chain'], dir)).code).toBe(0);
   });
 
   it('names the edited event, its line and reason, with exit 1', async () => {

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   type ChainEvent,
@@ -9,7 +8,7 @@ import {
   verifyCheckpoint,
   verifyInclusion,
 } from '@heddle/chain';
-import { loadKeyFile, parsePublicKey } from '@heddle/envelope';
+import { loadKeyFile, parsePublicKey, readTextBounded } from '@heddle/envelope';
 import { parseCommandArgs } from '../args.js';
 import { CliError, ExitCode, usageError } from '../cli-error.js';
 import { type CliIo, emit } from '../io.js';
@@ -51,11 +50,18 @@ async function chainVerify(args: readonly string[], io: CliIo): Promise<number> 
   const checkpoint = loadCheckpoint(flags, io.cwd);
   const r = await verifyChainFile(path, checkpoint ? { checkpoint } : {});
   const result = { file: path, ...r, checkpoint: checkpoint ?? null };
+  const cut = r.quarantined.map(
+    (q) => `QUARANTINED: ${q.bytes} bytes cut off at byte ${q.offset} by a crash repair, kept in ${q.path}`,
+  );
   emit(io, flags.json === true, result, () =>
     r.ok
       ? [
           `ok: ${r.size} events verified${checkpoint ? `, consistent with the checkpoint at size ${checkpoint.size}` : ''}`,
           `head: ${r.head}`,
+          ...cut,
+          ...(cut.length === 0
+            ? []
+            : ['inspect them (a record there is lost from the chain); move them away to acknowledge']),
         ]
       : [
           `FAILED at seq ${r.failure?.seq}${r.failure?.line ? ` (line ${r.failure.line}, byte ${r.failure.offset})` : ''}: ${r.failure?.reason}`,
@@ -63,7 +69,8 @@ async function chainVerify(args: readonly string[], io: CliIo): Promise<number> 
           `the first ${r.size} events verify; head of that run: ${r.head}`,
         ],
   );
-  return r.ok ? ExitCode.ok : ExitCode.checkFailed;
+  // Bytes a repair cut off are never passed over silently: the check fails until someone moved them away.
+  return r.ok && r.quarantined.length === 0 ? ExitCode.ok : ExitCode.checkFailed;
 }
 
 async function chainTail(args: readonly string[], io: CliIo): Promise<number> {
@@ -177,7 +184,7 @@ function loadCheckpoint(
 
 function readSmall(path: string): string {
   try {
-    return readFileSync(path, 'utf8').slice(0, 1 << 20);
+    return readTextBounded(path, 1 << 20);
   } catch (err) {
     throw new CliError(
       'file_unreadable',

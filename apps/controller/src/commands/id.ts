@@ -1,4 +1,3 @@
-import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   EnvelopeError,
@@ -6,6 +5,7 @@ import {
   nodeIdFromPublicKey,
   parsePublicKey,
   publicKeyToPem,
+  readTextBounded,
   toHex,
 } from '@heddle/envelope';
 import { parseCommandArgs } from '../args.js';
@@ -45,8 +45,7 @@ function resolvePublicKey(arg: string, cwd: string): Uint8Array {
   const path = resolve(cwd, arg);
   let text: string;
   try {
-    if (statSync(path).size > 64 * 1024) throw new Error('larger than 64 KiB');
-    text = readFileSync(path, 'utf8');
+    text = readTextBounded(path, 64 * 1024);
   } catch (err) {
     throw new CliError('key_unreadable', `cannot read ${arg}: ${(err as Error).message}`, ExitCode.badInput);
   }

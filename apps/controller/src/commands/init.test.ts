@@ -108,3 +108,19 @@ describe('heddle controller run: a bad controller.json', () => {
     expect(r.err).toContain('heddle init');
   });
 });
+
+describe('heddle init on an unusable home', () => {
+  it('a home under /proc fails at once (exit 3, home_unusable) instead of spinning at 100% CPU', async () => {
+    const t = Date.now();
+    const r = await runCaptured(['init', '--home', '/proc/self/heddle-home', '--json'], tempDir());
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.err)).toMatchObject({ error: { code: 'home_unusable', field: 'home' } });
+    expect(Date.now() - t).toBeLessThan(5000);
+  });
+
+  it('a home where directories may not be created is permission_denied (exit 1), not an internal error', async () => {
+    const r = await runCaptured(['init', '--home', '/sys/heddle-home', '--json'], tempDir());
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.err)).toMatchObject({ error: { code: 'permission_denied', field: 'home' } });
+  });
+});

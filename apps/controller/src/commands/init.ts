@@ -1,7 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { generateKeyPair, nodeIdFromPublicKey, saveKeyFile, toHex, writeFileAtomic } from '@heddle/envelope';
+import { inputOrSystemError } from '@heddle/cli-kit';
+import {
+  generateKeyPair,
+  makeDirs,
+  nodeIdFromPublicKey,
+  readTextBounded,
+  saveKeyFile,
+  toHex,
+  writeFileAtomic,
+} from '@heddle/envelope';
 import { DEFAULT_POLICY, loadPolicyFile } from '@heddle/gate';
 import { loadTrustFile, TRUST_SCHEMA } from '@heddle/package';
 import { parseCommandArgs } from '../args.js';
@@ -46,7 +55,7 @@ function given(io: CliIo, flag: string, path: string, check: (p: string) => unkn
   const abs = resolve(io.cwd, path);
   try {
     check(abs);
-    return readFileSync(abs, 'utf8');
+    return readTextBounded(abs, 1024 * 1024);
   } catch (err) {
     throw badInput(`${flag}_invalid`, `--${flag}: ${abs}: ${(err as Error).message}`, flag, err);
   }
@@ -97,9 +106,18 @@ export function init(args: readonly string[], io: CliIo): number {
     refresh_secs: DEFAULT_REFRESH_SECS,
   };
   parseControllerConfig(file, configPath); // what init writes, run accepts
-  mkdirSync(home, { recursive: true, mode: 0o700 });
-  chmodSync(home, 0o700);
-  mkdirSync(join(home, HOME_LAYOUT.data_dir), { recursive: true, mode: 0o700 });
+  try {
+    makeDirs(home, 0o700);
+    chmodSync(home, 0o700);
+    makeDirs(join(home, HOME_LAYOUT.data_dir), 0o700);
+  } catch (err) {
+    throw inputOrSystemError(
+      'home_unusable',
+      `cannot create ${home}: ${(err as Error).message}`,
+      'home',
+      err,
+    );
+  }
   const keys = generateKeyPair();
   saveKeyFile(keyPath, keys, { overwrite: force });
   const publicKey = toHex(keys.publicKey);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -124,6 +124,38 @@ describe('heddle pkg', () => {
     expect(human.out).toContain('revocations:   not checked');
   });
 
+  it('verify --revocations works read-only: no mark file is written next to the list', async () => {
+    const { dir } = setup();
+    const ops = generateKeyPair();
+    const trust = JSON.parse(readFileSync(join(dir, 'trust.json'), 'utf8')) as { keys: unknown[] };
+    trust.keys.push({ id: 'ops', role: 'operator', public_key: toHex(ops.publicKey) });
+    writeFileSync(join(dir, 'trust.json'), JSON.stringify(trust));
+    await run(['build', example, '-o', 'out', '--key', 'publisher.key'], dir);
+    const lists = join(dir, 'lists');
+    mkdirSync(lists);
+    RevocationList.empty()
+      .add({ kind: 'artifact', ref: 'a'.repeat(64), revokedAtMs: 1 }, ops)
+      .save(join(lists, 'revocations.json'), { generationFile: false });
+    chmodSync(lists, 0o555); // read-only for anyone but root; the check below holds for root too
+    try {
+      const args = [
+        'verify',
+        'out',
+        '--trust',
+        'trust.json',
+        '--revocations',
+        'lists/revocations.json',
+        '--json',
+      ];
+      const r = await run(args, dir);
+      expect(r.code, r.out).toBe(0);
+      expect(JSON.parse(r.out)).toMatchObject({ verdict: 'ok', revocation_generation: 1 });
+      expect(readdirSync(lists)).toEqual(['revocations.json']);
+    } finally {
+      chmodSync(lists, 0o755);
+    }
+  });
+
   it('init writes a template that builds once its files exist, and refuses to overwrite', async () => {
     const { dir } = setup();
     expect((await run(['init', 'src', '--id', 'my-cog'], dir)).code).toBe(0);
@@ -131,7 +163,6 @@ describe('heddle pkg', () => {
     expect(source.id).toBe('my-cog');
     expect((await run(['init', 'src'], dir)).code).toBe(3);
     expect((await run(['build', 'src', '-o', 'out'], dir)).code).toBe(3);
-    const { mkdirSync } = await import('node:fs');
     mkdirSync(join(dir, 'src', 'bin'));
     writeFileSync(join(dir, 'src', 'bin', 'run.sh'), '#!/bin/sh\necho hi\n');
     expect((await run(['build', 'src', '-o', 'out'], dir)).code).toBe(0);

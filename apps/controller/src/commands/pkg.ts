@@ -177,6 +177,8 @@ async function verify(args: readonly string[], io: CliIo): Promise<number> {
     typeof flags.revocations === 'string'
       ? RevocationList.loadOrFailClosed(resolve(io.cwd, flags.revocations), {
           trustedKeys: anchors.operatorKeys(),
+          // Verification reads the mark but never writes it: a read-only user can verify.
+          readOnlyMark: true,
         })
       : undefined;
   const dir = resolve(io.cwd, positionals[0] as string);

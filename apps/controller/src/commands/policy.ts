@@ -1,6 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { HeddleError, parseJson } from '@heddle/envelope';
+import { HeddleError, parseJson, readTextBounded } from '@heddle/envelope';
 import {
   compilePolicy,
   type Decision,
@@ -226,8 +225,7 @@ function parseText(text: string, what: string): unknown {
 function readJson(path: string, what: string): unknown {
   let text: string;
   try {
-    if (statSync(path).size > 8 * 1024 * 1024) throw new Error('larger than 8 MiB');
-    text = readFileSync(path, 'utf8');
+    text = readTextBounded(path, 8 * 1024 * 1024);
   } catch (err) {
     throw new CliError(
       `${what}_unreadable`,

@@ -70,7 +70,7 @@ describe('heddle revoke', () => {
     const ls = await run(['ls', '--list', 'rl.json', '--trust', 'trust.json', '--json'], dir);
     expect(JSON.parse(ls.out)).toMatchObject({ generation: 2, signers_checked: true });
     const human = await run(['ls', '--list', 'rl.json'], dir);
-    expect(human.out).toMatch(/generation 2, 2 entries/);
+    expect(human.out).toMatch(/generation 2, valid until [0-9TZ:.-]+, 2 entries/);
     expect(human.out).toContain('leaked');
   });
 
@@ -120,5 +120,27 @@ describe('heddle revoke', () => {
     expect((await run(['package', 'xyz', '--key', 'ops.key'], dir)).code).toBe(2);
     expect((await run(['package', 'a'.repeat(64)], dir)).code).toBe(2);
     expect((await run(['ls', 'extra'], dir)).code).toBe(2);
+  });
+
+  it('renew re-signs the same entries with a fresh expiry, past a host mark with --above', async () => {
+    const { dir } = setup();
+    const pkg = 'c'.repeat(64);
+    expect(
+      (await run(['package', pkg, '--key', 'ops.key', '--list', 'r.json', '--valid-days', '2'], dir)).code,
+    ).toBe(0);
+    const first = RevocationList.load(join(dir, 'r.json'), { trustedKeys: [], trustNamedSigners: true });
+    const r = await run(
+      ['renew', '--key', 'ops.key', '--list', 'r.json', '--trust', 'trust.json', '--above', '500', '--json'],
+      dir,
+    );
+    expect(r.code, r.err).toBe(0);
+    const out = JSON.parse(r.out) as { generation: number; expires_at_ms: number; entries: number };
+    expect(out).toMatchObject({ generation: 501, entries: 1 });
+    expect(out.expires_at_ms).toBeGreaterThan((first.expiresAtMs as number) + 20 * 24 * 3600 * 1000);
+    const ls = await run(['ls', '--list', 'r.json', '--trust', 'trust.json', '--json'], dir);
+    expect(JSON.parse(ls.out)).toMatchObject({ generation: 501, expired: false });
+    expect(
+      (await run(['renew', '--key', 'ops.key', '--list', 'r.json', '--valid-days', '999'], dir)).code,
+    ).toBe(2);
   });
 });

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { toHex } from '@heddle/envelope';
+import { type KeyPair, toHex } from '@heddle/envelope';
 import { loadTrustFile, type RevocationKind, RevocationList } from '@heddle/package';
 import { parseCommandArgs } from '../args.js';
 import { CliError, ExitCode, usageError } from '../cli-error.js';
@@ -19,9 +19,10 @@ const DEFAULT_LIST = 'revocations.json';
 export function revoke(args: readonly string[], io: CliIo): number {
   const [sub, ...rest] = args;
   if (sub === 'ls') return list(rest, io);
+  if (sub === 'renew') return renew(rest, io);
   if (sub === 'package' || sub === 'signer' || sub === 'artifact') return add(sub, rest, io);
   throw usageError(
-    'usage: heddle revoke <package|signer|artifact> <ref> --key FILE --list FILE | heddle revoke ls --list FILE',
+    'usage: heddle revoke <package|signer|artifact> <ref> --key FILE --list FILE | heddle revoke renew --key FILE --list FILE [--above G] | heddle revoke ls --list FILE',
   );
 }
 
@@ -29,8 +30,12 @@ function add(kind: RevocationKind, args: readonly string[], io: CliIo): number {
   const { flags, positionals } = parseCommandArgs(
     `revoke ${kind}`,
     args,
-    { key: 'string', list: 'string', trust: 'string', reason: 'string' },
-    { min: 1, max: 1, names: '<ref> --key FILE [--list FILE] [--trust FILE] [--reason TEXT] [--json]' },
+    { key: 'string', list: 'string', trust: 'string', reason: 'string', 'valid-days': 'string' },
+    {
+      min: 1,
+      max: 1,
+      names: '<ref> --key FILE [--list FILE] [--trust FILE] [--reason TEXT] [--valid-days N] [--json]',
+    },
   );
   if (typeof flags.key !== 'string')
     throw usageError(`usage: heddle revoke ${kind} <ref> --key FILE --list FILE`, 'key');
@@ -41,7 +46,36 @@ function add(kind: RevocationKind, args: readonly string[], io: CliIo): number {
       'ref',
     );
   }
-  const keys = loadKey(resolve(io.cwd, flags.key));
+  const { keys, path, current } = openForSigning(flags, io);
+  const next = current.add(
+    {
+      kind,
+      ref,
+      revokedAtMs: Date.now(),
+      ...(typeof flags.reason === 'string' ? { reason: flags.reason } : {}),
+    },
+    keys,
+    signOptions(flags),
+  );
+  const changed = next !== current;
+  if (changed) next.save(path);
+  emit(
+    io,
+    flags.json === true,
+    { list: path, kind, ref, generation: next.generation, expires_at_ms: next.expiresAtMs ?? null, changed },
+    () => [
+      changed ? `revoked ${kind} ${ref}` : `${kind} ${ref} was already revoked`,
+      `list ${path} at generation ${next.generation}${expiryText(next)}`,
+    ],
+  );
+  return ExitCode.ok;
+}
+
+type Flags = Readonly<Record<string, string | boolean | undefined>>;
+
+/** The signing key, the list path and the list as it is (an expired one included: it is being renewed). */
+function openForSigning(flags: Flags, io: CliIo): { keys: KeyPair; path: string; current: RevocationList } {
+  const keys = loadKey(resolve(io.cwd, flags.key as string));
   const signer = toHex(keys.publicKey);
   let trustedKeys = [signer];
   if (typeof flags.trust === 'string') {
@@ -55,22 +89,67 @@ function add(kind: RevocationKind, args: readonly string[], io: CliIo): number {
     }
   }
   const path = resolve(io.cwd, (flags.list as string | undefined) ?? DEFAULT_LIST);
-  const current = RevocationList.load(path, { trustedKeys, allowMissing: true });
-  const next = current.add(
+  const current = RevocationList.load(path, { trustedKeys, allowMissing: true, allowExpired: true });
+  return { keys, path, current };
+}
+
+/** `--valid-days N` (1..366) as signing options. */
+function signOptions(flags: Flags): { validForMs?: number } {
+  const days = flags['valid-days'];
+  if (days === undefined) return {};
+  if (typeof days !== 'string' || !/^[1-9][0-9]{0,2}$/.test(days) || Number(days) > 366) {
+    throw usageError('--valid-days must be a whole number of days from 1 to 366', 'valid-days');
+  }
+  return { validForMs: Number(days) * 24 * 3600 * 1000 };
+}
+
+function expiryText(l: RevocationList): string {
+  if (l.expiresAtMs === undefined) return '';
+  return `, ${l.expired === undefined ? 'valid until' : 'EXPIRED at'} ${new Date(l.expiresAtMs).toISOString()}`;
+}
+
+/**
+ * `heddle revoke renew --key FILE [--list FILE] [--trust FILE] [--valid-days N] [--above G]`: re-signs
+ * the same entries at the next generation (or at G + 1, to get past a host's generation mark) with a
+ * fresh expiry. How a list is kept from expiring, and the supported recovery of a host whose mark is
+ * above the list.
+ */
+function renew(args: readonly string[], io: CliIo): number {
+  const { flags } = parseCommandArgs(
+    'revoke renew',
+    args,
+    { key: 'string', list: 'string', trust: 'string', 'valid-days': 'string', above: 'string' },
     {
-      kind,
-      ref,
-      revokedAtMs: Date.now(),
-      ...(typeof flags.reason === 'string' ? { reason: flags.reason } : {}),
+      min: 0,
+      max: 0,
+      names: '--key FILE [--list FILE] [--trust FILE] [--valid-days N] [--above G] [--json]',
     },
-    keys,
   );
-  const changed = next !== current;
-  if (changed) next.save(path);
-  emit(io, flags.json === true, { list: path, kind, ref, generation: next.generation, changed }, () => [
-    changed ? `revoked ${kind} ${ref}` : `${kind} ${ref} was already revoked`,
-    `list ${path} at generation ${next.generation}`,
-  ]);
+  if (typeof flags.key !== 'string')
+    throw usageError('usage: heddle revoke renew --key FILE --list FILE', 'key');
+  let above: number | undefined;
+  if (flags.above !== undefined) {
+    if (typeof flags.above !== 'string' || !/^(0|[1-9][0-9]{0,9})$/.test(flags.above)) {
+      throw usageError('--above must be a generation (a non-negative integer)', 'above');
+    }
+    above = Number(flags.above);
+  }
+  const { keys, path, current } = openForSigning(flags, io);
+  const next = current.renew(keys, { ...signOptions(flags), ...(above === undefined ? {} : { above }) });
+  next.save(path);
+  emit(
+    io,
+    flags.json === true,
+    {
+      list: path,
+      generation: next.generation,
+      expires_at_ms: next.expiresAtMs ?? null,
+      entries: next.entries.length,
+    },
+    () => [
+      `renewed ${path}: generation ${next.generation}${expiryText(next)}, ${next.entries.length} entries`,
+    ],
+  );
   return ExitCode.ok;
 }
 
@@ -90,14 +169,22 @@ function list(args: readonly string[], io: CliIo): number {
   const l = checked
     ? RevocationList.load(path, {
         trustedKeys: loadTrustFile(resolve(io.cwd, flags.trust as string)).operatorKeys(),
+        allowExpired: true,
       })
-    : RevocationList.load(path, { trustedKeys: [], trustNamedSigners: true });
+    : RevocationList.load(path, { trustedKeys: [], trustNamedSigners: true, allowExpired: true });
   emit(
     io,
     flags.json === true,
-    { list: path, generation: l.generation, signers_checked: checked, entries: l.entries },
+    {
+      list: path,
+      generation: l.generation,
+      expires_at_ms: l.expiresAtMs ?? null,
+      expired: l.expired !== undefined,
+      signers_checked: checked,
+      entries: l.entries,
+    },
     () => [
-      `${path}: generation ${l.generation}, ${l.entries.length} entr${l.entries.length === 1 ? 'y' : 'ies'}`,
+      `${path}: generation ${l.generation}${expiryText(l)}, ${l.entries.length} entr${l.entries.length === 1 ? 'y' : 'ies'}`,
       ...(checked
         ? []
         : ['(signatures checked against the keys they name only; pass --trust to check the signers)']),

@@ -1,8 +1,9 @@
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { badInput, usageError } from '@heddle/cli-kit';
+import { badInput, inputOrSystemError, usageError } from '@heddle/cli-kit';
 import {
   generateKeyPair,
+  makeDirs,
   nodeIdFromPublicKey,
   parsePublicKey,
   saveKeyFile,
@@ -128,8 +129,12 @@ export function init(args: readonly string[], io: CliIo): number {
   parseHostConfig(file, configPath); // what init writes, run accepts
   // 0711: others may pass through (a native workload running as another user must reach its own
   // directories below) but not list; the key file itself is 0600.
-  mkdirSync(dir, { recursive: true, mode: 0o711 });
-  mkdirSync(join(dir, DATA_DIR), { recursive: true, mode: 0o711 });
+  try {
+    makeDirs(dir, 0o711);
+    makeDirs(join(dir, DATA_DIR), 0o711);
+  } catch (err) {
+    throw inputOrSystemError('dir_unusable', `cannot create ${dir}: ${(err as Error).message}`, 'dir', err);
+  }
   const keys = generateKeyPair();
   saveKeyFile(keyPath, keys, { overwrite: force });
   if (trustSource === undefined) writeFileAtomic(trustPath, EMPTY_TRUST_FILE);

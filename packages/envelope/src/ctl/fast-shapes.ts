@@ -6,6 +6,7 @@
  * message, never which messages are accepted or how a refusal reads.
  */
 import { z } from 'zod';
+import { utf8Length } from '../bytes.js';
 import { HEX32_RE, HEX64_RE, isJsonObject, type JsonObject } from '../formats.js';
 import type { JsonValue } from '../json-limits.js';
 import { MAX_LIFETIME_MS, MAX_REASON_LENGTH, MAX_TOKEN_LENGTH } from './limits.js';
@@ -14,17 +15,21 @@ import { isRefusalCode } from './refusal.js';
 import type { CtlRequest } from './request.js';
 import { type CtlOutcome, type CtlResponse, RESPONSE_METHOD_RE } from './response.js';
 
+/** Protocol string limits count UTF-8 bytes (docs/protocol.md section 7). */
+const tokenFits = (s: string): boolean => s.length <= MAX_TOKEN_LENGTH && utf8Length(s) <= MAX_TOKEN_LENGTH;
+const TOKEN_MESSAGE = `at most ${MAX_TOKEN_LENGTH} bytes of UTF-8`;
+
 /** A request as `verifyRequest` first reads it: the form of each field, before any protocol rule. */
 export interface RequestForm {
   /** Any integer; the version rule is checked later. */
   readonly version: number;
-  /** 1 to 128 characters; the method list is checked later. */
+  /** 1 to 128 bytes of UTF-8; the method list is checked later. */
   readonly method: string;
-  /** At most 128 characters. */
+  /** At most 128 bytes of UTF-8. */
   readonly requester: string;
-  /** At most 128 characters. */
+  /** At most 128 bytes of UTF-8. */
   readonly target: string;
-  /** At most 128 characters. */
+  /** At most 128 bytes of UTF-8. */
   readonly nonce: string;
   /** A non-negative integer. */
   readonly issued_at_ms: number;
@@ -42,10 +47,10 @@ export interface RequestForm {
  */
 export const RequestFormSchema: z.ZodType<RequestForm> = z.strictObject({
   version: z.int(),
-  method: z.string().min(1).max(MAX_TOKEN_LENGTH),
-  requester: z.string().max(MAX_TOKEN_LENGTH),
-  target: z.string().max(MAX_TOKEN_LENGTH),
-  nonce: z.string().max(MAX_TOKEN_LENGTH),
+  method: z.string().min(1).refine(tokenFits, TOKEN_MESSAGE),
+  requester: z.string().refine(tokenFits, TOKEN_MESSAGE),
+  target: z.string().refine(tokenFits, TOKEN_MESSAGE),
+  nonce: z.string().refine(tokenFits, TOKEN_MESSAGE),
   issued_at_ms: z.int().nonnegative(),
   expires_at_ms: z.int().nonnegative(),
   decision_id: z.string().regex(HEX64_RE, 'expected 64 lower-case hex characters').optional(),
@@ -80,7 +85,7 @@ function onlyKeys(v: unknown, allowed: ReadonlySet<string>): v is Record<string,
 }
 
 const isTimestamp = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
-const isToken = (s: unknown): s is string => typeof s === 'string' && s.length <= MAX_TOKEN_LENGTH;
+const isToken = (s: unknown): s is string => typeof s === 'string' && tokenFits(s);
 
 /** The request form of `v` (what verifyRequest's form schema outputs), or undefined to ask the schema. */
 export function fastRequestForm(v: unknown): RequestForm | undefined {
@@ -132,7 +137,7 @@ function fastOutcome(v: unknown): CtlOutcome | undefined {
   }
   const { code, reason, authenticated } = v;
   if (!isRefusalCode(code) || typeof authenticated !== 'boolean') return undefined;
-  if (typeof reason !== 'string' || reason.length > MAX_REASON_LENGTH) return undefined;
+  if (typeof reason !== 'string' || utf8Length(reason) > MAX_REASON_LENGTH) return undefined;
   return { status: 'refused', code, reason, authenticated };
 }
 

@@ -21,10 +21,10 @@ export const MAX_CLOCK_SKEW_MS = 30_000;
 /** Lifetime `createRequest` gives a request when none is asked for: 290 s (the original's). */
 export const DEFAULT_REQUEST_TTL_MS = 290_000;
 
-/** Longest `reason` of a refusal in characters; `signResponse` truncates longer ones. */
+/** Longest `reason` of a refusal in bytes of UTF-8; `signResponse` truncates longer ones. */
 export const MAX_REASON_LENGTH = 4096;
 
-/** Longest method, requester, target or nonce string a payload may carry before its format is checked. */
+/** Longest method, requester, target or nonce string (bytes of UTF-8) a payload may carry before its format is checked. */
 export const MAX_TOKEN_LENGTH = 128;
 
 /** Nonce: 16 random bytes as 32 lower-case hex characters. */

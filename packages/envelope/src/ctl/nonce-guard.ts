@@ -7,10 +7,27 @@ export interface NonceGuardOptions {
   readonly capacity?: number;
   /** Extra time a nonce is remembered after its request expires (default the 30 s clock skew). */
   readonly skewMs?: number;
+  /**
+   * Where nonces recorded `durable` are written before they count as recorded (a host's nonce
+   * journal), so that a restart cannot forget them. Without it, `durable` changes nothing.
+   */
+  readonly journal?: NonceJournalSink;
 }
 
-/** The answer of {@link NonceGuard.record}. */
-export type NonceVerdict = 'recorded' | 'replay' | 'full';
+/** Durable storage of accepted nonces (see {@link NonceGuardOptions.journal}). */
+export interface NonceJournalSink {
+  /**
+   * Makes `nonce`, remembered until `rememberUntilMs`, durable before returning (write and fsync).
+   * Throws when it cannot: the nonce is then not recorded and the request is refused.
+   */
+  append(nonce: string, rememberUntilMs: number): void;
+}
+
+/**
+ * The answer of {@link NonceGuard.record}: `unavailable` when a durable record could not be written
+ * to the journal (nothing was recorded; the host refuses, failing closed).
+ */
+export type NonceVerdict = 'recorded' | 'replay' | 'full' | 'unavailable';
 
 /** Expiries are grouped into buckets of this many ms, so pruning handles one bucket at a time. */
 const BUCKET_MS = 1000;
@@ -34,6 +51,7 @@ export class NonceGuard {
   readonly #bucketOf = new Map<string, number>();
   readonly #buckets = new Map<number, string[]>();
   readonly #order = new MinHeap();
+  readonly #journal: NonceJournalSink | undefined;
 
   constructor(options: NonceGuardOptions = {}) {
     const capacity = options.capacity ?? DEFAULT_NONCE_CAPACITY;
@@ -44,6 +62,7 @@ export class NonceGuard {
       throw new RangeError('skewMs must be a non-negative integer');
     this.capacity = capacity;
     this.skewMs = skewMs;
+    this.#journal = options.journal;
   }
 
   /** Number of nonces remembered now (expired ones included until the next prune). */
@@ -59,9 +78,11 @@ export class NonceGuard {
   /**
    * Records `nonce` of a request expiring at `expiresAtMs`, at time `nowMs`: `recorded` the first time,
    * `replay` when it is remembered already, `full` when the memory holds `capacity` nonces that are
-   * all still remembered (nothing is recorded then). Prunes forgotten nonces first.
+   * all still remembered (nothing is recorded then). Prunes forgotten nonces first. With `durable`
+   * and a journal, the nonce is written to the journal first; `unavailable` when that failed (nothing
+   * is recorded then either).
    */
-  record(nonce: string, expiresAtMs: number, nowMs: number): NonceVerdict {
+  record(nonce: string, expiresAtMs: number, nowMs: number, durable = false): NonceVerdict {
     if (!Number.isSafeInteger(expiresAtMs) || !Number.isSafeInteger(nowMs)) {
       throw new TypeError('expiresAtMs and nowMs must be safe integers');
     }
@@ -69,6 +90,37 @@ export class NonceGuard {
     if (this.#bucketOf.has(nonce)) return 'replay';
     if (this.#bucketOf.size >= this.capacity) return 'full';
     const bucket = Math.ceil((expiresAtMs + this.skewMs) / BUCKET_MS);
+    if (durable && this.#journal !== undefined) {
+      try {
+        this.#journal.append(nonce, bucket * BUCKET_MS);
+      } catch {
+        return 'unavailable';
+      }
+    }
+    this.#insert(nonce, bucket);
+    return 'recorded';
+  }
+
+  /**
+   * Puts back a nonce a journal remembered (after a restart), until `rememberUntilMs`; ignored when
+   * that time has passed at `nowMs` or the nonce is already remembered. May exceed `capacity` (what
+   * was accepted stays remembered). Returns true when it was added.
+   */
+  restore(nonce: string, rememberUntilMs: number, nowMs: number): boolean {
+    if (!Number.isSafeInteger(rememberUntilMs) || !Number.isSafeInteger(nowMs)) {
+      throw new TypeError('rememberUntilMs and nowMs must be safe integers');
+    }
+    if (rememberUntilMs <= nowMs || this.#bucketOf.has(nonce)) return false;
+    this.#insert(nonce, Math.ceil(rememberUntilMs / BUCKET_MS));
+    return true;
+  }
+
+  /** Every nonce remembered now with the time it is remembered until (Unix ms), expiry order not guaranteed. */
+  *entries(): IterableIterator<[nonce: string, rememberUntilMs: number]> {
+    for (const [nonce, bucket] of this.#bucketOf) yield [nonce, bucket * BUCKET_MS];
+  }
+
+  #insert(nonce: string, bucket: number): void {
     let list = this.#buckets.get(bucket);
     if (!list) {
       list = [];
@@ -77,7 +129,6 @@ export class NonceGuard {
     }
     list.push(nonce);
     this.#bucketOf.set(nonce, bucket);
-    return 'recorded';
   }
 
   /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { utf8Length } from '../bytes.js';
 import type { JsonValue } from '../json-limits.js';
 import { MAX_REASON_LENGTH } from './limits.js';
 import { REFUSAL_CODES, type RefusalCode } from './refusal.js';
@@ -17,7 +18,7 @@ export interface CtlRefused {
   readonly status: 'refused';
   /** One of the refusal codes. */
   readonly code: RefusalCode;
-  /** Why, naming the field when there is one (at most 4096 characters). */
+  /** Why, naming the field when there is one (at most 4096 bytes of UTF-8). */
   readonly reason: string;
   /**
    * True when the refused delivery passed verification (so its nonce was consumed by this very
@@ -60,7 +61,9 @@ export const CtlOutcomeSchema: z.ZodType<CtlOutcome> = z.discriminatedUnion('sta
   z.strictObject({
     status: z.literal('refused'),
     code: z.enum(REFUSAL_CODES),
-    reason: z.string().max(MAX_REASON_LENGTH),
+    reason: z
+      .string()
+      .refine((r) => utf8Length(r) <= MAX_REASON_LENGTH, `at most ${MAX_REASON_LENGTH} bytes of UTF-8`),
     authenticated: z.boolean(),
   }),
 ]);

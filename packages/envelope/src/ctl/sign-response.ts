@@ -1,3 +1,4 @@
+import { utf8Length } from '../bytes.js';
 import { DomainTag } from '../domain.js';
 import { EnvelopeError } from '../errors.js';
 import { HEX32_RE } from '../formats.js';
@@ -30,10 +31,17 @@ export interface ResponseBinding {
  */
 export function boundReason(reason: string): string {
   const text = String(reason).toWellFormed();
-  if (text.length <= MAX_REASON_LENGTH) return text;
-  let cut = text.slice(0, MAX_REASON_LENGTH - 1);
-  if (!cut.isWellFormed()) cut = cut.slice(0, -1);
-  return `${cut}\u2026`;
+  if (utf8Length(text) <= MAX_REASON_LENGTH) return text;
+  // Cut at a code point boundary so that the text and the ellipsis (3 bytes) fit the byte limit.
+  let bytes = 0;
+  let end = 0;
+  for (const ch of text) {
+    const n = utf8Length(ch);
+    if (bytes + n > MAX_REASON_LENGTH - 3) break;
+    bytes += n;
+    end += ch.length;
+  }
+  return `${text.slice(0, end)}\u2026`;
 }
 
 /**

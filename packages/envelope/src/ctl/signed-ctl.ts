@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isHex, toHex, utf8 } from '../bytes.js';
+import { isHex, toHex, utf8, utf8Length } from '../bytes.js';
 import { canonicalJson } from '../canonical.js';
 import { type DomainTagValue, signWithDomain, verifyWithDomain } from '../domain.js';
 import type { KeyPair } from '../keys.js';
@@ -21,7 +21,9 @@ export interface SignedCtl {
 
 /** Schema of the {@link SignedCtl} envelope (form only: the signature is not checked here). */
 export const SignedCtlSchema: z.ZodType<SignedCtl> = z.strictObject({
-  payload: z.string().max(MAX_MESSAGE_BYTES),
+  payload: z.string().refine((p) => p.length <= MAX_MESSAGE_BYTES && utf8Length(p) <= MAX_MESSAGE_BYTES, {
+    message: `at most ${MAX_MESSAGE_BYTES} bytes of UTF-8`,
+  }),
   public_key: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex characters'),
   signature: z.string().regex(/^[0-9a-f]{128}$/, 'expected 128 lower-case hex characters'),
 });

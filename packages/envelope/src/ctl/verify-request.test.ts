@@ -352,3 +352,53 @@ describe('verifyRequest: 9. replay', () => {
     expect(nonces.size).toBe(1);
   });
 });
+
+describe('verifyRequest: durable nonces and the start-up fence', () => {
+  it('writes the nonce of a mutating request to the journal before accepting it; reads stay in memory', () => {
+    const written: [string, number][] = [];
+    const nonces = new NonceGuard({ journal: { append: (n, until) => written.push([n, until]) } });
+    const place = makeSigned({ method: 'workload.place', decisionId: DECISION });
+    verifyRequest(place.signed, hostOptions({ nonces }));
+    expect(written).toEqual([
+      [place.request.nonce, Math.ceil((place.request.expires_at_ms + 30_000) / 1000) * 1000],
+    ]);
+    verifyRequest(makeSigned().signed, hostOptions({ nonces }));
+    expect(written.length).toBe(1);
+  });
+
+  it('refuses with replay (nothing recorded) when the journal cannot be written', () => {
+    const nonces = new NonceGuard({
+      journal: {
+        append: () => {
+          throw new Error('ENOSPC');
+        },
+      },
+    });
+    const place = makeSigned({ method: 'workload.stop', decisionId: DECISION });
+    const r = refusalOf(() => verifyRequest(place.signed, hostOptions({ nonces })));
+    expect(r.code).toBe('replay');
+    expect(r.message).toContain('nonce journal');
+    expect(nonces.has(place.request.nonce)).toBe(false);
+  });
+
+  it('refuses a mutating request issued before notIssuedBeforeMs with expired; reads pass', () => {
+    const fence = { notIssuedBeforeMs: T0 + 30_000 };
+    const stop = makeSigned({ method: 'workload.stop', decisionId: DECISION });
+    expect(codeOf(() => verifyRequest(stop.signed, hostOptions(fence)))).toBe('expired');
+    expect(() => verifyRequest(makeSigned().signed, hostOptions(fence))).not.toThrow();
+    const later = makeSigned({ method: 'workload.stop', decisionId: DECISION, now: T0 + 30_000 });
+    expect(() => verifyRequest(later.signed, hostOptions({ ...fence, now: T0 + 1000 }))).not.toThrow();
+  });
+});
+
+describe('verifyRequest: string limits count UTF-8 bytes', () => {
+  it('a method of 100 two-byte characters (200 bytes) fails the schema (3b), not the method list (3d)', () => {
+    const signed = signObject(requestRecord({ method: '\u00e9'.repeat(100) }));
+    expect(codeOf(() => verifyRequest(signed, hostOptions()))).toBe('invalid_request');
+    const r = refusalOf(() => verifyRequest(signed, hostOptions()));
+    expect(r.message).toContain('128 bytes of UTF-8');
+    // 64 two-byte characters are exactly 128 bytes: within the limit, so the method list decides.
+    const fits = signObject(requestRecord({ method: '\u00e9'.repeat(64) }));
+    expect(codeOf(() => verifyRequest(fits, hostOptions()))).toBe('unknown_method');
+  });
+});

@@ -32,6 +32,12 @@ export interface VerifyRequestOptions {
   readonly nonces: NonceGuard;
   /** The method named by the transport (the frame header), which must equal the signed method. */
   readonly expectedMethod?: string;
+  /**
+   * A mutating request issued before this time (Unix ms) is refused with `expired` (check 6d). A host
+   * whose nonce journal was lost sets it to its start-up time plus the clock skew, so that no request
+   * it may have accepted before the restart can act again.
+   */
+  readonly notIssuedBeforeMs?: number;
 }
 
 /** A request that passed every check. */
@@ -65,21 +71,22 @@ function refuse(code: RefusalCode, reason: string, field?: string, cause?: unkno
  * 4. requester is the node id of the signing key (`signature`);
  * 5. target is this node, or `"*"` with describe (`not_for_me`);
  * 6. time window: not expired (`expired`), issued at most 30 s ahead (`expired`), lifetime 1 ms to
- *    300 s (`invalid_request`);
+ *    300 s (`invalid_request`), a mutating request not issued before `notIssuedBeforeMs` (`expired`);
  * 7. nonce is 32 lower-case hex (`invalid_request`);
  * 8. the policy authorises requester and method (`unauthorized`);
- * 9. nonce not seen, then recorded (`replay`; also `replay` when the nonce memory is full).
+ * 9. nonce not seen, then recorded (`replay`; also `replay` when the nonce memory is full, or when
+ *    the nonce of a mutating method could not be written to the memory's journal).
  *
  * The nonce is recorded last, so a forged, misaddressed, stale or unauthorised request cannot burn one.
  * Throws a TypeError only for malformed `options` (a host bug), never for any `signed` value.
  */
 export function verifyRequest(signed: unknown, options: VerifyRequestOptions): VerifiedRequest {
-  const { nodeId, now, policy, nonces, expectedMethod } = options;
+  const { nodeId, now, policy, nonces, expectedMethod, notIssuedBeforeMs } = options;
   if (!isNodeId(nodeId)) throw new TypeError('options.nodeId must be a node id');
   if (!Number.isSafeInteger(now) || now < 0)
     throw new TypeError('options.now must be a non-negative integer');
   try {
-    return verifyInOrder(signed, nodeId, now, policy, nonces, expectedMethod);
+    return verifyInOrder(signed, nodeId, now, policy, nonces, expectedMethod, notIssuedBeforeMs ?? 0);
   } catch (err) {
     if (err instanceof Refusal) throw err;
     const why = err instanceof Error ? err.message : String(err);
@@ -94,6 +101,7 @@ function verifyInOrder(
   policy: ControllerPolicy,
   nonces: NonceGuard,
   expectedMethod: string | undefined,
+  notIssuedBeforeMs: number,
 ): VerifiedRequest {
   // 1. Size and decoding.
   const decoded = decodeSignedCtl(signed);
@@ -180,6 +188,10 @@ function verifyInOrder(
     const msg = `lifetime expires_at_ms - issued_at_ms = ${lifetime} ms exceeds the maximum ${MAX_LIFETIME_MS} ms`;
     return refuse('invalid_request', msg, 'expires_at_ms');
   }
+  if (mutates(method) && r.issued_at_ms < notIssuedBeforeMs) {
+    const msg = `issued_at_ms ${r.issued_at_ms} is before ${notIssuedBeforeMs}: this host lost its nonce journal and refuses changes issued before its restart plus the clock skew`;
+    return refuse('expired', msg, 'issued_at_ms');
+  }
   // 7. Nonce format.
   if (!HEX32_RE.test(r.nonce)) {
     return refuse('invalid_request', 'nonce must be 32 lower-case hex characters', 'nonce');
@@ -199,11 +211,15 @@ function verifyInOrder(
       'requester',
     );
   }
-  // 9. Nonce not seen; recorded last.
-  const verdict = nonces.record(r.nonce, r.expires_at_ms, now);
+  // 9. Nonce not seen; recorded last (written to the journal first for a mutating method).
+  const verdict = nonces.record(r.nonce, r.expires_at_ms, now, mutates(method));
   if (verdict === 'replay') return refuse('replay', `nonce ${r.nonce} was already used`, 'nonce');
   if (verdict === 'full') {
     const msg = `nonce memory is full (${nonces.capacity} unexpired nonces); refusing until some expire`;
+    return refuse('replay', msg, 'nonce');
+  }
+  if (verdict === 'unavailable') {
+    const msg = 'the nonce could not be written to the nonce journal; refusing rather than risk a replay';
     return refuse('replay', msg, 'nonce');
   }
   const request: CtlRequest = {

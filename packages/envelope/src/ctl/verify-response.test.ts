@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { toHex } from '../bytes.js';
-import { DomainTag } from '../domain.js';
+import { toHex, utf8 } from '../bytes.js';
+import { DomainTag, signWithDomain } from '../domain.js';
 import { EnvelopeError } from '../errors.js';
 import { nodeIdFromPublicKey } from '../keys.js';
 import { CallFailure, lostCallKind, refusalKind } from './call-failure.js';
@@ -79,10 +79,36 @@ describe('signResponse and verifyResponse', () => {
 
   it('bounds and cleans reasons', () => {
     const long = 'x'.repeat(MAX_REASON_LENGTH + 10);
-    expect(boundReason(long)).toHaveLength(MAX_REASON_LENGTH);
+    expect(boundReason(long)).toBe(`${'x'.repeat(MAX_REASON_LENGTH - 3)}\u2026`);
+    expect(utf8(boundReason(long)).length).toBe(MAX_REASON_LENGTH);
     expect(boundReason('bad \ud800 text')).toBe('bad \ufffd text');
     const s = signResponse(request, refusedOutcome('runtime', long, true), host);
     expect(() => verifyResponse(s, { request })).not.toThrow();
+  });
+
+  it('counts the reason limit in UTF-8 bytes, not characters', () => {
+    // 3,000 characters, 6,000 bytes: within a character count of 4,096, above the byte limit.
+    const wide = '\u00e9'.repeat(3000);
+    const cut = boundReason(wide);
+    expect(utf8(cut).length).toBeLessThanOrEqual(MAX_REASON_LENGTH);
+    expect(cut.endsWith('\u2026')).toBe(true);
+    expect(boundReason('\u{1F600}'.repeat(2000)).isWellFormed()).toBe(true); // never splits a pair
+    // A host that sends 6,000 bytes of reason (signed as is) is refused by the controller.
+    const payload = JSON.stringify({
+      method: request.method,
+      outcome: { authenticated: true, code: 'runtime', reason: wide, status: 'refused' },
+      request_nonce: request.nonce,
+      responder: nodeIdFromPublicKey(host.publicKey),
+      version: 1,
+    });
+    const raw = {
+      payload,
+      public_key: toHex(host.publicKey),
+      signature: toHex(signWithDomain(DomainTag.ctlResponse, host.secretKey, utf8(payload))),
+    };
+    expect(() => verifyResponse(raw, { request })).toThrow(
+      expect.objectContaining({ code: 'invalid_response' }),
+    );
   });
 
   it('refuses to sign a response with a malformed method or nonce', () => {

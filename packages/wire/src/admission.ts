@@ -1,0 +1,131 @@
+import type { Socket } from 'node:net';
+
+/** Limits of an {@link Admission}. */
+export interface AdmissionLimits {
+  /** Most unauthenticated connections (raw or upgraded, before their first verified call) at once. */
+  readonly maxUnauthenticated: number;
+  /** Most unauthenticated connections one remote address may hold at once; one more is dropped. */
+  readonly maxPerPeer: number;
+}
+
+interface Entry {
+  readonly peer: string;
+  /** Closes the connection (the session's close when upgraded, else a destroy). */
+  evict: () => void;
+}
+
+/** The address a connection is counted under: its remote IP, IPv4-mapped IPv6 spelled as IPv4. */
+export function peerOf(socket: Pick<Socket, 'remoteAddress'>): string {
+  const a = socket.remoteAddress ?? 'unknown';
+  return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a;
+}
+
+/**
+ * Who gets a connection to a host (docs/protocol.md section 13.3). A connection is
+ * **unauthenticated** from its TCP accept until a call on it passed the host's verification; only
+ * unauthenticated connections are counted here, so an authorised controller's sessions never
+ * compete with anyone's silent sockets. Two rules keep room for a controller:
+ *
+ * - per peer: one remote address holds at most `maxPerPeer` unauthenticated connections; one more
+ *   closes that address's oldest unauthenticated connection (an address competes with itself only);
+ * - overall: when `maxUnauthenticated` are held, a new connection is still admitted, and the oldest
+ *   unauthenticated connection of the peer holding the most of them is closed to make room. A
+ *   controller's fresh connection is therefore never refused for lack of room, and loses its place
+ *   only if more than `maxUnauthenticated` newer unauthenticated connections arrive before its first
+ *   call is verified.
+ *
+ * Entries are kept in arrival order (a Map), so "oldest" is the first of that peer.
+ */
+export class Admission {
+  readonly #limits: AdmissionLimits;
+  readonly #entries = new Map<object, Entry>();
+  readonly #perPeer = new Map<string, number>();
+
+  constructor(limits: AdmissionLimits) {
+    if (!(limits.maxPerPeer >= 1 && limits.maxUnauthenticated >= 1)) {
+      throw new RangeError('admission limits must be at least 1');
+    }
+    this.#limits = limits;
+  }
+
+  /** Unauthenticated connections held now. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Unauthenticated connections held by `peer` now. */
+  heldBy(peer: string): number {
+    return this.#perPeer.get(peer) ?? 0;
+  }
+
+  /**
+   * Admits a new connection under `key` from `peer`, `evict` closing it when it must make room: first
+   * the peer's own oldest when it holds `maxPerPeer`, then the heaviest peer's oldest while
+   * `maxUnauthenticated` are held.
+   */
+  admit(key: object, peer: string, evict: () => void): void {
+    while (this.heldBy(peer) >= this.#limits.maxPerPeer) this.#evict(this.#oldestOf(peer));
+    while (this.#entries.size >= this.#limits.maxUnauthenticated) {
+      const victim = this.#oldestOfHeaviest();
+      if (victim === undefined) break;
+      this.#evict(victim);
+    }
+    this.#entries.set(key, { peer, evict });
+    this.#perPeer.set(peer, this.heldBy(peer) + 1);
+  }
+
+  #evict(key: object | undefined): void {
+    if (key === undefined) return;
+    const entry = this.#entries.get(key) as Entry;
+    this.release(key);
+    entry.evict();
+  }
+
+  #oldestOf(peer: string): object | undefined {
+    for (const [key, e] of this.#entries) if (e.peer === peer) return key;
+    return undefined;
+  }
+
+  /** Replaces how the connection under `key` is closed (once it became a session). */
+  setEvict(key: object, evict: () => void): void {
+    const e = this.#entries.get(key);
+    if (e !== undefined) e.evict = evict;
+  }
+
+  /**
+   * Closes the oldest unauthenticated connection of the heaviest peer that is an upgraded session
+   * (`isSession`), to make room for a new session. False when there is none.
+   */
+  evictSession(isSession: (key: object) => boolean): boolean {
+    const victim = this.#oldestOfHeaviest(isSession);
+    if (victim === undefined) return false;
+    this.#evict(victim);
+    return true;
+  }
+
+  /** Stops counting `key` (authenticated, or closed). Idempotent. */
+  release(key: object): void {
+    const e = this.#entries.get(key);
+    if (e === undefined) return;
+    this.#entries.delete(key);
+    const n = this.heldBy(e.peer) - 1;
+    if (n <= 0) this.#perPeer.delete(e.peer);
+    else this.#perPeer.set(e.peer, n);
+  }
+
+  #oldestOfHeaviest(filter: (key: object) => boolean = () => true): object | undefined {
+    let heaviest: string | undefined;
+    let most = 0;
+    for (const [key, e] of this.#entries) {
+      if (!filter(key)) continue;
+      const n = this.heldBy(e.peer);
+      if (n > most) {
+        most = n;
+        heaviest = e.peer;
+      }
+    }
+    if (heaviest === undefined) return undefined;
+    for (const [key, e] of this.#entries) if (e.peer === heaviest && filter(key)) return key;
+    return undefined;
+  }
+}
