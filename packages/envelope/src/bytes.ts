@@ -57,8 +57,9 @@ export function utf8(text: string): Uint8Array {
 }
 
 /**
- * The length in bytes of the UTF-8 encoding of `text` (a lone surrogate counts as the three bytes of
- * U+FFFD, as `TextEncoder` and `Buffer` encode it), without encoding it.
+ * The length in bytes of the UTF-8 encoding of `text` (what every string limit of the protocol counts;
+ * a lone surrogate counts as the three bytes of U+FFFD, as `TextEncoder` and `Buffer` encode it),
+ * without encoding it.
  */
 export function utf8Length(text: string): number {
   const B = nodeBuffer();
@@ -109,25 +110,4 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 /** True for a Uint8Array (Buffers included) of exactly `length` bytes. */
 export function isBytes(value: unknown, length?: number): value is Uint8Array {
   return value instanceof Uint8Array && (length === undefined || value.length === length);
-}
-
-/**
- * The length of `text` in UTF-8 bytes (what every string limit of the protocol counts; a lone
- * surrogate counts as the 3 bytes of U+FFFD).
- */
-export function utf8Length(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 4;
-        i++;
-      } else n += 3;
-    } else n += 3;
-  }
-  return n;
 }
