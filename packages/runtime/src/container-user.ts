@@ -1,7 +1,7 @@
 import { RuntimeError } from './errors.js';
 
 /** The highest uid or gid the engines accept (runc refuses ids above 2^31 - 1). */
-export const MAX_CONTAINER_ID = 2 ** 31 - 1;
+export const MAX_CONTAINER_ID: number = 2 ** 31 - 1;
 
 /** A container user as the engine will run it: numeric uid and gid. */
 export interface ContainerUser {

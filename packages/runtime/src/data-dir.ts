@@ -88,3 +88,33 @@ export function assertNoSymlinks(dir: string): void {
   }
   walk(dir);
 }
+
+/**
+ * Refuses (`runtime`, field `host.dataDir`) a data directory that `user` cannot reach: every ancestor
+ * must be searchable by it (the owner, group or other x bit, whichever class applies to it;
+ * supplementary groups are dropped at spawn, so only the primary gid counts).
+ */
+export function assertReachableBy(
+  dataDir: string,
+  user: { readonly uid: number; readonly gid: number },
+): void {
+  let dir = dirname(resolve(dataDir));
+  for (;;) {
+    const st = lstatSync(dir);
+    const mode = st.mode;
+    let bit = 0o001;
+    if (st.uid === user.uid) bit = 0o100;
+    else if (st.gid === user.gid) bit = 0o010;
+    const ok = (mode & bit) !== 0;
+    if (!ok) {
+      throw new RuntimeError(
+        'runtime',
+        `host.dataDir: ${dir} is not searchable by uid ${user.uid}, the user runs are made as`,
+        { field },
+      );
+    }
+    const up = dirname(dir);
+    if (up === dir) return;
+    dir = up;
+  }
+}

@@ -149,7 +149,8 @@ class Guest {
   iovs(ptr, count) {
     const v = this.view;
     const out = [];
-    for (let i = 0; i < count; i++) out.push({ ptr: v.getUint32(ptr + i * 8, true), len: v.getUint32(ptr + i * 8 + 4, true) });
+    for (let i = 0; i < count; i++)
+      out.push({ ptr: v.getUint32(ptr + i * 8, true), len: v.getUint32(ptr + i * 8 + 4, true) });
     return out;
   }
   u32(ptr, value) {
@@ -332,7 +333,10 @@ export function createPreview1(options) {
   };
   const sizes = (list, countPtr, sizePtr) => {
     g.u32(countPtr, list.length);
-    g.u32(sizePtr, list.reduce((n, s) => n + s.length, 0));
+    g.u32(
+      sizePtr,
+      list.reduce((n, s) => n + s.length, 0),
+    );
   };
 
   const now = (id) => {

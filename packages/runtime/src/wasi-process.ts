@@ -33,7 +33,27 @@ export interface WasiRunSpec {
   readonly outputBytes: number;
   /** Called with each chunk of guest output as it arrives (for logs). */
   readonly onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+  /** The account the runner runs as (uid/gid set at spawn); undefined runs it as this process's user. */
+  readonly user?: { readonly uid: number; readonly gid: number };
+  /**
+   * CPU seconds the run may use (`RLIMIT_CPU`, soft, set by `ulimit -S -t` in a `/bin/sh` wrapper that
+   * `exec`s the runner): past it the kernel sends SIGXCPU, which ends the runner. 0: no limit.
+   */
+  readonly cpuSeconds?: number;
+  /** Wall-clock limit of the run in ms: past it the run is stopped (SIGTERM, SIGKILL 1 s later). 0: none. */
+  readonly maxRunMs?: number;
 }
+
+/**
+ * The wrapper that sets the runner's limits and `exec`s it: no core dumps, then `RLIMIT_CPU` (soft)
+ * when `$1` is not 0. Arguments: `$0` the name, `$1` CPU seconds, then the runner's argv.
+ */
+export const WASI_LIMITS_SCRIPT: string = [
+  'ulimit -c 0 2>/dev/null',
+  'if [ "$1" != 0 ]; then ulimit -S -t "$1" || { echo "heddle: cannot set the CPU time limit" >&2; exit 125; }; fi',
+  'shift',
+  'exec "$@"',
+].join('\n');
 
 /** Status lines the runner writes on fd 3. */
 export interface WasiRunnerStatus {
@@ -52,6 +72,10 @@ export interface WasiRunResult {
   readonly endedAtMs: number;
   /** True when the stop escalated to SIGKILL. */
   readonly killed: boolean;
+  /** Set when the run was ended because it ran past `maxRunMs`. */
+  readonly timedOutAfterMs?: number;
+  /** The run's CPU limit in seconds (0: none), for the evidence of a SIGXCPU. */
+  readonly cpuSeconds: number;
   readonly stdout: OutputBuffer;
   readonly stderr: OutputBuffer;
   /** The runner's status lines, in order. */
@@ -81,15 +105,27 @@ export function spawnWasiRun(spec: WasiRunSpec): WasiRun {
     ...(spec.importedMemory ? { importedMemory: spec.importedMemory } : {}),
   };
   const startedAtMs = Date.now();
-  const child: ChildProcess = spawn(
+  const runner = [
     process.execPath,
-    ['--no-warnings', `--max-old-space-size=${spec.runnerHeapMb}`, WASI_RUNNER_PATH],
-    { stdio: ['pipe', 'pipe', 'pipe', 'pipe'], env: {}, windowsHide: true },
+    '--no-warnings',
+    `--max-old-space-size=${spec.runnerHeapMb}`,
+    WASI_RUNNER_PATH,
+  ];
+  const child: ChildProcess = spawn(
+    '/bin/sh',
+    ['-c', WASI_LIMITS_SCRIPT, 'heddle-wasi', String(spec.cpuSeconds ?? 0), ...runner],
+    {
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+      env: {},
+      windowsHide: true,
+      ...(spec.user === undefined ? {} : { uid: spec.user.uid, gid: spec.user.gid }),
+    },
   );
   const stdout = new OutputBuffer(spec.outputBytes);
   const stderr = new OutputBuffer(spec.outputBytes);
   let statusText = '';
   let killed = false;
+  let timedOutAfterMs: number | undefined;
   child.stdout?.on('data', (c: Buffer) => {
     stdout.push(c);
     spec.onOutput?.('stdout', c);
@@ -130,6 +166,8 @@ export function spawnWasiRun(spec: WasiRunSpec): WasiRun {
         startedAtMs,
         endedAtMs: Date.now(),
         killed,
+        ...(timedOutAfterMs === undefined ? {} : { timedOutAfterMs }),
+        cpuSeconds: spec.cpuSeconds ?? 0,
         stdout,
         stderr,
         statuses,
@@ -143,25 +181,35 @@ export function spawnWasiRun(spec: WasiRunSpec): WasiRun {
     child.on('close', finish);
   });
 
+  const stop = (graceMs: number): Promise<WasiRunResult> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(
+        () => {
+          if (child.exitCode === null && child.signalCode === null) {
+            killed = true;
+            child.kill('SIGKILL');
+          }
+        },
+        Math.max(0, graceMs),
+      );
+      void done.then(() => clearTimeout(timer));
+    }
+    return done;
+  };
+  if (spec.maxRunMs !== undefined && spec.maxRunMs > 0) {
+    const limit = spec.maxRunMs;
+    const timer = setTimeout(() => {
+      timedOutAfterMs = limit;
+      void stop(1000);
+    }, limit);
+    void done.then(() => clearTimeout(timer));
+  }
+
   return {
     pid: child.pid,
     startedAtMs,
     done,
-    stop(graceMs: number): Promise<WasiRunResult> {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(
-          () => {
-            if (child.exitCode === null && child.signalCode === null) {
-              killed = true;
-              child.kill('SIGKILL');
-            }
-          },
-          Math.max(0, graceMs),
-        );
-        void done.then(() => clearTimeout(timer));
-      }
-      return done;
-    },
+    stop,
   };
 }
