@@ -323,6 +323,48 @@ describe('ContainerRuntime against the fake engine', { timeout: 60_000 }, () => 
     expect(fake.calls().some((c) => c.join(' ') === `logs --tail 100 heddle-${h.instanceId}`)).toBe(true);
   });
 
+  it('passes every interval re-run through the run hooks and reports every exit', async (ctx) => {
+    const { fake, rt } = setup();
+    fake.addImage(IMAGE, { script: "console.log('run ' + Date.now())" });
+    const h = track(
+      ctx,
+      rt,
+      await rt.load(await containerWorkload(IMAGE), config({ type: 'interval', secs: 1 })),
+    );
+    const asked: number[] = [];
+    const ended: Array<[number, number | null]> = [];
+    let allow = true;
+    rt.watchRuns(h, {
+      beforeRun: async (run) => {
+        asked.push(run);
+        if (!allow) throw new Error('workload.start denied: node demoted');
+      },
+      runEnded: (run, ev) => ended.push([run, ev.exitCode]),
+    });
+    await rt.start(h);
+    await until(
+      async () => ended.length,
+      (n) => n >= 2,
+      20_000,
+    );
+    expect(asked[0]).toBe(2);
+    expect(ended.slice(0, 2)).toEqual([
+      [1, 0],
+      [2, 0],
+    ]);
+    allow = false;
+    const st = await until(
+      () => rt.status(h),
+      (s) => s.state === 'failed',
+      20_000,
+    );
+    expect(st.detail).toBe('re-run refused: workload.start denied: node demoted');
+    const starts = fake.calls().filter((c) => c[0] === 'start').length;
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(fake.calls().filter((c) => c[0] === 'start').length).toBe(starts);
+    expect(starts).toBe(asked.length);
+  });
+
   it("bounds the engine's own log of a flooding container (--log-opt max-size / max-file)", async (ctx) => {
     const { fake, rt } = setup({ logMaxBytes: 64 * 1024, logMaxFiles: 2 });
     // 5000 lines of 1000 bytes: about 5 MB of output, over 6 MB as json-file records.

@@ -38,7 +38,14 @@ import {
 import { haltInterval, stopContainer, watchInterval } from './container-lifecycle.js';
 import { containerStatus } from './container-status.js';
 import { parseContainerUser } from './container-user.js';
-import type { Admission, InstanceHandle, InstanceStatus, NetworkExposure, RunEvidence } from './contract.js';
+import type {
+  Admission,
+  InstanceHandle,
+  InstanceStatus,
+  NetworkExposure,
+  RunEvidence,
+  RunHooks,
+} from './contract.js';
 import { RuntimeError } from './errors.js';
 import { InstanceTable, instanceHandleFor, instanceIdFor } from './instance-table.js';
 import { checkConsoleCommand, checkDataDir, validatedConfig } from './load-checks.js';
@@ -225,7 +232,7 @@ export class ContainerRuntime extends LocalRuntime {
       generation: 0,
     };
     this.instances.set(handle.instanceId, entry);
-    watchInterval(this.#eng, entry, entry.generation);
+    watchInterval(this.#eng, entry, entry.generation, this.#evidenceOf(entry));
   }
 
   /** `start`s the container; an interval instance is started again `secs` after each run ends. */
@@ -234,9 +241,10 @@ export class ContainerRuntime extends LocalRuntime {
     e.generation++;
     if (e.timer !== undefined) clearTimeout(e.timer);
     e.stopped = false;
+    e.refused = undefined;
     await runEngineOk(this.#eng, ['start', e.name]);
     e.runs++;
-    watchInterval(this.#eng, e, e.generation);
+    watchInterval(this.#eng, e, e.generation, this.#evidenceOf(e));
   }
 
   /**
@@ -295,6 +303,33 @@ export class ContainerRuntime extends LocalRuntime {
     checkConsoleCommand(e.consoleCommands, command, e.handle.workloadId);
     const timeoutMs = this.opts.consoleTimeoutMs ?? 60_000;
     return runContainerConsole(this.#eng, e, command, timeoutMs, this.#evidenceLimits());
+  }
+
+  /**
+   * Every later run goes through `hooks`: interval re-runs wait for `beforeRun`, and each run that
+   * ends without a stop is reported to `runEnded` with its evidence (watched with `wait`).
+   */
+  watchRuns(handle: InstanceHandle, hooks: RunHooks): void {
+    const e = this.instances.get(handle);
+    const fresh = e.hooks === undefined;
+    e.hooks = hooks;
+    // A running listener or once instance was not watched before it had hooks.
+    if (fresh && e.runMode.type !== 'interval' && e.runs > 0 && !e.stopped) {
+      watchInterval(this.#eng, e, e.generation, this.#evidenceOf(e));
+    }
+  }
+
+  /** The evidence of an entry's run that ended by itself (inspect and logs). */
+  #evidenceOf(e: ContainerEntry): () => Promise<RunEvidence> {
+    return async () =>
+      containerEvidence(
+        this.#eng,
+        e.name,
+        e.handle.instanceId,
+        await inspectContainer(this.#eng, e.name),
+        [e.image, ...e.command],
+        this.#evidenceLimits(),
+      );
   }
 
   get #eng(): ContainerEngine {

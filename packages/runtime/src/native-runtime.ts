@@ -1,7 +1,14 @@
 import { rmSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
 import type { Capability } from '@heddle/placement';
-import type { Admission, InstanceHandle, InstanceStatus, NetworkExposure, RunEvidence } from './contract.js';
+import type {
+  Admission,
+  InstanceHandle,
+  InstanceStatus,
+  NetworkExposure,
+  RunEvidence,
+  RunHooks,
+} from './contract.js';
 import { RuntimeError } from './errors.js';
 import { assertNotRunning, InstanceTable, instanceHandleFor, instanceIdFor } from './instance-table.js';
 import { checkConsoleCommand, checkDataDir, validatedConfig } from './load-checks.js';
@@ -200,6 +207,11 @@ export class NativeRuntime extends LocalRuntime {
 
   #dataRoot(): string {
     return this.options.dataRoot ?? join(this.options.stateDir, 'data');
+  }
+
+  /** Every later run of the instance goes through `hooks` (re-runs gated, exits reported). */
+  watchRuns(handle: InstanceHandle, hooks: RunHooks): void {
+    this.#instances.get(handle).loop.watch(hooks);
   }
 
   /** Starts a loaded (or ended) instance: `once` runs it once, `interval` runs it every `secs` after each run ends, `listener` runs it until stopped. */

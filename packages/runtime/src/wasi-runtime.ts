@@ -1,5 +1,12 @@
 import type { Capability } from '@heddle/placement';
-import type { Admission, InstanceHandle, InstanceStatus, NetworkExposure, RunEvidence } from './contract.js';
+import type {
+  Admission,
+  InstanceHandle,
+  InstanceStatus,
+  NetworkExposure,
+  RunEvidence,
+  RunHooks,
+} from './contract.js';
 import { assertReachableBy, checkDataDirUnder, ensureDataDir } from './data-dir.js';
 import { RuntimeError } from './errors.js';
 import { assertNotRunning, InstanceTable, instanceHandleFor, instanceIdFor } from './instance-table.js';
@@ -162,6 +169,11 @@ export class WasiRuntime extends LocalRuntime {
    */
   async adopt(handle: InstanceHandle, _workload: RuntimeWorkload): Promise<void> {
     this.#instances.get(handle);
+  }
+
+  /** Every later run of the instance goes through `hooks` (re-runs gated, exits reported). */
+  watchRuns(handle: InstanceHandle, hooks: RunHooks): void {
+    this.#instances.get(handle).loop.watch(hooks);
   }
 
   /** Starts the run loop: one run (`once`, `listener`) or a run every `secs` after the last ended. */
