@@ -47,12 +47,15 @@ export function checkDataDirUnder(dataDir: string, dataRoot: string | undefined)
 }
 
 /**
- * Creates the data directory (mode 0700, missing parents too) without following symbolic links, and
+ * Creates the data directory (mode 0700; missing parents 0711) without following symbolic links, and
  * hands it to `owner` with lchown when given. Used at load and again before a run when it went
  * missing. Refuses (`runtime`) a path that exists as a symbolic link or not as a directory.
  */
 export function ensureDataDir(dataDir: string, owner?: { readonly uid: number; readonly gid: number }): void {
   try {
+    // Missing parents 0711 (searchable, not listable), so the user runs are made as can reach its own
+    // directory; the data directory itself 0700.
+    mkdirSync(dirname(resolve(dataDir)), { recursive: true, mode: 0o711 });
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const st = lstatSync(dataDir);
     if (st.isSymbolicLink() || !st.isDirectory()) {
