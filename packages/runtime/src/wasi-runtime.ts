@@ -10,7 +10,7 @@ import type {
 import { assertReachableBy, checkDataDirUnder, ensureDataDir } from './data-dir.js';
 import { RuntimeError } from './errors.js';
 import { assertNotRunning, InstanceTable, instanceHandleFor, instanceIdFor } from './instance-table.js';
-import { checkConsoleCommand, validatedConfig } from './load-checks.js';
+import { checkConsoleCommand, limitOption, validatedConfig } from './load-checks.js';
 import { LocalRuntime } from './local-runtime.js';
 import { type NativeRunUser, resolveRunUser, runningAsRoot } from './native-user.js';
 import { consoleRunResult, emptyRunEvidence } from './run-loop.js';
@@ -23,15 +23,6 @@ import { probeWasi } from './wasi-probe.js';
 import { checkRunMode, type RuntimeWorkload, type WorkloadConfig } from './workload.js';
 
 export { WASI_VARIANT } from './wasi-admission.js';
-
-/** A limit option: a non-negative safe integer, else `invalid_config` naming it. */
-function limitOption(field: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new RuntimeError('invalid_config', `${field}: must be a non-negative integer`, { field });
-  }
-  return value;
-}
 
 /**
  * The account WASI runners run as: `runAsUser` (never root), or `nobody` on a root host; undefined on
