@@ -85,11 +85,13 @@ export interface WasiRuntimeOptions {
 }
 
 /**
- * The WASI adapter (id and route `wasi`): runs a cog's `wasm32-wasi` variant under Node's `node:wasi`
- * (preview1) in a separate runner process per run, which stop can kill whatever the guest does. The
- * guest sees only `/data` (the instance's data directory), argv and environment from the host
- * contract, no sockets; its linear memory is capped at `min(ram_mb, maxMemoryMb)` by rewriting the
- * module's declared maximum (see docs/runtimes.md, "WASI adapter").
+ * The WASI adapter (id and route `wasi`): runs a cog's `wasm32-wasi` variant under the runner's own
+ * WASI preview1 (`wasi-preview1.mjs`, not `node:wasi`, whose stale memory view crashes Node 20 after
+ * `memory.grow`) in a separate runner process per run, which stop can kill whatever the guest does,
+ * as an unprivileged user on a root host, with CPU-time and wall-clock limits. The guest sees only
+ * `/data` (the instance's data directory), argv and environment from the host contract, no sockets;
+ * its linear memory is capped at `min(ram_mb, maxMemoryMb)` by rewriting the module's declared maximum
+ * (see docs/runtimes.md, "WASI adapter").
  */
 export class WasiRuntime extends LocalRuntime {
   readonly id: string = 'wasi';
