@@ -24,6 +24,7 @@ import {
   readSync,
   renameSync,
   rmdirSync,
+  statSync,
   unlinkSync,
   utimesSync,
   writeSync,
@@ -275,6 +276,13 @@ export function createPreview1(options) {
     }
     return parts.length === 0 ? base : `${base}/${parts.join('/')}`;
   };
+  /**
+   * The status of a resolved path: a preopen's own path (it may be /proc/self/fd/<n>, a link to the
+   * directory) is followed, anything below it is not.
+   */
+  const statAt = (host, isDirEntry) => (isDirEntry ? statSync(host) : lstatSync(host));
+  const preopenHosts = new Set(Object.values(options.preopens));
+  const isDirPath = (host) => preopenHosts.has(host);
 
   const filestat = (ptr, st) => {
     g.bytes(ptr, 64);
@@ -394,7 +402,7 @@ export function createPreview1(options) {
     fd_fdstat_set_rights: (fd) => void entry(fd),
     fd_filestat_get: (fd, ptr) => {
       const e = entry(fd);
-      if (e.kind === 'dir') filestat(ptr, lstatSync(e.host));
+      if (e.kind === 'dir') filestat(ptr, statSync(e.host));
       else if (e.kind === 'file') filestat(ptr, fstatSync(e.fd));
       else {
         g.bytes(ptr, 64).fill(0);
@@ -448,7 +456,7 @@ export function createPreview1(options) {
         let ino = 0n;
         let type = FILETYPE.UNKNOWN;
         try {
-          const st = lstatSync(i < 2 ? e.host : `${e.host}/${names[i]}`);
+          const st = i < 2 ? statSync(e.host) : lstatSync(`${e.host}/${names[i]}`);
           ino = BigInt(st.ino);
           type = filetypeOf(st);
         } catch {}
@@ -488,7 +496,10 @@ export function createPreview1(options) {
       g.u64(out, e.pos);
     },
     path_create_directory: (fd, p, l) => mkdirSync(resolve(fd, p, l), { mode: 0o700 }),
-    path_filestat_get: (fd, _flags, p, l, ptr) => filestat(ptr, lstatSync(resolve(fd, p, l))),
+    path_filestat_get: (fd, _flags, p, l, ptr) => {
+      const host = resolve(fd, p, l);
+      filestat(ptr, statAt(host, isDirPath(host)));
+    },
     path_filestat_set_times: (fd, _flags, p, l, atim, mtim, flags) => {
       const host = resolve(fd, p, l);
       const [a, m] = times(lstatSync(host), atim, mtim, flags);
@@ -504,7 +515,7 @@ export function createPreview1(options) {
       const host = resolve(fd, p, l);
       let st;
       try {
-        st = lstatSync(host);
+        st = statAt(host, isDirPath(host));
       } catch {}
       if (st?.isDirectory()) {
         if (oflags & (OFLAGS.CREAT | OFLAGS.TRUNC)) throw new Errno(oflags & OFLAGS.EXCL ? E.EXIST : E.ISDIR);

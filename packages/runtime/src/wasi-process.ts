@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, constants, existsSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { OutputBuffer } from './output-buffer.js';
 
@@ -7,6 +8,9 @@ import { OutputBuffer } from './output-buffer.js';
  * `dist/` in the built package (tsup copies it there).
  */
 export const WASI_RUNNER_PATH: string = fileURLToPath(new URL('./wasi-runner.mjs', import.meta.url));
+
+/** True where a directory descriptor can be reached as `/proc/self/fd/<n>` (Linux). */
+export const PROC_FD_DIR_USABLE: boolean = process.platform === 'linux' && existsSync('/proc/self/fd');
 
 /** Exit code of the runner when the guest trapped (an `unreachable`, an out-of-bounds access). */
 export const WASI_TRAP_EXIT_CODE = 134;
@@ -97,13 +101,33 @@ export interface WasiRun {
  * from fd 3 (bounded to 64 KiB).
  */
 export function spawnWasiRun(spec: WasiRunSpec): WasiRun {
-  const config = {
+  const config: { preopens: Readonly<Record<string, string>> } & Record<string, unknown> = {
     args: spec.args,
     env: spec.env,
     preopens: spec.preopens,
     capPages: spec.capPages,
     ...(spec.importedMemory ? { importedMemory: spec.importedMemory } : {}),
   };
+  // Each preopened directory is opened here and handed to the runner as a descriptor (fd 4, 5, ...),
+  // which it reaches as /proc/self/fd/<n> (Linux): an unprivileged runner then needs no search
+  // permission on the directory's ancestors, and it gets exactly that directory.
+  const passFds = PROC_FD_DIR_USABLE && Object.keys(spec.preopens).length > 0;
+  const dirFds: number[] = [];
+  const preopens: Record<string, string> = {};
+  try {
+    for (const [guest, host] of Object.entries(spec.preopens)) {
+      if (!passFds) {
+        preopens[guest] = host;
+        continue;
+      }
+      dirFds.push(openSync(host, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW));
+      preopens[guest] = `/proc/self/fd/${3 + dirFds.length}`;
+    }
+  } catch (err) {
+    for (const fd of dirFds) closeSync(fd);
+    throw err;
+  }
+  config.preopens = preopens;
   const startedAtMs = Date.now();
   const runner = [
     process.execPath,
@@ -111,16 +135,22 @@ export function spawnWasiRun(spec: WasiRunSpec): WasiRun {
     `--max-old-space-size=${spec.runnerHeapMb}`,
     WASI_RUNNER_PATH,
   ];
-  const child: ChildProcess = spawn(
-    '/bin/sh',
-    ['-c', WASI_LIMITS_SCRIPT, 'heddle-wasi', String(spec.cpuSeconds ?? 0), ...runner],
-    {
-      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-      env: {},
-      windowsHide: true,
-      ...(spec.user === undefined ? {} : { uid: spec.user.uid, gid: spec.user.gid }),
-    },
-  );
+  let child: ChildProcess;
+  try {
+    child = spawn(
+      '/bin/sh',
+      ['-c', WASI_LIMITS_SCRIPT, 'heddle-wasi', String(spec.cpuSeconds ?? 0), ...runner],
+      {
+        stdio: ['pipe', 'pipe', 'pipe', 'pipe', ...dirFds],
+        env: {},
+        windowsHide: true,
+        ...(spec.user === undefined ? {} : { uid: spec.user.uid, gid: spec.user.gid }),
+      },
+    );
+  } finally {
+    // The runner has its own copies.
+    for (const fd of dirFds) closeSync(fd);
+  }
   const stdout = new OutputBuffer(spec.outputBytes);
   const stderr = new OutputBuffer(spec.outputBytes);
   let statusText = '';

@@ -10,9 +10,10 @@
 // on fd 1/2 and status lines (JSON) on fd 3.
 // Config: {args: string[], env: {[k]: string}, preopens: {[guestPath]: hostDir},
 //          importedMemory?: {module, name, initial, maximum}, capPages: number}
+// A preopen's host dir is `/proc/self/fd/<n>` when the host passed the directory as descriptor n.
 // Exit codes: the guest's exit code; 134 when the guest trapped; 125 when the module could not be
 // compiled or instantiated.
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { createPreview1, WasiExit, writeAllSync } from './wasi-preview1.mjs';
@@ -80,7 +81,11 @@ try {
   config = JSON.parse(input.subarray(4, headerEnd).toString('utf8'));
   const bytes = input.subarray(headerEnd);
   for (const dir of Object.values(config.preopens ?? {})) {
-    if (lstatSync(dir).isSymbolicLink()) throw new Error(`data dir is a symbolic link: ${dir}`);
+    // A /proc/self/fd/<n> preopen is a directory the host opened with O_DIRECTORY | O_NOFOLLOW (that
+    // path is itself a link, to that directory); any other is checked here.
+    const passed = dir.startsWith('/proc/self/fd/');
+    if (!passed && lstatSync(dir).isSymbolicLink()) throw new Error(`data dir is a symbolic link: ${dir}`);
+    if (!statSync(dir).isDirectory()) throw new Error(`data dir is not a directory: ${dir}`);
     assertNoSymlinks(dir);
   }
   const module = await WebAssembly.compile(bytes);

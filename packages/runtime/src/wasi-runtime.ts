@@ -20,6 +20,7 @@ import { loadCappedModule } from './wasi-compile.js';
 import { wasiEvidence } from './wasi-evidence.js';
 import { spawnWasi, type WasiInstance, wasiInstance } from './wasi-instance.js';
 import { probeWasi } from './wasi-probe.js';
+import { PROC_FD_DIR_USABLE } from './wasi-process.js';
 import { checkRunMode, type RuntimeWorkload, type WorkloadConfig } from './workload.js';
 
 export { WASI_VARIANT } from './wasi-admission.js';
@@ -148,7 +149,10 @@ export class WasiRuntime extends LocalRuntime {
     const argv = wasiArgv(`${workload.id}.wasm`, mode, values);
     const env = wasiEnv(config.host, instanceId);
     ensureDataDir(config.host.dataDir, this.#options.user);
-    if (this.#options.user !== undefined) assertReachableBy(config.host.dataDir, this.#options.user);
+    // Where the directory cannot be passed as a descriptor, the run user must reach it by its path.
+    if (this.#options.user !== undefined && !PROC_FD_DIR_USABLE) {
+      assertReachableBy(config.host.dataDir, this.#options.user);
+    }
     const handle = instanceHandleFor(this.id, instanceId, workload);
     const parts = { handle, workload, config: { ...config, values }, module, argv, env };
     this.#instances.set(instanceId, wasiInstance(parts, this.#options));
