@@ -53,6 +53,40 @@ export interface ContainerCreateSpec {
   readonly command: readonly string[];
   /** Set `--platform linux/<arch>` (for emulated images). */
   readonly platform?: string;
+  /** The engine's log bounds (see {@link containerLogArgs}). */
+  readonly log: ContainerLogBounds;
+}
+
+/** How much container output the engine keeps on disk for one container. */
+export interface ContainerLogBounds {
+  /** `docker` or `podman`: their log drivers take different options. */
+  readonly engineKind: 'docker' | 'podman';
+  /** `--log-opt max-size=<bytes>`: the size at which the log file is rotated (docker) or cut (podman). */
+  readonly maxBytes: number;
+  /** `--log-opt max-file=<n>` (docker only): rotated files kept, the current one included. */
+  readonly maxFiles: number;
+}
+
+/**
+ * The log flags of `create`, so the engine's own log of a container is bounded whatever the daemon's
+ * default driver is. docker: `--log-driver json-file --log-opt max-size=<bytes> --log-opt
+ * max-file=<n>` (the json-file driver rotates at max-size and keeps max-file files: at most
+ * `maxBytes x maxFiles` bytes). podman: `--log-driver k8s-file --log-opt max-size=<bytes>` (podman's
+ * k8s-file driver takes max-size, not max-file; conmon truncates the file when it reaches max-size).
+ * Both drivers serve `logs`. Sizes are given in bytes, without a unit, which both CLIs accept.
+ */
+export function containerLogArgs(b: ContainerLogBounds): string[] {
+  if (b.engineKind === 'podman') {
+    return ['--log-driver', 'k8s-file', '--log-opt', `max-size=${b.maxBytes}`];
+  }
+  return [
+    '--log-driver',
+    'json-file',
+    '--log-opt',
+    `max-size=${b.maxBytes}`,
+    '--log-opt',
+    `max-file=${b.maxFiles}`,
+  ];
 }
 
 /**
@@ -84,6 +118,7 @@ export function containerCreateArgs(spec: ContainerCreateSpec): string[] {
     'no-new-privileges',
     '--cap-drop',
     'ALL',
+    ...containerLogArgs(spec.log),
     '-v',
     `${h.dataDir}:${CONTAINER_DATA_DIR}:rw`,
     '-e',

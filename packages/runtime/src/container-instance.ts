@@ -1,7 +1,7 @@
 import { CONTAINER_LABELS, type ContainerCreateSpec } from './container-args.js';
 import { type ContainerEngine, runEngineOk } from './container-engine.js';
 import { type ContainerPsRow, parsePs } from './container-inspect.js';
-import type { InstanceHandle } from './contract.js';
+import type { InstanceHandle, RunHooks } from './contract.js';
 import { RuntimeError } from './errors.js';
 import type { RunMode, RuntimeWorkload } from './workload.js';
 
@@ -26,6 +26,10 @@ export interface ContainerEntry {
   generation: number;
   timer?: NodeJS.Timeout;
   nextRunAtMs?: number;
+  /** The WorkloadHost's hooks: re-runs gated, exits reported (see `watchRuns`). */
+  hooks?: RunHooks;
+  /** Set when the hooks refused an interval re-run: why (the instance is `failed`). */
+  refused?: string;
 }
 
 /** The value of {@link RUN_MODE_LABEL} for a run mode. */

@@ -2,28 +2,50 @@ import { type ContainerEngine, runEngine } from './container-engine.js';
 import { inspectContainer } from './container-evidence.js';
 import type { ContainerInspect } from './container-inspect.js';
 import type { ContainerEntry } from './container-instance.js';
+import type { RunEvidence } from './contract.js';
 import { RuntimeError } from './errors.js';
 
 /**
- * Interval mode: after each run ends (`wait`), starts the container again `secs` later, for as long as
- * the entry is not stopped and still in `generation` (start, stop and unload bump it). A no-op for
- * other run modes.
+ * Watches the entry's current run (`wait`): when it ends without a stop, its evidence (`evidenceOf`)
+ * goes to the entry's run hooks (`runEnded`); in interval mode the container is started again `secs`
+ * later, after the hooks' `beforeRun` allowed it (a refusal leaves the entry `refused`, no further
+ * run). All of it only for as long as the entry is not stopped and still in `generation` (start, stop
+ * and unload bump it). Without hooks, only interval instances are watched.
  */
-export function watchInterval(engine: ContainerEngine, e: ContainerEntry, generation: number): void {
-  if (e.runMode.type !== 'interval') return;
-  const secs = e.runMode.secs;
+export function watchInterval(
+  engine: ContainerEngine,
+  e: ContainerEntry,
+  generation: number,
+  evidenceOf?: () => Promise<RunEvidence>,
+): void {
+  if (e.runMode.type !== 'interval' && e.hooks === undefined) return;
+  const current = (): boolean => e.generation === generation && !e.stopped;
   void runEngine(engine, ['wait', e.name], { timeoutMs: 2 ** 31 - 1 })
-    .then((r) => {
-      if (e.generation !== generation || e.stopped || r.code !== 0) return;
+    .then(async (r) => {
+      if (!current() || r.code !== 0) return;
+      if (e.hooks !== undefined && evidenceOf !== undefined) {
+        const ev = await evidenceOf().catch(() => undefined);
+        if (ev !== undefined && current()) e.hooks.runEnded(e.runs, ev);
+      }
+      if (e.runMode.type !== 'interval' || !current()) return;
+      const secs = e.runMode.secs;
       e.nextRunAtMs = Date.now() + secs * 1000;
-      e.timer = setTimeout(() => {
-        if (e.generation !== generation || e.stopped) return;
+      e.timer = setTimeout(async () => {
+        if (!current()) return;
         e.nextRunAtMs = undefined;
-        void runEngine(engine, ['start', e.name]).then((s) => {
-          if (s.code !== 0 || e.generation !== generation || e.stopped) return;
-          e.runs++;
-          watchInterval(engine, e, generation);
-        });
+        if (e.hooks !== undefined) {
+          try {
+            await e.hooks.beforeRun(e.runs + 1);
+          } catch (err) {
+            if (current()) e.refused = `re-run refused: ${err instanceof Error ? err.message : String(err)}`;
+            return;
+          }
+          if (!current()) return;
+        }
+        const s = await runEngine(engine, ['start', e.name]);
+        if (s.code !== 0 || !current()) return;
+        e.runs++;
+        watchInterval(engine, e, generation, evidenceOf);
       }, secs * 1000);
       e.timer.unref();
     })

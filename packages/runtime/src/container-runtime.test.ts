@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
 import {
@@ -98,6 +98,12 @@ describe('ContainerRuntime against the fake engine', { timeout: 60_000 }, () => 
       'no-new-privileges',
       '--cap-drop',
       'ALL',
+      '--log-driver',
+      'json-file',
+      '--log-opt',
+      'max-size=1048576',
+      '--log-opt',
+      'max-file=3',
       '-v',
       `${cfg.host.dataDir}:/data:rw`,
       '-e',
@@ -315,6 +321,84 @@ describe('ContainerRuntime against the fake engine', { timeout: 60_000 }, () => 
     expect(ev.stdout.endsWith('line 2999\n')).toBe(true);
     expect(ev.stdoutTruncatedBytes).toBeGreaterThan(0);
     expect(fake.calls().some((c) => c.join(' ') === `logs --tail 100 heddle-${h.instanceId}`)).toBe(true);
+  });
+
+  it('passes every interval re-run through the run hooks and reports every exit', async (ctx) => {
+    const { fake, rt } = setup();
+    fake.addImage(IMAGE, { script: "console.log('run ' + Date.now())" });
+    const h = track(
+      ctx,
+      rt,
+      await rt.load(await containerWorkload(IMAGE), config({ type: 'interval', secs: 1 })),
+    );
+    const asked: number[] = [];
+    const ended: Array<[number, number | null]> = [];
+    let allow = true;
+    rt.watchRuns(h, {
+      beforeRun: async (run) => {
+        asked.push(run);
+        if (!allow) throw new Error('workload.start denied: node demoted');
+      },
+      runEnded: (run, ev) => ended.push([run, ev.exitCode]),
+    });
+    await rt.start(h);
+    await until(
+      async () => ended.length,
+      (n) => n >= 2,
+      20_000,
+    );
+    expect(asked[0]).toBe(2);
+    expect(ended.slice(0, 2)).toEqual([
+      [1, 0],
+      [2, 0],
+    ]);
+    allow = false;
+    const st = await until(
+      () => rt.status(h),
+      (s) => s.state === 'failed',
+      20_000,
+    );
+    expect(st.detail).toBe('re-run refused: workload.start denied: node demoted');
+    const starts = fake.calls().filter((c) => c[0] === 'start').length;
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(fake.calls().filter((c) => c[0] === 'start').length).toBe(starts);
+    expect(starts).toBe(asked.length);
+  });
+
+  it("bounds the engine's own log of a flooding container (--log-opt max-size / max-file)", async (ctx) => {
+    const { fake, rt } = setup({ logMaxBytes: 64 * 1024, logMaxFiles: 2 });
+    // 5000 lines of 1000 bytes: about 5 MB of output, over 6 MB as json-file records.
+    fake.addImage(IMAGE, {
+      script: "const l = 'x'.repeat(999); for (let i = 0; i < 5000; i++) console.log(l); console.log('last')",
+    });
+    const h = track(ctx, rt, await rt.load(await containerWorkload(IMAGE), config({ type: 'once' })));
+    expect(createCall(fake).join(' ')).toContain(
+      '--log-driver json-file --log-opt max-size=65536 --log-opt max-file=2',
+    );
+    await rt.start(h);
+    await until(
+      () => rt.status(h),
+      (s) => s.state === 'exited',
+      30_000,
+    );
+    const dir = join(fake.dir, 'containers');
+    const logs = readdirSync(dir).filter((f) => f.includes('.log'));
+    const bytes = logs.reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+    expect(logs.length).toBeLessThanOrEqual(2);
+    // Each file is rotated before a record would take it past max-size (records are about 1.1 KB).
+    expect(bytes).toBeLessThanOrEqual(2 * 64 * 1024);
+    expect((await rt.logs(h, 1)).at(-1)).toBe('last');
+    // podman's k8s-file driver takes max-size only.
+    const pod = join(tempDir(), 'podman');
+    symlinkSync(fakeEnginePath(), pod);
+    const fake2 = fakeEngineState();
+    fake2.addImage(IMAGE, { script: "console.log('x')" });
+    const rt2 = new ContainerRuntime({ engine: pod, engineEnv: fake2.env });
+    track(ctx, rt2, await rt2.load(await containerWorkload(IMAGE), config({ type: 'once' })));
+    const args = createCall(fake2).join(' ');
+    expect(args).toContain('--log-driver k8s-file --log-opt max-size=1048576');
+    expect(args).not.toContain('max-file');
+    expect(() => new ContainerRuntime({ logMaxBytes: 0 })).toThrow(/logMaxBytes/);
   });
 
   it('adopts a container after a restart by its label, and refuses an unknown one', async (ctx) => {

@@ -37,7 +37,15 @@ import {
 } from './container-instance.js';
 import { haltInterval, stopContainer, watchInterval } from './container-lifecycle.js';
 import { containerStatus } from './container-status.js';
-import type { Admission, InstanceHandle, InstanceStatus, NetworkExposure, RunEvidence } from './contract.js';
+import { parseContainerUser } from './container-user.js';
+import type {
+  Admission,
+  InstanceHandle,
+  InstanceStatus,
+  NetworkExposure,
+  RunEvidence,
+  RunHooks,
+} from './contract.js';
 import { RuntimeError } from './errors.js';
 import { InstanceTable, instanceHandleFor, instanceIdFor } from './instance-table.js';
 import { checkConsoleCommand, checkDataDir, validatedConfig } from './load-checks.js';
@@ -54,10 +62,19 @@ export interface ContainerRuntimeOptions {
   readonly allowNetwork?: boolean;
   /** The network given when allowed (default `bridge`). */
   readonly networkName?: string;
-  /** `uid:gid` the container runs as (default `65534:65534`, nobody); root is refused. */
+  /**
+   * `uid:gid` the container runs as (default `65534:65534`, nobody), both numeric; root (uid 0, also
+   * written `0000`, `+0`, ...), group 0, names and a missing gid are refused (see `parseContainerUser`).
+   */
   readonly user?: string;
   /** `--pids-limit` (default 256). */
   readonly pidsLimit?: number;
+  /**
+   * Bound of the engine's own log of each container: `--log-opt max-size` in bytes (default 1 MiB) and,
+   * for docker, `--log-opt max-file` (default 3). See `containerLogArgs`.
+   */
+  readonly logMaxBytes?: number;
+  readonly logMaxFiles?: number;
   /** `/tmp` tmpfs size in MiB (default 16). */
   readonly tmpfsMb?: number;
   /** Arches the engine runs under emulation; default: detected from binfmt_misc handlers. */
@@ -74,8 +91,6 @@ export interface ContainerRuntimeOptions {
   readonly dataRoot?: string;
 }
 
-const ROOT_USER = /^(root|0)(:.*)?$/;
-
 /**
  * The container adapter (DESIGN 9): runs `<arch>-container` variants with `docker` or `podman` through
  * its CLI. Images are pinned by digest; containers get no network unless both the package and the host
@@ -89,16 +104,19 @@ export class ContainerRuntime extends LocalRuntime {
   private readonly engine: ContainerEngine | undefined;
   private readonly instances = new InstanceTable<ContainerEntry>();
   private readonly opts: ContainerRuntimeOptions;
+  /** The canonical `uid:gid` every container runs as (see {@link parseContainerUser}). */
+  private readonly user: string;
 
   /** An adapter driving `options.engine` (or the engine found on `PATH`); refuses a root `user`. */
   constructor(options: ContainerRuntimeOptions = {}) {
     super();
     this.opts = options;
-    const user = options.user ?? '65534:65534';
-    if (ROOT_USER.test(user))
-      throw new RuntimeError('invalid_config', `user: containers never run as root (${user})`, {
-        field: 'user',
-      });
+    this.user = parseContainerUser(options.user ?? '65534:65534').spec;
+    for (const field of ['logMaxBytes', 'logMaxFiles'] as const) {
+      const v = options[field];
+      if (v !== undefined && (!Number.isSafeInteger(v) || v < 1))
+        throw new RuntimeError('invalid_config', `${field}: must be a positive integer`, { field });
+    }
     const bin = options.engine ?? findEngineOnPath();
     this.engine =
       bin === undefined ? undefined : { bin, kind: engineKindOf(bin), env: { ...options.engineEnv } };
@@ -166,10 +184,15 @@ export class ContainerRuntime extends LocalRuntime {
       ramMb: body.resources.ram_mb,
       cpuPct: body.resources.cpu_pct,
       pidsLimit: this.opts.pidsLimit ?? 256,
-      user: this.opts.user ?? '65534:65534',
+      user: this.user,
       network: this.#network(imageRef.network),
       tmpfsMb: this.opts.tmpfsMb ?? 16,
       command,
+      log: {
+        engineKind: this.#eng.kind,
+        maxBytes: this.opts.logMaxBytes ?? 1024 * 1024,
+        maxFiles: this.opts.logMaxFiles ?? 3,
+      },
       ...(admission.emulated ? { platform: `linux/${ociArch(admission.arch)}` } : {}),
     };
     await runEngineOk(this.#eng, containerCreateArgs(spec), { env: containerCreateEnv(config.host) });
@@ -191,7 +214,7 @@ export class ContainerRuntime extends LocalRuntime {
     await checkAdoptedContainer(this.#eng, row.name, {
       image: imageRef.image,
       network: this.#network(imageRef.network),
-      user: this.opts.user ?? '65534:65534',
+      user: this.user,
     });
     const ins = await inspectContainer(this.#eng, row.name);
     const runMode = runModeOfLabel(row.labels[RUN_MODE_LABEL]);
@@ -209,7 +232,7 @@ export class ContainerRuntime extends LocalRuntime {
       generation: 0,
     };
     this.instances.set(handle.instanceId, entry);
-    watchInterval(this.#eng, entry, entry.generation);
+    watchInterval(this.#eng, entry, entry.generation, this.#evidenceOf(entry));
   }
 
   /** `start`s the container; an interval instance is started again `secs` after each run ends. */
@@ -218,9 +241,10 @@ export class ContainerRuntime extends LocalRuntime {
     e.generation++;
     if (e.timer !== undefined) clearTimeout(e.timer);
     e.stopped = false;
+    e.refused = undefined;
     await runEngineOk(this.#eng, ['start', e.name]);
     e.runs++;
-    watchInterval(this.#eng, e, e.generation);
+    watchInterval(this.#eng, e, e.generation, this.#evidenceOf(e));
   }
 
   /**
@@ -279,6 +303,33 @@ export class ContainerRuntime extends LocalRuntime {
     checkConsoleCommand(e.consoleCommands, command, e.handle.workloadId);
     const timeoutMs = this.opts.consoleTimeoutMs ?? 60_000;
     return runContainerConsole(this.#eng, e, command, timeoutMs, this.#evidenceLimits());
+  }
+
+  /**
+   * Every later run goes through `hooks`: interval re-runs wait for `beforeRun`, and each run that
+   * ends without a stop is reported to `runEnded` with its evidence (watched with `wait`).
+   */
+  watchRuns(handle: InstanceHandle, hooks: RunHooks): void {
+    const e = this.instances.get(handle);
+    const fresh = e.hooks === undefined;
+    e.hooks = hooks;
+    // A running listener or once instance was not watched before it had hooks.
+    if (fresh && e.runMode.type !== 'interval' && e.runs > 0 && !e.stopped) {
+      watchInterval(this.#eng, e, e.generation, this.#evidenceOf(e));
+    }
+  }
+
+  /** The evidence of an entry's run that ended by itself (inspect and logs). */
+  #evidenceOf(e: ContainerEntry): () => Promise<RunEvidence> {
+    return async () =>
+      containerEvidence(
+        this.#eng,
+        e.name,
+        e.handle.instanceId,
+        await inspectContainer(this.#eng, e.name),
+        [e.image, ...e.command],
+        this.#evidenceLimits(),
+      );
   }
 
   get #eng(): ContainerEngine {

@@ -28,6 +28,7 @@ export function containerStatus(e: ContainerEntry, ins: ContainerInspect | undef
   if (ins.status === 'created') return { ...base, state: 'loaded' };
   if (ins.status === 'dead') return { ...base, ...ended, state: 'failed' };
   if (e.stopped) return { ...base, ...ended, state: 'stopped' };
+  if (e.refused !== undefined) return { ...base, ...ended, state: 'failed', detail: e.refused };
   if (e.runMode.type === 'interval' && e.nextRunAtMs !== undefined) {
     const wait = Math.max(0, Math.round((e.nextRunAtMs - Date.now()) / 1000));
     return { ...base, ...ended, state: 'exited', detail: `waiting ${wait} s for the next interval` };

@@ -103,6 +103,26 @@ export interface Preemption {
  * and gates and chains every transition, so adapters do neither. Every method refuses with a
  * `RuntimeError` (`admission`, `runtime`, `unknown_instance`, `invalid_config`).
  */
+/**
+ * What the WorkloadHost hears of the runs an adapter makes by itself (interval re-runs) and of every
+ * run that ends by itself, so that each run passes the gate and each exit is chained. Set with
+ * {@link WorkloadRuntime.watchRuns}.
+ */
+export interface RunHooks {
+  /**
+   * Asked before every run the adapter starts by itself (interval runs after the first, the first
+   * run after an adopt). Resolves to let the run start; rejects to refuse it: the run is not started,
+   * no further run is scheduled, and the instance goes `failed` with `re-run refused: <message>` as
+   * its detail.
+   */
+  beforeRun(run: number): Promise<void>;
+  /**
+   * Told of every run that ended without a stop (exited, crashed, refused before it started), with
+   * its evidence; `run` counts the runs since load (1 for the first).
+   */
+  runEnded(run: number, evidence: RunEvidence): void;
+}
+
 export interface WorkloadRuntime {
   /** Adapter id: `native`, `wasi`, `container`, `remote.api`. */
   readonly id: string;
@@ -142,6 +162,12 @@ export interface WorkloadRuntime {
   resume(preemption: Preemption): Promise<void>;
   /** Runs one console command of the instance (only commands the package declares). */
   console(handle: InstanceHandle, command: string): Promise<RunEvidence>;
+  /**
+   * Installs the hooks every later run of the instance goes through (the WorkloadHost calls it after
+   * each load and adopt). Adapters that start runs by themselves (interval mode) must implement it;
+   * `unknown_instance` for a handle the adapter does not hold.
+   */
+  watchRuns?(handle: InstanceHandle, hooks: RunHooks): void;
 }
 
 /** Convenience for adapters: the config a load was given, as the adapter keeps it per instance. */

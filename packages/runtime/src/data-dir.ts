@@ -47,12 +47,15 @@ export function checkDataDirUnder(dataDir: string, dataRoot: string | undefined)
 }
 
 /**
- * Creates the data directory (mode 0700, missing parents too) without following symbolic links, and
+ * Creates the data directory (mode 0700; missing parents 0711) without following symbolic links, and
  * hands it to `owner` with lchown when given. Used at load and again before a run when it went
  * missing. Refuses (`runtime`) a path that exists as a symbolic link or not as a directory.
  */
 export function ensureDataDir(dataDir: string, owner?: { readonly uid: number; readonly gid: number }): void {
   try {
+    // Missing parents 0711 (searchable, not listable), so the user runs are made as can reach its own
+    // directory; the data directory itself 0700.
+    mkdirSync(dirname(resolve(dataDir)), { recursive: true, mode: 0o711 });
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const st = lstatSync(dataDir);
     if (st.isSymbolicLink() || !st.isDirectory()) {
@@ -87,4 +90,34 @@ export function assertNoSymlinks(dir: string): void {
     throw new RuntimeError('runtime', `host.dataDir: ${dir} is a symbolic link; refusing to run`, { field });
   }
   walk(dir);
+}
+
+/**
+ * Refuses (`runtime`, field `host.dataDir`) a data directory that `user` cannot reach: every ancestor
+ * must be searchable by it (the owner, group or other x bit, whichever class applies to it;
+ * supplementary groups are dropped at spawn, so only the primary gid counts).
+ */
+export function assertReachableBy(
+  dataDir: string,
+  user: { readonly uid: number; readonly gid: number },
+): void {
+  let dir = dirname(resolve(dataDir));
+  for (;;) {
+    const st = lstatSync(dir);
+    const mode = st.mode;
+    let bit = 0o001;
+    if (st.uid === user.uid) bit = 0o100;
+    else if (st.gid === user.gid) bit = 0o010;
+    const ok = (mode & bit) !== 0;
+    if (!ok) {
+      throw new RuntimeError(
+        'runtime',
+        `host.dataDir: ${dir} is not searchable by uid ${user.uid}, the user runs are made as`,
+        { field },
+      );
+    }
+    const up = dirname(dir);
+    if (up === dir) return;
+    dir = up;
+  }
 }

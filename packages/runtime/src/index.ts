@@ -3,6 +3,7 @@ export * from './container-engine.js';
 export * from './container-image-ref.js';
 export * from './container-inspect.js';
 export * from './container-runtime.js';
+export * from './container-user.js';
 export * from './contract.js';
 export * from './elf.js';
 export * from './errors.js';

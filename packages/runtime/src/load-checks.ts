@@ -42,3 +42,12 @@ export function checkConsoleCommand(declared: readonly string[], command: string
     { field: 'command' },
   );
 }
+
+/** A limit option of an adapter: a non-negative safe integer, else `invalid_config` naming it. */
+export function limitOption(field: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RuntimeError('invalid_config', `${field}: must be a non-negative integer`, { field });
+  }
+  return value;
+}

@@ -63,8 +63,12 @@ export function nativeInstance(
   const asMb =
     options.addressSpaceMb ?? (process.platform === 'linux' ? Math.max(256, 4 * body.resources.ram_mb) : 0);
   const openFiles = options.openFiles ?? 1024;
+  const cpuSeconds =
+    record.runMode.type === 'listener' ? (options.listenerCpuSeconds ?? 0) : (options.cpuSeconds ?? 300);
   const limits =
-    asMb === 0 && openFiles === 0 ? undefined : { addressSpaceBytes: asMb * 1024 * 1024, openFiles };
+    asMb === 0 && openFiles === 0 && cpuSeconds === 0
+      ? undefined
+      : { addressSpaceBytes: asMb * 1024 * 1024, openFiles, cpuSeconds };
   const logBytes = options.logFileBytes ?? DEFAULT_LOG_FILE_BYTES;
   const logFiles = options.logFiles ?? DEFAULT_LOG_FILES;
   const inst: NativeInstance = {

@@ -15,6 +15,8 @@ export interface NativeLimits {
   readonly addressSpaceBytes: number;
   /** RLIMIT_NOFILE (soft); 0 = not set. */
   readonly openFiles: number;
+  /** RLIMIT_CPU (soft) in seconds: past it the kernel sends SIGXCPU; 0 = not set. */
+  readonly cpuSeconds: number;
 }
 
 /** Everything needed to start one run of a native program. */
@@ -47,14 +49,15 @@ export interface NativeSpawnSpec {
 
 /**
  * The `sh` program of the limits wrapper: `$1` address space in KiB (0: leave), `$2` open files
- * (0: leave), then the program and its arguments, `exec`ed so that the pid (and process group) stays
+ * (0: leave), `$3` CPU seconds (soft RLIMIT_CPU; 0: leave), then the program and its arguments, `exec`ed so that the pid (and process group) stays
  * the program's. Arguments are positional parameters, never parsed by the shell.
  */
 export const NATIVE_LIMITS_SCRIPT: string = [
   'ulimit -c 0 2>/dev/null',
   'if [ "$1" != 0 ]; then ulimit -v "$1" || { echo "heddle: cannot set the address-space limit" >&2; exit 125; }; fi',
   'if [ "$2" != 0 ]; then ulimit -n "$2" 2>/dev/null; fi',
-  'shift 2',
+  'if [ "$3" != 0 ]; then ulimit -S -t "$3" || { echo "heddle: cannot set the CPU time limit" >&2; exit 125; }; fi',
+  'shift 3',
   'exec "$@"',
 ].join('\n');
 
@@ -98,6 +101,7 @@ export class NativeRun {
               'heddle-limits',
               String(Math.floor(spec.limits.addressSpaceBytes / 1024)),
               String(spec.limits.openFiles),
+              String(spec.limits.cpuSeconds),
               spec.executable,
               ...spec.args,
             ],
@@ -271,6 +275,11 @@ export class NativeRun {
       this.#stderr.text().includes('heddle: cannot set the address-space limit')
     ) {
       this.#notes.push('address-space limit could not be applied; the program did not run');
+    }
+    if (this.#exit.signal === 'SIGXCPU' && this.spec.limits !== undefined) {
+      this.#notes.push(
+        `cpu time limit exceeded: the run used ${this.spec.limits.cpuSeconds} s of CPU and was ended (SIGXCPU)`,
+      );
     }
     if (this.#exit.signal === 'SIGKILL' && !this.#killed && this.#stopping === undefined) {
       this.#notes.push('killed by SIGKILL not sent by the adapter (for example the kernel OOM killer)');

@@ -1,10 +1,17 @@
 import { rmSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
 import type { Capability } from '@heddle/placement';
-import type { Admission, InstanceHandle, InstanceStatus, NetworkExposure, RunEvidence } from './contract.js';
+import type {
+  Admission,
+  InstanceHandle,
+  InstanceStatus,
+  NetworkExposure,
+  RunEvidence,
+  RunHooks,
+} from './contract.js';
 import { RuntimeError } from './errors.js';
 import { assertNotRunning, InstanceTable, instanceHandleFor, instanceIdFor } from './instance-table.js';
-import { checkConsoleCommand, checkDataDir, validatedConfig } from './load-checks.js';
+import { checkConsoleCommand, checkDataDir, limitOption, validatedConfig } from './load-checks.js';
 import { LocalRuntime } from './local-runtime.js';
 import { admitNative } from './native-admission.js';
 import { adoptedRecord, reattachNativeProcess } from './native-adopt.js';
@@ -58,6 +65,13 @@ export interface NativeRuntimeOptions {
   readonly addressSpaceMb?: number;
   /** RLIMIT_NOFILE (default 1024; 0 leaves it). */
   readonly openFiles?: number;
+  /**
+   * CPU seconds of one `once` or `interval` run (soft RLIMIT_CPU; default 300; 0 leaves it): past it
+   * the kernel sends SIGXCPU, which ends a program that does not handle it.
+   */
+  readonly cpuSeconds?: number;
+  /** CPU seconds of a listener's run over its whole life (default 0: no limit). */
+  readonly listenerCpuSeconds?: number;
   /** Longest console run before it is stopped (default 30 s). */
   readonly consoleTimeoutMs?: number;
   /**
@@ -83,6 +97,8 @@ export class NativeRuntime extends LocalRuntime {
     if (!isAbsolute(options.stateDir)) {
       throw new RuntimeError('invalid_config', 'stateDir: expected an absolute path', { field: 'stateDir' });
     }
+    limitOption('cpuSeconds', options.cpuSeconds, 0);
+    limitOption('listenerCpuSeconds', options.listenerCpuSeconds, 0);
     this.options = options;
   }
 
@@ -200,6 +216,11 @@ export class NativeRuntime extends LocalRuntime {
 
   #dataRoot(): string {
     return this.options.dataRoot ?? join(this.options.stateDir, 'data');
+  }
+
+  /** Every later run of the instance goes through `hooks` (re-runs gated, exits reported). */
+  watchRuns(handle: InstanceHandle, hooks: RunHooks): void {
+    this.#instances.get(handle).loop.watch(hooks);
   }
 
   /** Starts a loaded (or ended) instance: `once` runs it once, `interval` runs it every `secs` after each run ends, `listener` runs it until stopped. */

@@ -39,9 +39,12 @@ describe('LineTail', () => {
     expect(t.last(10)).toEqual(['a', 'stderr: e1', 'bc']);
     t.push('out', 'x'.repeat(40));
     expect(t.last(1)[0]).toBe(`${'x'.repeat(16)}... [line cut]`);
-    t.push('out', 'tail');
+    // The rest of a cut line is dropped up to its newline: one cut line, however long it runs.
+    t.push('out', 'y'.repeat(100));
+    t.push('out', 'still the same line\nnext\npartial');
+    expect(t.last(3)).toEqual(['bc', `${'x'.repeat(16)}... [line cut]`, 'next']);
     t.flush();
-    expect(t.last(2)).toEqual([`${'x'.repeat(16)}... [line cut]`, 'tail']);
+    expect(t.last(2)).toEqual(['next', 'partial']);
   });
 
   it('handles a flood of short lines in linear time', () => {

@@ -1,4 +1,4 @@
-import type { InstanceState, InstanceStatus, RunEvidence } from './contract.js';
+import type { InstanceState, InstanceStatus, RunEvidence, RunHooks } from './contract.js';
 import type { RunMode } from './workload.js';
 
 /** One run of an instance's process as a {@link RunLoop} drives it (a `NativeRun`, a `WasiRun`). */
@@ -36,8 +36,10 @@ export interface RunLoopHooks<Run extends LoopRun<Result>, Result> {
  * The run-mode scheduling of an instance whose runs are child processes (native and WASI adapters):
  * `start` launches one run; when it ends, an `interval{secs}` instance runs again `secs` later
  * (detail `waiting <secs> s for the next interval`) until stopped, while `once` and `listener` settle
- * in the state the adapter reads from the result. Keeps the instance's state, run count, last
- * evidence and detail for `status`.
+ * in the state the adapter reads from the result. With {@link watch} hooks, every run the loop starts
+ * by itself first awaits `beforeRun` (a refusal settles it in `failed`, detail `re-run refused: ...`)
+ * and every run that ends without a stop is reported to `runEnded`. Keeps the instance's state, run
+ * count, last evidence and detail for `status`.
  */
 export class RunLoop<Run extends LoopRun<Result>, Result> {
   /** Where the instance is (adapters also set it: stop, adopt). */
@@ -55,6 +57,11 @@ export class RunLoop<Run extends LoopRun<Result>, Result> {
   #current: Run | undefined;
   #timer: NodeJS.Timeout | undefined;
   #stopping = false;
+  #watch: RunHooks | undefined;
+  /** A re-run waiting for its gate (`beforeRun`). */
+  #gating = false;
+  /** Bumped by start and halt: a gate answer for an older generation launches nothing. */
+  #generation = 0;
 
   /** A loop of `runMode` runs launched and read by `hooks`. */
   constructor(runMode: RunMode, hooks: RunLoopHooks<Run, Result>) {
@@ -72,20 +79,29 @@ export class RunLoop<Run extends LoopRun<Result>, Result> {
     return this.#stopping;
   }
 
-  /** True while a run is in progress or the next interval run is scheduled. */
+  /** True while a run is in progress, the next interval run is scheduled, or it waits for its gate. */
   get busy(): boolean {
-    return this.#current !== undefined || this.#timer !== undefined;
+    return this.#current !== undefined || this.#timer !== undefined || this.#gating;
   }
 
-  /** Launches the first run now. */
+  /** Installs the hooks later runs go through (see {@link RunHooks}). */
+  watch(hooks: RunHooks): void {
+    this.#watch = hooks;
+  }
+
+  /** Launches the first run now (it was gated by whoever called start). */
   start(): void {
     this.#stopping = false;
+    this.#generation++;
+    this.#gating = false;
     this.#runNow(true);
   }
 
   /** Marks the loop as stopping and cancels the next interval run; returns the run in progress, if any. */
   halt(): Run | undefined {
     this.#stopping = true;
+    this.#generation++;
+    this.#gating = false;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     return this.#current;
@@ -113,6 +129,37 @@ export class RunLoop<Run extends LoopRun<Result>, Result> {
     };
   }
 
+  #schedule(delayMs: number): void {
+    if (this.#runMode.type === 'interval') {
+      this.detail = `waiting ${this.#runMode.secs} s for the next interval`;
+    }
+    this.#timer = setTimeout(() => void this.#gatedRun(), delayMs);
+  }
+
+  /** A run the loop starts by itself: asks `beforeRun` first; a refusal settles the loop in `failed`. */
+  async #gatedRun(): Promise<void> {
+    this.#timer = undefined;
+    const gate = this.#watch;
+    if (gate !== undefined) {
+      const generation = this.#generation;
+      this.#gating = true;
+      let refusal: string | undefined;
+      try {
+        await gate.beforeRun(this.runs + 1);
+      } catch (err) {
+        refusal = err instanceof Error ? err.message : String(err);
+      }
+      if (generation !== this.#generation || this.#stopping) return;
+      this.#gating = false;
+      if (refusal !== undefined) {
+        this.state = 'failed';
+        this.detail = `re-run refused: ${refusal}`;
+        return;
+      }
+    }
+    this.#runNow(false);
+  }
+
   #runNow(initial = false): void {
     this.#timer = undefined;
     let run: Run;
@@ -125,6 +172,7 @@ export class RunLoop<Run extends LoopRun<Result>, Result> {
       const evidence = this.#hooks.refused?.(err);
       if (evidence !== undefined) this.last = evidence;
       if (initial) throw err;
+      if (evidence !== undefined) this.#watch?.runEnded(this.runs + 1, evidence);
       return;
     }
     this.#current = run;
@@ -137,6 +185,7 @@ export class RunLoop<Run extends LoopRun<Result>, Result> {
       this.#current = undefined;
       const end = this.#hooks.ended(result, this.#stopping);
       this.last = end.evidence;
+      if (!this.#stopping) this.#watch?.runEnded(this.runs, end.evidence);
       if (this.#stopping) {
         this.state = 'stopped';
       } else if (end.failedToStart !== undefined) {
@@ -144,8 +193,7 @@ export class RunLoop<Run extends LoopRun<Result>, Result> {
         this.detail = end.failedToStart;
       } else if (this.#runMode.type === 'interval') {
         const secs = this.#runMode.secs;
-        this.detail = `waiting ${secs} s for the next interval`;
-        this.#timer = setTimeout(() => this.#runNow(false), secs * 1000);
+        this.#schedule(secs * 1000);
       } else {
         this.state = end.state;
       }

@@ -72,7 +72,7 @@ export async function admitWasi(
     arch: 'wasm32',
     emulated: false,
     notes: [
-      `WASI preview1 under node:wasi in a runner process`,
+      `WASI preview1 (the runner's own, not node:wasi) in an unprivileged runner process`,
       `linear memory capped at ${mb} MiB`,
       `preopened: ${WASI_DATA_DIR} only; no sockets`,
     ],

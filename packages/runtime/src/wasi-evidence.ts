@@ -14,6 +14,7 @@ export interface WasiEndContext {
  * The evidence of one run of the runner: exit code, signal, timings, the bounded output, and notes on
  * why it ended abnormally: `trap: <message>`, `memory limit exceeded` (inferred: the run failed or trapped
  * while its linear memory was in the top half of a binding cap), `module failed to start`, `killed after grace`, `timeout`,
+ * `time limit exceeded` (wall clock, `maxRunMs`), `cpu time limit exceeded` (SIGXCPU, `cpuSeconds`),
  * `runner aborted` (the runner's own JS heap limit or a crash).
  */
 export function wasiEvidence(
@@ -40,9 +41,17 @@ export function wasiEvidence(
     );
   }
   if (context.timedOut) notes.push('timeout');
+  const overTime = result.timedOutAfterMs !== undefined && !context.stopped;
+  if (overTime) {
+    notes.push(`time limit exceeded: the run was stopped after ${result.timedOutAfterMs} ms (wall clock)`);
+  }
+  const overCpu = result.signal === 'SIGXCPU';
+  if (overCpu) {
+    notes.push(`cpu time limit exceeded: the run used ${result.cpuSeconds} s of CPU and was ended (SIGXCPU)`);
+  }
   if (result.killed) notes.push('killed after grace (SIGKILL)');
   else if (context.stopped && result.signal !== null) notes.push(`stopped (${result.signal})`);
-  if (!context.stopped && !context.timedOut && result.signal !== null) {
+  if (!context.stopped && !context.timedOut && !overTime && !overCpu && result.signal !== null) {
     notes.push(`runner aborted by ${result.signal}`);
   }
   if (result.exitCode === WASI_TRAP_EXIT_CODE && end?.event !== 'trap') notes.push('runner aborted');

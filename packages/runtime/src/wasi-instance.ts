@@ -1,5 +1,5 @@
 import type { InstanceHandle } from './contract.js';
-import { assertNoSymlinks } from './data-dir.js';
+import { assertNoSymlinks, ensureDataDir } from './data-dir.js';
 import { LineTail } from './output-buffer-lines.js';
 import { emptyRunEvidence, RunLoop } from './run-loop.js';
 import { WASI_DATA_DIR } from './wasi-args.js';
@@ -16,6 +16,14 @@ export interface WasiRunnerLimits {
   readonly outputBytes: number;
   /** Lines kept for `logs`. */
   readonly logLines: number;
+  /** CPU seconds of a `once` or `interval` run and of a console run (0: none). */
+  readonly cpuSeconds: number;
+  /** CPU seconds of a listener's run (0: none). */
+  readonly listenerCpuSeconds: number;
+  /** Wall-clock limit of a `once` or `interval` run in ms (0: none). */
+  readonly maxRunMs: number;
+  /** The account runners run as; undefined: this process's user. */
+  readonly user?: { readonly uid: number; readonly gid: number };
 }
 
 /** An instance the WASI adapter holds: the capped module, argv, environment, log tail and run loop. */
@@ -43,7 +51,7 @@ export function wasiInstance(parts: WasiInstanceParts, limits: WasiRunnerLimits)
     ...parts,
     log: new LineTail(limits.logLines),
     loop: new RunLoop(parts.config.runMode, {
-      launch: () => spawnWasi(inst, inst.argv, limits, true),
+      launch: () => spawnWasi(inst, inst.argv, limits, 'run'),
       refused: (err) =>
         emptyRunEvidence(inst.handle.instanceId, inst.argv, [
           `run refused: ${err instanceof Error ? err.message : String(err)}`,
@@ -64,17 +72,22 @@ export function wasiInstance(parts: WasiInstanceParts, limits: WasiRunnerLimits)
 
 /**
  * Spawns one run of the instance's module with `argv`: `/data` preopened as its data directory, its
- * memory capped (an imported memory created at the cap), output fed to the log tail when `log`.
- * Refuses (`runtime`) when the data directory is or holds a symbolic link (node:wasi follows them).
+ * memory capped (an imported memory created at the cap), as `limits.user`, with the CPU and wall-clock
+ * limits of its kind (a listener has no wall-clock limit; a console run's time is bounded by its
+ * caller), output fed to the log tail for instance runs (`kind` `run`), not for console runs.
+ * Refuses (`runtime`) when the data directory is or holds a symbolic link.
  */
 export function spawnWasi(
   inst: WasiInstance,
   argv: readonly string[],
   limits: WasiRunnerLimits,
-  log: boolean,
+  kind: 'run' | 'console',
 ): WasiRun {
   const m = inst.module;
+  const log = kind === 'run';
+  const listener = kind === 'run' && inst.config.runMode.type === 'listener';
   assertNoSymlinks(inst.config.host.dataDir);
+  if (limits.user !== undefined) ensureDataDir(inst.config.host.dataDir, limits.user);
   return spawnWasiRun({
     bytes: m.bytes,
     args: argv,
@@ -93,6 +106,9 @@ export function spawnWasi(
       : {}),
     runnerHeapMb: limits.runnerHeapMb,
     outputBytes: limits.outputBytes,
+    cpuSeconds: listener ? limits.listenerCpuSeconds : limits.cpuSeconds,
+    ...(kind === 'run' && !listener ? { maxRunMs: limits.maxRunMs } : {}),
+    ...(limits.user === undefined ? {} : { user: limits.user }),
     ...(log
       ? {
           onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) =>

@@ -60,10 +60,14 @@ export const WASI_PROBE_MODULE: Uint8Array = new Uint8Array([
 ]);
 
 /**
- * Probes WASI support by running {@link WASI_PROBE_MODULE} in a runner process (killed after 10 s):
+ * Probes WASI support by running {@link WASI_PROBE_MODULE} in a runner process as `user` (the account
+ * runs are made as; killed after 10 s):
  * `[runtime.wasi]` with provenance `probed` when it exits 0, otherwise none.
  */
-export async function probeWasi(maxMemoryMb: number): Promise<readonly Capability[]> {
+export async function probeWasi(
+  maxMemoryMb: number,
+  user?: { readonly uid: number; readonly gid: number },
+): Promise<readonly Capability[]> {
   const run = spawnWasiRun({
     bytes: WASI_PROBE_MODULE,
     args: ['probe'],
@@ -72,6 +76,8 @@ export async function probeWasi(maxMemoryMb: number): Promise<readonly Capabilit
     capPages: 1,
     runnerHeapMb: 32,
     outputBytes: 1024,
+    cpuSeconds: 10,
+    ...(user === undefined ? {} : { user }),
   });
   const timer = setTimeout(() => void run.stop(0), 10_000);
   const result = await run.done;
@@ -82,7 +88,7 @@ export async function probeWasi(maxMemoryMb: number): Promise<readonly Capabilit
       id: 'runtime.wasi',
       attrs: {
         wasi_version: 'preview1',
-        engine: `node ${process.versions.node}`,
+        engine: `heddle-wasi-preview1 on node ${process.versions.node}`,
         v8: process.versions.v8,
         max_memory_mb: maxMemoryMb,
         preopens: 'data_dir',

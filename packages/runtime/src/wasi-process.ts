@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, constants, existsSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { OutputBuffer } from './output-buffer.js';
 
@@ -7,6 +8,9 @@ import { OutputBuffer } from './output-buffer.js';
  * `dist/` in the built package (tsup copies it there).
  */
 export const WASI_RUNNER_PATH: string = fileURLToPath(new URL('./wasi-runner.mjs', import.meta.url));
+
+/** True where a directory descriptor can be reached as `/proc/self/fd/<n>` (Linux). */
+export const PROC_FD_DIR_USABLE: boolean = process.platform === 'linux' && existsSync('/proc/self/fd');
 
 /** Exit code of the runner when the guest trapped (an `unreachable`, an out-of-bounds access). */
 export const WASI_TRAP_EXIT_CODE = 134;
@@ -33,7 +37,27 @@ export interface WasiRunSpec {
   readonly outputBytes: number;
   /** Called with each chunk of guest output as it arrives (for logs). */
   readonly onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+  /** The account the runner runs as (uid/gid set at spawn); undefined runs it as this process's user. */
+  readonly user?: { readonly uid: number; readonly gid: number };
+  /**
+   * CPU seconds the run may use (`RLIMIT_CPU`, soft, set by `ulimit -S -t` in a `/bin/sh` wrapper that
+   * `exec`s the runner): past it the kernel sends SIGXCPU, which ends the runner. 0: no limit.
+   */
+  readonly cpuSeconds?: number;
+  /** Wall-clock limit of the run in ms: past it the run is stopped (SIGTERM, SIGKILL 1 s later). 0: none. */
+  readonly maxRunMs?: number;
 }
+
+/**
+ * The wrapper that sets the runner's limits and `exec`s it: no core dumps, then `RLIMIT_CPU` (soft)
+ * when `$1` is not 0. Arguments: `$0` the name, `$1` CPU seconds, then the runner's argv.
+ */
+export const WASI_LIMITS_SCRIPT: string = [
+  'ulimit -c 0 2>/dev/null',
+  'if [ "$1" != 0 ]; then ulimit -S -t "$1" || { echo "heddle: cannot set the CPU time limit" >&2; exit 125; }; fi',
+  'shift',
+  'exec "$@"',
+].join('\n');
 
 /** Status lines the runner writes on fd 3. */
 export interface WasiRunnerStatus {
@@ -52,6 +76,10 @@ export interface WasiRunResult {
   readonly endedAtMs: number;
   /** True when the stop escalated to SIGKILL. */
   readonly killed: boolean;
+  /** Set when the run was ended because it ran past `maxRunMs`. */
+  readonly timedOutAfterMs?: number;
+  /** The run's CPU limit in seconds (0: none), for the evidence of a SIGXCPU. */
+  readonly cpuSeconds: number;
   readonly stdout: OutputBuffer;
   readonly stderr: OutputBuffer;
   /** The runner's status lines, in order. */
@@ -73,23 +101,61 @@ export interface WasiRun {
  * from fd 3 (bounded to 64 KiB).
  */
 export function spawnWasiRun(spec: WasiRunSpec): WasiRun {
-  const config = {
+  const config: { preopens: Readonly<Record<string, string>> } & Record<string, unknown> = {
     args: spec.args,
     env: spec.env,
     preopens: spec.preopens,
     capPages: spec.capPages,
     ...(spec.importedMemory ? { importedMemory: spec.importedMemory } : {}),
   };
+  // Each preopened directory is opened here and handed to the runner as a descriptor (fd 4, 5, ...),
+  // which it reaches as /proc/self/fd/<n> (Linux): an unprivileged runner then needs no search
+  // permission on the directory's ancestors, and it gets exactly that directory.
+  const passFds = PROC_FD_DIR_USABLE && Object.keys(spec.preopens).length > 0;
+  const dirFds: number[] = [];
+  const preopens: Record<string, string> = {};
+  try {
+    for (const [guest, host] of Object.entries(spec.preopens)) {
+      if (!passFds) {
+        preopens[guest] = host;
+        continue;
+      }
+      dirFds.push(openSync(host, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW));
+      preopens[guest] = `/proc/self/fd/${3 + dirFds.length}`;
+    }
+  } catch (err) {
+    for (const fd of dirFds) closeSync(fd);
+    throw err;
+  }
+  config.preopens = preopens;
   const startedAtMs = Date.now();
-  const child: ChildProcess = spawn(
+  const runner = [
     process.execPath,
-    ['--no-warnings', `--max-old-space-size=${spec.runnerHeapMb}`, WASI_RUNNER_PATH],
-    { stdio: ['pipe', 'pipe', 'pipe', 'pipe'], env: {}, windowsHide: true },
-  );
+    '--no-warnings',
+    `--max-old-space-size=${spec.runnerHeapMb}`,
+    WASI_RUNNER_PATH,
+  ];
+  let child: ChildProcess;
+  try {
+    child = spawn(
+      '/bin/sh',
+      ['-c', WASI_LIMITS_SCRIPT, 'heddle-wasi', String(spec.cpuSeconds ?? 0), ...runner],
+      {
+        stdio: ['pipe', 'pipe', 'pipe', 'pipe', ...dirFds],
+        env: {},
+        windowsHide: true,
+        ...(spec.user === undefined ? {} : { uid: spec.user.uid, gid: spec.user.gid }),
+      },
+    );
+  } finally {
+    // The runner has its own copies.
+    for (const fd of dirFds) closeSync(fd);
+  }
   const stdout = new OutputBuffer(spec.outputBytes);
   const stderr = new OutputBuffer(spec.outputBytes);
   let statusText = '';
   let killed = false;
+  let timedOutAfterMs: number | undefined;
   child.stdout?.on('data', (c: Buffer) => {
     stdout.push(c);
     spec.onOutput?.('stdout', c);
@@ -130,6 +196,8 @@ export function spawnWasiRun(spec: WasiRunSpec): WasiRun {
         startedAtMs,
         endedAtMs: Date.now(),
         killed,
+        ...(timedOutAfterMs === undefined ? {} : { timedOutAfterMs }),
+        cpuSeconds: spec.cpuSeconds ?? 0,
         stdout,
         stderr,
         statuses,
@@ -143,25 +211,35 @@ export function spawnWasiRun(spec: WasiRunSpec): WasiRun {
     child.on('close', finish);
   });
 
+  const stop = (graceMs: number): Promise<WasiRunResult> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(
+        () => {
+          if (child.exitCode === null && child.signalCode === null) {
+            killed = true;
+            child.kill('SIGKILL');
+          }
+        },
+        Math.max(0, graceMs),
+      );
+      void done.then(() => clearTimeout(timer));
+    }
+    return done;
+  };
+  if (spec.maxRunMs !== undefined && spec.maxRunMs > 0) {
+    const limit = spec.maxRunMs;
+    const timer = setTimeout(() => {
+      timedOutAfterMs = limit;
+      void stop(1000);
+    }, limit);
+    void done.then(() => clearTimeout(timer));
+  }
+
   return {
     pid: child.pid,
     startedAtMs,
     done,
-    stop(graceMs: number): Promise<WasiRunResult> {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(
-          () => {
-            if (child.exitCode === null && child.signalCode === null) {
-              killed = true;
-              child.kill('SIGKILL');
-            }
-          },
-          Math.max(0, graceMs),
-        );
-        void done.then(() => clearTimeout(timer));
-      }
-      return done;
-    },
+    stop,
   };
 }

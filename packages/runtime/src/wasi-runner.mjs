@@ -1,19 +1,22 @@
-// The WASI runner of @heddle/runtime: runs one WebAssembly module under node:wasi (preview1) in its
-// own process, so that the WASI adapter can kill it (an infinite loop in wasm blocks this process's
-// event loop, never the host's). Spawned by wasi-process.ts as
-//   node --no-warnings --max-old-space-size=N wasi-runner.mjs
-// with, on stdin, a 4-byte big-endian length, that many bytes of JSON config, then the module bytes
-// (never argv: the config holds the guest's environment, its ingest token included, and argv is
-// world-readable in /proc/<pid>/cmdline); the guest's stdout/stderr on fd 1/2 and status lines (JSON)
-// on fd 3.
+// The WASI runner of @heddle/runtime: runs one WebAssembly module under WASI preview1 in its own
+// process, so that the WASI adapter can kill it (an infinite loop in wasm blocks this process's event
+// loop, never the host's). WASI is wasi-preview1.mjs (beside this file), not node:wasi: node:wasi keeps
+// a stale view of guest memory across memory.grow, and a guest that grows its memory and then writes
+// crashes Node 20 with SIGSEGV. Spawned by wasi-process.ts as
+//   [/bin/sh -c 'ulimit ...; exec "$0" "$@"'] node --no-warnings --max-old-space-size=N wasi-runner.mjs
+// (as an unprivileged user on a root host) with, on stdin, a 4-byte big-endian length, that many bytes
+// of JSON config, then the module bytes (never argv: the config holds the guest's environment, its
+// ingest token included, and argv is world-readable in /proc/<pid>/cmdline); the guest's stdout/stderr
+// on fd 1/2 and status lines (JSON) on fd 3.
 // Config: {args: string[], env: {[k]: string}, preopens: {[guestPath]: hostDir},
 //          importedMemory?: {module, name, initial, maximum}, capPages: number}
+// A preopen's host dir is `/proc/self/fd/<n>` when the host passed the directory as descriptor n.
 // Exit codes: the guest's exit code; 134 when the guest trapped; 125 when the module could not be
 // compiled or instantiated.
-import { lstatSync, openSync, readdirSync, writeSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { WASI } from 'node:wasi';
 import { Worker } from 'node:worker_threads';
+import { createPreview1, WasiExit, writeAllSync } from './wasi-preview1.mjs';
 
 // The run belongs to the host that started it: when that process dies (kill -9 included) the run
 // must not outlive it, or a restarted host would report the instance lost while it still runs and a
@@ -38,8 +41,6 @@ setInterval(() => {
 watchdog.unref();
 
 const PAGE = 65536;
-/** WASI errno ENOTCAPABLE: what the guest gets for path_symlink and path_link. */
-const ENOTCAPABLE = 76;
 
 /**
  * Throws when `dir` holds a symbolic link anywhere below it: node:wasi follows symlinks, so one in a
@@ -56,7 +57,7 @@ function assertNoSymlinks(dir) {
 
 function status(event) {
   try {
-    writeSync(3, `${JSON.stringify(event)}\n`);
+    writeAllSync(3, Buffer.from(`${JSON.stringify(event)}\n`));
   } catch {
     // fd 3 is absent when the runner is started by hand: status is best effort.
   }
@@ -73,7 +74,6 @@ let memory;
 const pages = () => (memory === undefined ? null : memory.buffer.byteLength / PAGE);
 
 let instance;
-let wasi;
 try {
   const input = await readStdin();
   if (input.length < 4) throw new Error('no config header on stdin');
@@ -81,26 +81,27 @@ try {
   config = JSON.parse(input.subarray(4, headerEnd).toString('utf8'));
   const bytes = input.subarray(headerEnd);
   for (const dir of Object.values(config.preopens ?? {})) {
-    if (lstatSync(dir).isSymbolicLink()) throw new Error(`data dir is a symbolic link: ${dir}`);
+    // A /proc/self/fd/<n> preopen is a directory the host opened with O_DIRECTORY | O_NOFOLLOW (that
+    // path is itself a link, to that directory); any other is checked here.
+    const passed = dir.startsWith('/proc/self/fd/');
+    if (!passed && lstatSync(dir).isSymbolicLink()) throw new Error(`data dir is a symbolic link: ${dir}`);
+    if (!statSync(dir).isDirectory()) throw new Error(`data dir is not a directory: ${dir}`);
     assertNoSymlinks(dir);
   }
   const module = await WebAssembly.compile(bytes);
-  wasi = new WASI({
-    version: 'preview1',
+  // Every call asks for the memory (and its current buffer) again: nothing is kept across a grow.
+  const preview1 = createPreview1({
     args: config.args ?? [],
     env: config.env ?? {},
     preopens: config.preopens ?? {},
-    stdin: openSync('/dev/null', 'r'),
     stdout: 1,
     stderr: 2,
-    returnOnExit: true,
+    getMemory: () => {
+      if (memory === undefined) throw new RangeError('the module has no memory');
+      return memory;
+    },
   });
-  const imports = wasi.getImportObject();
-  // No links from inside the sandbox: node:wasi checks a symlink's target only lexically, so a chain
-  // of links (l -> x/y/../.., then x/y -> .) escapes the preopened directory.
-  const preview1 = imports.wasi_snapshot_preview1;
-  preview1.path_symlink = () => ENOTCAPABLE;
-  preview1.path_link = () => ENOTCAPABLE;
+  const imports = { wasi_snapshot_preview1: preview1 };
   if (config.importedMemory) {
     const m = config.importedMemory;
     memory = new WebAssembly.Memory({ initial: m.initial, maximum: m.maximum });
@@ -110,27 +111,27 @@ try {
   if (memory === undefined && instance.exports.memory instanceof WebAssembly.Memory) {
     memory = instance.exports.memory;
   }
+  if (typeof instance.exports._start !== 'function') throw new Error('the module exports no _start');
 } catch (err) {
   status({ event: 'error', message: String(err?.message ?? err) });
   process.exit(125);
 }
 
 status({ event: 'started', memoryPages: pages() });
+let code = 0;
 try {
-  // An imported memory is not among the exports; node:wasi reads `exports.memory`, so give it one.
-  const target =
-    instance.exports.memory instanceof WebAssembly.Memory
-      ? instance
-      : { exports: { ...instance.exports, memory } };
-  const code = wasi.start(target);
-  status({ event: 'exit', code, memoryPages: pages(), capPages: config.capPages });
-  process.exitCode = code & 0xff;
+  instance.exports._start();
 } catch (err) {
-  status({
-    event: 'trap',
-    message: String(err?.message ?? err),
-    memoryPages: pages(),
-    capPages: config.capPages,
-  });
-  process.exitCode = 134;
+  if (!(err instanceof WasiExit)) {
+    status({
+      event: 'trap',
+      message: String(err?.message ?? err),
+      memoryPages: pages(),
+      capPages: config.capPages,
+    });
+    process.exit(134);
+  }
+  code = err.code;
 }
+status({ event: 'exit', code, memoryPages: pages(), capPages: config.capPages });
+process.exit(code & 0xff);

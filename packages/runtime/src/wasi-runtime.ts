@@ -1,9 +1,18 @@
 import type { Capability } from '@heddle/placement';
-import type { Admission, InstanceHandle, InstanceStatus, NetworkExposure, RunEvidence } from './contract.js';
-import { checkDataDirUnder, ensureDataDir } from './data-dir.js';
+import type {
+  Admission,
+  InstanceHandle,
+  InstanceStatus,
+  NetworkExposure,
+  RunEvidence,
+  RunHooks,
+} from './contract.js';
+import { assertReachableBy, checkDataDirUnder, ensureDataDir } from './data-dir.js';
+import { RuntimeError } from './errors.js';
 import { assertNotRunning, InstanceTable, instanceHandleFor, instanceIdFor } from './instance-table.js';
-import { checkConsoleCommand, validatedConfig } from './load-checks.js';
+import { checkConsoleCommand, limitOption, validatedConfig } from './load-checks.js';
 import { LocalRuntime } from './local-runtime.js';
+import { type NativeRunUser, resolveRunUser, runningAsRoot } from './native-user.js';
 import { consoleRunResult, emptyRunEvidence } from './run-loop.js';
 import { admitWasi, wasiCapMb, wasiVerified } from './wasi-admission.js';
 import { wasiArgv, wasiEnv } from './wasi-args.js';
@@ -11,9 +20,29 @@ import { loadCappedModule } from './wasi-compile.js';
 import { wasiEvidence } from './wasi-evidence.js';
 import { spawnWasi, type WasiInstance, wasiInstance } from './wasi-instance.js';
 import { probeWasi } from './wasi-probe.js';
+import { PROC_FD_DIR_USABLE } from './wasi-process.js';
 import { checkRunMode, type RuntimeWorkload, type WorkloadConfig } from './workload.js';
 
 export { WASI_VARIANT } from './wasi-admission.js';
+
+/**
+ * The account WASI runners run as: `runAsUser` (never root), or `nobody` on a root host; undefined on
+ * a non-root host without `runAsUser` (runners run as this process's user). A non-root host cannot
+ * switch to another user, so a `runAsUser` that is not itself is refused.
+ */
+function wasiRunUser(runAsUser: string | undefined): NativeRunUser | undefined {
+  if (runningAsRoot()) return resolveRunUser(runAsUser ?? 'nobody');
+  if (runAsUser === undefined) return undefined;
+  const user = resolveRunUser(runAsUser);
+  if (user.uid !== process.getuid?.()) {
+    throw new RuntimeError(
+      'admission',
+      `runAsUser: only a root host can run WASI guests as another user (${runAsUser})`,
+      { field: 'runAsUser' },
+    );
+  }
+  return undefined;
+}
 
 /** Options of {@link WasiRuntime}. */
 export interface WasiRuntimeOptions {
@@ -28,6 +57,27 @@ export interface WasiRuntimeOptions {
   /** A console run is killed after this long (default 30 s). */
   readonly consoleTimeoutMs?: number;
   /**
+   * CPU seconds one `once` or `interval` run, or one console run, may use (default 300; 0: no limit):
+   * `RLIMIT_CPU` of the runner, ended by SIGXCPU past it (note `cpu time limit exceeded`).
+   */
+  readonly cpuSeconds?: number;
+  /**
+   * CPU seconds a listener's run may use over its whole life (default 0: no limit, as a listener is
+   * meant to run without end; set it to stop a listener that spins).
+   */
+  readonly listenerCpuSeconds?: number;
+  /**
+   * Wall-clock limit of one `once` or `interval` run in ms (default 600 000; 0: none); past it the run is
+   * stopped (note `time limit exceeded`). Listeners have none; console runs have `consoleTimeoutMs`.
+   */
+  readonly maxRunMs?: number;
+  /**
+   * The account runners run as (a name or uid from `/etc/passwd`; never root). Default: `nobody` when
+   * this process runs as root, else this process's own user. A non-root host cannot switch users, so
+   * it refuses a `runAsUser` other than itself (`admission`, field `runAsUser`).
+   */
+  readonly runAsUser?: string;
+  /**
    * Every instance's `host.dataDir` must resolve strictly under this directory (see
    * docs/runtimes.md, "Data directories"). Optional; without it the data dir is only checked for
    * being absolute, free of `:` and `,`, and not a symbolic link. Hosts should set it.
@@ -36,16 +86,21 @@ export interface WasiRuntimeOptions {
 }
 
 /**
- * The WASI adapter (id and route `wasi`): runs a cog's `wasm32-wasi` variant under Node's `node:wasi`
- * (preview1) in a separate runner process per run, which stop can kill whatever the guest does. The
- * guest sees only `/data` (the instance's data directory), argv and environment from the host
- * contract, no sockets; its linear memory is capped at `min(ram_mb, maxMemoryMb)` by rewriting the
- * module's declared maximum (see docs/runtimes.md, "WASI adapter").
+ * The WASI adapter (id and route `wasi`): runs a cog's `wasm32-wasi` variant under the runner's own
+ * WASI preview1 (`wasi-preview1.mjs`, not `node:wasi`, whose stale memory view crashes Node 20 after
+ * `memory.grow`) in a separate runner process per run, which stop can kill whatever the guest does,
+ * as an unprivileged user on a root host, with CPU-time and wall-clock limits. The guest sees only
+ * `/data` (the instance's data directory), argv and environment from the host contract, no sockets;
+ * its linear memory is capped at `min(ram_mb, maxMemoryMb)` by rewriting the module's declared maximum
+ * (see docs/runtimes.md, "WASI adapter").
  */
 export class WasiRuntime extends LocalRuntime {
   readonly id: string = 'wasi';
   readonly route: string = 'wasi';
-  readonly #options: Required<Omit<WasiRuntimeOptions, 'dataRoot'>> & { readonly dataRoot?: string };
+  readonly #options: Required<Omit<WasiRuntimeOptions, 'dataRoot' | 'runAsUser'>> & {
+    readonly dataRoot?: string;
+    readonly user?: NativeRunUser;
+  };
   readonly #instances = new InstanceTable<WasiInstance>();
   #probe: Promise<readonly Capability[]> | undefined;
 
@@ -58,13 +113,18 @@ export class WasiRuntime extends LocalRuntime {
       outputBytes: options.outputBytes ?? 64 * 1024,
       logLines: options.logLines ?? 1000,
       consoleTimeoutMs: options.consoleTimeoutMs ?? 30_000,
+      cpuSeconds: limitOption('cpuSeconds', options.cpuSeconds, 300),
+      listenerCpuSeconds: limitOption('listenerCpuSeconds', options.listenerCpuSeconds, 0),
+      maxRunMs: limitOption('maxRunMs', options.maxRunMs, 600_000),
       ...(options.dataRoot === undefined ? {} : { dataRoot: options.dataRoot }),
     };
+    const user = wasiRunUser(options.runAsUser);
+    if (user !== undefined) this.#options = { ...this.#options, user };
   }
 
   /** `runtime.wasi`, probed once by running a tiny module in a runner process; none when that fails. */
   provides(): Promise<readonly Capability[]> {
-    this.#probe ??= probeWasi(this.#options.maxMemoryMb);
+    this.#probe ??= probeWasi(this.#options.maxMemoryMb, this.#options.user);
     return this.#probe;
   }
 
@@ -88,7 +148,11 @@ export class WasiRuntime extends LocalRuntime {
     const module = await loadCappedModule(verified, wasiCapMb(verified.body, this.#options.maxMemoryMb));
     const argv = wasiArgv(`${workload.id}.wasm`, mode, values);
     const env = wasiEnv(config.host, instanceId);
-    ensureDataDir(config.host.dataDir);
+    ensureDataDir(config.host.dataDir, this.#options.user);
+    // Where the directory cannot be passed as a descriptor, the run user must reach it by its path.
+    if (this.#options.user !== undefined && !PROC_FD_DIR_USABLE) {
+      assertReachableBy(config.host.dataDir, this.#options.user);
+    }
     const handle = instanceHandleFor(this.id, instanceId, workload);
     const parts = { handle, workload, config: { ...config, values }, module, argv, env };
     this.#instances.set(instanceId, wasiInstance(parts, this.#options));
@@ -102,6 +166,11 @@ export class WasiRuntime extends LocalRuntime {
    */
   async adopt(handle: InstanceHandle, _workload: RuntimeWorkload): Promise<void> {
     this.#instances.get(handle);
+  }
+
+  /** Every later run of the instance goes through `hooks` (re-runs gated, exits reported). */
+  watchRuns(handle: InstanceHandle, hooks: RunHooks): void {
+    this.#instances.get(handle).loop.watch(hooks);
   }
 
   /** Starts the run loop: one run (`once`, `listener`) or a run every `secs` after the last ended. */
@@ -162,7 +231,7 @@ export class WasiRuntime extends LocalRuntime {
     const declared = wasiVerified(inst.workload).body.console.map((c) => c.name);
     checkConsoleCommand(declared, command, inst.workload.id);
     const argv = wasiArgv(`${inst.workload.id}.wasm`, { type: 'console', command }, inst.config.values);
-    const run = spawnWasi(inst, argv, this.#options, false);
+    const run = spawnWasi(inst, argv, this.#options, 'console');
     const { result, timedOut } = await consoleRunResult(run, this.#options.consoleTimeoutMs);
     return wasiEvidence(inst.handle.instanceId, argv, result, inst.module, { timedOut });
   }

@@ -15,6 +15,7 @@ import { governedConsole } from './host-console.js';
 import { HostGovernance, type Payload } from './host-governance.js';
 import { redactSecrets } from './host-redact.js';
 import { revocationTeardown } from './host-revocation.js';
+import { watchInstanceRuns } from './host-runs.js';
 import { done, settle } from './host-settle.js';
 import {
   type HostContract,
@@ -24,6 +25,7 @@ import {
 } from './workload.js';
 
 export { RUNTIME_CHAIN_SOURCE } from './host-governance.js';
+export { RERUN_PHASE, RUN_EXIT_KIND } from './host-runs.js';
 
 /**
  * The governance gate as the WorkloadHost uses it: structurally `Gate` of `@heddle/gate`, which
@@ -143,6 +145,7 @@ export class WorkloadHost {
     if (r.ok) {
       const handle = r.value;
       gov.loaded.set(handle.instanceId, { workload, emulated, token });
+      watchInstanceRuns(gov, handle);
       payload.instance_id = auditText(handle.instanceId, AUDIT_LIMITS.shortText, secrets);
       if (handle.storeInstalled === true) {
         const installed = {
@@ -175,7 +178,10 @@ export class WorkloadHost {
     const payload: Payload = { ...gov.base(workload, handle.instanceId, secrets), phase: 'readopted' };
     await gov.gated('workload.load', workload, false, true, payload, secrets);
     const r = await settle(() => gov.runtime.adopt(handle, workload));
-    if (r.ok) gov.loaded.set(handle.instanceId, { workload, emulated: false, token });
+    if (r.ok) {
+      gov.loaded.set(handle.instanceId, { workload, emulated: false, token });
+      watchInstanceRuns(gov, handle);
+    }
     const errors: RuntimeError[] = [];
     await gov.outcome(ChainKind.load, payload, r, secrets, errors);
     done(r, errors);

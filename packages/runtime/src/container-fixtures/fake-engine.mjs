@@ -19,6 +19,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { constants } from 'node:os';
@@ -125,6 +126,8 @@ const VALUE_FLAGS = new Set([
   '--label',
   '--tmpfs',
   '--platform',
+  '--log-driver',
+  '--log-opt',
 ]);
 const BOOL_FLAGS = new Set(['--read-only']);
 
@@ -135,8 +138,43 @@ function parseBytes(s) {
   return Number(m[1]) * mult;
 }
 
+// The json-file (and local) driver's options, as docker documents them: max-size (a size with an
+// optional k/m/g unit; default -1, unbounded) and max-file (an integer >= 1, default 1, only with
+// max-size). Any other key is refused like docker does ("unknown log opt").
+function checkLogConfig(driver, opts) {
+  if (!['json-file', 'local', 'k8s-file'].includes(driver))
+    fail(`logger: no log driver named '${driver}' is registered`, 125);
+  for (const k of Object.keys(opts)) {
+    if (!['max-size', 'max-file'].includes(k)) fail(`unknown log opt '${k}' for ${driver} log driver`, 125);
+  }
+  if (opts['max-size'] !== undefined) parseBytes(opts['max-size']);
+  if (opts['max-file'] !== undefined) {
+    const n = Number(opts['max-file']);
+    if (!/^\d+$/.test(opts['max-file']) || n < 1) fail('max-file cannot be less than 1', 125);
+    if (n > 1 && opts['max-size'] === undefined) fail('max-file can only be set when max-size is set', 125);
+  }
+  return { Type: driver, Config: opts };
+}
+
+/** Rotation bounds of a container's log, from its LogConfig: bytes per file (Infinity) and files. */
+function logBounds(c) {
+  const o = c.HostConfig.LogConfig?.Config ?? {};
+  return {
+    maxSize: o['max-size'] === undefined ? Number.POSITIVE_INFINITY : parseBytes(o['max-size']),
+    maxFile: o['max-file'] === undefined ? 1 : Number(o['max-file']),
+  };
+}
+
+/** The log files of a container, oldest first: <name>.log.<n-1> ... <name>.log.1, <name>.log. */
+function logFiles(name) {
+  const out = [];
+  for (let i = 32; i >= 1; i--) if (existsSync(`${logPath(name)}.${i}`)) out.push(`${logPath(name)}.${i}`);
+  if (existsSync(logPath(name))) out.push(logPath(name));
+  return out;
+}
+
 function create(args) {
-  const o = { env: [], labels: {}, binds: [], securityOpt: [], capDrop: [], tmpfs: {} };
+  const o = { env: [], labels: {}, binds: [], securityOpt: [], capDrop: [], tmpfs: {}, logOpts: {} };
   let i = 0;
   for (; i < args.length; i++) {
     const a = args[i];
@@ -157,13 +195,18 @@ function create(args) {
     } else if (a === '-v') o.binds.push(v);
     else if (a === '--security-opt') o.securityOpt.push(v);
     else if (a === '--cap-drop') o.capDrop.push(v);
-    else if (a === '--tmpfs') {
+    else if (a === '--log-opt') {
+      const eq = v.indexOf('=');
+      if (eq <= 0) fail(`invalid log opt: ${v}`, 125);
+      o.logOpts[v.slice(0, eq)] = v.slice(eq + 1);
+    } else if (a === '--tmpfs') {
       const c = v.indexOf(':');
       o.tmpfs[c < 0 ? v : v.slice(0, c)] = c < 0 ? '' : v.slice(c + 1);
     } else o[a] = v;
   }
   const image = args[i];
   if (image === undefined) fail('"create" requires at least 1 argument.', 125);
+  const logConfig = checkLogConfig(o['--log-driver'] ?? 'json-file', o.logOpts);
   const img = readJson(join(STATE, 'images.json'), {})[image];
   if (!img) fail(`No such image: ${image}`, 125);
   const name = o['--name'] ?? `c${Date.now().toString(36)}`;
@@ -195,6 +238,7 @@ function create(args) {
       CapDrop: o.capDrop,
       Binds: o.binds,
       Tmpfs: o.tmpfs,
+      LogConfig: logConfig,
     },
   });
   process.stdout.write(`${id}\n`);
@@ -250,10 +294,30 @@ async function shim(name) {
   });
   let seq = 0;
   const pending = { stdout: '', stderr: '' };
+  const bounds = logBounds(c);
+  let size = existsSync(logPath(name)) ? statSync(logPath(name)).size : 0;
+  // json-file rotation: when the current file would pass max-size, <name>.log becomes <name>.log.1 (the
+  // older ones shift up) and the oldest beyond max-file is removed; with max-file 1 the file is cut.
+  const rotate = () => {
+    const keep = bounds.maxFile - 1;
+    if (keep <= 0) rmSync(logPath(name), { force: true });
+    else {
+      rmSync(`${logPath(name)}.${keep}`, { force: true });
+      for (let i = keep - 1; i >= 1; i--) {
+        if (existsSync(`${logPath(name)}.${i}`))
+          renameSync(`${logPath(name)}.${i}`, `${logPath(name)}.${i + 1}`);
+      }
+      renameSync(logPath(name), `${logPath(name)}.1`);
+    }
+    size = 0;
+  };
   const emit = (stream, line) => {
     const t = `${new Date().toISOString().slice(0, 23)}${String(seq++).padStart(6, '0')}Z`;
+    const rec = `${JSON.stringify({ log: `${line}\n`, stream, time: t })}\n`;
     try {
-      appendFileSync(logPath(name), `${JSON.stringify({ log: `${line}\n`, stream, time: t })}\n`);
+      if (size > 0 && size + Buffer.byteLength(rec) > bounds.maxSize) rotate();
+      appendFileSync(logPath(name), rec);
+      size += Buffer.byteLength(rec);
     } catch {}
   };
   for (const stream of ['stdout', 'stderr']) {
@@ -367,13 +431,17 @@ function logs(args) {
   }
   const name = findContainer(ref);
   if (!name) fail(`No such container: ${ref}`);
-  let lines = [];
-  try {
-    lines = readFileSync(logPath(name), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l));
-  } catch {}
+  const lines = [];
+  for (const f of logFiles(name)) {
+    try {
+      lines.push(
+        ...readFileSync(f, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l)),
+      );
+    } catch {}
+  }
   const picked = Number.isFinite(tail) ? lines.slice(Math.max(0, lines.length - tail)) : lines;
   for (const l of picked) {
     const text = ts ? `${l.time} ${l.log}` : l.log;
@@ -394,7 +462,7 @@ function rm(args) {
         process.kill(runOf(name).Pid, 'SIGKILL');
       } catch {}
     }
-    for (const p of [cfgPath(name), runPath(name), logPath(name)]) rmSync(p, { force: true });
+    for (const p of [cfgPath(name), runPath(name), ...logFiles(name)]) rmSync(p, { force: true });
     process.stdout.write(`${ref}\n`);
   }
 }

@@ -1,6 +1,6 @@
 // Test helpers of the WASI adapter (not exported from the package): assemble the WAT guests in this
 // directory with wabt and wrap them in signed, verified cog packages.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,9 +36,14 @@ export function fixtureWasm(name: string): Promise<Uint8Array> {
   return assembleWat(`${name}.wat`, readFileSync(join(here, `${name}.wat`), 'utf8'));
 }
 
-/** A fresh temporary directory. */
+/**
+ * A fresh temporary directory, searchable by others: on a root host the runners run as `nobody`,
+ * which must reach the data directories made inside it.
+ */
 export function tempDir(prefix = 'heddle-wasi-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  chmodSync(dir, 0o755);
+  return dir;
 }
 
 /** A signed and verified cog package holding `wasm` as its `wasm32-wasi` variant. */
