@@ -101,7 +101,15 @@ export const PlaceOutputSchema = z.strictObject({
     z.strictObject({
       node_id: NodeId,
       variant: z.string(),
-      outcome: z.enum(['placed', 'refused', 'unreachable', 'indeterminate', 'gate_denied', 'unsettled']),
+      outcome: z.enum([
+        'placed',
+        'refused',
+        'unreachable',
+        'indeterminate',
+        'gate_denied',
+        'unsettled',
+        'skipped',
+      ]),
       code: z.string().nullable(),
       reason: z.string().nullable(),
     }),

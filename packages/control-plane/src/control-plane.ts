@@ -22,8 +22,9 @@ import { NodeBook } from './node-book.js';
 import { type NodeView, nodeView } from './node-view.js';
 import { PackageStore } from './package-store.js';
 import { type PlaceHooks, type PlaceResult, placeOrder } from './place.js';
-import { chainChange, holdReservation, stageState } from './placement-life.js';
-import { type PlaneContext, Reservations } from './plane-context.js';
+import { chainChange, holdReservation, resourcesOf, stageState } from './placement-life.js';
+import type { PlaneContext } from './plane-context.js';
+import { Reservations } from './reservations.js';
 import { applyRevocations, HeldRevocations, type RevocationPushReport } from './revocation-push.js';
 import type { AddSeedOptions } from './seed-book.js';
 import { SeedHosts } from './seed-nodes.js';
@@ -109,11 +110,31 @@ export class ControlPlane {
     this.#restoreReservations();
   }
 
-  /** Resources of the live placements are held again (from the held packages' envelopes). */
+  /**
+   * Resources of the live placements are held again (from the held packages' envelopes), and so are
+   * those of unsettled decisions (their lost answer may have placed them).
+   */
   #restoreReservations(): void {
+    const ctx = this.#ctx;
     const resources = new Map<string, { ram_mb: number; cpu_pct: number }>();
-    for (const p of this.#ctx.store.listPlacements())
-      if (!isGone(p.state)) holdReservation(this.#ctx, p, resources);
+    for (const p of ctx.store.listPlacements()) if (!isGone(p.state)) holdReservation(ctx, p, resources);
+    for (const u of ctx.store.listUnsettled()) {
+      const order = ctx.store.getOrder(u.order_id);
+      if (order === undefined || u.expected_instance_id === null) continue;
+      const r = resourcesOf(ctx, order.manifest_hash, resources);
+      ctx.reservations.holdUnsettled(
+        u.decision_id,
+        {
+          node_id: u.node_id,
+          instance_id: u.expected_instance_id,
+          order_id: u.order_id,
+          workload: order.workload,
+          package_id: order.package_id,
+        },
+        r.ram_mb,
+        r.cpu_pct,
+      );
+    }
   }
 
   /** The tunables in force. */

@@ -21,6 +21,7 @@ export * from './placement-life.js';
 export * from './plane-context.js';
 export * from './reconcile.js';
 export * from './reschedule.js';
+export * from './reservations.js';
 export * from './revocation-push.js';
 export * from './seed-book.js';
 export * from './seed-nodes.js';
