@@ -28,6 +28,11 @@ export interface CallSpec {
   readonly source?: PackageSource;
   /** Overrides the method's default timeout. */
   readonly timeoutMs?: number;
+  /**
+   * A health check: connecting and the answer are each bounded by the config's `healthTimeoutMs`
+   * (unless `timeoutMs` says otherwise for the answer).
+   */
+  readonly health?: boolean;
 }
 
 /**
@@ -42,6 +47,8 @@ export class Caller {
   readonly #requester: string;
   readonly #config: PlaneConfig;
   readonly #client: WireClient;
+  /** The client of health checks: its connection is bounded by `healthTimeoutMs`. */
+  readonly #healthClient: WireClient;
   readonly #now: () => number;
 
   constructor(keys: KeyPair, config: PlaneConfig, options: WireClientOptions & { now?: () => number } = {}) {
@@ -50,6 +57,7 @@ export class Caller {
     this.#config = config;
     const { now, ...client } = options;
     this.#client = new WireClient(client);
+    this.#healthClient = new WireClient({ ...client, connectTimeoutMs: config.healthTimeoutMs });
     this.#now = now ?? Date.now;
   }
 
@@ -69,8 +77,16 @@ export class Caller {
       this.#keys,
     );
     const slow = spec.method === 'workload.place' || spec.method === 'workload.load';
-    return this.#client.call(spec.url, signed, {
-      timeoutMs: spec.timeoutMs ?? (slow ? this.#config.placeTimeoutMs : this.#config.callTimeoutMs),
+    const health = spec.health === true;
+    const timeoutMs =
+      spec.timeoutMs ??
+      (health
+        ? this.#config.healthTimeoutMs
+        : slow
+          ? this.#config.placeTimeoutMs
+          : this.#config.callTimeoutMs);
+    return (health ? this.#healthClient : this.#client).call(spec.url, signed, {
+      timeoutMs,
       ...(spec.expectedKey === undefined ? {} : { expectedPublicKey: fromHex(spec.expectedKey) }),
       ...(spec.source === undefined ? {} : { source: spec.source }),
       now: this.#now,

@@ -9,6 +9,7 @@ import type { WireClientOptions } from '@heddle/wire';
 import { ackAlert } from './alerts.js';
 import { Caller } from './caller.js';
 import { type PlaneConfig, planeConfig } from './config.js';
+import { mapBounded } from './health.js';
 import {
   instanceLogs,
   instanceStatus,
@@ -171,10 +172,10 @@ export class ControlPlane {
     return view;
   }
 
-  /** Describes every known node again (in parallel); returns them all. */
+  /** Describes every known node again (in parallel, each bounded on its own); returns them all. */
   async refreshNodes(): Promise<NodeView[]> {
-    const { store, book } = this.#ctx;
-    await Promise.all(store.listTargets().map((t) => book.refresh(t.node_id)));
+    const { store, book, config } = this.#ctx;
+    await mapBounded(store.listTargets(), config.healthConcurrency, (t) => book.refresh(t.node_id));
     return this.nodes();
   }
 

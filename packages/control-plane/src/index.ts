@@ -4,6 +4,7 @@ export * from './config.js';
 export * from './control-plane.js';
 export * from './engine-view.js';
 export * from './errors.js';
+export * from './health.js';
 export * from './host-listing.js';
 export * from './instance-verbs.js';
 export * from './lifecycle-tick.js';

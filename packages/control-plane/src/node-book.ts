@@ -7,7 +7,6 @@ import {
   toHex,
 } from '@heddle/envelope';
 import {
-  LivenessTracker,
   NodeFactsCache,
   PlacementError,
   type SignedNodeFacts,
@@ -19,6 +18,7 @@ import { isGone } from '@heddle/runtime';
 import { asObject, type Caller } from './caller.js';
 import type { PlaneConfig } from './config.js';
 import { PlaneError } from './errors.js';
+import { CheckedLiveness, withDeadline } from './health.js';
 import { type AddSeedOptions, addSeedTarget, refreshSeedTarget } from './seed-book.js';
 import type { PlacementRecord, StateStore, TargetRecord } from './state-store.js';
 
@@ -49,10 +49,12 @@ const URL_RE = /^wss?:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/;
  */
 export class NodeBook {
   readonly cache: NodeFactsCache = new NodeFactsCache();
-  readonly liveness: LivenessTracker;
+  /** Liveness from this controller's own checks (silence it did not ask about does not count). */
+  readonly liveness: CheckedLiveness;
   readonly #store: StateStore;
   readonly #caller: Caller;
   readonly #now: () => number;
+  readonly #healthTimeoutMs: number;
   /** When each node last answered anything in this process (Unix ms). */
   readonly #heard = new Map<string, number>();
 
@@ -60,10 +62,8 @@ export class NodeBook {
     this.#store = store;
     this.#caller = caller;
     this.#now = now;
-    this.liveness = new LivenessTracker({
-      suspectAfterMs: config.suspectAfterMs,
-      deadAfterMs: config.deadAfterMs,
-    });
+    this.#healthTimeoutMs = config.healthTimeoutMs;
+    this.liveness = new CheckedLiveness(config.deadAfterMs);
     for (const t of store.listTargets()) this.#restore(t);
   }
 
@@ -136,16 +136,21 @@ export class NodeBook {
   }
 
   /**
-   * Describes a known node again, requiring its learned key. Returns the updated record; a node that
-   * cannot be reached, or answers with another key, is recorded as unreachable (with the reason) and
-   * the record returned, never thrown.
+   * Describes a known node again (a health check, bounded by `healthTimeoutMs` on its own), requiring
+   * its learned key. Returns the updated record; a node that cannot be reached in time, or answers
+   * with another key, is recorded as unreachable (with the reason) and the record returned, never
+   * thrown.
    */
   async refresh(nodeId: string): Promise<TargetRecord> {
     const t = this.get(nodeId);
     const now = this.#now();
     if (t.seed !== undefined && t.seed !== null) return refreshSeedTarget(this.#store, this.liveness, t, now);
     try {
-      const d = await this.#describe(t.url, undefined);
+      const d = await withDeadline(
+        this.#describe(t.url, undefined, true),
+        this.#healthTimeoutMs,
+        `${t.url}: no answer to the health check in ${this.#healthTimeoutMs} ms`,
+      );
       if (d.publicKey !== t.public_key) {
         const next: TargetRecord = {
           ...t,
@@ -292,7 +297,7 @@ export class NodeBook {
     this.#heard.set(t.node_id, Math.max(now, this.#heard.get(t.node_id) ?? 0));
   }
 
-  async #describe(url: string, key: string | undefined): Promise<Described> {
+  async #describe(url: string, key: string | undefined, health = false): Promise<Described> {
     let result: JsonValue;
     let publicKey: Uint8Array;
     try {
@@ -300,6 +305,7 @@ export class NodeBook {
         url,
         target: '*',
         method: 'workload.describe',
+        health,
         ...(key === undefined ? {} : { expectedKey: key }),
       });
       result = r.result;
