@@ -115,6 +115,7 @@ export const PlaceOutputSchema = z.strictObject({
     }),
   ),
   explanation: ExplanationSchema,
+  replayed: z.literal(true).optional(),
 });
 
 /** `heddle node add|rm|pin --json`. */

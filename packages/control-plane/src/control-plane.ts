@@ -105,6 +105,7 @@ export class ControlPlane {
       seeds: new SeedHosts(),
       stateDir: options.stateDir,
       inProgress: new Set(),
+      idempotent: new Map(),
     };
     this.#held = new HeldRevocations(options.anchors);
     this.#ticker = new LifecycleTicker(this.#ctx, this.#held);

@@ -78,7 +78,7 @@ describe('one frozen host', () => {
     const report = await p.plane.tick();
     const took = Date.now() - started;
     expect(took).toBeLessThan(2_500); // about the health timeout, not the 10 s of a connect timeout
-    expect(report.reachable.sort()).toEqual([a.service.nodeId, b.service.nodeId].sort());
+    expect([...report.reachable].sort()).toEqual([a.service.nodeId, b.service.nodeId].sort());
     expect(p.plane.node(frozen.service.nodeId).liveness).toBe('suspect');
     // Past dead_after of the frozen host's failures, it alone is dead.
     await new Promise((r) => setTimeout(r, 3_000));

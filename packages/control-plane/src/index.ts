@@ -6,6 +6,7 @@ export * from './engine-view.js';
 export * from './errors.js';
 export * from './health.js';
 export * from './host-listing.js';
+export * from './idempotency.js';
 export * from './instance-verbs.js';
 export * from './lifecycle-tick.js';
 export * from './migrations.js';

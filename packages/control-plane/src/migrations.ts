@@ -138,6 +138,23 @@ CREATE TABLE revocation_list (
 ) STRICT;
 `;
 
+/**
+ * Version 4 (issue 15): idempotency keys of places (a retried place answers with the order it made,
+ * never makes a second), and each host's controller lease as its describe advertises it (a replacement
+ * is not started before the old host's lease has surely expired).
+ */
+const V4_SCHEMA = `
+CREATE TABLE idempotency_keys (
+  key TEXT PRIMARY KEY,
+  fingerprint TEXT NOT NULL,
+  order_id TEXT NOT NULL,
+  result TEXT,
+  created_at_ms INTEGER NOT NULL
+) STRICT;
+CREATE INDEX idempotency_keys_by_time ON idempotency_keys (created_at_ms, key);
+ALTER TABLE targets ADD COLUMN lease_ms INTEGER;
+`;
+
 /** Every migration, in order. Append only: a released step is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -161,6 +178,13 @@ export const MIGRATIONS: readonly Migration[] = [
       'instance lifecycle: placement lineage (replaces, reschedules), pending reschedules, alerts, the distributed revocation list and per-node acknowledged generations',
     up: (db) => {
       db.exec(V3_SCHEMA);
+    },
+  },
+  {
+    version: 4,
+    description: 'idempotency keys of places, and each host’s advertised controller lease (targets.lease_ms)',
+    up: (db) => {
+      db.exec(V4_SCHEMA);
     },
   },
 ];

@@ -39,6 +39,7 @@ export function seedContext(w: RuntimeWorkload, tier: GateContext['node_tier']):
 export async function placeStorePin(
   ctx: PlaneContext,
   order: PlaceOrderInput & { store_pin: OrderStorePin },
+  orderId?: string,
 ): Promise<PlaceResult> {
   const pin = order.store_pin;
   const workload = seedPinWorkload(seedPinOf(pin));
@@ -47,6 +48,7 @@ export async function placeStorePin(
     order,
     { workload: pin.id, version: pin.version, manifest_hash: '', package_id: workload.ref },
     now,
+    orderId,
   );
   const request: PlacementRequest = {
     workload: pin.id,

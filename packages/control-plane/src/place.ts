@@ -12,7 +12,8 @@ import {
 import { isGone } from '@heddle/runtime';
 import type { TransferProgress } from './caller.js';
 import { engineView, placeContext } from './engine-view.js';
-import { orderRecord, parseOrder } from './order.js';
+import { withIdempotencyKey } from './idempotency.js';
+import { orderRecord, type PlaceOrderInput, parseOrder } from './order.js';
 import { type Attempt, attempt } from './place-attempt.js';
 import { claimSpec, duplicateInstance, expectedInstanceId, takenNodes } from './place-claims.js';
 import {
@@ -62,6 +63,11 @@ export interface PlaceResult {
   readonly attempts: readonly AttemptOutcome[];
   /** The engine's decision, explained. */
   readonly explanation: Explanation;
+  /**
+   * True when this answer is a retry's (the same idempotency key): what the key's order became; no
+   * new order was made. Absent otherwise.
+   */
+  readonly replayed?: boolean;
 }
 
 /** Hooks of a place. */
@@ -76,7 +82,8 @@ export interface PlaceHooks {
  * `workload.place` at each node's tier; chains the decision (its hash is the decision id); then
  * dispatches to the winner and, when that fails safely, to the other candidates in rank order (a pin
  * goes only to its node), each after a chained gate check and each attempt chained. A lost answer is
- * reconciled with that node before anything else is tried; one that cannot be is kept unsettled.
+ * reconciled with that node before anything else is tried; one that cannot be is kept unsettled. With
+ * an `idempotency_key`, a retry answers with the order the key made (see `withIdempotencyKey`).
  */
 export async function placeOrder(
   ctx: PlaneContext,
@@ -85,7 +92,17 @@ export async function placeOrder(
 ): Promise<PlaceResult> {
   const order = parseOrder(input);
   if (order.node !== undefined) ctx.book.get(order.node);
-  if (order.store_pin !== undefined) return placeStorePin(ctx, { ...order, store_pin: order.store_pin });
+  return withIdempotencyKey(ctx, order, (orderId) => placeParsed(ctx, order, orderId, hooks));
+}
+
+async function placeParsed(
+  ctx: PlaneContext,
+  order: PlaceOrderInput,
+  orderId: string | undefined,
+  hooks: PlaceHooks,
+): Promise<PlaceResult> {
+  if (order.store_pin !== undefined)
+    return placeStorePin(ctx, { ...order, store_pin: order.store_pin }, orderId);
   const verified =
     order.package_dir !== undefined
       ? await ctx.packages.add(order.package_dir)
@@ -100,6 +117,7 @@ export async function placeOrder(
       package_id: verified.packageId,
     },
     now,
+    orderId,
   );
   const taken = takenNodes(ctx, record);
   const pinnedWhy = record.node === null ? undefined : taken.get(record.node);

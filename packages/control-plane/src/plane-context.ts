@@ -4,6 +4,7 @@ import type { Caller } from './caller.js';
 import type { PlaneConfig } from './config.js';
 import type { NodeBook } from './node-book.js';
 import type { PackageStore } from './package-store.js';
+import type { PlaceResult } from './place.js';
 import type { Reservations } from './reservations.js';
 import type { SeedHosts } from './seed-nodes.js';
 import type { StateStore } from './state-store.js';
@@ -31,4 +32,6 @@ export interface PlaneContext {
   readonly stateDir: string;
   /** Decisions whose place is being dispatched by this process right now (settling leaves them alone). */
   readonly inProgress: Set<string>;
+  /** Places running in this process under an idempotency key (a retry meanwhile waits for its answer). */
+  readonly idempotent: Map<string, Promise<PlaceResult>>;
 }
