@@ -36,6 +36,8 @@ interface Described {
   readonly nodeId: string;
   readonly facts: SignedNodeFacts;
   readonly routes: string[];
+  /** Its advertised lease plus the time it takes to stop its instances after it (ms), or null. */
+  readonly leaseMs: number | null;
 }
 
 const URL_RE = /^wss?:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/;
@@ -55,6 +57,9 @@ export class NodeBook {
   readonly #caller: Caller;
   readonly #now: () => number;
   readonly #healthTimeoutMs: number;
+  readonly #clockSkewMs: number;
+  /** When this book (this controller process) started (Unix ms). */
+  readonly #startedAtMs: number;
   /** When each node last answered anything in this process (Unix ms). */
   readonly #heard = new Map<string, number>();
 
@@ -63,6 +68,8 @@ export class NodeBook {
     this.#caller = caller;
     this.#now = now;
     this.#healthTimeoutMs = config.healthTimeoutMs;
+    this.#clockSkewMs = config.clockSkewMs;
+    this.#startedAtMs = now();
     this.liveness = new CheckedLiveness(config.deadAfterMs);
     for (const t of store.listTargets()) this.#restore(t);
   }
@@ -125,6 +132,7 @@ export class NodeBook {
       pending_key: null,
       routes: d.routes,
       facts: d.facts,
+      lease_ms: d.leaseMs,
       learned_at_ms: held?.learned_at_ms ?? now,
       last_seen_ms: now,
       unreachable_since_ms: null,
@@ -168,6 +176,7 @@ export class NodeBook {
         ...t,
         routes: d.routes,
         facts: d.facts,
+        lease_ms: d.leaseMs,
         last_seen_ms: now,
         unreachable_since_ms: null,
         last_error: null,
@@ -224,6 +233,7 @@ export class NodeBook {
       pending_key: null,
       routes: d.routes,
       facts: d.facts,
+      lease_ms: d.leaseMs,
       learned_at_ms: d.nodeId === nodeId ? old.learned_at_ms : now,
       last_seen_ms: now,
       unreachable_since_ms: null,
@@ -277,6 +287,19 @@ export class NodeBook {
     const now = this.#now();
     this.liveness.contact(nodeId, now);
     this.#heard.set(nodeId, Math.max(now, this.#heard.get(nodeId) ?? 0));
+  }
+
+  /**
+   * When the controller lease of `nodeId`'s host has surely expired and its continuous instances
+   * stopped (Unix ms, this clock), or undefined when it advertises no lease: the last request this
+   * process issued to it (or this process's start, for requests an earlier process issued) plus its
+   * lease and stop time, plus the clock skew the protocol allows (docs/lifecycle.md, "At most once").
+   */
+  leaseExpiredAtMs(nodeId: string): number | undefined {
+    const t = this.#store.getTarget(nodeId);
+    if (t?.lease_ms === undefined || t.lease_ms === null) return undefined;
+    const last = Math.max(this.#caller.lastIssuedTo(nodeId, t.url) ?? 0, this.#startedAtMs);
+    return last + t.lease_ms + this.#clockSkewMs;
   }
 
   /** When `nodeId` last answered anything in this process (Unix ms), or undefined. */
@@ -346,6 +369,18 @@ export class NodeBook {
     const routes = Array.isArray(ad.routes)
       ? ad.routes.filter((r): r is string => typeof r === 'string' && /^[a-z.]{1,32}$/.test(r))
       : [];
-    return { publicKey: hex, nodeId, facts: facts.data, routes: ad.node_id === nodeId ? routes : [] };
+    const lease = asObject(ad.lease ?? null);
+    const ms = (v: JsonValue | undefined): number | undefined =>
+      typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= 86_400_000 ? v : undefined;
+    const leaseMs = ms(lease.lease_ms);
+    const stopsMs = ms(lease.stops_within_ms);
+    const mine = ad.node_id === nodeId;
+    return {
+      publicKey: hex,
+      nodeId,
+      facts: facts.data,
+      routes: mine ? routes : [],
+      leaseMs: mine && leaseMs !== undefined && leaseMs > 0 ? leaseMs + (stopsMs ?? 0) : null,
+    };
   }
 }

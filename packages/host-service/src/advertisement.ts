@@ -17,6 +17,13 @@ export interface WorkloadHostAdvertisement {
   readonly routes: readonly string[];
   /** The address controllers reach it at (`ws://...`, `wss://...`), when configured. */
   readonly address: string | null;
+  /**
+   * Its controller lease, or null without one: `lease_ms`, and `stops_within_ms`, how long after the
+   * lease expired (on its own clock, counted from the issue time of the last controller request it
+   * verified) it has stopped the continuous instances controllers placed while it runs (a supervisor
+   * pass and the stop grace).
+   */
+  readonly lease: { readonly lease_ms: number; readonly stops_within_ms: number } | null;
 }
 
 /** The advertisement of a host with `routes`, reachable at `address`. */
@@ -24,8 +31,10 @@ export function workloadHostAdvertisement(
   nodeId: string,
   routes: Iterable<string>,
   address: string | undefined,
+  lease: WorkloadHostAdvertisement['lease'] = null,
 ): WorkloadHostAdvertisement {
   return {
+    lease,
     service: WORKLOAD_HOST_SERVICE,
     version: CTL_VERSION,
     node_id: nodeId,
@@ -44,5 +53,7 @@ export function advertisementJson(ad: WorkloadHostAdvertisement): { [key: string
     methods: [...ad.methods],
     routes: [...ad.routes],
     address: ad.address,
+    lease:
+      ad.lease === null ? null : { lease_ms: ad.lease.lease_ms, stops_within_ms: ad.lease.stops_within_ms },
   };
 }
