@@ -24,28 +24,28 @@ export function expectedInstanceId(
  */
 export function takenNodes(ctx: PlaneContext, order: OrderRecord): Map<string, string> {
   const taken = new Map<string, string>();
-  for (const p of ctx.store.listPlacements()) {
-    if (p.package_id !== order.package_id || isGone(p.state) || taken.has(p.node_id)) continue;
-    if (expectedInstanceId(order, p.node_id) !== p.instance_id) continue;
-    taken.set(
-      p.node_id,
-      `already holds the identical instance ${p.instance_id} (order ${p.order_id}, ${p.state}): same package, config values and mode`,
-    );
-  }
-  for (const u of ctx.store.listUnsettled()) {
-    if (u.expected_instance_id === null || taken.has(u.node_id)) continue;
-    if (expectedInstanceId(order, u.node_id) !== u.expected_instance_id) continue;
-    taken.set(
-      u.node_id,
-      `order ${u.order_id} may have placed the identical instance ${u.expected_instance_id} there (its answer was lost; see unsettled)`,
-    );
-  }
-  for (const c of ctx.reservations.pendingClaims()) {
-    if (taken.has(c.node_id) || expectedInstanceId(order, c.node_id) !== c.instance_id) continue;
-    taken.set(
-      c.node_id,
-      `order ${c.order_id} is placing the identical instance ${c.instance_id} there right now`,
-    );
+  // Every live placement, place in flight and unsettled decision holds a reservation, indexed by
+  // package: only those of this package are looked at.
+  for (const h of ctx.reservations.holders(order.package_id)) {
+    if (taken.has(h.node_id) || expectedInstanceId(order, h.node_id) !== h.instance_id) continue;
+    if (h.kind === 'instance') {
+      const p = ctx.store.getPlacement(h.instance_id);
+      if (p === undefined || isGone(p.state)) continue;
+      taken.set(
+        h.node_id,
+        `already holds the identical instance ${p.instance_id} (order ${p.order_id}, ${p.state}): same package, config values and mode`,
+      );
+    } else if (h.kind === 'claim') {
+      taken.set(
+        h.node_id,
+        `order ${h.order_id} is placing the identical instance ${h.instance_id} there right now`,
+      );
+    } else {
+      taken.set(
+        h.node_id,
+        `order ${h.order_id} may have placed the identical instance ${h.instance_id} there (its answer was lost; see unsettled)`,
+      );
+    }
   }
   return taken;
 }

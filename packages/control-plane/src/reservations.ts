@@ -45,6 +45,15 @@ interface Held {
   readonly node_id: string;
   readonly instance_id: string;
   readonly order_id: string;
+  readonly package_id: string;
+}
+
+/** Who holds an instance id of a package on a node: a live placement, a place in flight, an unsettled decision. */
+export interface Holder {
+  readonly kind: 'instance' | 'claim' | 'unsettled';
+  readonly node_id: string;
+  readonly instance_id: string;
+  readonly order_id: string;
 }
 
 /**
@@ -58,6 +67,8 @@ export class Reservations {
   readonly #held = new Map<string, Held>();
   /** Instance id to the keys of claims and unsettled decisions holding it (not its own placement's). */
   readonly #claimed = new Map<string, Set<string>>();
+  /** Package id to the keys holding one of its instances. */
+  readonly #byPackage = new Map<string, Set<string>>();
   #claims = 0;
 
   /** Reserves `memory_mb` and `cpu_pct` for `p` on its node (once per instance). */
@@ -108,13 +119,18 @@ export class Reservations {
     return undefined;
   }
 
-  /** Every place in flight, with the node and instance it claims. */
-  *pendingClaims(): IterableIterator<ClaimTarget & { readonly order_id: string }> {
-    for (const keys of this.#claimed.values())
-      for (const key of keys) {
-        const h = this.#held.get(key);
-        if (h !== undefined && key.startsWith('claim:')) yield h;
-      }
+  /** Everything that holds an instance of package `packageId`: live placements, places in flight, unsettled decisions. */
+  *holders(packageId: string): IterableIterator<Holder> {
+    for (const key of this.#byPackage.get(packageId) ?? []) {
+      const h = this.#held.get(key);
+      if (h === undefined) continue;
+      const kind = key.startsWith('claim:')
+        ? 'claim'
+        : key.startsWith('unsettled:')
+          ? 'unsettled'
+          : 'instance';
+      yield { kind, node_id: h.node_id, instance_id: h.instance_id, order_id: h.order_id };
+    }
   }
 
   /**
@@ -166,6 +182,7 @@ export class Reservations {
             node_id: next.node_id,
             instance_id: next.instance_id,
             order_id: spec.order_id,
+            package_id: spec.package_id,
           });
           current = next;
           return undefined;
@@ -204,11 +221,18 @@ export class Reservations {
       node_id: p.node_id,
       instance_id: p.instance_id,
       order_id: p.order_id,
+      package_id: p.package_id,
     });
   }
 
   #set(key: string, h: Held): void {
     this.#held.set(key, h);
+    let pkg = this.#byPackage.get(h.package_id);
+    if (pkg === undefined) {
+      pkg = new Set();
+      this.#byPackage.set(h.package_id, pkg);
+    }
+    pkg.add(key);
     if (key === h.instance_id) return;
     let keys = this.#claimed.get(h.instance_id);
     if (keys === undefined) {
@@ -219,6 +243,9 @@ export class Reservations {
   }
 
   #unindex(key: string, h: Held): void {
+    const pkg = this.#byPackage.get(h.package_id);
+    pkg?.delete(key);
+    if (pkg?.size === 0) this.#byPackage.delete(h.package_id);
     const keys = this.#claimed.get(h.instance_id);
     if (keys === undefined) return;
     keys.delete(key);
