@@ -17,7 +17,9 @@ import { type HttpAnswer, httpRequest } from './http-request.js';
 
 /**
  * A failure reported by the operator API (docs/operator-api.md, "Errors"), or `controller_not_running`
- * when the daemon cannot be found or does not answer (then `status` is 0).
+ * when the daemon cannot be found or does not answer (then `status` is 0), or `outcome_unknown` when
+ * a request that changes something was sent and its answer was lost (a reset connection, a broken
+ * place stream): it may have been done (retry a place with the same idempotency key to find out).
  */
 export class ApiError extends HeddleError {
   /** The HTTP status (0 when there was no answer). */
@@ -222,16 +224,20 @@ export class ApiClient {
     });
     await reading.catch((err: unknown) => {
       throw new ApiError(
-        'indeterminate',
-        `the place stream broke (${(err as Error).message}); the place may have happened: see GET /v1/unsettled and ps`,
+        'outcome_unknown',
+        `the place stream broke (${(err as Error).message}): the place may have happened`,
         { status: 200, cause: err },
       );
     });
     if (failure !== undefined) throw failure;
     if (result === undefined) {
-      throw new ApiError('indeterminate', 'the place stream ended without a result; see GET /v1/unsettled', {
-        status: 200,
-      });
+      throw new ApiError(
+        'outcome_unknown',
+        'the place stream ended without a result: the place may have happened',
+        {
+          status: 200,
+        },
+      );
     }
     return result;
   }
@@ -315,6 +321,14 @@ export class ApiClient {
       });
     } catch (err) {
       const why = (err as { code?: string }).code ?? (err as Error).message;
+      if ((err as { sent?: boolean }).sent === true && method !== 'GET') {
+        // The request reached the controller and no answer came back: it may have acted.
+        throw new ApiError(
+          'outcome_unknown',
+          `the connection to the controller at ${this.#url} broke after ${method} ${path} was sent (${why}): it may have been done`,
+          { cause: err },
+        );
+      }
       if ((err as Error).name === 'TimeoutError') {
         throw new ApiError(
           'timeout',

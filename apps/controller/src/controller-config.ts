@@ -65,6 +65,7 @@ export const ControllerConfigFileSchema = z.strictObject({
       reschedule_backoff_secs: z.int('expected whole seconds').min(1).max(3_600).optional(),
       reschedule_backoff_max_secs: z.int('expected whole seconds').min(1).max(86_400).optional(),
       max_reschedules: z.int('expected a whole number').min(0).max(100).optional(),
+      health_timeout_secs: z.int('expected whole seconds').min(1).max(60).optional(),
     })
     .optional(),
 });
@@ -104,6 +105,7 @@ export interface LifecycleTunables {
   readonly rescheduleBackoffMs?: number;
   readonly rescheduleBackoffMaxMs?: number;
   readonly maxReschedules?: number;
+  readonly healthTimeoutMs?: number;
 }
 
 /** The default `suspectAfterMs` of the control plane (15 s): lowered with a shorter `dead_after_secs`. */
@@ -125,6 +127,8 @@ function lifecycleTunables(l: ControllerConfigFile['lifecycle']): LifecycleTunab
   const max = ms(l.reschedule_backoff_max_secs);
   if (max !== undefined) out.rescheduleBackoffMaxMs = max;
   if (l.max_reschedules !== undefined) out.maxReschedules = l.max_reschedules;
+  const health = ms(l.health_timeout_secs);
+  if (health !== undefined) out.healthTimeoutMs = health;
   return out;
 }
 

@@ -222,7 +222,7 @@ async function assemble(
     });
   } catch (err) {
     const message = (err as Error).message;
-    const field = /^(deadAfter|suspectAfter|reschedule|maxReschedules)/.test(message)
+    const field = /^(deadAfter|suspectAfter|reschedule|maxReschedules|healthTimeout)/.test(message)
       ? 'lifecycle'
       : 'place_timeout_secs';
     throw badInput('config_invalid', `${field}: ${message}`, field, err);

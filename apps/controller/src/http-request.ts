@@ -22,12 +22,23 @@ export interface HttpRequestOptions {
 }
 
 /**
- * One HTTP/1.1 request with `node:http` (loopback API calls). Used instead of the global `fetch`,
+ * A failed request: `sent` tells whether the connection had been made (the request may then have
+ * reached the server and acted) or not (nothing can have happened).
+ */
+export type HttpFailure = Error & { readonly sent: boolean };
+
+/**
+ * One HTTP/1.1 request with `node:http` (loopback API calls). Rejects with an {@link HttpFailure}. Used instead of the global `fetch`,
  * whose first use loads a whole HTTP client (hundreds of milliseconds in a short-lived CLI process).
  */
 export function httpRequest(url: string, options: HttpRequestOptions): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: options.method, headers: options.headers });
+    let connected = false;
+    req.once('socket', (socket) => {
+      if (!socket.connecting) connected = true;
+      else socket.once('connect', () => (connected = true));
+    });
     let timer: NodeJS.Timeout | undefined;
     if (options.timeoutMs > 0) {
       timer = setTimeout(() => {
@@ -38,7 +49,7 @@ export function httpRequest(url: string, options: HttpRequestOptions): Promise<H
     }
     req.once('error', (err) => {
       clearTimeout(timer);
-      reject(err);
+      reject(Object.assign(err, { sent: connected }));
     });
     req.once('response', (res: IncomingMessage) => {
       clearTimeout(timer);

@@ -102,12 +102,21 @@ export const PlaceOutputSchema = z.strictObject({
     z.strictObject({
       node_id: NodeId,
       variant: z.string(),
-      outcome: z.enum(['placed', 'refused', 'unreachable', 'indeterminate', 'gate_denied', 'unsettled']),
+      outcome: z.enum([
+        'placed',
+        'refused',
+        'unreachable',
+        'indeterminate',
+        'gate_denied',
+        'unsettled',
+        'skipped',
+      ]),
       code: z.string().nullable(),
       reason: z.string().nullable(),
     }),
   ),
   explanation: ExplanationSchema,
+  replayed: z.literal(true).optional(),
 });
 
 /** `heddle node add|rm|pin --json`. */

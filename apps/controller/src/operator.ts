@@ -33,6 +33,7 @@ export function exitCodeOf(code: string): number {
     case 'unknown_instance':
     case 'unknown_alert':
     case 'unauthorized':
+    case 'idempotency_conflict':
       return ExitCode.badInput;
     case 'node_exists':
     case 'key_mismatch':
@@ -41,7 +42,9 @@ export function exitCodeOf(code: string): number {
     case 'refused':
     case 'unreachable':
     case 'indeterminate':
+    case 'outcome_unknown':
     case 'unsettled':
+    case 'duplicate_instance':
     case 'controller_not_running':
     case 'timeout':
       return ExitCode.checkFailed;
@@ -68,6 +71,10 @@ const HINTS: Readonly<Record<string, { readonly cmd: string; readonly text: stri
   indeterminate: {
     cmd: 'ps',
     text: 'the controller settles it with the node; check heddle ps before trying again',
+  },
+  outcome_unknown: {
+    cmd: 'ps',
+    text: 'check heddle ps before trying again (a place retried with the same --idempotency-key never places twice)',
   },
   governance: { cmd: 'policy check', text: 'see why with heddle policy check' },
   unplaceable: {

@@ -18,6 +18,7 @@ import {
   nativeProcesses,
   spawnControllerDaemon,
   spawnHostDaemon,
+  workloadProcesses,
   writeControllerHome,
   writeHostHome,
 } from './daemons.js';
@@ -298,7 +299,8 @@ export class Cluster {
       await h.proxy?.close();
     }
     // SIGKILL is delivered asynchronously: wait (bounded) until none of them runs any more.
-    for (let i = 0; i < 40 && this.hosts.some((h) => nativeProcesses(h.dataDir).length > 0); i++) {
+    const alive = (d: string): boolean => nativeProcesses(d).length > 0 || workloadProcesses(d).length > 0;
+    for (let i = 0; i < 40 && this.hosts.some((h) => alive(h.dataDir)); i++) {
       await new Promise((r) => setTimeout(r, 50));
     }
     // The homes go too, unless asked to keep them for a post-mortem.

@@ -60,6 +60,30 @@ const ack = (id: string, order: string, node: string): Acknowledged => ({
 });
 
 describe('diffSnapshot', () => {
+  it('flags a second copy of an instance its host lists running once (found in the process table)', () => {
+    const s = snap(
+      [placement('i1', A, 'o1', 'running')],
+      [
+        host(
+          0,
+          A,
+          [inst('i1')],
+          [
+            { instanceId: 'i1', pid: 101 },
+            { instanceId: 'i1', pid: 202 },
+          ],
+        ),
+        host(1, B, []),
+      ],
+    );
+    expect(diffSnapshot(s, [])).toEqual([expect.stringMatching(/2 copies of i1 run \(processes 101, 202/)]);
+    const once = snap(
+      [placement('i1', A, 'o1', 'running')],
+      [host(0, A, [inst('i1')], [{ instanceId: 'i1', pid: 101 }]), host(1, B, [])],
+    );
+    expect(diffSnapshot(once, [])).toEqual([]);
+  });
+
   it('is empty when every desired instance runs once where the controller says', () => {
     const s = snap([placement('i1', A, 'o1', 'running')], [host(0, A, [inst('i1')]), host(1, B, [])]);
     expect(diffSnapshot(s, [ack('i1', 'o1', A)])).toEqual([]);

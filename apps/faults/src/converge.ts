@@ -5,7 +5,7 @@
 import { basename } from 'node:path';
 import type { PlacementRecord, UnsettledRecord } from '@heddle/control-plane';
 import type { Cluster } from './cluster.js';
-import { nativeProcesses } from './daemons.js';
+import { nativeProcesses, workloadCopies } from './daemons.js';
 import type { HostInstance, HostListing } from './observer.js';
 
 /** A placement the API answered `placed` for: it must never be lost. */
@@ -30,7 +30,10 @@ export interface HostView {
   readonly nodeId: string;
   readonly listing?: HostListing;
   readonly error?: string;
-  /** Native workload processes alive under its data directory, by instance id. */
+  /**
+   * Native workload processes alive under its data directory, by instance id: one entry per copy (a
+   * process group), found from the process table and from the host's pid files.
+   */
   readonly natives: readonly { readonly instanceId: string; readonly pid: number }[];
 }
 
@@ -127,8 +130,17 @@ export function diffSnapshot(
         `host ${h.index} (${short(h.nodeId)}) holds ${inst.instance_id} (${inst.life ?? inst.state}): ${why}`,
       );
     }
-    // 4. No native process runs that its host does not list as running.
+    // 4. No native process runs that its host does not list as running, and none runs twice.
     const running = new Set((h.listing?.instances ?? []).filter(hostRuns).map((i) => i.instance_id));
+    const copies = new Map<string, number[]>();
+    for (const n of h.natives) copies.set(n.instanceId, [...(copies.get(n.instanceId) ?? []), n.pid]);
+    for (const [id, pids] of copies) {
+      if (pids.length > 1) {
+        problems.push(
+          `host ${h.index} (${short(h.nodeId)}): ${pids.length} copies of ${id} run (processes ${pids.join(', ')}, from the process table)`,
+        );
+      }
+    }
     if (h.listing !== undefined) {
       for (const n of h.natives) {
         if (!running.has(n.instanceId)) {
@@ -164,14 +176,26 @@ export function diffSnapshot(
 
 const short = (id: string): string => id.slice(0, 8);
 
+/**
+ * One entry per copy of each native workload alive under `dataDir`: every process group of the
+ * process table, and any pid-file process the table did not show (a process whose environment could
+ * not be read).
+ */
+export function nativeCopies(dataDir: string): { instanceId: string; pid: number }[] {
+  const table = workloadCopies(dataDir);
+  const out = [...table].flatMap(([instanceId, pids]) => pids.map((pid) => ({ instanceId, pid })));
+  for (const p of nativeProcesses(dataDir)) {
+    const id = basename(p.instanceDir);
+    if (!table.has(id)) out.push({ instanceId: id, pid: p.pid });
+  }
+  return out;
+}
+
 /** Reads a snapshot of the cluster now. */
 export async function snapshot(cluster: Cluster): Promise<Snapshot> {
   const hosts: HostView[] = await Promise.all(
     cluster.hosts.map(async (h): Promise<HostView> => {
-      const natives = nativeProcesses(h.dataDir).map((p) => ({
-        instanceId: basename(p.instanceDir),
-        pid: p.pid,
-      }));
+      const natives = nativeCopies(h.dataDir);
       if (h.daemon === undefined)
         return { index: h.index, nodeId: h.nodeId, error: 'the host is down', natives };
       try {

@@ -55,6 +55,7 @@ export const CONTROLLER_TUNABLES: Readonly<Record<string, unknown>> = {
     reschedule_backoff_secs: 1,
     reschedule_backoff_max_secs: 10,
     reschedule_timeout_secs: 20,
+    health_timeout_secs: 2,
   },
 };
 
@@ -269,12 +270,81 @@ export function nativeProcesses(dataDir: string): NativeProcess[] {
   return out;
 }
 
-/** Kills (SIGKILL, whole process group) every native workload still running under `dataDir`, but those of `except` (instance ids). */
+/** A workload process found in the process table: its instance, pid and process group. */
+export interface WorkloadProcess {
+  readonly instanceId: string;
+  readonly pid: number;
+  readonly pgid: number;
+}
+
+/**
+ * Every live process of a workload a host under `dataDir` started, found from the process table (not
+ * from pid files, which a host tricked into a second copy does not keep for it): each process whose
+ * environment has `HEDDLE_INSTANCE_ID` and a `HEDDLE_DATA_DIR` inside `dataDir` (the host contract,
+ * docs/runtimes.md). Children a workload started share its environment and its process group: one
+ * copy of an instance is one process group.
+ */
+export function workloadProcesses(dataDir: string): WorkloadProcess[] {
+  const prefix = `HEDDLE_DATA_DIR=${resolve(dataDir)}/`;
+  const out: WorkloadProcess[] = [];
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n));
+  } catch {
+    return out;
+  }
+  for (const name of pids) {
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    let env: string[];
+    let stat: string;
+    try {
+      env = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile, or not ours to read
+    }
+    if (!env.some((e) => e.startsWith(prefix))) continue;
+    const id = env.find((e) => e.startsWith('HEDDLE_INSTANCE_ID='))?.slice('HEDDLE_INSTANCE_ID='.length);
+    if (id === undefined || id === '') continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields[0] === 'Z') continue; // a zombie does not run
+    out.push({ instanceId: id, pid, pgid: Number(fields[2]) });
+  }
+  return out;
+}
+
+/** The copies of each instance running under `dataDir`: instance id to one pid per process group. */
+export function workloadCopies(dataDir: string): Map<string, number[]> {
+  const groups = new Map<string, Map<number, number>>();
+  for (const p of workloadProcesses(dataDir)) {
+    let g = groups.get(p.instanceId);
+    if (g === undefined) {
+      g = new Map();
+      groups.set(p.instanceId, g);
+    }
+    const leader = g.get(p.pgid);
+    if (leader === undefined || p.pid === p.pgid) g.set(p.pgid, p.pid);
+  }
+  return new Map([...groups].map(([id, g]) => [id, [...g.values()]]));
+}
+
+/**
+ * Kills (SIGKILL, whole process group) every native workload still running under `dataDir`, found
+ * from pid files and from the process table, but those of `except` (instance ids).
+ */
 export function killNativeProcesses(dataDir: string, except: ReadonlySet<string> = new Set()): number {
   let n = 0;
-  for (const p of nativeProcesses(dataDir)) {
-    if (except.has(basename(p.instanceDir))) continue;
-    for (const target of [-p.pid, p.pid]) {
+  const table = workloadProcesses(dataDir);
+  const leaders = new Set(table.filter((p) => p.pid === p.pgid).map((p) => p.pid));
+  const found = [
+    ...nativeProcesses(dataDir).map((p) => ({ id: basename(p.instanceDir), pid: p.pid, group: true })),
+    // A group is killed whole only when a workload process leads it (never a daemon's own group).
+    ...table.map((p) => ({ id: p.instanceId, pid: p.pid, group: leaders.has(p.pgid) && p.pid === p.pgid })),
+  ];
+  for (const p of found) {
+    if (except.has(p.id)) continue;
+    for (const target of p.group ? [-p.pid, p.pid] : [p.pid]) {
       try {
         process.kill(target, 'SIGKILL');
         n++;

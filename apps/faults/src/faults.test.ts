@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { GroupRunner } from './group-runner.js';
 import { clusterOf, seedsFromEnv, trialOf } from './groups.js';
 import { rerunHint } from './rng.js';
+import { windowShortfalls } from './windows.js';
 
 const runner = new GroupRunner();
 const seeds = seedsFromEnv(process.env);
@@ -37,13 +38,24 @@ afterAll(async () => {
 describe.concurrent('fault injection', () => {
   for (const seed of ordered) {
     const { group, kind } = trialOf(seed);
-    it(`${group.name}: ${kind.title} [seed ${seed}]`, async () => {
+    it(`${group.name}: ${kind.title} [seed ${seed}]`, async (t) => {
       const r = await runner.run(seed);
+      const missed = r.landed === false ? ` (not run: ${r.landing})` : '';
       console.log(
-        `[faults] ${r.ok ? 'ok  ' : 'FAIL'} ${group.name} seed ${seed} in ${r.elapsedMs} ms (converged in ${r.convergeMs} ms)${r.ok ? '' : `; rerun: ${rerunHint(seed)}`}`,
+        `[faults] ${r.ok ? 'ok  ' : 'FAIL'} ${group.name} seed ${seed} in ${r.elapsedMs} ms (converged in ${r.convergeMs} ms)${r.ok ? '' : `; rerun: ${rerunHint(seed)}`}${missed}`,
       );
       if (process.env.HEDDLE_FAULT_VERBOSE) for (const n of r.notes) console.log(`  ${n}`);
       expect(r.ok, r.report).toBe(true);
+      // A fault that missed the window its trial claims: the trial did not run what it says.
+      if (r.landed === false) t.skip(`the fault missed its window: ${r.landing}`);
     }, 900_000); // includes waiting for the cluster's earlier trials; each trial bounds itself
   }
+});
+
+describe('fault windows', () => {
+  it('enough trials landed their fault inside the window they claim', () => {
+    expect(runner.results.length).toBe(ordered.length);
+    const short = windowShortfalls(runner.results);
+    expect(short, short.join('\n')).toEqual([]);
+  });
 });

@@ -45,6 +45,8 @@ export class GroupRunner {
           convergeMs: 0,
           report: `trial "${group.name}: ${kind.title}" failed with seed ${seed}\nrerun: ${rerunHint(seed)}\n${report}`,
           notes: [],
+          landed: null,
+          landing: '',
         };
         this.results.push(r);
         return r;

@@ -32,6 +32,15 @@ export interface TrialContext {
   readonly keep: ReadonlySet<string>;
   /** How long the convergence may take (default 20 s). */
   convergeMs: number;
+  /**
+   * Whether the fault landed inside the window the trial claims (set by trials that claim one, with
+   * the evidence from the daemons' own records); undefined for trials that claim none.
+   */
+  window: { readonly landed: boolean; readonly evidence: string } | undefined;
+  /** The fault landed inside its window: `evidence` says how that is known. */
+  landed(evidence: string): void;
+  /** The fault missed its window (the trial did not run what it claims): `why`. */
+  missed(why: string): void;
   note(line: string): void;
   /** Places `kind` (an interval cog with an interval of its own, so every order is told apart). */
   place(kind: PackageKind, o?: PlaceOptions): Promise<PlaceOutcome>;
@@ -68,6 +77,13 @@ export interface TrialResult {
   readonly report: string;
   /** What happened, in order. */
   readonly notes: readonly string[];
+  /**
+   * For a trial that claims a window: whether its fault landed inside it (false: the trial did not
+   * run what it claims; counted as not run); null for a trial that claims none.
+   */
+  readonly landed: boolean | null;
+  /** The evidence of the landing, or why it missed ('' when no window is claimed). */
+  readonly landing: string;
 }
 
 let intervals = 100;
@@ -91,6 +107,15 @@ export async function runTrial(
     notes: [],
     keep,
     convergeMs: 20_000,
+    window: undefined,
+    landed(evidence) {
+      this.window = { landed: true, evidence };
+      this.note(`the fault landed in its window: ${evidence}`);
+    },
+    missed(why) {
+      this.window = { landed: false, evidence: why };
+      this.note(`the fault missed its window (not run): ${why}`);
+    },
     note(line) {
       this.notes.push(`+${Date.now() - t0}ms ${line}`);
     },
@@ -168,6 +193,8 @@ export async function runTrial(
     convergeMs: c.elapsedMs,
     report,
     notes: ctx.notes,
+    landed: ctx.window?.landed ?? null,
+    landing: ctx.window?.evidence ?? '',
   };
 }
 

@@ -2,11 +2,20 @@
 // a daemon stays down, which proxy fault) from its seed; the convergence check after it is the same
 // for all (converge.ts). A trial adds its own problems only for behaviour the issue demands beyond
 // convergence (a dead node's instances running elsewhere in time).
+import { join } from 'node:path';
 import type { PlacementRecord } from '@heddle/control-plane';
 import type { ProxyMode, ProxyStats } from './chaos-proxy.js';
 import { controllerTunables } from './daemons.js';
 import type { PackageKind } from './packages.js';
 import type { TrialContext, TrialKind } from './trial-kit.js';
+import {
+  chainEnd,
+  chainSince,
+  controllerRecordedPlace,
+  decisions,
+  hostFinishedPlace,
+  watch,
+} from './windows.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -55,7 +64,11 @@ function noteProxy(ctx: TrialContext, index: number, before: ProxyStats | undefi
   );
 }
 
-/** Kill -9 of a host at a random point of a place, restarted on its home after a random time. */
+/**
+ * Kill -9 of a host while it handles a place: once the host lists the place in flight (read directly
+ * with the observer), a random 0 to 30 ms later. It landed when the host had the place in flight and
+ * its chain holds no end of that place at the kill.
+ */
 export const hostKillDuringPlace: TrialKind = {
   group: 'host-place',
   title: 'kill -9 of a host during place',
@@ -63,12 +76,33 @@ export const hostKillDuringPlace: TrialKind = {
   async run(ctx) {
     const victim = victimOf(ctx);
     const kind = ctx.rng.pick<PackageKind>(['wasi', 'native']);
-    const killAfter = ctx.rng.int(0, 400);
+    const killAfter = ctx.rng.int(0, 30);
     const downFor = ctx.rng.int(0, 1500);
+    const host = ctx.cluster.hosts[victim.index];
+    const chainPath = join(host?.dataDir ?? '', 'chain.jsonl');
+    const from = chainEnd(chainPath);
+    const before = new Set(
+      ((await ctx.cluster.listing(victim.index).catch(() => undefined))?.in_flight ?? []).map(
+        (d) => d.decision_id,
+      ),
+    );
     const placing = ctx.place(kind, { prefer: [victim.nodeId] });
+    const inFlight = await watch(5_000, 2, async () => {
+      const l = await ctx.cluster.listing(victim.index);
+      return l.in_flight.find((d) => d.decision_id !== '' && !before.has(d.decision_id))?.decision_id;
+    });
     await sleep(killAfter);
     await ctx.cluster.killHost(victim.index);
-    ctx.note(`killed host ${victim.index} ${killAfter} ms into the place of ${kind}`);
+    ctx.note(`killed host ${victim.index} ${killAfter} ms after it listed the place of ${kind} in flight`);
+    if (inFlight === undefined) ctx.missed(`host ${victim.index} never listed the place in flight`);
+    else if (hostFinishedPlace(chainSince(chainPath, from).records, inFlight))
+      ctx.missed(
+        `host ${victim.index} had chained the end of the place of ${inFlight.slice(0, 8)} before the kill`,
+      );
+    else
+      ctx.landed(
+        `host ${victim.index} listed decision ${inFlight.slice(0, 8)} in flight and its chain holds no end of that place at the kill`,
+      );
     await sleep(downFor);
     await ctx.cluster.startHost(victim.index);
     ctx.note(`host ${victim.index} restarted after ${downFor} ms`);
@@ -141,19 +175,32 @@ export const hostKillWhileRunning: TrialKind = {
   },
 };
 
-/** Kill -9 of the controller at a random point of a place, restarted on its home. */
+/**
+ * Kill -9 of the controller while a place is out: once its chain holds the decision, a random 0 to 40
+ * ms later. It landed when the decision was chained and the answer was not recorded at the kill.
+ */
 export const controllerKillDuringPlace: TrialKind = {
   group: 'controller-place',
   title: 'kill -9 of the controller during place',
   waitsOn: 'nothing known (settled at the next start from SQLite)',
   async run(ctx) {
     const kind = ctx.rng.pick<PackageKind>(['wasi', 'native']);
-    const killAfter = ctx.rng.int(0, 500);
+    const killAfter = ctx.rng.int(0, 40);
     const downFor = ctx.rng.int(0, 1000);
+    const chainPath = join(ctx.cluster.controllerHome, 'chain.jsonl');
+    const from = chainEnd(chainPath);
     const placing = ctx.place(kind);
+    const decision = await watch(5_000, 2, () => decisions(chainSince(chainPath, from).records).at(-1));
     await sleep(killAfter);
     await ctx.cluster.killController();
-    ctx.note(`killed the controller ${killAfter} ms into the place of ${kind}`);
+    ctx.note(`killed the controller ${killAfter} ms after it chained the decision of the place of ${kind}`);
+    if (decision === undefined) ctx.missed('the controller never chained the decision');
+    else if (controllerRecordedPlace(chainSince(chainPath, from).records, decision.hash))
+      ctx.missed(`the controller had recorded the answer of ${decision.hash.slice(0, 8)} before the kill`);
+    else
+      ctx.landed(
+        `the controller had chained decision ${decision.hash.slice(0, 8)} and recorded no answer to it at the kill`,
+      );
     await placing;
     await sleep(downFor);
     await ctx.cluster.startController();

@@ -9,7 +9,7 @@ import {
   nodeIdFromPublicKey,
   signRequest,
 } from '@heddle/envelope';
-import { type CallResult, type PackageSource, WireClient, type WireClientOptions } from '@heddle/wire';
+import { type CallResult, type PackageSource, type WireClientOptions, WireSession } from '@heddle/wire';
 import type { PlaneConfig } from './config.js';
 
 /** One signed call to a node. */
@@ -28,11 +28,16 @@ export interface CallSpec {
   readonly source?: PackageSource;
   /** Overrides the method's default timeout. */
   readonly timeoutMs?: number;
+  /**
+   * A health check: connecting and the answer are each bounded by the config's `healthTimeoutMs`
+   * (unless `timeoutMs` says otherwise for the answer).
+   */
+  readonly health?: boolean;
 }
 
 /**
  * Makes signed round trips for a controller: builds and signs each request with the controller's key
- * (lifetime `requestTtlMs`), sends it over one connection per call (`WireClient`), and returns the
+ * (lifetime `requestTtlMs`), sends it over one connection per call (as `WireClient` does), and returns the
  * verified answer. Failures are the wire's `CallFailure`s, classed `refused`, `unreachable` or
  * `indeterminate` (DESIGN 4). `place` and `load` get `placeTimeoutMs`, everything else
  * `callTimeoutMs`.
@@ -41,20 +46,25 @@ export class Caller {
   readonly #keys: KeyPair;
   readonly #requester: string;
   readonly #config: PlaneConfig;
-  readonly #client: WireClient;
+  readonly #client: WireClientOptions;
+  /** The connection options of health checks: the connection is bounded by `healthTimeoutMs`. */
+  readonly #healthClient: WireClientOptions;
   readonly #now: () => number;
+  /** When a request was last issued to each target (node id) and URL (Unix ms, this clock). */
+  readonly #issued = new Map<string, number>();
 
   constructor(keys: KeyPair, config: PlaneConfig, options: WireClientOptions & { now?: () => number } = {}) {
     this.#keys = keys;
     this.#requester = nodeIdFromPublicKey(keys.publicKey);
     this.#config = config;
     const { now, ...client } = options;
-    this.#client = new WireClient(client);
+    this.#client = client;
+    this.#healthClient = { ...client, connectTimeoutMs: config.healthTimeoutMs };
     this.#now = now ?? Date.now;
   }
 
   /** Sends one signed call; resolves with the verified `ok` answer or rejects with a `CallFailure`. */
-  call(spec: CallSpec): Promise<CallResult> {
+  async call(spec: CallSpec): Promise<CallResult> {
     const now = this.#now();
     const signed = signRequest(
       createRequest({
@@ -69,12 +79,39 @@ export class Caller {
       this.#keys,
     );
     const slow = spec.method === 'workload.place' || spec.method === 'workload.load';
-    return this.#client.call(spec.url, signed, {
-      timeoutMs: spec.timeoutMs ?? (slow ? this.#config.placeTimeoutMs : this.#config.callTimeoutMs),
-      ...(spec.expectedKey === undefined ? {} : { expectedPublicKey: fromHex(spec.expectedKey) }),
-      ...(spec.source === undefined ? {} : { source: spec.source }),
-      now: this.#now,
-    });
+    const health = spec.health === true;
+    const timeoutMs =
+      spec.timeoutMs ??
+      (health
+        ? this.#config.healthTimeoutMs
+        : slow
+          ? this.#config.placeTimeoutMs
+          : this.#config.callTimeoutMs);
+    // One connection per call (see `WireClient`). The request is sent only once its host's process
+    // answered the connection: from then on it may act on it (and renew its lease up to `now`).
+    const session = await WireSession.connect(spec.url, health ? this.#healthClient : this.#client);
+    for (const k of [spec.target, spec.url]) this.#issued.set(k, Math.max(now, this.#issued.get(k) ?? 0));
+    try {
+      return await session.call(signed, {
+        timeoutMs,
+        ...(spec.expectedKey === undefined ? {} : { expectedPublicKey: fromHex(spec.expectedKey) }),
+        ...(spec.source === undefined ? {} : { source: spec.source }),
+        now: this.#now,
+      });
+    } finally {
+      await session.close();
+    }
+  }
+
+  /**
+   * The issue time of the last request this process sent to node `nodeId` or URL `url` over an open
+   * connection (a request that may reach it and, on a host with a lease, renew it up to that time),
+   * or undefined.
+   */
+  lastIssuedTo(nodeId: string, url: string): number | undefined {
+    const a = this.#issued.get(nodeId);
+    const b = this.#issued.get(url);
+    return a === undefined ? b : b === undefined ? a : Math.max(a, b);
   }
 
   /** True when `method` changes state on the node (its lost answers are indeterminate). */

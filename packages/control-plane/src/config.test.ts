@@ -6,6 +6,8 @@ describe('planeConfig', () => {
     const c = planeConfig();
     expect(c).toEqual({
       callTimeoutMs: 20_000,
+      healthTimeoutMs: 5_000,
+      healthConcurrency: 16,
       placeTimeoutMs: 280_000,
       requestTtlMs: 290_000,
       suspectAfterMs: 15_000,

@@ -2,11 +2,23 @@
 export interface PlaneConfig {
   /** Timeout of read-only and instance calls (default 20 s). */
   readonly callTimeoutMs: number;
+  /**
+   * Bound of one node's health check (the describe of a refresh, the status listing of a tick),
+   * connection included (default 5 s): a node that accepts connections and never answers costs its
+   * own check this long and nothing else.
+   */
+  readonly healthTimeoutMs: number;
+  /** Most health checks in flight at once (default 16). */
+  readonly healthConcurrency: number;
   /** Timeout of a `place` (the package transfer included; default 280 s). */
   readonly placeTimeoutMs: number;
   /** Lifetime of each signed request (default 290 s; at most 300 s). */
   readonly requestTtlMs: number;
-  /** A node silent for this long is suspect (default 15 s). */
+  /**
+   * Kept for compatibility and checked (at most `deadAfterMs`), but no longer used: liveness follows
+   * the controller's own checks (a node is suspect from its first failed check, dead once its checks
+   * have failed for `deadAfterMs`); silence the controller did not ask about does not count.
+   */
   readonly suspectAfterMs: number;
   /** A node unreachable or silent for this long is dead (default 30 s). */
   readonly deadAfterMs: number;
@@ -33,6 +45,8 @@ export interface PlaneConfig {
 /** The default {@link PlaneConfig}. */
 export const DEFAULT_PLANE_CONFIG: PlaneConfig = Object.freeze({
   callTimeoutMs: 20_000,
+  healthTimeoutMs: 5_000,
+  healthConcurrency: 16,
   placeTimeoutMs: 280_000,
   requestTtlMs: 290_000,
   suspectAfterMs: 15_000,

@@ -9,6 +9,7 @@ import type { WireClientOptions } from '@heddle/wire';
 import { ackAlert } from './alerts.js';
 import { Caller } from './caller.js';
 import { type PlaneConfig, planeConfig } from './config.js';
+import { mapBounded } from './health.js';
 import {
   instanceLogs,
   instanceStatus,
@@ -22,8 +23,9 @@ import { NodeBook } from './node-book.js';
 import { type NodeView, nodeView } from './node-view.js';
 import { PackageStore } from './package-store.js';
 import { type PlaceHooks, type PlaceResult, placeOrder } from './place.js';
-import { chainChange, holdReservation, stageState } from './placement-life.js';
-import { type PlaneContext, Reservations } from './plane-context.js';
+import { chainChange, holdReservation, resourcesOf, stageState } from './placement-life.js';
+import type { PlaneContext } from './plane-context.js';
+import { Reservations } from './reservations.js';
 import { applyRevocations, HeldRevocations, type RevocationPushReport } from './revocation-push.js';
 import type { AddSeedOptions } from './seed-book.js';
 import { SeedHosts } from './seed-nodes.js';
@@ -103,17 +105,38 @@ export class ControlPlane {
       seeds: new SeedHosts(),
       stateDir: options.stateDir,
       inProgress: new Set(),
+      idempotent: new Map(),
     };
     this.#held = new HeldRevocations(options.anchors);
     this.#ticker = new LifecycleTicker(this.#ctx, this.#held);
     this.#restoreReservations();
   }
 
-  /** Resources of the live placements are held again (from the held packages' envelopes). */
+  /**
+   * Resources of the live placements are held again (from the held packages' envelopes), and so are
+   * those of unsettled decisions (their lost answer may have placed them).
+   */
   #restoreReservations(): void {
+    const ctx = this.#ctx;
     const resources = new Map<string, { ram_mb: number; cpu_pct: number }>();
-    for (const p of this.#ctx.store.listPlacements())
-      if (!isGone(p.state)) holdReservation(this.#ctx, p, resources);
+    for (const p of ctx.store.listPlacements()) if (!isGone(p.state)) holdReservation(ctx, p, resources);
+    for (const u of ctx.store.listUnsettled()) {
+      const order = ctx.store.getOrder(u.order_id);
+      if (order === undefined || u.expected_instance_id === null) continue;
+      const r = resourcesOf(ctx, order.manifest_hash, resources);
+      ctx.reservations.holdUnsettled(
+        u.decision_id,
+        {
+          node_id: u.node_id,
+          instance_id: u.expected_instance_id,
+          order_id: u.order_id,
+          workload: order.workload,
+          package_id: order.package_id,
+        },
+        r.ram_mb,
+        r.cpu_pct,
+      );
+    }
   }
 
   /** The tunables in force. */
@@ -150,10 +173,10 @@ export class ControlPlane {
     return view;
   }
 
-  /** Describes every known node again (in parallel); returns them all. */
+  /** Describes every known node again (in parallel, each bounded on its own); returns them all. */
   async refreshNodes(): Promise<NodeView[]> {
-    const { store, book } = this.#ctx;
-    await Promise.all(store.listTargets().map((t) => book.refresh(t.node_id)));
+    const { store, book, config } = this.#ctx;
+    await mapBounded(store.listTargets(), config.healthConcurrency, (t) => book.refresh(t.node_id));
     return this.nodes();
   }
 

@@ -108,12 +108,18 @@ describe('engineView', () => {
     }
   });
 
-  it('reports the liveness at the time asked', () => {
+  it('reports the liveness of its checks: silence it did not ask about does not count, failures do', () => {
     const cfg = planeConfig();
-    const later = engineView(book, store, now + cfg.suspectAfterMs + 1);
-    expect(later.get(both.service.nodeId)?.liveness).toBe('suspect');
-    const dead = engineView(book, store, now + cfg.deadAfterMs + 1);
-    expect(dead.get(both.service.nodeId)?.liveness).toBe('dead');
+    const later = engineView(book, store, now + cfg.deadAfterMs + 1);
+    expect(later.get(both.service.nodeId)?.liveness).toBe('alive');
+    book.liveness.failure(both.service.nodeId, now + 1);
+    try {
+      expect(engineView(book, store, now + 2).get(both.service.nodeId)?.liveness).toBe('suspect');
+      const dead = engineView(book, store, now + cfg.deadAfterMs + 1);
+      expect(dead.get(both.service.nodeId)?.liveness).toBe('dead');
+    } finally {
+      book.liveness.contact(both.service.nodeId, now + 2);
+    }
   });
 });
 

@@ -7,12 +7,18 @@ import type { StateStore } from './state-store.js';
  * The engine's view (DESIGN 10): every known node with a tier and held facts, with liveness, and
  * without the `runtime.<route>` (and `runtime.<route>.*`, such as `runtime.container.docker`)
  * capabilities of routes its `workload-host` does not advertise (a node without an advertisement
- * offers no runtime at all). Nodes without a tier (their key changed) are left out.
+ * offers no runtime at all). Nodes without a tier (their key changed) are left out, and so are the
+ * nodes in `exclude` (those where the order would meet another order's instance).
  */
-export function engineView(book: NodeBook, store: StateStore, now: number): PlacementView {
+export function engineView(
+  book: NodeBook,
+  store: StateStore,
+  now: number,
+  exclude?: ReadonlyMap<string, string>,
+): PlacementView {
   const nodes: NodeInput[] = [];
   for (const t of store.listTargets()) {
-    if (t.tier === null) continue;
+    if (t.tier === null || exclude?.has(t.node_id) === true) continue;
     if (t.seed !== undefined && t.seed !== null) {
       // A Seed signs no facts: what it offers is what its adapter claims.
       nodes.push({

@@ -12,6 +12,9 @@ import { HeddleError } from '@heddle/envelope';
  * - `indeterminate`: a state-changing call got no valid answer and could not be settled yet;
  * - `governance`: the controller's gate denied the action;
  * - `unplaceable`: no node fits (every node's reason is in `reasons`);
+ * - `duplicate_instance`: a pinned order's node already holds, may hold or is placing the identical
+ *   instance (same package, config values and mode) for another order;
+ * - `idempotency_conflict`: an idempotency key was already used for a different order;
  * - `state`: the state store failed.
  */
 export type PlaneErrorCode =
@@ -27,6 +30,8 @@ export type PlaneErrorCode =
   | 'indeterminate'
   | 'governance'
   | 'unplaceable'
+  | 'duplicate_instance'
+  | 'idempotency_conflict'
   | 'state';
 
 /** An error of the control plane, with a stable {@link PlaneErrorCode}. */

@@ -1,6 +1,7 @@
 import { CallFailure } from '@heddle/envelope';
 import type { RevocationList } from '@heddle/package';
 import { isGone } from '@heddle/runtime';
+import { mapBounded } from './health.js';
 import { type HostListing, type ListedInstance, lifeOf, parseListing } from './host-listing.js';
 import { sendVerb, startInstance } from './instance-verbs.js';
 import { unloadOrphan } from './orphans.js';
@@ -82,10 +83,9 @@ export class LifecycleTicker {
     } catch (err) {
       report('revocation list', err);
     }
-    await Promise.all(
-      ctx.store
-        .listTargets()
-        .map((t) => ctx.book.refresh(t.node_id).catch((err) => report(`refresh ${t.node_id}`, err))),
+    // Health checks: each bounded on its own, in parallel (bounded concurrency).
+    await mapBounded(ctx.store.listTargets(), ctx.config.healthConcurrency, (t) =>
+      ctx.book.refresh(t.node_id).catch((err) => report(`refresh ${t.node_id}`, err)),
     );
     const targets = ctx.store.listTargets();
     const reachable = targets.filter((t) => t.unreachable_since_ms === null);
@@ -98,18 +98,16 @@ export class LifecycleTicker {
     const holdNode = (nodeId: string): void => {
       for (const p of ctx.store.listPlacements(nodeId)) if (p.state === 'lost') hold.add(p.instance_id);
     };
-    const listings = await Promise.all(
-      hosts.map(async (t) => {
-        const asked = ctx.now();
-        try {
-          return { t, asked, listing: await this.#listing(t) };
-        } catch (err) {
-          holdNode(t.node_id);
-          report(`reconcile ${t.node_id}`, err);
-          return undefined;
-        }
-      }),
-    );
+    const listings = await mapBounded(hosts, ctx.config.healthConcurrency, async (t) => {
+      const asked = ctx.now();
+      try {
+        return { t, asked, listing: await this.#listing(t) };
+      } catch (err) {
+        holdNode(t.node_id);
+        report(`reconcile ${t.node_id}`, err);
+        return undefined;
+      }
+    });
     for (const l of listings) {
       if (l === undefined) continue;
       try {
@@ -190,6 +188,7 @@ export class LifecycleTicker {
         method: 'workload.status',
         body: { include_departed: true },
         expectedKey: t.public_key,
+        health: true,
       });
       ctx.book.contact(t.node_id);
       const parsed = parseListing(r.result);

@@ -453,7 +453,7 @@ describe('host listing reconciliation', () => {
 
   it('a host that stopped an instance when the controller lease expired gets a start when the controller is back', async () => {
     const clock = new Clock();
-    const a = await host(['wasi'], undefined, 0, { leaseMs: 300, supervisor: { intervalMs: 50 } });
+    const a = await host(['wasi'], undefined, 0, { leaseMs: 1_000, supervisor: { intervalMs: 50 } });
     const p = await plane(clock);
     await p.plane.addNode(a.url, { tier: 'paired' });
     const r = await placeOn(p, a.service.nodeId);
@@ -477,6 +477,41 @@ describe('host listing reconciliation', () => {
     ]);
     const s = await p.plane.status(id);
     expect(s.node).toMatchObject({ lease_stopped: false });
+  });
+});
+
+describe('at most once with a lease (issue 15 item 12)', () => {
+  it('a dead host with a lease: its instance is replaced only once that lease has surely expired', async () => {
+    const clock = new Clock();
+    // The lease (3 s) outlasts dead_after (1 s): replacing at dead_after would run two copies.
+    const lease = { leaseMs: 3_000, supervisor: { intervalMs: 50, stopGraceMs: 100 } };
+    const x = await host(['wasi'], undefined, 0, lease);
+    const y = await host(['wasi'], undefined, 0, lease);
+    const p = await plane(clock, undefined, { clockSkewMs: 500 });
+    await p.plane.addNode(x.url, { tier: 'paired' });
+    await p.plane.addNode(y.url, { tier: 'paired' });
+    expect(p.store.getTarget(x.service.nodeId)?.lease_ms).toBe(3_000 + 50 + 100);
+    const beforePlace = clock.now();
+    const r = await placeOn(p, x.service.nodeId);
+    const old = r.instance?.instance_id as string;
+    const [a, b] = byPlacement(r, x, y);
+    const t = await killAndDeclareDead(p, clock, a);
+    expect(t.lost).toEqual([old]);
+    expect(t.rescheduled).toEqual([]);
+    expect(t.waiting).toEqual([
+      expect.objectContaining({ instance_id: old, reason: expect.stringMatching(/lease/) }),
+    ]);
+    // Not before the last request that reached it + its lease and stop time + the clock skew.
+    const safe = t.waiting[0]?.next_at_ms as number;
+    expect(safe).toBeGreaterThanOrEqual(beforePlace + 3_150 + 500);
+    clock.advance(safe - clock.now() - 200);
+    expect((await p.plane.tick()).rescheduled).toEqual([]);
+    expect(b.service.instanceIds()).toEqual([]);
+    clock.advance(400);
+    const moved = await p.plane.tick();
+    expect(moved.rescheduled).toEqual([
+      { instance_id: old, replaced_by: expect.any(String), node_id: b.service.nodeId },
+    ]);
   });
 });
 

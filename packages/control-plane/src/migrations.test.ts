@@ -48,6 +48,7 @@ describe('migrations', () => {
     const db = new Database(path);
     expect(tables(db)).toEqual([
       'alerts',
+      'idempotency_keys',
       'meta',
       'orders',
       'placements',
@@ -293,6 +294,35 @@ describe('version 3', () => {
       expect(e.field).toBe('placements.state');
     } finally {
       s.close();
+    }
+  });
+});
+
+describe('version 5', () => {
+  it('upgrades a version 3 database in place: targets gain no lease, idempotency keys are kept', () => {
+    const path = dbPath();
+    const db = new Database(path);
+    migrate(db, MIGRATIONS.slice(0, 3));
+    db.prepare(
+      `INSERT INTO targets (node_id, url, public_key, key_source, tier, assigned_tier, pending_key, routes, facts, learned_at_ms, last_seen_ms, unreachable_since_ms, last_error) VALUES ('n1', 'ws://h:1', 'k', 'tofu', 'paired', 'paired', NULL, '[]', NULL, 1, 1, NULL, NULL)`,
+    ).run();
+    db.close();
+    const store = SqliteStateStore.open(path);
+    try {
+      expect(store.schemaVersion).toBe(5);
+      const t = store.getTarget('n1') as NonNullable<ReturnType<typeof store.getTarget>>;
+      expect(t.lease_ms).toBeUndefined();
+      store.putTarget({ ...t, lease_ms: 5_000 });
+      expect(store.getTarget('n1')?.lease_ms).toBe(5_000);
+      const key = { key: 'k-1', fingerprint: 'f', order_id: 'o-1', result: null, created_at_ms: 10 };
+      store.putIdempotencyKey(key);
+      store.putIdempotencyKey({ ...key, key: 'k-2', created_at_ms: 20 });
+      expect(store.getIdempotencyKey('k-1')).toEqual(key);
+      expect(store.pruneIdempotencyKeys(15)).toBe(1);
+      expect(store.getIdempotencyKey('k-1')).toBeUndefined();
+      expect(store.removeIdempotencyKey('k-2')).toBe(true);
+    } finally {
+      store.close();
     }
   });
 });

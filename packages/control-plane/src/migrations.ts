@@ -138,6 +138,23 @@ CREATE TABLE revocation_list (
 ) STRICT;
 `;
 
+/**
+ * Version 5: idempotency keys of places (a retried place answers with the order it made,
+ * never makes a second), and each host's controller lease as its describe advertises it (a replacement
+ * is not started before the old host's lease has surely expired).
+ */
+const V5_SCHEMA = `
+CREATE TABLE idempotency_keys (
+  key TEXT PRIMARY KEY,
+  fingerprint TEXT NOT NULL,
+  order_id TEXT NOT NULL,
+  result TEXT,
+  created_at_ms INTEGER NOT NULL
+) STRICT;
+CREATE INDEX idempotency_keys_by_time ON idempotency_keys (created_at_ms, key);
+ALTER TABLE targets ADD COLUMN lease_ms INTEGER;
+`;
+
 /** Every migration, in order. Append only: a released step is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -168,6 +185,13 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'the software a host reports in describe (targets.software)',
     up: (db) => {
       db.exec('ALTER TABLE targets ADD COLUMN software TEXT');
+    },
+  },
+  {
+    version: 5,
+    description: 'idempotency keys of places, and each host’s advertised controller lease (targets.lease_ms)',
+    up: (db) => {
+      db.exec(V5_SCHEMA);
     },
   },
 ];

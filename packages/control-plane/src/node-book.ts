@@ -7,7 +7,6 @@ import {
   toHex,
 } from '@heddle/envelope';
 import {
-  LivenessTracker,
   NodeFactsCache,
   PlacementError,
   type SignedNodeFacts,
@@ -19,6 +18,7 @@ import { isGone } from '@heddle/runtime';
 import { asObject, type Caller } from './caller.js';
 import type { PlaneConfig } from './config.js';
 import { PlaneError } from './errors.js';
+import { CheckedLiveness, withDeadline } from './health.js';
 import { type AddSeedOptions, addSeedTarget, refreshSeedTarget } from './seed-book.js';
 import type { HostSoftwareRecord, PlacementRecord, StateStore, TargetRecord } from './state-store.js';
 
@@ -38,6 +38,8 @@ interface Described {
   readonly routes: string[];
   /** The software it reports (`advertisement.software`), or null when it reports none that fits. */
   readonly software: HostSoftwareRecord | null;
+  /** Its advertised lease plus the time it takes to stop its instances after it (ms), or null. */
+  readonly leaseMs: number | null;
 }
 
 const URL_RE = /^wss?:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/;
@@ -66,10 +68,15 @@ export function parseHostSoftware(value: unknown): HostSoftwareRecord | null {
  */
 export class NodeBook {
   readonly cache: NodeFactsCache = new NodeFactsCache();
-  readonly liveness: LivenessTracker;
+  /** Liveness from this controller's own checks (silence it did not ask about does not count). */
+  readonly liveness: CheckedLiveness;
   readonly #store: StateStore;
   readonly #caller: Caller;
   readonly #now: () => number;
+  readonly #healthTimeoutMs: number;
+  readonly #clockSkewMs: number;
+  /** When this book (this controller process) started (Unix ms). */
+  readonly #startedAtMs: number;
   /** When each node last answered anything in this process (Unix ms). */
   readonly #heard = new Map<string, number>();
 
@@ -77,10 +84,10 @@ export class NodeBook {
     this.#store = store;
     this.#caller = caller;
     this.#now = now;
-    this.liveness = new LivenessTracker({
-      suspectAfterMs: config.suspectAfterMs,
-      deadAfterMs: config.deadAfterMs,
-    });
+    this.#healthTimeoutMs = config.healthTimeoutMs;
+    this.#clockSkewMs = config.clockSkewMs;
+    this.#startedAtMs = now();
+    this.liveness = new CheckedLiveness(config.deadAfterMs);
     for (const t of store.listTargets()) this.#restore(t);
   }
 
@@ -143,6 +150,7 @@ export class NodeBook {
       routes: d.routes,
       software: d.software,
       facts: d.facts,
+      lease_ms: d.leaseMs,
       learned_at_ms: held?.learned_at_ms ?? now,
       last_seen_ms: now,
       unreachable_since_ms: null,
@@ -154,16 +162,21 @@ export class NodeBook {
   }
 
   /**
-   * Describes a known node again, requiring its learned key. Returns the updated record; a node that
-   * cannot be reached, or answers with another key, is recorded as unreachable (with the reason) and
-   * the record returned, never thrown.
+   * Describes a known node again (a health check, bounded by `healthTimeoutMs` on its own), requiring
+   * its learned key. Returns the updated record; a node that cannot be reached in time, or answers
+   * with another key, is recorded as unreachable (with the reason) and the record returned, never
+   * thrown.
    */
   async refresh(nodeId: string): Promise<TargetRecord> {
     const t = this.get(nodeId);
     const now = this.#now();
     if (t.seed !== undefined && t.seed !== null) return refreshSeedTarget(this.#store, this.liveness, t, now);
     try {
-      const d = await this.#describe(t.url, undefined);
+      const d = await withDeadline(
+        this.#describe(t.url, undefined, true),
+        this.#healthTimeoutMs,
+        `${t.url}: no answer to the health check in ${this.#healthTimeoutMs} ms`,
+      );
       if (d.publicKey !== t.public_key) {
         const next: TargetRecord = {
           ...t,
@@ -182,6 +195,7 @@ export class NodeBook {
         routes: d.routes,
         software: d.software,
         facts: d.facts,
+        lease_ms: d.leaseMs,
         last_seen_ms: now,
         unreachable_since_ms: null,
         last_error: null,
@@ -239,6 +253,7 @@ export class NodeBook {
       routes: d.routes,
       software: d.software,
       facts: d.facts,
+      lease_ms: d.leaseMs,
       learned_at_ms: d.nodeId === nodeId ? old.learned_at_ms : now,
       last_seen_ms: now,
       unreachable_since_ms: null,
@@ -294,6 +309,19 @@ export class NodeBook {
     this.#heard.set(nodeId, Math.max(now, this.#heard.get(nodeId) ?? 0));
   }
 
+  /**
+   * When the controller lease of `nodeId`'s host has surely expired and its continuous instances
+   * stopped (Unix ms, this clock), or undefined when it advertises no lease: the last request this
+   * process issued to it (or this process's start, for requests an earlier process issued) plus its
+   * lease and stop time, plus the clock skew the protocol allows (docs/lifecycle.md, "At most once").
+   */
+  leaseExpiredAtMs(nodeId: string): number | undefined {
+    const t = this.#store.getTarget(nodeId);
+    if (t?.lease_ms === undefined || t.lease_ms === null) return undefined;
+    const last = Math.max(this.#caller.lastIssuedTo(nodeId, t.url) ?? 0, this.#startedAtMs);
+    return last + t.lease_ms + this.#clockSkewMs;
+  }
+
   /** When `nodeId` last answered anything in this process (Unix ms), or undefined. */
   heardAt(nodeId: string): number | undefined {
     return this.#heard.get(nodeId);
@@ -312,7 +340,7 @@ export class NodeBook {
     this.#heard.set(t.node_id, Math.max(now, this.#heard.get(t.node_id) ?? 0));
   }
 
-  async #describe(url: string, key: string | undefined): Promise<Described> {
+  async #describe(url: string, key: string | undefined, health = false): Promise<Described> {
     let result: JsonValue;
     let publicKey: Uint8Array;
     try {
@@ -320,6 +348,7 @@ export class NodeBook {
         url,
         target: '*',
         method: 'workload.describe',
+        health,
         ...(key === undefined ? {} : { expectedKey: key }),
       });
       result = r.result;
@@ -360,13 +389,19 @@ export class NodeBook {
     const routes = Array.isArray(ad.routes)
       ? ad.routes.filter((r): r is string => typeof r === 'string' && /^[a-z.]{1,32}$/.test(r))
       : [];
-    const ours = ad.node_id === nodeId;
+    const lease = asObject(ad.lease ?? null);
+    const ms = (v: JsonValue | undefined): number | undefined =>
+      typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= 86_400_000 ? v : undefined;
+    const leaseMs = ms(lease.lease_ms);
+    const stopsMs = ms(lease.stops_within_ms);
+    const mine = ad.node_id === nodeId;
     return {
       publicKey: hex,
       nodeId,
       facts: facts.data,
-      routes: ours ? routes : [],
-      software: ours ? parseHostSoftware(ad.software) : null,
+      routes: mine ? routes : [],
+      software: mine ? parseHostSoftware(ad.software) : null,
+      leaseMs: mine && leaseMs !== undefined && leaseMs > 0 ? leaseMs + (stopsMs ?? 0) : null,
     };
   }
 }

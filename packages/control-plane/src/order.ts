@@ -38,6 +38,11 @@ export interface PlaceOrderInput {
   readonly dry_run?: boolean;
   /** Or a Cognitum Seed store cog the operator pins (placed only on Seeds). */
   readonly store_pin?: OrderStorePin;
+  /**
+   * A key the client chose for this place (1..128 of `A-Z a-z 0-9 . _ : -`): a retry with the same
+   * key answers with the order it made and never makes a second (see `withIdempotencyKey`).
+   */
+  readonly idempotency_key?: string;
 }
 
 /** Schema of {@link PlaceOrderInput}: exactly one of `package_dir` and `manifest_hash`. */
@@ -73,6 +78,10 @@ export const PlaceOrderInputSchema: z.ZodType<PlaceOrderInput> = z
         console_commands: z.array(z.string().min(1).max(128)).max(64).default([]),
       })
       .optional(),
+    idempotency_key: z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'expected 1..128 characters of A-Z a-z 0-9 . _ : -')
+      .optional(),
   })
   .refine((o) => [o.package_dir, o.manifest_hash, o.store_pin].filter((x) => x !== undefined).length === 1, {
     message: 'give exactly one of package_dir, manifest_hash and store_pin',
@@ -100,7 +109,7 @@ export function newOrderId(): string {
   return `o-${randomBytes(8).toString('hex')}`;
 }
 
-/** The order record of `input` for the package `workload`@`version`. */
+/** The order record of `input` for the package `workload`@`version` (a new order id unless `orderId`). */
 export function orderRecord(
   input: PlaceOrderInput,
   pkg: {
@@ -110,9 +119,10 @@ export function orderRecord(
     readonly package_id: string;
   },
   now: number,
+  orderId: string = newOrderId(),
 ): OrderRecord {
   return {
-    order_id: newOrderId(),
+    order_id: orderId,
     workload: pkg.workload,
     version: pkg.version,
     manifest_hash: pkg.manifest_hash,

@@ -5,11 +5,13 @@ import { DirPackageSource } from '@heddle/wire';
 import { asObject, countingSource } from './caller.js';
 import { engineView } from './engine-view.js';
 import type { AttemptOutcome, PlaceHooks } from './place.js';
+import { expectedInstanceId } from './place-claims.js';
 import { chainAttempt } from './place-common.js';
 import { packageChecks } from './place-gate.js';
 import { chainChange, type StagedChange, stageNew, stageState } from './placement-life.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { reconcilePlace } from './reconcile.js';
+import type { PlaceClaim } from './reservations.js';
 import type { OrderRecord, PlacementRecord, PlacementState, TargetRecord } from './state-store.js';
 
 /** What a reschedule adds to a dispatch: a shorter timeout and the lineage of the new placement. */
@@ -20,6 +22,8 @@ export interface AttemptExtras {
   readonly replaces?: string;
   /** Its reschedule count in the lineage. */
   readonly reschedules?: number;
+  /** The claim of the place in flight: it becomes the instance's reservation, or the unsettled decision's. */
+  readonly claim?: PlaceClaim;
 }
 
 /** One dispatch: its outcome, and the placement when it placed. */
@@ -90,12 +94,14 @@ export async function attempt(
       ctx.store.removeUnsettled(decisionId);
       return p;
     });
+    extras.claim?.placed(staged.placement.instance_id);
     inProgress.done();
     const placement = await chainChange(ctx, staged, { why: 'placed' });
     return finish({ outcome: 'placed', code: null, reason: null }, placement);
   } catch (err) {
     if (!(err instanceof CallFailure)) {
       inProgress.done(); // kept on disk: settled with the node on the next pass
+      extras.claim?.unsettled(decisionId);
       throw err;
     }
     if (err.code !== 'indeterminate') inProgress.clear();
@@ -140,6 +146,7 @@ async function settleLost(
       ctx.store.removeUnsettled(decisionId);
       return p;
     });
+    extras.claim?.placed(staged.placement.instance_id);
     const placement = await chainChange(ctx, staged, { why: 'reconciled' });
     await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
       phase: 'reconciled',
@@ -175,12 +182,13 @@ async function settleLost(
     decision_id: decisionId,
     order_id: order.order_id,
     node_id: target.node_id,
-    expected_instance_id: null,
+    expected_instance_id: expectedInstanceId(order, target.node_id),
     variant,
     since_ms: ctx.now(),
     attempts: 1,
     last_error: s.reason.slice(0, 512),
   });
+  extras.claim?.unsettled(decisionId);
   await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
     phase: 'unsettled',
     decision_id: decisionId,
@@ -276,7 +284,7 @@ function markInProgress(
     decision_id: decisionId,
     order_id: order.order_id,
     node_id: nodeId,
-    expected_instance_id: null,
+    expected_instance_id: expectedInstanceId(order, nodeId),
     variant,
     since_ms: ctx.now(),
     attempts: 0,

@@ -17,12 +17,20 @@ export function verdictOf(d: GateDecision): GovernanceVerdict {
 }
 
 /** An unplaceable decision as the error naming every node's reason (each reason once). */
-export function unplaceable(decision: Exclude<Decision, PlacedDecision>, label: string): PlaneError {
-  const reasons: Record<string, string> = {};
+export function unplaceable(
+  decision: Exclude<Decision, PlacedDecision>,
+  label: string,
+  taken: ReadonlyMap<string, string> = new Map(),
+): PlaneError {
+  const reasons: Record<string, string> = Object.fromEntries(taken);
   for (const r of decision.rejected)
     reasons[r.node_id] = [...new Set(r.failures.map((f) => f.detail))].join('; ');
   const why = decision.outcome === 'pin_refused' ? decision.error.message : decision.reason;
-  return new PlaneError('unplaceable', `${label}: ${why}`, { reasons });
+  const also =
+    taken.size === 0
+      ? ''
+      : ` (${taken.size} node(s) left out: they hold or are placing the identical instance for another order)`;
+  return new PlaneError('unplaceable', `${label}: ${why}${also}`, { reasons });
 }
 
 /** Chains a placement decision (source `workload.placement`); its hash is the decision id. */
@@ -82,13 +90,16 @@ export async function dispatchRanked<C extends { readonly node_id: string }>(
   ranked: readonly C[],
   pinned: boolean,
   explanation: Explanation,
-  attempt: (candidate: C) => Promise<{ outcome: AttemptOutcome; placement: PlacementRecord | null }>,
+  attempt: (
+    candidate: C,
+    index: number,
+  ) => Promise<{ outcome: AttemptOutcome; placement: PlacementRecord | null }>,
   options: { readonly keepOrder?: boolean } = {},
 ): Promise<PlaceResult> {
   const attempts: AttemptOutcome[] = [];
   const base = { order_id: order.order_id, decision_id: decisionId, explanation };
-  for (const c of ranked.slice(0, pinned ? 1 : ctx.config.maxAttempts)) {
-    const a = await attempt(c);
+  for (const [i, c] of ranked.slice(0, pinned ? 1 : ctx.config.maxAttempts).entries()) {
+    const a = await attempt(c, i);
     attempts.push(a.outcome);
     if (a.outcome.outcome === 'placed') return { ...base, status: 'placed', instance: a.placement, attempts };
     if (a.outcome.outcome === 'unsettled') return { ...base, status: 'unsettled', instance: null, attempts };

@@ -23,6 +23,7 @@ import type { OrderRecord, OrderStorePin, PlacementRecord } from './state-store.
 export async function placeStorePin(
   ctx: PlaneContext,
   order: PlaceOrderInput & { store_pin: OrderStorePin },
+  orderId?: string,
 ): Promise<PlaceResult> {
   const pin = order.store_pin;
   const workload = seedPinWorkload(seedPinOf(pin));
@@ -31,6 +32,7 @@ export async function placeStorePin(
     order,
     { workload: pin.id, version: pin.version, manifest_hash: '', package_id: workload.ref },
     now,
+    orderId,
   );
   const request: PlacementRequest = {
     workload: pin.id,

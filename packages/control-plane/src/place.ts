@@ -9,24 +9,38 @@ import {
   place,
   type ScoredCandidate,
 } from '@heddle/placement';
+import { isGone } from '@heddle/runtime';
 import type { TransferProgress } from './caller.js';
 import { engineView } from './engine-view.js';
-import { orderRecord, parseOrder } from './order.js';
-import { attempt } from './place-attempt.js';
-import { chainDecision, dispatchRanked, dryRun, unplaceable } from './place-common.js';
+import { withIdempotencyKey } from './idempotency.js';
+import { orderRecord, type PlaceOrderInput, parseOrder } from './order.js';
+import { type Attempt, attempt } from './place-attempt.js';
+import { claimSpec, duplicateInstance, expectedInstanceId, takenNodes } from './place-claims.js';
+import {
+  chainAttempt,
+  chainDecision,
+  dispatchRanked,
+  dryRun,
+  unplaceable,
+} from './place-common.js';
 import { dryRunChecks, packageChecks } from './place-gate.js';
 import { placeStorePin } from './place-seed.js';
 import type { PlaneContext } from './plane-context.js';
+import type { PlaceClaim } from './reservations.js';
 import type { OrderRecord, PlacementRecord } from './state-store.js';
 
-/** How one dispatch to a node ended. */
+/**
+ * How one dispatch to a node ended; `skipped`: a fallback candidate was not sent the place, since
+ * places decided meanwhile took its room or its identical instance (code `claimed`).
+ */
 export type AttemptOutcomeKind =
   | 'placed'
   | 'refused'
   | 'unreachable'
   | 'indeterminate'
   | 'gate_denied'
-  | 'unsettled';
+  | 'unsettled'
+  | 'skipped';
 
 /** One dispatch to a node, as chained and reported. */
 export interface AttemptOutcome {
@@ -49,6 +63,11 @@ export interface PlaceResult {
   readonly attempts: readonly AttemptOutcome[];
   /** The engine's decision, explained. */
   readonly explanation: Explanation;
+  /**
+   * True when this answer is a retry's (the same idempotency key): what the key's order became; no
+   * new order was made. Absent otherwise.
+   */
+  readonly replayed?: boolean;
 }
 
 /** Hooks of a place. */
@@ -63,7 +82,8 @@ export interface PlaceHooks {
  * `workload.place` at each node's tier; chains the decision (its hash is the decision id); then
  * dispatches to the winner and, when that fails safely, to the other candidates in rank order (a pin
  * goes only to its node), each after a chained gate check and each attempt chained. A lost answer is
- * reconciled with that node before anything else is tried; one that cannot be is kept unsettled.
+ * reconciled with that node before anything else is tried; one that cannot be is kept unsettled. With
+ * an `idempotency_key`, a retry answers with the order the key made (see `withIdempotencyKey`).
  */
 export async function placeOrder(
   ctx: PlaneContext,
@@ -72,7 +92,17 @@ export async function placeOrder(
 ): Promise<PlaceResult> {
   const order = parseOrder(input);
   if (order.node !== undefined) ctx.book.get(order.node);
-  if (order.store_pin !== undefined) return placeStorePin(ctx, { ...order, store_pin: order.store_pin });
+  return withIdempotencyKey(ctx, order, (orderId) => placeParsed(ctx, order, orderId, hooks));
+}
+
+async function placeParsed(
+  ctx: PlaneContext,
+  order: PlaceOrderInput,
+  orderId: string | undefined,
+  hooks: PlaceHooks,
+): Promise<PlaceResult> {
+  if (order.store_pin !== undefined)
+    return placeStorePin(ctx, { ...order, store_pin: order.store_pin }, orderId);
   const verified =
     order.package_dir !== undefined
       ? await ctx.packages.add(order.package_dir)
@@ -87,16 +117,96 @@ export async function placeOrder(
       package_id: verified.packageId,
     },
     now,
+    orderId,
   );
-  const decision = decide(ctx, verified, record, now);
+  const taken = takenNodes(ctx, record);
+  const pinnedWhy = record.node === null ? undefined : taken.get(record.node);
+  if (record.node !== null && pinnedWhy !== undefined)
+    throw duplicateInstance(record, record.node, pinnedWhy);
+  const decision = decide(ctx, verified, record, now, taken);
   const explanation = explainJson(decision);
   if (order.dry_run === true) return dryRun(explanation);
-  if (decision.outcome !== 'placed') throw unplaceable(decision, verified.body.id);
-  const decisionId = await chainDecision(ctx, record, decision, decision.variant);
-  ctx.store.putOrder(record);
-  return dispatchRanked(ctx, record, decisionId, ranked(decision), decision.pinned, explanation, (c) =>
-    attempt(ctx, verified, record, decisionId, c.node_id, c.variant, c.execution === 'emulated', hooks),
+  if (decision.outcome !== 'placed') throw unplaceable(decision, verified.body.id, taken);
+  // Held from the decision on (taken synchronously, before anything is awaited), so that concurrent
+  // decisions see this place's resources and instance (issue 15 items 8 and 9).
+  const claim = claimDecision(ctx, verified, record, decision);
+  try {
+    const decisionId = await chainDecision(ctx, record, decision, decision.variant);
+    ctx.store.putOrder(record);
+    return await dispatchRanked(
+      ctx,
+      record,
+      decisionId,
+      ranked(decision),
+      decision.pinned,
+      explanation,
+      (c, i) =>
+        claimed(ctx, claim, record, decisionId, c, i, () =>
+          attempt(
+            ctx,
+            verified,
+            record,
+            decisionId,
+            c.node_id,
+            c.variant,
+            c.execution === 'emulated',
+            hooks,
+            {
+              claim,
+            },
+          ),
+        ),
+    );
+  } finally {
+    claim.release();
+  }
+}
+
+/** Claims the winner of `decision` for `order` (see `Reservations.claim`). */
+function claimDecision(
+  ctx: PlaneContext,
+  verified: VerifiedWorkload<CogBody>,
+  order: OrderRecord,
+  decision: PlacedDecision,
+): PlaceClaim {
+  return ctx.reservations.claim(
+    { node_id: decision.node_id, instance_id: expectedInstanceId(order, decision.node_id) },
+    claimSpec(order, verified.body.resources),
   );
+}
+
+/**
+ * Runs `run` (the attempt on candidate `c`, the `index`th) once the claim holds there: the winner is
+ * already claimed; a fallback candidate is claimed now, and skipped (chained, outcome `skipped`) when
+ * places decided since took its room or its instance.
+ */
+async function claimed(
+  ctx: PlaneContext,
+  claim: PlaceClaim,
+  order: OrderRecord,
+  decisionId: string,
+  c: Pick<ScoredCandidate, 'node_id' | 'variant'>,
+  index: number,
+  run: () => Promise<Attempt>,
+): Promise<Attempt> {
+  if (index > 0) {
+    const target = { node_id: c.node_id, instance_id: expectedInstanceId(order, c.node_id) };
+    const held = ctx.store.getPlacement(target.instance_id);
+    const why =
+      held !== undefined && !isGone(held.state)
+        ? `already holds the identical instance ${target.instance_id} (order ${held.order_id})`
+        : claim.move(target, engineView(ctx.book, ctx.store, ctx.now()));
+    if (why !== undefined) {
+      return chainAttempt(
+        ctx,
+        decisionId,
+        order,
+        { node_id: c.node_id, variant: c.variant, outcome: 'skipped', code: 'claimed', reason: why },
+        null,
+      );
+    }
+  }
+  return run();
 }
 
 /** How a stored order is placed again to replace a lost instance (a reschedule). */
@@ -136,40 +246,49 @@ export async function placeStoredOrder(
     start: true,
     avoid: [...new Set([...order.avoid, ...options.avoid])],
   };
-  const decision = decide(ctx, verified, wanted, ctx.now());
+  const taken = takenNodes(ctx, wanted);
+  const decision = decide(ctx, verified, wanted, ctx.now(), taken);
   const explanation = explainJson(decision);
-  if (decision.outcome !== 'placed') throw unplaceable(decision, verified.body.id);
-  const decisionId = await chainDecision(ctx, wanted, decision, decision.variant, {
-    reschedule_of: options.replaces,
-    reschedules: options.reschedules,
-  });
-  options.onDecision?.(decisionId);
-  const extras = {
-    timeoutMs: options.timeoutMs,
-    replaces: options.replaces,
-    reschedules: options.reschedules,
-  };
-  return dispatchRanked(
-    ctx,
-    wanted,
-    decisionId,
-    ranked(decision),
-    decision.pinned,
-    explanation,
-    (c) =>
-      attempt(
-        ctx,
-        verified,
-        wanted,
-        decisionId,
-        c.node_id,
-        c.variant,
-        c.execution === 'emulated',
-        {},
-        extras,
-      ),
-    { keepOrder: true },
-  );
+  if (decision.outcome !== 'placed') throw unplaceable(decision, verified.body.id, taken);
+  const claim = claimDecision(ctx, verified, wanted, decision);
+  try {
+    const decisionId = await chainDecision(ctx, wanted, decision, decision.variant, {
+      reschedule_of: options.replaces,
+      reschedules: options.reschedules,
+    });
+    options.onDecision?.(decisionId);
+    const extras = {
+      timeoutMs: options.timeoutMs,
+      replaces: options.replaces,
+      reschedules: options.reschedules,
+      claim,
+    };
+    return await dispatchRanked(
+      ctx,
+      wanted,
+      decisionId,
+      ranked(decision),
+      decision.pinned,
+      explanation,
+      (c, i) =>
+        claimed(ctx, claim, wanted, decisionId, c, i, () =>
+          attempt(
+            ctx,
+            verified,
+            wanted,
+            decisionId,
+            c.node_id,
+            c.variant,
+            c.execution === 'emulated',
+            {},
+            extras,
+          ),
+        ),
+      { keepOrder: true },
+    );
+  } finally {
+    claim.release();
+  }
 }
 
 /** The winner first, then the other candidates in rank order. */
@@ -185,8 +304,9 @@ function decide(
   verified: VerifiedWorkload<CogBody>,
   order: OrderRecord,
   now: number,
+  taken: ReadonlyMap<string, string>,
 ): Decision {
-  const view = engineView(ctx.book, ctx.store, now);
+  const view = engineView(ctx.book, ctx.store, now, taken);
   const request = cogPlacementRequest(verified.body, {
     workload: verified.body.id,
     package_id: verified.packageId,

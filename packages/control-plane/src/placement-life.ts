@@ -147,16 +147,29 @@ export function holdReservation(
   p: PlacementRecord,
   cache: Map<string, { ram_mb: number; cpu_pct: number }> = new Map(),
 ): void {
-  let r = cache.get(p.manifest_hash);
+  const r = resourcesOf(ctx, p.manifest_hash, cache);
+  ctx.reservations.hold(p, r.ram_mb, r.cpu_pct);
+}
+
+/**
+ * The resources the held package `manifestHash` declares (zero for a Seed store pin or an unreadable
+ * package), remembered in `cache`.
+ */
+export function resourcesOf(
+  ctx: PlaneContext,
+  manifestHash: string,
+  cache: Map<string, { ram_mb: number; cpu_pct: number }> = new Map(),
+): { ram_mb: number; cpu_pct: number } {
+  let r = cache.get(manifestHash);
   if (r === undefined) {
     try {
-      r = (readEnvelope(ctx.packages.pathOf(p.manifest_hash)).body as CogBody).resources;
+      r = (readEnvelope(ctx.packages.pathOf(manifestHash)).body as CogBody).resources;
     } catch {
       r = { ram_mb: 0, cpu_pct: 0 };
     }
-    cache.set(p.manifest_hash, r);
+    cache.set(manifestHash, r);
   }
-  ctx.reservations.hold(p, r.ram_mb, r.cpu_pct);
+  return r;
 }
 
 /**

@@ -198,6 +198,20 @@ export async function runReschedules(
     if (row.next_at_ms > ctx.now()) continue;
     // Its node answers again and may still run it (listed, or its listing unread): wait.
     if (hold.has(row.instance_id)) continue;
+    // At most once (docs/lifecycle.md): while its node cannot be asked, never before that node's
+    // controller lease has surely expired and its copy stopped.
+    const leaseAt =
+      ctx.store.getTarget(row.node_id)?.unreachable_since_ms == null
+        ? undefined
+        : ctx.book.leaseExpiredAtMs(row.node_id);
+    if (leaseAt !== undefined && leaseAt > ctx.now()) {
+      out.waiting.push({
+        instance_id: row.instance_id,
+        next_at_ms: leaseAt,
+        reason: `waiting for the controller lease of node ${row.node_id} to expire (its copy stops then)`,
+      });
+      continue;
+    }
     const order = ctx.store.getOrder(row.order_id);
     if (revokedBy(revocations, p) !== undefined || order === undefined) {
       // The row goes with what replaces it (the move to revoked, or the alert), in one transaction.

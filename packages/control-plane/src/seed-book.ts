@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
 import { isHex } from '@heddle/envelope';
-import type { LivenessTracker, TrustTier } from '@heddle/placement';
+import type { TrustTier } from '@heddle/placement';
 import { SeedError } from '@heddle/seed-adapter';
 import { PlaneError } from './errors.js';
+import type { CheckedLiveness } from './health.js';
 import { seedClient, seedNodeId } from './seed-nodes.js';
 import type { StateStore, TargetRecord } from './state-store.js';
 
@@ -62,7 +63,7 @@ export function seedFailure(err: unknown, url: string): PlaneError {
  */
 export async function addSeedTarget(
   store: StateStore,
-  liveness: LivenessTracker,
+  liveness: Pick<CheckedLiveness, 'contact' | 'failure'>,
   now: number,
   url: string,
   options: AddSeedOptions,
@@ -105,7 +106,7 @@ export async function addSeedTarget(
 /** Asks a Seed again (status and installed list); a failure marks it unreachable with the reason. */
 export async function refreshSeedTarget(
   store: StateStore,
-  liveness: LivenessTracker,
+  liveness: Pick<CheckedLiveness, 'contact' | 'failure'>,
   t: TargetRecord,
   now: number,
 ): Promise<TargetRecord> {

@@ -56,10 +56,12 @@ export async function settleUnsettled(ctx: PlaneContext, timeoutMs = 2_000): Pro
         ctx.store.removeUnsettled(u.decision_id);
         return change;
       });
+      ctx.reservations.settled(u.decision_id);
       await chainChange(ctx, staged, { why: 'settled' });
       placed.push(u.decision_id);
     } else {
       ctx.store.removeUnsettled(u.decision_id);
+      ctx.reservations.settled(u.decision_id);
       nothing.push(u.decision_id);
     }
     await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {

@@ -7,6 +7,7 @@ import { StateError } from './errors.js';
 import { checkSchemaVersion, migrate } from './migrations.js';
 import {
   ALERTS,
+  IDEMPOTENCY_KEYS,
   ORDERS,
   PLACEMENTS,
   RESCHEDULES,
@@ -19,6 +20,7 @@ import {
 import type {
   AlertRecord,
   HeldRevocationList,
+  IdempotencyRecord,
   OrderRecord,
   PlacementRecord,
   RescheduleRecord,
@@ -195,6 +197,8 @@ export class SqliteStateStore implements StateStore {
   private readonly orders: Table<OrderRecord>;
   private readonly placements: Table<PlacementRecord>;
   private readonly unsettled: Table<UnsettledRecord>;
+  private readonly idempotency: Table<IdempotencyRecord>;
+  private readonly pruneKeys: Database.Statement;
   private readonly reschedules: Table<RescheduleRecord>;
   private readonly alerts: Table<AlertRecord>;
   private readonly revocationAcks: Table<RevocationAckRecord>;
@@ -209,6 +213,8 @@ export class SqliteStateStore implements StateStore {
     this.orders = new Table(db, ORDERS);
     this.placements = new Table(db, PLACEMENTS);
     this.unsettled = new Table(db, UNSETTLED);
+    this.idempotency = new Table(db, IDEMPOTENCY_KEYS);
+    this.pruneKeys = db.prepare('DELETE FROM idempotency_keys WHERE created_at_ms < ?');
     this.reschedules = new Table(db, RESCHEDULES);
     this.alerts = new Table(db, ALERTS);
     this.revocationAcks = new Table(db, REVOCATION_ACKS);
@@ -303,6 +309,19 @@ export class SqliteStateStore implements StateStore {
   }
   removePlacement(instanceId: string): boolean {
     return this.run('write', () => this.placements.remove(instanceId));
+  }
+
+  getIdempotencyKey(key: string): IdempotencyRecord | undefined {
+    return this.run('read', () => this.idempotency.get(key));
+  }
+  putIdempotencyKey(record: IdempotencyRecord): void {
+    this.run('write', () => this.idempotency.put(record));
+  }
+  removeIdempotencyKey(key: string): boolean {
+    return this.run('write', () => this.idempotency.remove(key));
+  }
+  pruneIdempotencyKeys(beforeMs: number): number {
+    return this.run('write', () => this.pruneKeys.run(beforeMs).changes);
   }
 
   getUnsettled(decisionId: string): UnsettledRecord | undefined {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import {
   type AlertRecord,
   type HeldRevocationList,
+  type IdempotencyRecord,
   type OrderRecord,
   PLACEMENT_STATES,
   type PlacementRecord,
@@ -39,6 +40,11 @@ const TargetSchema: z.ZodType<TargetRecord> = z.object({
   last_error: z.string().nullable(),
   seed: z
     .object({ spki: z.string(), token_file: z.string(), allow_plain_http: z.boolean() })
+    .nullish()
+    .transform((v) => v ?? undefined),
+  lease_ms: z
+    .int()
+    .positive()
     .nullish()
     .transform((v) => v ?? undefined),
 });
@@ -149,6 +155,14 @@ const UnsettledSchema: z.ZodType<UnsettledRecord> = z.object({
   last_error: z.string(),
 });
 
+const IdempotencySchema: z.ZodType<IdempotencyRecord> = z.object({
+  key: z.string().min(1),
+  fingerprint: z.string(),
+  order_id: z.string(),
+  result: z.string().nullable(),
+  created_at_ms: ms,
+});
+
 /** How one record type maps to its table: key column, JSON columns, boolean (0/1) columns. */
 export interface TableSpec<R> {
   readonly name: string;
@@ -230,4 +244,12 @@ export const UNSETTLED: TableSpec<UnsettledRecord> = spec(
   [],
   [],
   'since_ms, decision_id',
+);
+/** The idempotency keys of places (schema v4). */
+export const IDEMPOTENCY_KEYS: TableSpec<IdempotencyRecord> = spec(
+  'idempotency_keys',
+  IdempotencySchema,
+  [],
+  [],
+  'created_at_ms, key',
 );

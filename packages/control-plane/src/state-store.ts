@@ -43,6 +43,11 @@ export interface TargetRecord {
    * pin and token file. `public_key` then holds the SPKI pin, and `routes` is `["remote.api"]`.
    */
   readonly seed?: SeedTargetInfo | null;
+  /**
+   * The controller lease its host advertises (ms: it stops the continuous instances controllers placed
+   * when no controller was heard from for this long), or null/absent when it has none.
+   */
+  readonly lease_ms?: number | null;
 }
 
 /** A program and version a host reports in `describe`. */
@@ -250,6 +255,21 @@ export interface UnsettledRecord {
 }
 
 /**
+ * An idempotency key of a place (issue 15 item 11): the order it made, so that a retry with the same
+ * key answers with that order and never makes a second one.
+ */
+export interface IdempotencyRecord {
+  /** The key the client chose (1..128 of `A-Z a-z 0-9 . _ : -`). */
+  readonly key: string;
+  /** BLAKE3 of the canonical order it came with (a key reused for another order is refused). */
+  readonly fingerprint: string;
+  readonly order_id: string;
+  /** The place's answer once it ended placed or unsettled (JSON), or null while it runs. */
+  readonly result: string | null;
+  readonly created_at_ms: number;
+}
+
+/**
  * Where the controller keeps its state (DESIGN 10): targets, orders, placements, unsettled
  * decisions, pending reschedules, alerts and the revocation list it distributes (with each node's
  * acknowledged generation). Every write is durable when it returns; {@link StateStore.transaction} groups writes
@@ -276,6 +296,13 @@ export interface StateStore {
   listPlacements(nodeId?: string): PlacementRecord[];
   putPlacement(placement: PlacementRecord): void;
   removePlacement(instanceId: string): boolean;
+
+  /** Idempotency keys of places (kept `IDEMPOTENCY_KEY_TTL_MS`). */
+  getIdempotencyKey(key: string): IdempotencyRecord | undefined;
+  putIdempotencyKey(record: IdempotencyRecord): void;
+  removeIdempotencyKey(key: string): boolean;
+  /** Removes the keys created before `beforeMs`; returns how many. */
+  pruneIdempotencyKeys(beforeMs: number): number;
 
   getUnsettled(decisionId: string): UnsettledRecord | undefined;
   listUnsettled(): UnsettledRecord[];

@@ -64,12 +64,13 @@ let versions = 0;
 /**
  * An example cog (`hello-cog` or `wasi-cog`) with a version of its own, built and signed by the
  * publisher; `nativeOnly` drops hello-cog's placeholder WASI variant; `noConsole` drops its console
- * commands (a cog with console commands is not moved off its node).
+ * commands (a cog with console commands is not moved off its node); `resources` replaces its resources.
  */
 export async function examplePackage(
   name: 'hello-cog' | 'wasi-cog',
   nativeOnly = false,
   noConsole = false,
+  resources?: { cpu_pct: number; ram_mb: number },
 ): Promise<string> {
   const src = join(tempDir('heddle-cp-src-'), 'src');
   cpSync(join(EXAMPLES, name), src, { recursive: true });
@@ -77,10 +78,12 @@ export async function examplePackage(
     version: string;
     variants: Record<string, string>;
     console?: unknown;
+    resources?: unknown;
   };
   cog.version = `1.0.${++versions}`;
   if (nativeOnly) delete cog.variants['wasm32-wasi'];
   if (noConsole) delete cog.console;
+  if (resources !== undefined) cog.resources = resources;
   writeFileSync(join(src, 'cog.json'), JSON.stringify(cog));
   const out = join(tempDir('heddle-cp-pkg-'), 'pkg');
   await buildCogPackage(src, out, { keys: [publisherKeys] });

@@ -33,6 +33,13 @@ export interface WorkloadHostAdvertisement {
    * session may have open at once (one more closes the session with 4003).
    */
   readonly limits: { readonly max_calls_per_session: number };
+  /**
+   * Its controller lease, or null without one: `lease_ms`, and `stops_within_ms`, how long after the
+   * lease expired (on its own clock, counted from the issue time of the last controller request it
+   * verified) it has stopped the continuous instances controllers placed while it runs (a supervisor
+   * pass and the stop grace).
+   */
+  readonly lease: { readonly lease_ms: number; readonly stops_within_ms: number } | null;
 }
 
 /** The advertisement of a host with `routes`, reachable at `address`, running `software`. */
@@ -42,8 +49,10 @@ export function workloadHostAdvertisement(
   address: string | undefined,
   software?: HostSoftware,
   maxCallsPerSession: number = DEFAULT_MAX_CALLS_PER_SESSION,
+  lease: WorkloadHostAdvertisement['lease'] = null,
 ): WorkloadHostAdvertisement {
   return {
+    lease,
     service: WORKLOAD_HOST_SERVICE,
     version: CTL_VERSION,
     node_id: nodeId,
@@ -66,5 +75,7 @@ export function advertisementJson(ad: WorkloadHostAdvertisement): { [key: string
     address: ad.address,
     software: ad.software === null ? null : { name: ad.software.name, version: ad.software.version },
     limits: { max_calls_per_session: ad.limits.max_calls_per_session },
+    lease:
+      ad.lease === null ? null : { lease_ms: ad.lease.lease_ms, stops_within_ms: ad.lease.stops_within_ms },
   };
 }

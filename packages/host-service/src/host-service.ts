@@ -227,12 +227,16 @@ export class HostService {
 
   /** The `workload-host` advertisement. */
   advertisement(): WorkloadHostAdvertisement {
+    const policy = this.#supervisor.policy;
     return workloadHostAdvertisement(
       this.nodeId,
       this.#state.routes.keys(),
       this.#address,
       this.#software,
       this.#maxCallsPerSession,
+      this.#lease === undefined
+        ? null
+        : { lease_ms: this.#lease.leaseMs, stops_within_ms: policy.intervalMs + policy.stopGraceMs },
     );
   }
 
@@ -306,14 +310,20 @@ export class HostService {
         notIssuedBeforeMs: this.#notIssuedBeforeMs,
       }).request;
       ctx.authenticated?.(); // the wire stops counting this connection as unauthenticated
-      // Hearing from a controller (not this node itself) renews the lease.
-      if (request.requester !== this.nodeId) this.#lease?.heard(this.#state.now());
     } catch (err) {
       const refusal =
         err instanceof Refusal ? err : new Refusal('invalid_request', 'the request could not be checked');
       await this.#chainRefusal(undefined, 'verify', refusal);
       ctx.closeAfterReply();
       return signResponse(claimedRequest(signed, ctx.method), refusal, this.#keys);
+    }
+    if (request.requester !== this.nodeId && this.#lease !== undefined) {
+      // A lease that expired (a host that was frozen, or cut off) stops its instances before anything
+      // else, even before the request that would renew it is served (docs/lifecycle.md, "At most once").
+      if (this.#lease.expired(this.#state.now())) await this.#supervisor.tick();
+      // Renewed up to the request's issue time, never to when it arrived: a request that waited (in a
+      // frozen process's socket, or in the network) renews nothing its controller did not count on.
+      this.#lease.heard(Math.min(this.#state.now(), request.issued_at_ms));
     }
     let outcome: JsonValue | Refusal;
     try {

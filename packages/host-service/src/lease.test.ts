@@ -70,7 +70,7 @@ describe('ControllerLease', () => {
 
 describe('the controller lease on a host (real processes)', () => {
   it('stops a listener when no controller is heard from, flags it, and a start clears the flag', async () => {
-    const { h, id } = await leasedHost(400);
+    const { h, id } = await leasedHost(1_000);
     const stopped = await until(
       () => lifeOf(h.chain, id),
       (m) => m.some((t) => t.reason === 'lease expired'),

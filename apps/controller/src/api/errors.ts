@@ -15,6 +15,8 @@ export const STATUS_OF_CODE: Readonly<Record<string, number>> = Object.freeze({
   method_not_allowed: 405,
   node_exists: 409,
   key_mismatch: 409,
+  duplicate_instance: 409,
+  idempotency_conflict: 409,
   package_invalid: 422,
   governance: 422,
   unplaceable: 422,

@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import type { PlaceOrderInput, PlaceResult } from '@heddle/control-plane';
+import { IDEMPOTENCY_KEY_PATTERN, type PlaceOrderInput, type PlaceResult } from '@heddle/control-plane';
 import type { Explanation } from '@heddle/placement';
+import { ApiError } from '../api-client.js';
 import { ExitCode } from '../cli-error.js';
 import { badValue, type CommandDef } from '../command-def.js';
 import { type Paint, paintState } from '../format/colour.js';
@@ -15,6 +17,7 @@ export const PLACE: CommandDef = {
   summary: 'place a signed package on the best node, and start it',
   description: [
     'The controller verifies the package against its trust anchors and revocations, asks governance (`workload.place`) for each node, runs the placement engine, chains the decision, and dispatches to the winner, then to the other eligible candidates in rank order when one fails safely (a --node pin goes only to its node). A progress bar shows the package transfer to each node (on standard error; none with --json).',
+    'Every place carries an idempotency key (a new one per invocation, or --idempotency-key). When the connection to the controller breaks after the place was sent, the outcome is unknown (outcome_unknown, exit 1) and the key is printed: the same command with --idempotency-key <key> answers with what that place did and never places twice.',
     'An unplaceable order names every node’s reason, one per line. --dry-run decides and explains without chaining or placing anything; --explain prints the engine’s table: one row per node, chosen, candidate (scored lower) or rejected with its reasons.',
   ].join('\n\n'),
   positionals: [
@@ -56,6 +59,13 @@ export const PLACE: CommandDef = {
         'never place it again on another node when its node dies (it needs a sensor or device there): raise an alert instead',
     },
     { name: 'dry-run', kind: 'boolean', description: 'decide and explain; chain nothing, place nothing' },
+    {
+      name: 'idempotency-key',
+      kind: 'string',
+      value: '<key>',
+      description:
+        'the key of this place (1..128 of A-Z a-z 0-9 . _ : -; default: a new one per invocation): the same command again with the same key answers with what that place did and never places twice',
+    },
     { name: 'explain', kind: 'boolean', description: 'print the engine’s explanation table' },
     {
       name: 'set',
@@ -69,9 +79,9 @@ export const PLACE: CommandDef = {
   json: 'PlaceResult: {status, order_id, decision_id, instance, attempts, explanation}',
   exits: {
     0: 'placed (or a dry run that found a node)',
-    1: 'unplaceable (every node’s reason is printed), refused by every candidate, denied by governance, unsettled or indeterminate (see heddle ps), or the controller is not running',
+    1: 'unplaceable (every node’s reason is printed), refused by every candidate, denied by governance, the node already holds the identical instance (duplicate_instance), unsettled, indeterminate or outcome unknown (see heddle ps; retry with the printed --idempotency-key), or the controller is not running',
     2: 'usage error',
-    3: 'bad input: --mode, --set or a node id that does not fit (the field is named), a package that fails verification (package_invalid)',
+    3: 'bad input: --mode, --set, --idempotency-key or a node id that does not fit (the field is named), a package that fails verification (package_invalid), a key already used for another order (idempotency_conflict)',
     4: 'internal error',
   },
 };
@@ -163,6 +173,9 @@ export function orderOf(ctx: Pick<OperatorContext, 'parsed' | 'io'>): PlaceOrder
   if (target.startsWith('store:') && store === null) {
     throw badValue('package-dir', `${JSON.stringify(target)}: expected store:<id>@<version>`);
   }
+  const key = strings['idempotency-key'] ?? `cli-${randomBytes(12).toString('hex')}`;
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key))
+    throw badValue('idempotency_key', '--idempotency-key: expected 1..128 characters of A-Z a-z 0-9 . _ : -');
   const sha256 = strings.sha256;
   if (sha256 !== undefined && !/^[0-9a-f]{64}$/.test(sha256))
     throw badValue('sha256', 'expected 64 lower-case hex characters');
@@ -185,7 +198,7 @@ export function orderOf(ctx: Pick<OperatorContext, 'parsed' | 'io'>): PlaceOrder
     ...(booleans['no-start'] === true ? { start: false } : {}),
     ...(booleans['allow-emulated'] === true ? { allow_emulated: true } : {}),
     ...(booleans['no-migrate'] === true ? { migratable: false } : {}),
-    ...(booleans['dry-run'] === true ? { dry_run: true } : {}),
+    ...(booleans['dry-run'] === true ? { dry_run: true } : { idempotency_key: key }),
   };
 }
 
@@ -202,6 +215,15 @@ export function place(args: readonly string[], io: CliIo): Promise<number> {
           order,
           bar === undefined || order.dry_run === true ? {} : { onProgress: (p) => bar.update(p) },
         );
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'outcome_unknown' && order.idempotency_key !== undefined) {
+        throw new ApiError(
+          'outcome_unknown',
+          `${err.message}; run the same command with --idempotency-key ${order.idempotency_key} to learn what it did (it never places twice)`,
+          { cause: err },
+        );
+      }
+      throw err;
     } finally {
       bar?.done();
     }
@@ -221,6 +243,8 @@ export function place(args: readonly string[], io: CliIo): Promise<number> {
 /** The human lines of a place result. */
 export function placeLines(r: PlaceResult, paint: Paint, withTable: boolean): string[] {
   const lines: string[] = [];
+  if (r.replayed === true)
+    lines.push(paint('dim', 'answered from an earlier place with the same idempotency key'));
   if (r.status === 'placed' && r.instance !== null) {
     const i = r.instance;
     lines.push(

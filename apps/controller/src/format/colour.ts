@@ -74,6 +74,7 @@ export function stateColour(word: string): ColourName | undefined {
     case 'unknown':
     case 'indeterminate':
     case 'unsettled':
+    case 'skipped':
     case 'candidate':
       return 'yellow';
     case 'unloaded':

@@ -1,0 +1,143 @@
+import { blake3Hex, canonicalJson, type JsonValue } from '@heddle/envelope';
+import { PlaneError } from './errors.js';
+import { newOrderId, type PlaceOrderInput } from './order.js';
+import type { PlaceResult } from './place.js';
+import type { PlaneContext } from './plane-context.js';
+import type { IdempotencyRecord } from './state-store.js';
+
+// Idempotency keys of places (issue 15 item 11). A client that lost the answer of a place (a reset
+// connection, a timeout, its own crash) sends it again with the same key: the controller answers with
+// the order the key made (placed, or unsettled while its node's answer is not known) and never makes
+// a second order. Keys are persisted in the state store with the order they made.
+
+/** How long a key is remembered: 24 hours from its first use. */
+export const IDEMPOTENCY_KEY_TTL_MS: number = 24 * 60 * 60 * 1000;
+
+/** What a key may be: 1..128 characters of `A-Z a-z 0-9 . _ : -`. */
+export const IDEMPOTENCY_KEY_PATTERN: RegExp = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The fingerprint of an order: BLAKE3 of its canonical JSON, the key itself left out. */
+export function orderFingerprint(order: PlaceOrderInput): string {
+  const { idempotency_key: _key, ...rest } = order;
+  return blake3Hex(new TextEncoder().encode(canonicalJson(rest as unknown as JsonValue)));
+}
+
+/**
+ * Runs a place under its idempotency key (none, or a dry run: `run` as is). A key seen before with
+ * the same order answers with what that order became (`replayed: true`): the answer it gave, or the
+ * place still running in this process, or its placement, or `unsettled`; a key seen with another
+ * order is refused with `idempotency_conflict`. A first use records the key with a new order id (on
+ * disk, before anything is decided); a place that ends refused, having left nothing anywhere, forgets
+ * its key so that a retry tries afresh.
+ */
+export async function withIdempotencyKey(
+  ctx: PlaneContext,
+  order: PlaceOrderInput,
+  run: (orderId: string | undefined) => Promise<PlaceResult>,
+): Promise<PlaceResult> {
+  const key = order.idempotency_key;
+  if (key === undefined || order.dry_run === true) return run(undefined);
+  const fingerprint = orderFingerprint(order);
+  const now = ctx.now();
+  ctx.store.pruneIdempotencyKeys(now - IDEMPOTENCY_KEY_TTL_MS);
+  const held = ctx.store.getIdempotencyKey(key);
+  if (held !== undefined) {
+    if (held.fingerprint !== fingerprint) {
+      throw new PlaneError(
+        'idempotency_conflict',
+        `idempotency_key ${key} was used for another order (${held.order_id}); use a new key for a new order`,
+        { field: 'idempotency_key' },
+      );
+    }
+    const running = ctx.idempotent.get(key);
+    if (running !== undefined) return { ...(await running), replayed: true };
+    const replay = replayOf(ctx, held);
+    if (replay !== undefined) return replay;
+    // Nothing came of it (a controller that died before sending it anywhere): placed afresh.
+  }
+  const orderId = held?.order_id ?? newOrderId();
+  ctx.store.putIdempotencyKey({
+    key,
+    fingerprint,
+    order_id: orderId,
+    result: null,
+    created_at_ms: held?.created_at_ms ?? now,
+  });
+  const placing = run(orderId).then(
+    (result) => {
+      ctx.store.putIdempotencyKey({
+        key,
+        fingerprint,
+        order_id: orderId,
+        result: JSON.stringify(result),
+        created_at_ms: held?.created_at_ms ?? now,
+      });
+      return result;
+    },
+    (err: unknown) => {
+      if (leftNothing(ctx, orderId)) ctx.store.removeIdempotencyKey(key);
+      throw err;
+    },
+  );
+  ctx.idempotent.set(key, placing);
+  try {
+    return await placing;
+  } finally {
+    ctx.idempotent.delete(key);
+  }
+}
+
+/** True when order `orderId` left no placement and no unsettled decision. */
+function leftNothing(ctx: PlaneContext, orderId: string): boolean {
+  return (
+    !ctx.store.listUnsettled().some((u) => u.order_id === orderId) &&
+    !ctx.store.listPlacements().some((p) => p.order_id === orderId)
+  );
+}
+
+/** What the key's order became, as a replayed answer, or undefined when nothing came of it. */
+function replayOf(ctx: PlaneContext, held: IdempotencyRecord): PlaceResult | undefined {
+  const placements = ctx.store.listPlacements().filter((p) => p.order_id === held.order_id);
+  const latest = placements.at(-1);
+  const unsettled = ctx.store.listUnsettled().find((u) => u.order_id === held.order_id);
+  if (held.result !== null) {
+    const r = JSON.parse(held.result) as PlaceResult;
+    if (r.status === 'placed') {
+      const id = r.instance?.instance_id;
+      return {
+        ...r,
+        instance: (id === undefined ? undefined : ctx.store.getPlacement(id)) ?? r.instance,
+        replayed: true,
+      };
+    }
+    // It answered unsettled: what settling found since.
+    if (latest !== undefined)
+      return { ...r, status: 'placed', decision_id: latest.decision_id, instance: latest, replayed: true };
+    if (unsettled !== undefined) return { ...r, replayed: true };
+    return undefined; // settled as "nothing happened there"
+  }
+  if (latest === undefined && unsettled === undefined) return undefined;
+  const workload = latest?.workload ?? ctx.store.getOrder(held.order_id)?.workload ?? '';
+  const summary =
+    latest !== undefined
+      ? `${workload}: placed on ${latest.node_id} (replayed from idempotency key ${held.key})`
+      : `${workload}: the answer of ${unsettled?.node_id} was lost and is not settled yet (replayed from idempotency key ${held.key})`;
+  return {
+    status: latest !== undefined ? 'placed' : 'unsettled',
+    order_id: held.order_id,
+    decision_id: latest?.decision_id ?? unsettled?.decision_id ?? null,
+    instance: latest ?? null,
+    attempts: [],
+    explanation: {
+      workload,
+      outcome: 'placed',
+      ...(latest === undefined ? {} : { node_id: latest.node_id }),
+      summary,
+      nodes_evaluated: 0,
+      nodes_total: 0,
+      sampled: false,
+      rows: [],
+    },
+    replayed: true,
+  };
+}
