@@ -16,13 +16,7 @@ import { withIdempotencyKey } from './idempotency.js';
 import { orderRecord, type PlaceOrderInput, parseOrder } from './order.js';
 import { type Attempt, attempt } from './place-attempt.js';
 import { claimSpec, duplicateInstance, expectedInstanceId, takenNodes } from './place-claims.js';
-import {
-  chainAttempt,
-  chainDecision,
-  dispatchRanked,
-  dryRun,
-  unplaceable,
-} from './place-common.js';
+import { chainAttempt, chainDecision, dispatchRanked, dryRun, unplaceable } from './place-common.js';
 import { dryRunChecks, packageChecks } from './place-gate.js';
 import { placeStorePin } from './place-seed.js';
 import type { PlaneContext } from './plane-context.js';
