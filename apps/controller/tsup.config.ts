@@ -26,6 +26,8 @@ export default defineConfig({
   },
   // The WASI runner is spawned as its own script (WASI_RUNNER_PATH resolves it beside the bundle).
   onSuccess: async () => {
-    copyFileSync(join(runtimeDir, 'dist', 'wasi-runner.mjs'), 'dist/wasi-runner.mjs');
+    // The runner imports its WASI preview1 implementation from beside itself.
+    for (const f of ['wasi-runner.mjs', 'wasi-preview1.mjs'])
+      copyFileSync(join(runtimeDir, 'dist', f), `dist/${f}`);
   },
 });

@@ -10,7 +10,7 @@ const SYSTEM_ERRORS: Readonly<Record<string, { readonly code: string; readonly w
   },
   EACCES: { code: 'permission_denied', what: 'permission denied; check the owner and mode of the path' },
   EPERM: { code: 'permission_denied', what: 'operation not permitted; check the owner and mode of the path' },
-  // SQLite's own codes for the same conditions (better-sqlite3 puts them in `code`).
+  // SQLite's own codes for the same conditions (the SQLite driver puts them in `code`).
   SQLITE_FULL: { code: 'disk_full', what: 'no space left on the device; free some space, then retry' },
   SQLITE_READONLY: {
     code: 'read_only_filesystem',
