@@ -52,6 +52,8 @@ function drifting(h: () => SeedHarness, failUninstalls = 0): (api: SeedApi) => S
     console: (id, command) => api.console(id, command),
     getConfig: (id) => api.getConfig(id),
     setConfig: (id, config) => api.setConfig(id, config),
+    manifest: (id) => api.manifest(id),
+    verifyToken: () => api.verifyToken(),
   });
 }
 
