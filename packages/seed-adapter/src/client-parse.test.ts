@@ -111,7 +111,7 @@ describe('response parsing on junk answers', () => {
       }),
     );
     const many = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, i]));
-    const parsed = SeedStatusSchema.parse({ firmware: '1', uptime_secs: 1, ...many, big: 'x'.repeat(5000) });
+    const parsed = SeedStatusSchema.parse({ device_id: 'd', uptime_secs: 1, ...many, big: 'x'.repeat(5000) });
     expect(Object.keys(parsed).length).toBe(34);
     expect(parsed.big).toBeUndefined();
     const err = SeedErrorBodySchema.parse({ error: `a\u0000b${'z'.repeat(1000)}` });
