@@ -65,7 +65,7 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; summary: string; 
   console: {
     load: async () => (await import('./commands/console.js')).consoleCommand,
     summary: 'run one pinned console command (running cogs are preempted and resumed)',
-    usage: 'console <id> <command>',
+    usage: 'console <id> [--] <command>...',
   },
   rm: {
     load: async () => (await import('./commands/lifecycle.js')).rm,
@@ -109,12 +109,17 @@ export function helpText(): string {
  */
 export function runCli(argv: readonly string[], rawIo: CliIo = processIo): Promise<number> {
   const io = redactingIo(rawIo);
+  // `--help` after `--` belongs to the command's arguments (`console air-quality -- --help` runs `--help`).
+  const end = argv.indexOf('--');
+  const helpAsked = argv.slice(1, end < 0 ? undefined : end).some((x) => x === '--help' || x === '-h');
   return dispatchCli(argv, io, {
     prefix: 'heddle-seed',
     commands: COMMANDS,
     helpText,
     commandHelp: (_name, command) =>
-      `usage: heddle-seed ${command.usage} [--home D] [--json]\n\n${command.summary}\n\nsee docs/seed.md`,
+      helpAsked
+        ? `usage: heddle-seed ${command.usage} [--home D] [--json]\n\n${command.summary}\n\nsee docs/seed.md`
+        : undefined,
     run: async (command, args) => (await command.load())(args, io),
     toCliError,
   });

@@ -158,8 +158,18 @@ export const StoreListSchema: z.ZodType<{ cogs: StoreCog[] }> = z
 
 /** One installed cog: `id`, `version`, `running`, and `pid` when there is one (`has_binary` and others passed over). */
 export const InstalledCogSchema: z.ZodType<InstalledCog> = z
-  .looseObject({ id: cogId, version, running: z.boolean(), pid: count.nullable().optional().catch(undefined) })
-  .transform(({ id, version: v, running, pid }) => ({ id, version: v, running, ...(pid === undefined ? {} : { pid }) }));
+  .looseObject({
+    id: cogId,
+    version,
+    running: z.boolean(),
+    pid: count.nullable().optional().catch(undefined),
+  })
+  .transform(({ id, version: v, running, pid }) => ({
+    id,
+    version: v,
+    running,
+    ...(pid === undefined ? {} : { pid }),
+  }));
 
 /** `GET /api/v1/apps` -> `{installed: [...], count?}`. */
 export const InstalledListSchema: z.ZodType<{ installed: InstalledCog[] }> = z
@@ -212,7 +222,9 @@ export const CogManifestSchema: z.ZodType<CogManifest> = z
       .optional()
       .catch(undefined),
   })
-  .transform((v) => (v.console?.allowed_commands === undefined ? {} : { allowedCommands: v.console.allowed_commands }));
+  .transform((v) =>
+    v.console?.allowed_commands === undefined ? {} : { allowedCommands: v.console.allowed_commands },
+  );
 
 /** A cog configuration: a flat object of at most 256 scalar values (keys 1-128 characters). */
 export const CogConfigSchema: z.ZodType<CogConfig> = z

@@ -40,7 +40,10 @@ beforeAll(async () => {
       '/api/v1/pair': { token: TOKEN, expires: null, permissions: ['read', 'write', 'admin'] },
       '/api/v1/apps/available': {
         version: '2.3.2',
-        cogs: [{ id: 'fall-detect', version: '1.0.0', sha256: '03'.repeat(32) }, { id: 'baby-cry', version: '1.0.0' }],
+        cogs: [
+          { id: 'fall-detect', version: '1.0.0', sha256: '03'.repeat(32) },
+          { id: 'baby-cry', version: '1.0.0' },
+        ],
       },
       '/api/v1/apps': {
         installed: [{ id: 'fall-detect', version: '1.0.0', running: false, has_binary: true }],
@@ -51,7 +54,10 @@ beforeAll(async () => {
       '/api/v1/apps/fall-detect/logs?lines=5': logsAnswer,
       '/api/v1/apps/fall-detect/console': consoleAnswer,
       '/api/v1/apps/fall-detect/config': { interval: 1 },
-      '/api/v1/apps/fall-detect/manifest': { cog: { id: 'fall-detect' }, console: { allowed_commands: ['--once'] } },
+      '/api/v1/apps/fall-detect/manifest': {
+        cog: { id: 'fall-detect' },
+        console: { allowed_commands: ['--once'] },
+      },
     };
     const a = answers[seen.url];
     if (a === undefined) return sendJson(res, 404, { error: 'not found' });
@@ -111,8 +117,16 @@ describe('SeedClient parses the documented answers', () => {
     logsAnswer = { output: 'a\nb' };
     expect(await c.logs('fall-detect', 5)).toEqual({ output: ['a', 'b'], errors: [] });
     consoleAnswer = { output: ['{"fall":false}'], exit_code: 0 }; // WEFT's mock: no errors field
-    expect(await c.console('fall-detect', '--once')).toEqual({ output: ['{"fall":false}'], errors: [], exit_code: 0 });
+    expect(await c.console('fall-detect', '--once')).toEqual({
+      output: ['{"fall":false}'],
+      errors: [],
+      exit_code: 0,
+    });
     consoleAnswer = { stdout: 'x', stderr: ['warn'], code: 2 };
-    expect(await c.console('fall-detect', '--once')).toEqual({ output: ['x'], errors: ['warn'], exit_code: 2 });
+    expect(await c.console('fall-detect', '--once')).toEqual({
+      output: ['x'],
+      errors: ['warn'],
+      exit_code: 2,
+    });
   });
 });

@@ -1,7 +1,6 @@
 import { workloadFromStorePin } from '@heddle/runtime';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { SeedClient } from './seed-client.js';
-import type { SeedApiFailure } from './seed-instance.js';
 import {
   assertNoToken,
   PINS,
@@ -11,6 +10,7 @@ import {
   seedConfig,
   seedHarness,
 } from './seed-harness.test-util.js';
+import type { SeedApiFailure } from './seed-instance.js';
 import { SEED_REGISTRY, seedPinWorkload } from './seed-pins.js';
 import { SeedApiRuntime } from './seed-runtime.js';
 import { DEFAULT_CATALOG, storeCog } from './simulator/sim-types.js';

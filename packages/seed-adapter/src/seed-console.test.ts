@@ -71,7 +71,9 @@ describe('SeedApiRuntime console runs: pinned commands only, the sensor feed to 
     expect(ev.exitCode).toBe(0);
     expect(ev.notes).toEqual([expect.stringMatching(new RegExp(`^${SYNTHETIC_FEED_NOTE}: .*synthetic`))]);
     expect(syntheticFeedOf({ output: ['{"source":"synthetic"}'], errors: [] })).toMatch(/synthetic/);
-    expect(syntheticFeedOf({ output: ['{"source":"csi"}', 'synthetic words'], errors: ['ok'] })).toBeUndefined();
+    expect(
+      syntheticFeedOf({ output: ['{"source":"csi"}', 'synthetic words'], errors: ['ok'] }),
+    ).toBeUndefined();
   });
 
   it('reports a failing console command as evidence with its exit code', async (ctx) => {
@@ -154,9 +156,11 @@ describe('SeedApiRuntime console runs: pinned commands only, the sensor feed to 
       expect(ctxOf?.package_trust).toBe('unsigned');
     }
     const preempts = events.filter(
-      (e) => e.source === 'workload.runtime' && (e.payload as { workload_id?: string }).workload_id === 'weather',
+      (e) =>
+        e.source === 'workload.runtime' && (e.payload as { workload_id?: string }).workload_id === 'weather',
     );
     expect(preempts.length).toBe(2);
-    for (const e of preempts) expect((e.payload as { operator_pinned?: boolean }).operator_pinned).toBe(false);
+    for (const e of preempts)
+      expect((e.payload as { operator_pinned?: boolean }).operator_pinned).toBe(false);
   });
 });

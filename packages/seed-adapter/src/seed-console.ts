@@ -60,7 +60,8 @@ export function syntheticFeedOf(r: ConsoleResult): string | undefined {
     if (!line.startsWith('{') || !SYNTHETIC_RE.test(line)) continue;
     try {
       const v = JSON.parse(line) as Record<string, unknown>;
-      if (v.source === 'synthetic' || v.feed === 'synthetic') return `output reports source synthetic: ${line.slice(0, 200)}`;
+      if (v.source === 'synthetic' || v.feed === 'synthetic')
+        return `output reports source synthetic: ${line.slice(0, 200)}`;
     } catch {
       // not JSON: not a data line
     }

@@ -78,14 +78,21 @@ describe('§2 identity, status, pairing', () => {
 
   it('one token per client: pairing the same client again replaces its token', async () => {
     sim.openPairWindow();
-    const first = ((await anon('POST', '/pair', { body: { client_name: 'ctl' } })).json as { token: string }).token;
-    expect((await call(sim.url, 'POST', '/api/v1/apps/air-quality/stop', { token: first, body: {} })).status).toBe(404);
+    const first = ((await anon('POST', '/pair', { body: { client_name: 'ctl' } })).json as { token: string })
+      .token;
+    expect(
+      (await call(sim.url, 'POST', '/api/v1/apps/air-quality/stop', { token: first, body: {} })).status,
+    ).toBe(404);
     const second = ((await anon('POST', '/pair', { body: { client_name: 'ctl' } })).json as { token: string })
       .token;
     expect(second).not.toBe(first);
     expect((await anon('GET', '/pair/status')).json).toMatchObject({ client_count: 2 });
-    expect((await call(sim.url, 'POST', '/api/v1/apps/air-quality/stop', { token: first, body: {} })).status).toBe(403);
-    expect((await call(sim.url, 'POST', '/api/v1/apps/air-quality/stop', { token: second, body: {} })).status).toBe(404);
+    expect(
+      (await call(sim.url, 'POST', '/api/v1/apps/air-quality/stop', { token: first, body: {} })).status,
+    ).toBe(403);
+    expect(
+      (await call(sim.url, 'POST', '/api/v1/apps/air-quality/stop', { token: second, body: {} })).status,
+    ).toBe(404);
   });
 
   it('DELETE /pair/{client_name} unpairs (with a token); the pairing answer can use pairing_token', async () => {
@@ -97,7 +104,9 @@ describe('§2 identity, status, pairing', () => {
     expect((await anon('DELETE', '/pair/sdk')).status).toBe(403);
     expect((await api('DELETE', '/pair/sdk')).status).toBe(200);
     expect((await api('DELETE', '/pair/sdk')).status).toBe(404);
-    expect((await call(sim.url, 'POST', '/api/v1/apps/x/stop', { token: a.pairing_token, body: {} })).status).toBe(403);
+    expect(
+      (await call(sim.url, 'POST', '/api/v1/apps/x/stop', { token: a.pairing_token, body: {} })).status,
+    ).toBe(403);
   });
 
   it('POST /pair/window from a path that is not trusted needs a valid token (else 403)', async () => {
@@ -110,7 +119,13 @@ describe('§2 identity, status, pairing', () => {
 describe('§2 trust tiers: reads open, writes need the token', () => {
   it('serves /apps, /apps/available, logs, config and manifest without a token', async () => {
     await install('air-quality');
-    for (const p of ['/apps', '/apps/available', '/apps/air-quality/logs?lines=5', '/apps/air-quality/config', '/apps/air-quality/manifest']) {
+    for (const p of [
+      '/apps',
+      '/apps/available',
+      '/apps/air-quality/logs?lines=5',
+      '/apps/air-quality/config',
+      '/apps/air-quality/manifest',
+    ]) {
       expect([p, (await anon('GET', p)).status]).toEqual([p, 200]);
     }
   });
@@ -126,7 +141,10 @@ describe('§2 trust tiers: reads open, writes need the token', () => {
     ];
     for (const [m, p, body] of writes) {
       for (const token of [undefined, 'not-a-paired-token']) {
-        const a = await anon(m, p, { ...(token === undefined ? {} : { token }), ...(body === undefined ? {} : { body }) });
+        const a = await anon(m, p, {
+          ...(token === undefined ? {} : { token }),
+          ...(body === undefined ? {} : { body }),
+        });
         expect([m, p, a.status]).toEqual([m, p, 403]);
         expect((a.json as { error: string }).error).toMatch(/not paired/);
         expect(a.text).not.toContain('not-a-paired-token');
@@ -136,7 +154,10 @@ describe('§2 trust tiers: reads open, writes need the token', () => {
   });
 
   it('accepts the token as X-Pairing-Token too', async () => {
-    const a = await anon('POST', '/apps/install', { headers: { 'x-pairing-token': TOKEN }, body: { id: 'thermal' } });
+    const a = await anon('POST', '/apps/install', {
+      headers: { 'x-pairing-token': TOKEN },
+      body: { id: 'thermal' },
+    });
     expect(a.status).toBe(200);
     expect(sim.requests.at(-1)?.token).toBe(true);
   });
@@ -144,7 +165,9 @@ describe('§2 trust tiers: reads open, writes need the token', () => {
   it('401 instead of 403, and token-only reads (the WiFi path), are knobs', async () => {
     const s = await SeedSimulator.start({ unauthorizedStatus: 401, readsNeedToken: true });
     try {
-      expect((await call(s.url, 'POST', '/api/v1/apps/install', { body: { id: 'thermal' } })).status).toBe(401);
+      expect((await call(s.url, 'POST', '/api/v1/apps/install', { body: { id: 'thermal' } })).status).toBe(
+        401,
+      );
       expect((await call(s.url, 'GET', '/api/v1/apps/thermal/logs')).status).toBe(401);
       expect((await call(s.url, 'GET', '/api/v1/apps')).status).toBe(200);
     } finally {
@@ -184,7 +207,10 @@ describe('§1 apps', () => {
   it('install {id} answers {status: installed}, auto-starts; GET /apps is {installed: [{id, version, running, pid, has_binary}], count}', async () => {
     const a = await install('air-quality');
     expect(a.json).toEqual({ status: 'installed' });
-    const list = (await anon('GET', '/apps')).json as { installed: Array<Record<string, unknown>>; count: number };
+    const list = (await anon('GET', '/apps')).json as {
+      installed: Array<Record<string, unknown>>;
+      count: number;
+    };
     expect(list.count).toBe(1);
     expect(list.installed[0]).toEqual({
       id: 'air-quality',
@@ -224,7 +250,10 @@ describe('§1 apps', () => {
     expect(await install('thermal').then((r) => r.status)).toBe(200);
     expect((await api('POST', '/apps/presence/start', { body: {} })).status).toBe(409);
     await api('POST', '/apps/thermal/stop', { body: {} });
-    expect((await api('POST', '/apps/presence/start', { body: {} })).json).toEqual({ ok: true, pid: expect.any(Number) });
+    expect((await api('POST', '/apps/presence/start', { body: {} })).json).toEqual({
+      ok: true,
+      pid: expect.any(Number),
+    });
     expect((await api('POST', '/apps/nope/start', { body: {} })).status).toBe(404);
   });
 
@@ -249,13 +278,15 @@ describe('§1 apps', () => {
       expect(JSON.parse(few.output[0] ?? '')).toMatchObject({ cog: 'thermal', reading: expect.any(Number) });
       expect(few.errors).toEqual(['[cog-thermal] start']);
       while (
-        ((await call(s.url, 'GET', '/api/v1/apps/thermal/logs?lines=5000')).json as { output: string[] }).output
-          .length < MAX_LOG_LINES
+        ((await call(s.url, 'GET', '/api/v1/apps/thermal/logs?lines=5000')).json as { output: string[] })
+          .output.length < MAX_LOG_LINES
       ) {
         await sleep(50);
       }
       await sleep(30);
-      const all = (await call(s.url, 'GET', '/api/v1/apps/thermal/logs?lines=5000')).json as { output: string[] };
+      const all = (await call(s.url, 'GET', '/api/v1/apps/thermal/logs?lines=5000')).json as {
+        output: string[];
+      };
       expect(all.output).toHaveLength(MAX_LOG_LINES);
     } finally {
       await s.close();
@@ -266,21 +297,39 @@ describe('§1 apps', () => {
     await install('thermal');
     expect((await anon('GET', '/apps/thermal/config')).json).toEqual({});
     expect((await api('PUT', '/apps/thermal/config', { body: { interval: 3 } })).status).toBe(200);
-    expect((await api('PUT', '/apps/thermal/config', { body: { sensor_source: 'synthetic' } })).status).toBe(200);
-    expect((await anon('GET', '/apps/thermal/config')).json).toEqual({ interval: 3, sensor_source: 'synthetic' });
-    for (const bad of [{ interval: 0 }, { interval: 1.5 }, { interval: 'x' }, { sensor_source: 'wifi' }, { nope: 1 }]) {
+    expect((await api('PUT', '/apps/thermal/config', { body: { sensor_source: 'synthetic' } })).status).toBe(
+      200,
+    );
+    expect((await anon('GET', '/apps/thermal/config')).json).toEqual({
+      interval: 3,
+      sensor_source: 'synthetic',
+    });
+    for (const bad of [
+      { interval: 0 },
+      { interval: 1.5 },
+      { interval: 'x' },
+      { sensor_source: 'wifi' },
+      { nope: 1 },
+    ]) {
       const r = await api('PUT', '/apps/thermal/config', { body: bad });
       expect([bad, r.status]).toEqual([bad, 400]);
       expect(r.json).toEqual({ error: expect.any(String) });
     }
-    expect((await anon('GET', '/apps/thermal/config')).json).toEqual({ interval: 3, sensor_source: 'synthetic' });
+    expect((await anon('GET', '/apps/thermal/config')).json).toEqual({
+      interval: 3,
+      sensor_source: 'synthetic',
+    });
   });
 
   it('GET /apps/{id}/manifest is cog.toml as JSON, with [console].allowed_commands', async () => {
     await install('thermal');
     expect((await anon('GET', '/apps/thermal/manifest')).json).toMatchObject({
       cog: { id: 'thermal', version: '1.0.3', binary: 'cog-thermal-arm' },
-      console: { allowed_commands: [...DEFAULT_CONSOLE_COMMANDS], max_runtime_secs: 15, output_limit_bytes: 65_536 },
+      console: {
+        allowed_commands: [...DEFAULT_CONSOLE_COMMANDS],
+        max_runtime_secs: 15,
+        output_limit_bytes: 65_536,
+      },
       config: { interval: { type: 'integer' } },
     });
     expect((await anon('GET', '/apps/air-quality/manifest')).status).toBe(404);
@@ -338,9 +387,32 @@ describe('§1 console and §3 the sensor feed', () => {
 
 describe('§3 HTTP behaviour', () => {
   it('refuses bodies over 64 KB (413) and bodies that are not JSON objects (400/415)', async () => {
-    expect((await api('POST', '/apps/install', { raw: JSON.stringify({ id: 'x'.repeat(70_000) }) })).status).toBe(413);
+    expect(
+      (await api('POST', '/apps/install', { raw: JSON.stringify({ id: 'x'.repeat(70_000) }) })).status,
+    ).toBe(413);
     expect((await api('POST', '/apps/install', { raw: '{"id":' })).status).toBe(400);
     expect((await api('POST', '/apps/install', { raw: '[1]' })).status).toBe(400);
     expect((await api('POST', '/apps/install', { raw: 'id=x', contentType: 'text/plain' })).status).toBe(415);
+  });
+});
+
+describe('knobs for the documented failure modes', () => {
+  it('holdFeed: the feed held outside the cogs makes every console run synthetic', async () => {
+    await install('thermal');
+    await api('POST', '/apps/thermal/stop', { body: {} });
+    sim.holdFeed(true);
+    const r = (await api('POST', '/apps/thermal/console', { body: { command: '--once' } })).json as {
+      errors: string[];
+    };
+    expect(r.errors).toEqual([SYNTHETIC_WARNING]);
+  });
+
+  it('vanishAfterNextConsole: the answer arrives, then the Seed is gone', async () => {
+    await install('thermal');
+    await api('POST', '/apps/thermal/stop', { body: {} });
+    sim.vanishAfterNextConsole();
+    expect((await api('POST', '/apps/thermal/console', { body: { command: '--once' } })).status).toBe(200);
+    await sleep(20);
+    await expect(anon('GET', '/status')).rejects.toThrow(/ECONNREFUSED/);
   });
 });

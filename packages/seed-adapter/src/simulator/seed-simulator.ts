@@ -59,6 +59,7 @@ export class SeedSimulator {
       failNextInstall: undefined,
       noAnswerNextInstall: undefined,
       failNextConsole: undefined,
+      afterNextConsole: undefined,
       pairButtonOnly: false,
       pairTokenField: 'token',
       unauthorizedStatus: options.unauthorizedStatus ?? 403,
@@ -123,6 +124,7 @@ export class SeedSimulator {
   /** Stops the tickers, drops every connection (hanging ones included) and closes the server. */
   async close(): Promise<void> {
     this.state.shutdown();
+    if (!this.server.listening) return;
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
@@ -146,7 +148,8 @@ export class SeedSimulator {
 
   /**
    * The next install happens (after its delay) but its answer never comes: the connection is destroyed
-   * (`destroy`, default) or left open without an answer until the client gives up (`hang`).
+   * (`destroy`, default) or left open without an answer until the client gives up (`hang`); with
+   * `early` the connection is destroyed at once and the install completes later, after its delay.
    */
   installWithoutAnswer(mode: NoAnswerMode = 'destroy'): void {
     this.knobs.noAnswerNextInstall = mode;
@@ -155,6 +158,25 @@ export class SeedSimulator {
   /** The next console run exits 1 with `message` on its errors. */
   failNextConsole(message: string): void {
     this.knobs.failNextConsole = message;
+  }
+
+  /**
+   * When on, something other than a cog holds the sensor feed (UDP 5006), as a relay would: every
+   * console run falls back to synthetic data, with the warning line.
+   */
+  holdFeed(on: boolean): void {
+    this.state.feedHeldOutside = on;
+  }
+
+  /**
+   * The Seed goes away right after it answers the next console run: it stops listening and drops every
+   * connection (a Seed unplugged mid-run). {@link close} still works after.
+   */
+  vanishAfterNextConsole(): void {
+    this.knobs.afterNextConsole = () => {
+      this.server.close();
+      this.server.closeAllConnections();
+    };
   }
 
   /** The field the pairing answer carries the token in (`token` by default; the Node SDK's `pairing_token`). */
@@ -249,7 +271,10 @@ export class SeedSimulator {
         authorized: token !== undefined && this.state.checkToken(token),
         body: () => readJsonBody(req),
       });
-      if (answer.kind === 'json') return sendJson(res, answer.status, answer.body);
+      if (answer.kind === 'json') {
+        if (answer.after !== undefined) res.once('finish', answer.after);
+        return sendJson(res, answer.status, answer.body);
+      }
       if (answer.mode === 'destroy') req.socket.destroy();
       // 'hang': no answer; close() drops the connection.
     } catch (e) {
@@ -257,7 +282,6 @@ export class SeedSimulator {
       sendJson(res, 500, { error: 'internal error' });
     }
   }
-
 }
 
 /** The token a request carries: `Authorization: Bearer <t>`, else `X-Pairing-Token: <t>` (both documented). */

@@ -49,6 +49,7 @@ export function parseCogId(raw: string): string {
 /** `?lines=N` of the logs route: a positive integer (default 100), capped at {@link MAX_LOG_LINES}. */
 export function parseLines(raw: string | null): number {
   if (raw === null) return 100;
-  if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) throw new SimRefusal(400, 'lines must be a positive integer');
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1)
+    throw new SimRefusal(400, 'lines must be a positive integer');
   return Math.min(Number(raw), MAX_LOG_LINES);
 }

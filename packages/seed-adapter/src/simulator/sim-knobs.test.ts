@@ -157,3 +157,17 @@ describe('runSimulatorFromArgv', () => {
     }
   });
 });
+
+describe('installWithoutAnswer early', () => {
+  it('drops the connection at once; the install completes after its delay', async () => {
+    const s = await start();
+    s.setInstallDelay(150);
+    s.installWithoutAnswer('early');
+    await expect(api(s, 'POST', '/apps/install', { body: { id: 'thermal' } })).rejects.toThrow(
+      /socket hang up|ECONNRESET/,
+    );
+    expect(s.installed()).toEqual([]);
+    await sleep(250);
+    expect(s.installed().map((c) => c.id)).toEqual(['thermal']);
+  });
+});

@@ -8,6 +8,8 @@ export interface SimKnobs {
   failNextInstall: string | undefined;
   noAnswerNextInstall: NoAnswerMode | undefined;
   failNextConsole: string | undefined;
+  /** Called after the next console answer is sent (the simulator goes away then). */
+  afterNextConsole: (() => void) | undefined;
   /** When set, `POST /pair/window` needs a valid token: otherwise only the Seed's button opens a window. */
   pairButtonOnly: boolean;
   /** The field the pairing answer carries the token in (`token`, as fw 0.22.7; the Node SDK expects `pairing_token`). */
@@ -18,7 +20,7 @@ export interface SimKnobs {
 
 /** What a route answers: JSON, or no answer at all (the install-without-answer knob). */
 export type SimAnswer =
-  | { readonly kind: 'json'; readonly status: number; readonly body: unknown }
+  | { readonly kind: 'json'; readonly status: number; readonly body: unknown; readonly after?: () => void }
   | { readonly kind: 'drop'; readonly mode: NoAnswerMode };
 
 /** The parts of a request a route needs. */
@@ -53,6 +55,20 @@ async function install(state: SimState, knobs: SimKnobs, call: SimCall): Promise
   if (state.storeCog(id) === undefined) throw new Refusal(404, 'cog not found in registry or binary missing');
   if (state.has(id)) return ok({ status: 'already_installed' });
   if (state.autoStart) state.checkCap(`install of ${id}`);
+  if (knobs.noAnswerNextInstall === 'early') {
+    knobs.noAnswerNextInstall = undefined;
+    const delay = knobs.installDelayMs;
+    void sleep(delay).then(() => {
+      const cog = state.storeCog(id);
+      if (cog === undefined || state.has(id)) return;
+      try {
+        state.install(cog, config);
+      } catch {
+        // the cap filled meanwhile: nothing installed
+      }
+    });
+    return { kind: 'drop', mode: 'destroy' };
+  }
   await sleep(knobs.installDelayMs);
   const failure = knobs.failNextInstall;
   knobs.failNextInstall = undefined;
@@ -108,7 +124,9 @@ async function appRoute(
       state.get(id);
       const fail = knobs.failNextConsole;
       knobs.failNextConsole = undefined;
-      return ok(state.console(id, command, fail));
+      const after = knobs.afterNextConsole;
+      knobs.afterNextConsole = undefined;
+      return { ...ok(state.console(id, command, fail)), ...(after === undefined ? {} : { after }) };
     }
     case '/config':
       if (method === 'GET') {

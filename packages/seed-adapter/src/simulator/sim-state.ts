@@ -1,6 +1,12 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { StoreCog } from '../seed-api.js';
-import { defaultManifest, MAX_LOG_LINES, type SimInstalledCog, type SimManifest, SYNTHETIC_WARNING } from './sim-types.js';
+import {
+  defaultManifest,
+  MAX_LOG_LINES,
+  type SimInstalledCog,
+  type SimManifest,
+  SYNTHETIC_WARNING,
+} from './sim-types.js';
 
 /** A refusal the simulator answers as `{error}` with an HTTP status. */
 export class SimRefusal extends Error {
@@ -56,6 +62,8 @@ const sha = (token: string): Buffer => createHash('sha256').update(token, 'utf8'
 export class SimState {
   catalog: readonly StoreCog[];
   autoStart = true;
+  /** Something other than a cog holds UDP 5006 (a relay, another process): console runs go synthetic. */
+  feedHeldOutside = false;
   readonly cap: number;
   readonly capStatus: number;
   readonly deviceId: string = randomUUID();
@@ -254,12 +262,15 @@ export class SimState {
     if (fail !== undefined) return { output: [], errors: [`[cog-${id}] ${fail}`], exit_code: 1 };
     if (command === '--help') {
       return {
-        output: [`usage: cog-${id}-arm [--once] [--interval N] [--help]`, 'JSON lines on stdout; errors on stderr'],
+        output: [
+          `usage: cog-${id}-arm [--once] [--interval N] [--help]`,
+          'JSON lines on stdout; errors on stderr',
+        ],
         errors: [],
         exit_code: 0,
       };
     }
-    const taken = this.runningIds().length > 0;
+    const taken = this.feedHeldOutside || this.runningIds().length > 0;
     c.reading += 1;
     const line = JSON.stringify({ cog: id, reading: c.reading, source: taken ? 'synthetic' : 'csi' });
     return { output: [line], errors: taken ? [SYNTHETIC_WARNING] : [], exit_code: 0 };

@@ -60,8 +60,11 @@ export interface SimInstalledCog {
   readonly config: Readonly<Record<string, unknown>>;
 }
 
-/** How {@link SeedSimulator.installWithoutAnswer} drops the answer: destroy the socket, or never answer. */
-export type NoAnswerMode = 'destroy' | 'hang';
+/**
+ * How {@link SeedSimulator.installWithoutAnswer} drops the answer: destroy the socket once installed,
+ * never answer, or destroy it at once while the install goes on and completes after its delay (`early`).
+ */
+export type NoAnswerMode = 'destroy' | 'hang' | 'early';
 
 /** One `[config.<key>]` of a cog manifest. */
 export interface SimConfigKnob {
@@ -74,7 +77,12 @@ export interface SimConfigKnob {
 
 /** A cog manifest as `GET /apps/{id}/manifest` serves it: `cog.toml` as JSON (the parts the simulator uses). */
 export interface SimManifest {
-  readonly cog: { readonly id: string; readonly name: string; readonly version: string; readonly binary: string };
+  readonly cog: {
+    readonly id: string;
+    readonly name: string;
+    readonly version: string;
+    readonly binary: string;
+  };
   readonly config: Readonly<Record<string, SimConfigKnob>>;
   readonly console: {
     readonly allowed_commands: readonly string[];
@@ -95,7 +103,11 @@ export function defaultManifest(id: string, version: string): SimManifest {
       interval: { type: 'integer', default: 5, min: 1, max: 3600 },
       sensor_source: { type: 'string', default: 'csi', allowed: ['csi', 'synthetic'] },
     },
-    console: { allowed_commands: [...DEFAULT_CONSOLE_COMMANDS], max_runtime_secs: 15, output_limit_bytes: 65_536 },
+    console: {
+      allowed_commands: [...DEFAULT_CONSOLE_COMMANDS],
+      max_runtime_secs: 15,
+      output_limit_bytes: 65_536,
+    },
     resources: { ram_mb: 32, cpu_pct: 10 },
   };
 }
