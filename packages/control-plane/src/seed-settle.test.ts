@@ -9,6 +9,7 @@ import {
 } from '@heddle/seed-adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { seedContext } from './place-seed.js';
+import { SEED_INSTALL_WINDOW_MS } from './seed-settle.js';
 import { openPlane, type TestPlane, tempDir } from './test-fixtures.js';
 
 const open: Array<{ close(): Promise<void> }> = [];
@@ -18,10 +19,11 @@ afterEach(async () => {
 
 async function seedPlane(
   installDelayMs = 20,
+  now?: () => number,
 ): Promise<{ sim: SeedSimulator; p: TestPlane; token: string; tokenFile: string; nodeId: string }> {
   const sim = await SeedSimulator.start({ https: selfSignedCert('seed-s'), installDelayMs, tickMs: 50 });
   open.push(sim);
-  const p = await openPlane();
+  const p = await openPlane(tempDir(), {}, now);
   open.push(p);
   const token = sim.addToken();
   const tokenFile = join(tempDir(), 'seed.token');
@@ -79,6 +81,33 @@ describe('Seed places whose install answer was lost are settled, as for hosts', 
     expect(sim.installed()).toEqual([]);
     expect(p.plane.unsettled()).toEqual([]);
   }, 20_000);
+});
+
+describe('a Seed decision whose install never landed', () => {
+  it('stays pending within the install window, then is dropped (nothing installed)', async () => {
+    let skew = 0;
+    const { sim, p, nodeId } = await seedPlane(20, () => Date.now() + skew);
+    const r = await p.plane.place({ store_pin: { id: 'thermal', version: '1.0.3', console_commands: [] } });
+    const id = r.instance?.instance_id as string;
+    await p.plane.unload(id);
+    expect(sim.installed()).toEqual([]);
+    // As if a second place of the same order had lost its answer and nothing reached the Seed.
+    p.store.putUnsettled({
+      decision_id: 'd-lost-1',
+      order_id: r.order_id,
+      node_id: nodeId,
+      expected_instance_id: id,
+      variant: 'store-pin-installed',
+      since_ms: Date.now(),
+      attempts: 1,
+      last_error: 'lost',
+    });
+    expect((await p.plane.settle()).pending).toEqual(['d-lost-1']);
+    expect(p.plane.unsettled()[0]?.last_error).toContain('may still be installing');
+    skew = SEED_INSTALL_WINDOW_MS + 1_000;
+    expect((await p.plane.settle()).nothing).toEqual(['d-lost-1']);
+    expect(p.plane.unsettled()).toEqual([]);
+  });
 });
 
 describe('the token of a Seed node', () => {
