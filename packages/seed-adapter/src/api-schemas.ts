@@ -252,5 +252,17 @@ export function cleanSeedMessage(message: string): string {
   return clean.length > MAX_SEED_MESSAGE ? `${clean.slice(0, MAX_SEED_MESSAGE)}...` : clean;
 }
 
+/**
+ * `POST /api/v1/apps/install` -> `{status: "installed" | "already_installed"}` (documented at the MCP
+ * level): `already` when the Seed says the cog was installed before; anything else reads as installed.
+ */
+export const InstallAnswerSchema: z.ZodType<'installed' | 'already_installed'> = z
+  .unknown()
+  .transform((v) =>
+    typeof v === 'object' && v !== null && (v as { status?: unknown }).status === 'already_installed'
+      ? 'already_installed'
+      : 'installed',
+  );
+
 /** Any JSON answer of a write that has nothing to return (the content is ignored). */
 export const AckSchema: z.ZodType<unknown> = z.unknown();

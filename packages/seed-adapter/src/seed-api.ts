@@ -100,8 +100,11 @@ export interface SeedApi {
   pair(clientName: string): Promise<string>;
   available(): Promise<readonly StoreCog[]>;
   installed(): Promise<readonly InstalledCog[]>;
-  /** Installs (and, the Seed's way, auto-starts) the store cog `id`. Slow: its own timeout. */
-  install(id: string): Promise<void>;
+  /**
+   * Installs (and, the Seed's way, auto-starts) the store cog `id`. Slow: its own timeout. Resolves
+   * `already_installed` when the Seed says the cog was installed before (it then installed nothing).
+   */
+  install(id: string): Promise<'installed' | 'already_installed'>;
   start(id: string): Promise<void>;
   stop(id: string): Promise<void>;
   uninstall(id: string): Promise<void>;

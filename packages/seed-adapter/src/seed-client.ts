@@ -6,6 +6,7 @@ import {
   CogLogsSchema,
   CogManifestSchema,
   ConsoleResultSchema,
+  InstallAnswerSchema,
   InstalledListSchema,
   PairAnswerSchema,
   PairStatusSchema,
@@ -136,9 +137,9 @@ export class SeedClient implements SeedApi {
     return (await this.#call('GET', '/api/v1/apps', InstalledListSchema)).installed;
   }
 
-  async install(id: string): Promise<void> {
+  async install(id: string): Promise<'installed' | 'already_installed'> {
     const body = { id: cogId(id) };
-    await this.#call('POST', '/api/v1/apps/install', AckSchema, body, this.#installTimeout);
+    return this.#call('POST', '/api/v1/apps/install', InstallAnswerSchema, body, this.#installTimeout);
   }
 
   async start(id: string): Promise<void> {
