@@ -94,7 +94,7 @@ describe('a Seed decision whose install never landed', () => {
     // As if a second place of the same order had lost its answer and nothing reached the Seed.
     p.store.putUnsettled({
       decision_id: 'd-lost-1',
-      order_id: r.order_id,
+      order_id: r.order_id as string,
       node_id: nodeId,
       expected_instance_id: id,
       variant: 'store-pin-installed',
