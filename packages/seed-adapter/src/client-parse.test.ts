@@ -2,8 +2,13 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CogConfigSchema,
+  CogLogsSchema,
+  CogManifestSchema,
   ConsoleResultSchema,
+  InstallAnswerSchema,
   InstalledListSchema,
+  PairAnswerSchema,
+  PairStatusSchema,
   SeedErrorBodySchema,
   SeedIdentitySchema,
   SeedStatusSchema,
@@ -99,9 +104,14 @@ describe('response parsing on junk answers', () => {
     const schemas = [
       SeedStatusSchema,
       SeedIdentitySchema,
+      PairStatusSchema,
+      PairAnswerSchema,
       InstalledListSchema,
+      InstallAnswerSchema,
       StoreListSchema,
+      CogLogsSchema,
       ConsoleResultSchema,
+      CogManifestSchema,
       CogConfigSchema,
       SeedErrorBodySchema,
     ];
