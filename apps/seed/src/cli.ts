@@ -40,7 +40,7 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; summary: string; 
   pin: {
     load: async () => (await import('./commands/pin.js')).pin,
     summary: 'add, list and remove operator pins (pins.json)',
-    usage: 'pin add <id>@<version> [--sha256 H] [--console CMD]... | pin ls | pin rm <id>',
+    usage: 'pin add <id>@<version> [--sha256 H] [--console=CMD]... | pin ls | pin rm <id>',
   },
   run: {
     load: async () => (await import('./commands/run.js')).run,
