@@ -109,7 +109,7 @@ describe('heddle with a Cognitum Seed', () => {
   it('the store syntax node add-seed documents is the one place accepts (and --store is not)', async () => {
     const documented = /heddle place (store:<id>@<version>)/.exec(NODE_ADD_SEED.description)?.[1];
     expect(documented).toBe('store:<id>@<version>');
-    const dry = await heddle(['place', 'store:thermal@1.0.3', '--dry-run', '--json']);
+    const dry = await heddle(['place', 'store:thermal@1.0.3', '--console=--once', '--dry-run', '--json']);
     expect(dry.code, dry.err).toBe(0);
     expect((await heddle(['place', '--store', 'thermal@1.0.3'])).code).toBe(2);
   });
