@@ -1,4 +1,5 @@
-import { type CliError, ExitCode, toCliError as sharedToCliError } from '@heddle/cli-kit';
+import { CliError, ExitCode, toCliError as sharedToCliError } from '@heddle/cli-kit';
+import { SeedApiFailure } from '@heddle/seed-adapter';
 
 /**
  * Exit codes of `heddle-seed`, stable for scripts: 0 success, 1 the Seed (or the adapter talking to
@@ -22,8 +23,14 @@ const BAD_INPUT_CODES: ReadonlySet<string> = new Set([
 /**
  * Maps anything a command threw to a {@link CliError}: a `CliError` as is, a `HeddleError` (the
  * adapter's `SeedError`, the runtime's `RuntimeError`, ...) with its code (exit 3 for bad input on
- * this side, else 1), anything else as an internal error (exit 4).
+ * this side, else 1), anything else as an internal error (exit 4). A Seed API failure met inside a
+ * governed transition keeps the client's code (one cause, one code: a token the Seed refuses is
+ * `not_paired`, exit 1, whether `logs` or `run` met it).
  */
 export function toCliError(err: unknown): CliError {
+  if (err instanceof SeedApiFailure) {
+    const exit = BAD_INPUT_CODES.has(err.seedCode) ? ExitCode.badInput : ExitCode.failed;
+    return new CliError(err.seedCode, err.message, exit, err.field ? { field: err.field } : undefined);
+  }
   return sharedToCliError(err, (e) => (BAD_INPUT_CODES.has(e.code) ? ExitCode.badInput : ExitCode.failed));
 }

@@ -49,8 +49,17 @@ describe('heddle-seed: the full flow over pinned HTTPS', () => {
     const aq = store0.find((c) => c.id === 'air-quality');
     expect(aq?.pin).toBe('unpinned');
     expect(
-      (await p.run('pin', 'add', 'air-quality@1.2.0', '--sha256', aq?.sha256 ?? '', '--console', 'calibrate'))
-        .code,
+      (
+        await p.run(
+          'pin',
+          'add',
+          'air-quality@1.2.0',
+          '--sha256',
+          aq?.sha256 ?? '',
+          '--console=--once',
+          '--console=--once --interval 1',
+        )
+      ).code,
     ).toBe(0);
     expect((await p.run('pin', 'add', 'vibration@0.4.1')).code).toBe(0);
     const pins = (await p.json(0, 'pin', 'ls')).pins as unknown[];
@@ -83,10 +92,16 @@ describe('heddle-seed: the full flow over pinned HTTPS', () => {
     const logs = await p.json(0, 'logs', 'air-quality', '--lines', '5');
     expect(Array.isArray(logs.output)).toBe(true);
 
-    // Console: vibration holds the feed, so it is preempted and resumed.
-    const con = await p.json(0, 'console', 'air-quality', 'calibrate');
-    expect((con.evidence as { stopped_for_console: string[] }).stopped_for_console).toEqual(['vibration']);
-    expect(sim.installed().find((c) => c.id === 'vibration')?.running).toBe(true);
+    // Console: both cogs hold the feed, so both are preempted and resumed; the command as documented.
+    const con = await p.json(0, 'console', 'air-quality', '--', '--once');
+    expect([...(con.evidence as { stopped_for_console: string[] }).stopped_for_console].sort()).toEqual([
+      'air-quality',
+      'vibration',
+    ]);
+    expect(con.command).toBe('--once');
+    expect(sim.installed().filter((c) => c.running).length).toBe(2);
+    const words = await p.json(0, 'console', 'air-quality', '--', '--once', '--interval', '1');
+    expect(words.command).toBe('--once --interval 1');
     const unpinnedCmd = await p.json(3, 'console', 'air-quality', 'reboot');
     expect(unpinnedCmd.code).toBe('invalid_config');
 

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SeedSimulator } from '@heddle/seed-adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,9 +23,17 @@ afterAll(async () => {
 describe('heddle-seed: trust and secrets', () => {
   it('refuses a Seed whose certificate key is not the pinned one (tls_pin), and sends it nothing', async () => {
     const p = new ProfileRunner(join(tempDir(), 'seed'));
-    // The profile pins a's key; the Seed at b's address presents another certificate (a swap).
-    expect((await p.json(0, 'init', '--url', b.url, '--pin-spki', a.spki ?? '')).url).toBe(b.url);
+    // init checks the pin at once: a's key given for b's address is refused, nothing written.
     b.clearRequests();
+    const wrongPin = await p.json(1, 'init', '--url', b.url, '--pin-spki', a.spki ?? '');
+    expect(wrongPin.code).toBe('tls_pin');
+    expect(wrongPin.spki).toBe(b.spki);
+    expect(existsSync(join(p.home, 'seed.json'))).toBe(false);
+    expect(b.requests).toEqual([]);
+    // The profile pins a's key; later the Seed's address answers with b's certificate (a swap).
+    expect((await p.json(0, 'init', '--url', a.url, '--pin-spki', a.spki ?? '')).url).toBe(a.url);
+    const profile = join(p.home, 'seed.json');
+    writeFileSync(profile, readFileSync(profile, 'utf8').replace(a.url, b.url));
     const r = await p.json(1, 'status');
     expect(r.code).toBe('tls_pin');
     expect(b.requests).toEqual([]);

@@ -47,7 +47,7 @@ const COMMANDS: Record<string, Entry> = {
   pin: {
     load: async () => (await import('./commands/pin.js')).pin,
     summary: 'add, list and remove operator pins (pins.json)',
-    usage: 'pin add <id>@<version> [--sha256 H] [--console CMD]... | pin ls | pin rm <id>',
+    usage: 'pin add <id>@<version> [--sha256 H] [--console=CMD]... | pin ls | pin rm <id>',
     subcommands: {
       add: {
         summary: 'pin a store cog at a version (and its sha256, its console commands)',
@@ -80,7 +80,7 @@ const COMMANDS: Record<string, Entry> = {
   console: {
     load: async () => (await import('./commands/console.js')).consoleCommand,
     summary: 'run one pinned console command (running cogs are preempted and resumed)',
-    usage: 'console <id> <command>',
+    usage: 'console <id> [--] <command>...',
   },
   rm: {
     load: async () => (await import('./commands/lifecycle.js')).rm,
@@ -130,13 +130,18 @@ export function helpText(): string {
  */
 export function runCli(argv: readonly string[], rawIo: CliIo = processIo): Promise<number> {
   const io = redactingIo(rawIo);
+  // `--help` after `--` belongs to the command's arguments (`console air-quality -- --help` runs `--help`).
+  const end = argv.indexOf('--');
+  const helpAsked = argv.slice(1, end < 0 ? undefined : end).some((x) => x === '--help' || x === '-h');
   return dispatchCli(argv, io, {
     prefix: 'heddle-seed',
     version: VERSION,
     commands: COMMANDS,
     helpText,
     commandHelp: (_name, command) =>
-      `usage: heddle-seed ${command.usage} [--home D] [--json]\n\n${command.summary}\n\nsee docs/seed.md`,
+      helpAsked
+        ? `usage: heddle-seed ${command.usage} [--home D] [--json]\n\n${command.summary}\n\nsee docs/seed.md`
+        : undefined,
     run: async (command, args) => (await command.load())(args, io),
     toCliError,
     completionFlags: () => {

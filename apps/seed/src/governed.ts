@@ -5,7 +5,7 @@ import { type InstanceHandle, WorkloadHost } from '@heddle/runtime';
 import { SeedApiRuntime, type SeedPin, seedPinWorkload } from '@heddle/seed-adapter';
 import { badInput } from './cli-error.js';
 import { profilePath } from './home.js';
-import { readInstalled } from './installed-file.js';
+import { handleOf, readInstalled } from './installed-file.js';
 import type { CliIo } from './io.js';
 import { pinFor, readPins } from './pins-file.js';
 import { policyFor } from './policy.js';
@@ -47,6 +47,8 @@ export async function openGoverned(homeFlag: string | undefined, io: CliIo): Pro
   const s = openSession(homeFlag, io, 'required');
   const pins = readPins(s.home);
   const { policy, source } = policyFor(s.home);
+  // Reads need no token: check it with a call the Seed authenticates before anything else.
+  await s.client.verifyToken();
   const identity = await s.client.identity();
   const nodeId = nodeIdOf(identity.device_id);
   const runtime = new SeedApiRuntime({ api: s.client, pins, nodeId });
@@ -73,14 +75,15 @@ export async function openGoverned(homeFlag: string | undefined, io: CliIo): Pro
  * was removed since.
  */
 export async function adoptOne(g: Governed, id: string): Promise<InstanceHandle> {
-  const handle = readInstalled(g.home).find((h) => h.workloadId === id);
-  if (handle === undefined) {
+  const entry = readInstalled(g.home).find((h) => h.workloadId === id);
+  if (entry === undefined) {
     throw badInput(
       'not_loaded',
       `${id} was not loaded by heddle-seed in this profile (load it with: heddle-seed run ${id}@<version>)`,
       'id',
     );
   }
+  const handle = handleOf(entry);
   const pin = pinFor(g.pins, id);
   if (pin === undefined)
     throw badInput(
@@ -97,8 +100,9 @@ export async function adoptOne(g: Governed, id: string): Promise<InstanceHandle>
  * preemptions name them). One that cannot be adopted is reported on stderr and skipped.
  */
 export async function adoptAll(g: Governed, io: CliIo, except?: string): Promise<void> {
-  for (const h of readInstalled(g.home)) {
-    if (h.workloadId === except) continue;
+  for (const e of readInstalled(g.home)) {
+    const h = handleOf(e);
+    if (h.workloadId === except || e.pending === true) continue;
     const pin = pinFor(g.pins, h.workloadId);
     if (pin === undefined) continue;
     try {

@@ -15,7 +15,7 @@ export function peerSpki(
   timeoutMs = PEER_SPKI_TIMEOUT_MS,
 ): Promise<{ spki: string; subject: string; validTo: string }> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const port = url.port === '' ? 443 : Number(url.port);
+  const port = url.port === '' ? 8443 : Number(url.port); // the Seed's HTTPS port
   return new Promise((resolve, reject) => {
     const socket = connect({
       host,

@@ -7,8 +7,9 @@ import { profilePath } from './home.js';
  * The built-in policy of `heddle-seed` when the profile has no `policy.json`: the operator's pins are
  * the authority, so every lifecycle action on a pinned store cog (`operator_attested`) is permitted
  * on a Seed reached over a pinned or local link (tier `paired` or `pinned`), without secrets or
- * emulation, whatever network the Seed gives its cogs (the firmware decides that). Everything else is
- * denied (the gate is default deny). Revocations are always allowed.
+ * emulation, whatever network the Seed gives its cogs (the firmware decides that); a console run may
+ * stop and resume any cog (one the operator never pinned is gated at trust `unsigned`). Everything
+ * else is denied (the gate is default deny). Revocations are always allowed.
  */
 export const SEED_DEFAULT_POLICY: Policy = {
   version: 1,
@@ -23,6 +24,19 @@ export const SEED_DEFAULT_POLICY: Policy = {
       actions: ['workload.install', 'workload.load', 'workload.start', 'workload.stop', 'workload.unload'],
       kinds: ['cog'],
       min_package_trust: 'operator_attested',
+      min_node_tier: 'paired',
+      max_network: 'egress',
+      secrets: false,
+      emulated: false,
+    },
+    {
+      id: 'preempt-for-console',
+      effect: 'permit',
+      description:
+        "A console run needs the sensor feed to itself: it may stop and resume any cog on the Seed, also one the operator never pinned (someone else's, gated and chained at trust unsigned).",
+      actions: ['workload.stop', 'workload.start'],
+      kinds: ['cog'],
+      min_package_trust: 'unsigned',
       min_node_tier: 'paired',
       max_network: 'egress',
       secrets: false,

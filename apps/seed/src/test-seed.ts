@@ -10,16 +10,16 @@ export class ProfileRunner {
 
   constructor(readonly home: string) {}
 
-  /** Runs `heddle-seed <argv> --home <home>`. */
+  /** Runs `heddle-seed <argv> --home <home>` (the flags go before a `--` in argv). */
   async run(...argv: string[]): Promise<CliRun> {
-    const r = await runCaptured([...argv, '--home', this.home], this.home);
+    const r = await runCaptured(withFlags(argv, ['--home', this.home]), this.home);
     this.outputs.push(r);
     return r;
   }
 
   /** Runs with `--json`, expects `code`, and returns stdout parsed (or the stderr error on failure). */
   async json(code: number, ...argv: string[]): Promise<Record<string, unknown>> {
-    const r = await this.run(...argv, '--json');
+    const r = await this.run(...withFlags(argv, ['--json']));
     if (r.code !== code)
       throw new Error(`heddle-seed ${argv.join(' ')}: exit ${r.code}, expected ${code}\n${r.out}\n${r.err}`);
     if (code === 0) return JSON.parse(r.out) as Record<string, unknown>;
@@ -44,4 +44,10 @@ export class ProfileRunner {
 /** An HTTPS simulator with a fresh self-signed certificate (short installs, quick ticks). */
 export function httpsSimulator(): Promise<SeedSimulator> {
   return SeedSimulator.start({ https: selfSignedCert('seed'), installDelayMs: 50, tickMs: 50 });
+}
+
+/** `argv` with `flags` added at its end, or before its `--` when it has one. */
+function withFlags(argv: readonly string[], flags: readonly string[]): string[] {
+  const end = argv.indexOf('--');
+  return end < 0 ? [...argv, ...flags] : [...argv.slice(0, end), ...flags, ...argv.slice(end)];
 }

@@ -28,6 +28,7 @@ export * from './reservations.js';
 export * from './revocation-push.js';
 export * from './seed-book.js';
 export * from './seed-nodes.js';
+export * from './seed-settle.js';
 export * from './seed-verbs.js';
 export * from './settle.js';
 export * from './sqlite-store.js';

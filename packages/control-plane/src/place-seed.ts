@@ -1,6 +1,6 @@
 import { explainJson, type GovernanceVerdict, type PlacementRequest, place } from '@heddle/placement';
-import { RuntimeError, type RuntimeWorkload } from '@heddle/runtime';
-import { SeedInstallUnsureError, seedPinWorkload } from '@heddle/seed-adapter';
+import { deriveInstanceId, type InstanceHandle, RuntimeError, type RuntimeWorkload } from '@heddle/runtime';
+import { SeedInstallUnsureError, SeedStrandedInstallError, seedPinWorkload } from '@heddle/seed-adapter';
 import { engineView } from './engine-view.js';
 import { orderRecord, type PlaceOrderInput } from './order.js';
 import type { AttemptOutcome, PlaceResult } from './place.js';
@@ -115,30 +115,29 @@ async function attemptSeed(
       }
     }
     ctx.book.contact(nodeId);
-    const now = ctx.now();
-    const placement: PlacementRecord = {
-      instance_id: handle.instanceId,
-      node_id: nodeId,
-      order_id: order.order_id,
-      decision_id: decisionId,
-      workload: pin.id,
-      version: pin.version,
-      variant: seedVariant(handle.storeInstalled === true),
-      runtime: handle.runtime,
-      manifest_hash: '',
-      package_id: workload.ref,
-      signer_keys: [],
-      artifact_hashes: [...workload.artifactHashes],
-      state: order.start ? 'running' : 'placed',
-      desired_running: order.start,
-      placed_at_ms: now,
-      updated_at_ms: now,
-    };
+    const placement = seedPlacement(ctx, order, decisionId, nodeId, handle, workload, order.start);
     await chainChange(ctx, stageNew(ctx, placement, 'placed'), { why: 'placed' });
     return finish({ outcome: 'placed', code: null, reason: null }, placement);
   } catch (err) {
-    // The Seed may still be installing it: never place it elsewhere as if nothing happened.
-    if (err instanceof SeedInstallUnsureError) {
+    // The Seed may still be installing it (or holds an install that could not be undone): never place
+    // it elsewhere as if nothing happened. Kept unsettled on disk; the settling pass reads the Seed.
+    if (err instanceof SeedInstallUnsureError || err instanceof SeedStrandedInstallError) {
+      ctx.store.putUnsettled({
+        decision_id: decisionId,
+        order_id: order.order_id,
+        node_id: nodeId,
+        expected_instance_id: seedInstanceId(workload, order, nodeId),
+        variant: seedVariant(true),
+        since_ms: ctx.now(),
+        attempts: 1,
+        last_error: err.message.slice(0, 512),
+      });
+      await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
+        phase: 'unsettled',
+        decision_id: decisionId,
+        node_id: nodeId,
+        reason: err.message.slice(0, 512),
+      });
       return finish({ outcome: 'unsettled', code: null, reason: err.message });
     }
     if (err instanceof RuntimeError)
@@ -150,4 +149,40 @@ async function attemptSeed(
       reason: f.message,
     });
   }
+}
+
+/** The instance id a Seed's adapter derives for `order` of `w` on `nodeId` (as `SeedApiRuntime.load`). */
+export function seedInstanceId(w: RuntimeWorkload, order: OrderRecord, nodeId: string): string {
+  return deriveInstanceId(w.id, w.ref, { ...order.values }, order.mode, nodeId);
+}
+
+/** The placement record of a Seed instance of `order` (running when `running`, else placed). */
+export function seedPlacement(
+  ctx: PlaneContext,
+  order: OrderRecord,
+  decisionId: string,
+  nodeId: string,
+  handle: InstanceHandle,
+  workload: RuntimeWorkload,
+  running: boolean,
+): PlacementRecord {
+  const now = ctx.now();
+  return {
+    instance_id: handle.instanceId,
+    node_id: nodeId,
+    order_id: order.order_id,
+    decision_id: decisionId,
+    workload: workload.id,
+    version: workload.version,
+    variant: seedVariant(handle.storeInstalled === true),
+    runtime: handle.runtime,
+    manifest_hash: '',
+    package_id: workload.ref,
+    signer_keys: [],
+    artifact_hashes: [...workload.artifactHashes],
+    state: running ? 'running' : 'placed',
+    desired_running: order.start,
+    placed_at_ms: now,
+    updated_at_ms: now,
+  };
 }

@@ -18,16 +18,24 @@ export interface AddSeedOptions {
   readonly allowPlainHttp?: boolean;
 }
 
-/** Asks a Seed its status and (with the token) its installed list; a failure as a plane error. */
+/**
+ * Asks a Seed its status and installed list, and checks the token with a call the Seed authenticates
+ * (`SeedClient.verifyToken`: its reads are served without a token, so they prove nothing about it); a
+ * failure as a plane error (a token the Seed refuses is `refused`, naming `heddle-seed pair`).
+ */
 export async function probeSeed(t: TargetRecord): Promise<void> {
   try {
     const client = seedClient(t);
     await client.status();
     await client.installed();
+    await client.verifyToken();
   } catch (err) {
     throw seedFailure(err, t.url);
   }
 }
+
+/** The start of `last_error` of a Seed that answers but refuses the controller's token. */
+export const SEED_TOKEN_REFUSED = 'token refused:';
 
 /** A Seed client error as a plane error: a certificate that is not the pinned one is `key_mismatch`. */
 export function seedFailure(err: unknown, url: string): PlaneError {
@@ -103,7 +111,10 @@ export async function addSeedTarget(
   return draft;
 }
 
-/** Asks a Seed again (status and installed list); a failure marks it unreachable with the reason. */
+/**
+ * Asks a Seed again (status, installed list, token); a failure marks it unreachable with the reason,
+ * except a token the Seed refuses: then it stays alive with `last_error` starting {@link SEED_TOKEN_REFUSED}.
+ */
 export async function refreshSeedTarget(
   store: StateStore,
   liveness: Pick<CheckedLiveness, 'contact' | 'failure'>,
@@ -117,6 +128,19 @@ export async function refreshSeedTarget(
     liveness.contact(t.node_id, now);
     return next;
   } catch (err) {
+    if (err instanceof PlaneError && err.cause instanceof SeedError && err.cause.code === 'not_paired') {
+      // It answers (alive), but refuses the token (revoked on the Seed, or re-paired elsewhere): the
+      // controller can no longer drive it. Shown by `node ls` until the token is replaced.
+      const next: TargetRecord = {
+        ...t,
+        last_seen_ms: now,
+        unreachable_since_ms: null,
+        last_error: `${SEED_TOKEN_REFUSED} the Seed no longer accepts the token in ${t.seed?.token_file ?? 'its token file'} (revoked or replaced on the Seed); pair again (heddle-seed pair) and add it again (heddle node add-seed)`,
+      };
+      store.putTarget(next);
+      liveness.contact(t.node_id, now);
+      return next;
+    }
     const next: TargetRecord = {
       ...t,
       unreachable_since_ms: t.unreachable_since_ms ?? now,

@@ -2,6 +2,7 @@ import { record } from './place-attempt.js';
 import { chainChange } from './placement-life.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { reconcilePlace } from './reconcile.js';
+import { settleSeed } from './seed-settle.js';
 
 /** What a settling pass did, decision id by decision id. */
 export interface SettleReport {
@@ -29,6 +30,12 @@ export async function settleUnsettled(ctx: PlaneContext, timeoutMs = 2_000): Pro
     const order = ctx.store.getOrder(u.order_id);
     if (target === undefined || order === undefined) {
       pending.push(u.decision_id);
+      continue;
+    }
+    if (target.seed !== undefined && target.seed !== null) {
+      // A Seed is asked through its own API (its installed list), not the host protocol.
+      const r = await settleSeed(ctx, u, target, order);
+      (r === 'placed' ? placed : r === 'nothing' ? nothing : pending).push(u.decision_id);
       continue;
     }
     // The request was signed before the decision became unsettled: it expires by since + its lifetime.

@@ -96,6 +96,12 @@ export interface Preemption {
   readonly version: string;
   /** The instance, when this host loaded it. */
   readonly instanceId?: string;
+  /**
+   * False when the operator never pinned this workload (someone else installed it): its stop and
+   * resume are then gated and chained at package trust `unsigned`, never as an operator attestation.
+   * Absent: pinned (or loaded by this host).
+   */
+  readonly operatorPinned?: boolean;
 }
 
 /**

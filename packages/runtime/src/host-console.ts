@@ -85,8 +85,13 @@ async function preemptionsPermitted(gov: HostGovernance, handle: InstanceHandle)
   return out;
 }
 
-/** The workload a console preemption stands for when this host did not load it: a store pin. */
+/**
+ * The workload a console preemption stands for when this host did not load it: a store pin, marked
+ * unattested when the operator never pinned it (then gated at trust `unsigned`).
+ */
 function preemptionWorkload(p: Preemption): RuntimeWorkload {
   const version = VERSION_RE.test(p.version) ? p.version : 'unknown';
-  return workloadFromStorePin({ registry: p.registry, id: p.workloadId, version });
+  const w = workloadFromStorePin({ registry: p.registry, id: p.workloadId, version });
+  if (p.operatorPinned !== false || w.source.type !== 'store_pin') return w;
+  return { ...w, source: { ...w.source, unattested: true } };
 }

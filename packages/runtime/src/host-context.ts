@@ -18,7 +18,8 @@ export interface HostContextFacts {
  * The gate context of an action on `workload`, built from verified facts only:
  *
  * - `package_trust`: `pinned_signer` for a package this node verified against its own anchors,
- *   `operator_attested` for an operator's store pin;
+ *   `operator_attested` for an operator's store pin, `unsigned` for a store cog the operator never
+ *   pinned (a device's own cog, preempted for a console run);
  * - `resource_cost`: the cog's `resources.cpu_pct` / 400 clamped to 0..1 for a package (four cores
  *   is the whole of a typical edge node), {@link STORE_PIN_RESOURCE_COST} for a store pin;
  * - `secrets`: always false. No adapter delivers operator secrets; the only credential an instance
@@ -35,7 +36,7 @@ export function gateContextFor(workload: RuntimeWorkload, facts: HostContextFact
     const cpu = src.verified.body.resources.cpu_pct;
     cost = Number.isFinite(cpu) ? Math.min(1, Math.max(0, cpu / 400)) : 1;
   } else {
-    trust = 'operator_attested';
+    trust = src.unattested === true ? 'unsigned' : 'operator_attested';
     cost = STORE_PIN_RESOURCE_COST;
   }
   return {

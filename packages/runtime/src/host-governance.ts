@@ -103,6 +103,7 @@ export class HostGovernance {
       version: t(p.version),
       phase,
       for_instance: t(h.instanceId),
+      operator_pinned: p.operatorPinned !== false,
     };
   }
 

@@ -8,7 +8,13 @@ import { RuntimeError } from './errors.js';
  */
 export type WorkloadSource =
   | { readonly type: 'package'; readonly verified: VerifiedWorkload<CogBody> }
-  | { readonly type: 'store_pin'; readonly pin: StorePin; readonly consoleCommands: readonly string[] };
+  | {
+      readonly type: 'store_pin';
+      readonly pin: StorePin;
+      readonly consoleCommands: readonly string[];
+      /** True for a store cog the operator never pinned (seen on a device, not attested): trust `unsigned`. */
+      readonly unattested?: boolean;
+    };
 
 /**
  * A workload as the runtimes see it: identity, source and the references a revocation can name.

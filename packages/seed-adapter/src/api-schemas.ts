@@ -3,6 +3,7 @@ import { SEED_TOKEN_RE } from './credentials.js';
 import type {
   CogConfig,
   CogLogs,
+  CogManifest,
   ConsoleResult,
   InstalledCog,
   PairStatus,
@@ -48,35 +49,88 @@ function boundedExtras(value: Record<string, unknown>, known: readonly string[])
   return out;
 }
 
-/** `GET /api/v1/status`: `firmware` and `uptime_secs`, plus bounded extra fields. */
+const optional = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+const defined = <T extends Record<string, unknown>>(o: T): T =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+
+const STATUS_KEYS = ['device_id', 'uptime_secs', 'epoch', 'paired', 'roles'];
+
+/**
+ * `GET /api/v1/status` (documented: `device_id, uptime_secs, epoch, ..., paired, roles`). Every field
+ * is optional and a field of the wrong type is dropped (the status is informational); the other fields
+ * are kept, bounded.
+ */
 export const SeedStatusSchema: z.ZodType<SeedStatus> = z
-  .looseObject({ firmware: text(128), uptime_secs: z.number().nonnegative() })
+  .looseObject({
+    device_id: optional(text(128)),
+    uptime_secs: optional(z.number().nonnegative()),
+    epoch: optional(z.number()),
+    paired: optional(z.boolean()),
+    roles: optional(z.array(z.string().max(64)).max(32)),
+  })
   .transform((v) => ({
-    ...boundedExtras(v, ['firmware', 'uptime_secs']),
-    firmware: v.firmware,
-    uptime_secs: v.uptime_secs,
+    ...boundedExtras(v, STATUS_KEYS),
+    ...defined({
+      device_id: v.device_id,
+      uptime_secs: v.uptime_secs,
+      epoch: v.epoch,
+      paired: v.paired,
+      roles: v.roles,
+    }),
   }));
 
-/** `GET /api/v1/identity`: `device_id` and `model`, plus bounded extra fields. */
+const IDENTITY_KEYS = ['device_id', 'public_key', 'firmware_version', 'epoch'];
+
+/**
+ * `GET /api/v1/identity` (documented: `device_id, public_key, firmware_version, epoch`): `device_id`
+ * is required (instance ids are derived on it), the rest optional, other fields kept, bounded.
+ */
 export const SeedIdentitySchema: z.ZodType<SeedIdentity> = z
-  .looseObject({ device_id: text(128), model: text(128) })
+  .looseObject({
+    device_id: text(128),
+    public_key: optional(text(256)),
+    firmware_version: optional(text(128)),
+    epoch: optional(z.number()),
+  })
   .transform((v) => ({
-    ...boundedExtras(v, ['device_id', 'model']),
+    ...boundedExtras(v, IDENTITY_KEYS),
+    ...defined({ public_key: v.public_key, firmware_version: v.firmware_version, epoch: v.epoch }),
     device_id: v.device_id,
-    model: v.model,
   }));
 
-/** `GET /api/v1/pair/status` and `POST /api/v1/pair/window` (extra fields dropped). */
-export const PairStatusSchema: z.ZodType<PairStatus> = z.object({
-  window_open: z.boolean(),
-  window_secs_left: z.number().nonnegative(),
-  paired_clients: count,
-});
+/**
+ * `GET /api/v1/pair/status` (documented: `paired, client_count, pairing_window_open,
+ * window_remaining_secs`). Every field optional (a field of the wrong type is dropped); extra fields dropped.
+ */
+export const PairStatusSchema: z.ZodType<PairStatus> = z
+  .looseObject({
+    paired: optional(z.boolean()),
+    client_count: optional(count),
+    pairing_window_open: optional(z.boolean()),
+    window_remaining_secs: optional(z.number().nonnegative()),
+  })
+  .transform((v) =>
+    defined({
+      paired: v.paired,
+      client_count: v.client_count,
+      pairing_window_open: v.pairing_window_open,
+      window_remaining_secs: v.window_remaining_secs,
+    }),
+  );
 
-/** `POST /api/v1/pair` -> `{token}` (a well-formed bearer token). */
-export const PairAnswerSchema: z.ZodType<{ token: string }> = z.object({
-  token: z.string().regex(SEED_TOKEN_RE, 'expected a bearer token'),
-});
+const token = z.string().regex(SEED_TOKEN_RE, 'expected a bearer token');
+
+/**
+ * `POST /api/v1/pair` -> the token, under `token` (fw 0.22.7) or `pairing_token` (the Node SDK's name);
+ * `token` wins when both are there.
+ */
+export const PairAnswerSchema: z.ZodType<{ token: string }> = z
+  .looseObject({ token: token.optional(), pairing_token: token.optional() })
+  .refine((v) => v.token !== undefined || v.pairing_token !== undefined, {
+    message: 'expected a bearer token under token (or pairing_token)',
+    path: ['token'],
+  })
+  .transform((v) => ({ token: (v.token ?? v.pairing_token) as string }));
 
 /** One store cog. The sha256 is normalized to lower case. */
 export const StoreCogSchema: z.ZodType<StoreCog> = z
@@ -97,44 +151,80 @@ export const StoreCogSchema: z.ZodType<StoreCog> = z
     ...(size === undefined ? {} : { size }),
   }));
 
-/** `GET /api/v1/apps/available` -> `{cogs: [...]}`. */
-export const StoreListSchema: z.ZodType<{ cogs: StoreCog[] }> = z.object({
-  cogs: z.array(StoreCogSchema).max(4096),
-});
+/** `GET /api/v1/apps/available` -> `{version?, cogs: [...]}` (other fields passed over). */
+export const StoreListSchema: z.ZodType<{ cogs: StoreCog[] }> = z
+  .looseObject({ cogs: z.array(StoreCogSchema).max(4096) })
+  .transform((v) => ({ cogs: v.cogs }));
 
-/** One installed cog. */
-export const InstalledCogSchema: z.ZodType<InstalledCog> = z.object({
-  id: cogId,
-  version,
-  running: z.boolean(),
-  pid: count.nullable().optional(),
-});
-
-/** `GET /api/v1/apps` -> `{installed: [...]}`. */
-export const InstalledListSchema: z.ZodType<{ installed: InstalledCog[] }> = z.object({
-  installed: z.array(InstalledCogSchema).max(4096),
-});
-
-/** `GET /api/v1/apps/{id}/logs` -> `{output: [...], errors: [...]}`. */
-export const CogLogsSchema: z.ZodType<CogLogs> = z.object({ output: lines, errors: lines });
-
-/** Console output: an array of lines, or one text that is split into lines. */
-const consoleLines = z.union([
-  lines,
-  z
-    .string()
-    .max(1_048_576)
-    .transform((s) => (s === '' ? [] : s.split('\n'))),
-]);
-
-/** `POST /api/v1/apps/{id}/console` -> `{output, errors, exit_code?}`. */
-export const ConsoleResultSchema: z.ZodType<ConsoleResult> = z
-  .object({ output: consoleLines, errors: consoleLines, exit_code: z.number().int().nullable().optional() })
-  .transform(({ output, errors, exit_code }) => ({
-    output,
-    errors,
-    ...(exit_code === undefined ? {} : { exit_code }),
+/** One installed cog: `id`, `version`, `running`, and `pid` when there is one (`has_binary` and others passed over). */
+export const InstalledCogSchema: z.ZodType<InstalledCog> = z
+  .looseObject({
+    id: cogId,
+    version,
+    running: z.boolean(),
+    pid: count.nullable().optional().catch(undefined),
+  })
+  .transform(({ id, version: v, running, pid }) => ({
+    id,
+    version: v,
+    running,
+    ...(pid === undefined ? {} : { pid }),
   }));
+
+/** `GET /api/v1/apps` -> `{installed: [...], count?}`. */
+export const InstalledListSchema: z.ZodType<{ installed: InstalledCog[] }> = z
+  .looseObject({ installed: z.array(InstalledCogSchema).max(4096) })
+  .transform((v) => ({ installed: v.installed }));
+
+/** Lines: an array of lines, or one text that is split into lines; absent is none. */
+const someLines = z
+  .union([
+    lines,
+    z
+      .string()
+      .max(1_048_576)
+      .transform((s) => (s === '' ? [] : s.split('\n'))),
+  ])
+  .optional();
+
+/** `GET /api/v1/apps/{id}/logs` -> `{output, errors}` (each an array of lines or one text; absent: none). */
+export const CogLogsSchema: z.ZodType<CogLogs> = z
+  .looseObject({ output: someLines, errors: someLines })
+  .transform((v) => ({ output: v.output ?? [], errors: v.errors ?? [] }));
+
+/**
+ * `POST /api/v1/apps/{id}/console` -> `{output|stdout, errors|stderr, exit_code|code}` (the shape is not
+ * documented: both names of each are read, every field optional).
+ */
+export const ConsoleResultSchema: z.ZodType<ConsoleResult> = z
+  .looseObject({
+    output: someLines,
+    stdout: someLines,
+    errors: someLines,
+    stderr: someLines,
+    exit_code: z.number().int().nullable().optional(),
+    code: z.number().int().nullable().optional().catch(undefined),
+  })
+  .transform((v) => {
+    const exit = v.exit_code !== undefined ? v.exit_code : v.code;
+    return {
+      output: v.output ?? v.stdout ?? [],
+      errors: v.errors ?? v.stderr ?? [],
+      ...(exit === undefined ? {} : { exit_code: exit }),
+    };
+  });
+
+/** `GET /api/v1/apps/{id}/manifest` (the exact JSON is not documented): `console.allowed_commands` when present. */
+export const CogManifestSchema: z.ZodType<CogManifest> = z
+  .looseObject({
+    console: z
+      .looseObject({ allowed_commands: z.array(z.string().max(4096)).max(256).optional() })
+      .optional()
+      .catch(undefined),
+  })
+  .transform((v) =>
+    v.console?.allowed_commands === undefined ? {} : { allowedCommands: v.console.allowed_commands },
+  );
 
 /** A cog configuration: a flat object of at most 256 scalar values (keys 1-128 characters). */
 export const CogConfigSchema: z.ZodType<CogConfig> = z
@@ -161,6 +251,18 @@ export function cleanSeedMessage(message: string): string {
   const clean = message.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
   return clean.length > MAX_SEED_MESSAGE ? `${clean.slice(0, MAX_SEED_MESSAGE)}...` : clean;
 }
+
+/**
+ * `POST /api/v1/apps/install` -> `{status: "installed" | "already_installed"}` (documented at the MCP
+ * level): `already` when the Seed says the cog was installed before; anything else reads as installed.
+ */
+export const InstallAnswerSchema: z.ZodType<'installed' | 'already_installed'> = z
+  .unknown()
+  .transform((v) =>
+    typeof v === 'object' && v !== null && (v as { status?: unknown }).status === 'already_installed'
+      ? 'already_installed'
+      : 'installed',
+  );
 
 /** Any JSON answer of a write that has nothing to return (the content is ignored). */
 export const AckSchema: z.ZodType<unknown> = z.unknown();

@@ -2,8 +2,13 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CogConfigSchema,
+  CogLogsSchema,
+  CogManifestSchema,
   ConsoleResultSchema,
+  InstallAnswerSchema,
   InstalledListSchema,
+  PairAnswerSchema,
+  PairStatusSchema,
   SeedErrorBodySchema,
   SeedIdentitySchema,
   SeedStatusSchema,
@@ -99,9 +104,14 @@ describe('response parsing on junk answers', () => {
     const schemas = [
       SeedStatusSchema,
       SeedIdentitySchema,
+      PairStatusSchema,
+      PairAnswerSchema,
       InstalledListSchema,
+      InstallAnswerSchema,
       StoreListSchema,
+      CogLogsSchema,
       ConsoleResultSchema,
+      CogManifestSchema,
       CogConfigSchema,
       SeedErrorBodySchema,
     ];
@@ -111,7 +121,7 @@ describe('response parsing on junk answers', () => {
       }),
     );
     const many = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, i]));
-    const parsed = SeedStatusSchema.parse({ firmware: '1', uptime_secs: 1, ...many, big: 'x'.repeat(5000) });
+    const parsed = SeedStatusSchema.parse({ device_id: 'd', uptime_secs: 1, ...many, big: 'x'.repeat(5000) });
     expect(Object.keys(parsed).length).toBe(34);
     expect(parsed.big).toBeUndefined();
     const err = SeedErrorBodySchema.parse({ error: `a\u0000b${'z'.repeat(1000)}` });

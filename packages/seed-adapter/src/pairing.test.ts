@@ -20,17 +20,23 @@ let buttonOnly = false;
 beforeAll(async () => {
   cert = selfSignedCert('seed');
   server = await startTestServer((_req, res, seen) => {
-    const status = { window_open: windowOpen, window_secs_left: windowOpen ? 60 : 0, paired_clients: 1 };
+    // The documented pair status (SDK ADR-0002): paired, client_count, pairing_window_open, window_remaining_secs.
+    const status = {
+      paired: true,
+      client_count: 1,
+      pairing_window_open: windowOpen,
+      window_remaining_secs: windowOpen ? 30 : 0,
+    };
     if (seen.url === '/api/v1/pair/status') return sendJson(res, 200, status);
     if (seen.url === '/api/v1/pair/window') {
       if (buttonOnly) return sendJson(res, 403, { error: 'press the button' });
       windowOpen = true;
-      return sendJson(res, 200, { ...status, window_open: true, window_secs_left: 60 });
+      return sendJson(res, 200, {}); // the window's answer is not documented
     }
     if (seen.url === '/api/v1/pair') {
       if (!windowOpen) return sendJson(res, 403, { error: 'window closed' });
       expect(JSON.parse(seen.body)).toEqual({ client_name: 'heddle-test' });
-      return sendJson(res, 200, { token: ISSUED });
+      return sendJson(res, 200, { token: ISSUED, expires: null, permissions: ['read', 'write', 'admin'] });
     }
     sendJson(res, 404, { error: 'nope' });
   }, cert);
@@ -79,9 +85,10 @@ describe('pairSeed', () => {
     expect(JSON.stringify(result)).not.toContain(ISSUED);
     expect(statSync(tokenPath).mode & 0o777).toBe(0o600);
     expect(loadToken(tokenPath)).toBe(ISSUED);
-    expect(server.requests.map((r) => r.url).slice(-3)).toEqual([
+    expect(server.requests.map((r) => r.url).slice(-4)).toEqual([
       '/api/v1/pair/status',
       '/api/v1/pair/window',
+      '/api/v1/pair/status',
       '/api/v1/pair',
     ]);
     expect(unpairSeed(tokenPath)).toEqual({ removed: true });
@@ -90,23 +97,41 @@ describe('pairSeed', () => {
   });
 });
 
+describe('pairing answers as documented', () => {
+  it('reads the token under pairing_token too (the Node SDK name)', async () => {
+    const sim = await SeedSimulator.start({ pairWindowOpen: true });
+    try {
+      sim.setPairTokenField('pairing_token');
+      const c = new SeedClient({ url: sim.url, allowPlainHttp: true });
+      const tokenPath = join(dir, 'sdk', 'seed.token');
+      await pairSeed(c, { clientName: 'heddle-test', tokenPath });
+      await c.withToken(loadToken(tokenPath)).verifyToken();
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
 describe('pairing against the simulator', () => {
-  it('pairs over pinned HTTPS and the token opens the apps list', async () => {
+  it('pairs over pinned HTTPS and the token passes a call the Seed authenticates', async () => {
     const sim = await SeedSimulator.start({ https: { cert: cert.cert, key: cert.key } });
     try {
       const c = new SeedClient({ url: sim.url, spki: cert.spki });
-      expect((await refusal(c.installed())).code).toBe('not_paired');
+      expect((await refusal(c.verifyToken())).code).toBe('not_paired');
       const tokenPath = join(dir, 'sim', 'seed.token');
       await pairSeed(c, { clientName: 'heddle-test', tokenPath, openWindow: true });
       const token = loadToken(tokenPath);
+      expect(token).toMatch(/^seed_/);
       const authed = c.withToken(token);
+      await authed.verifyToken();
       expect(Array.isArray(await authed.installed())).toBe(true);
       expect((await authed.available()).length).toBeGreaterThan(0);
       const status = await authed.status();
-      expect(status.firmware).toBeTypeOf('string');
+      expect(status.device_id).toBe(sim.deviceId);
+      expect(status.paired).toBe(true);
       const bad = await c
         .withToken('wrong-token-00000000')
-        .installed()
+        .verifyToken()
         .catch((e: unknown) => e);
       expect((bad as SeedError).code).toBe('not_paired');
       expect((bad as Error).message).not.toContain(token);

@@ -42,15 +42,17 @@ export async function pairSeed(client: SeedApi, options: PairSeedOptions): Promi
     });
   }
   let window = await client.pairStatus();
-  if (!window.window_open) {
+  // A Seed that does not say whether a window is open is asked to pair anyway: it refuses if none is.
+  if (window.pairing_window_open === false) {
     if (options.openWindow !== true) {
       throw new SeedError(
         'not_paired',
         "the Seed's pairing window is closed: open it (the Seed's button, or openWindow) and retry",
       );
     }
-    window = await client.openPairWindow();
-    if (!window.window_open) {
+    await client.openPairWindow();
+    window = await client.pairStatus();
+    if (window.pairing_window_open === false) {
       throw new SeedError('seed_error', 'the Seed did not open a pairing window');
     }
   }

@@ -10,6 +10,7 @@ import {
   seedConfig,
   seedHarness,
 } from './seed-harness.test-util.js';
+import type { SeedApiFailure } from './seed-instance.js';
 import { SEED_REGISTRY, seedPinWorkload } from './seed-pins.js';
 import { SeedApiRuntime } from './seed-runtime.js';
 import { DEFAULT_CATALOG, storeCog } from './simulator/sim-types.js';
@@ -107,9 +108,13 @@ describe('SeedApiRuntime admission: only what the operator pinned, exactly as th
       pins: PINS,
       nodeId: 'seed-node-1',
     });
-    const e = await refusal(rt.admit(AIR));
+    // Reads are served without a token: the store admits; the install (a write) is refused.
+    await rt.admit(AIR);
+    const e = await refusal(rt.load(AIR, seedConfig()));
     expect(e.code).toBe('runtime');
+    expect((e as SeedApiFailure).seedCode).toBe('not_paired');
     expect(e.message).toContain('not_paired');
+    expect(h.sim.installed()).toEqual([]);
     expect(e.message).not.toContain(wrong);
     assertNoToken(h, e);
   });

@@ -3,32 +3,48 @@
  * parsed with zod at the boundary (see `api-schemas.ts`); these are the parsed shapes.
  */
 
-/** `GET /api/v1/status`. */
+/** `GET /api/v1/status` (documented fields, each optional; anything else kept as is, bounded). */
 export interface SeedStatus {
-  /** Firmware version. */
-  readonly firmware: string;
+  /** The Seed's device id (a UUID). */
+  readonly device_id?: string;
   /** Seconds since boot. */
-  readonly uptime_secs: number;
-  /** Anything else the Seed reports, kept as is (bounded). */
+  readonly uptime_secs?: number;
+  /** The current epoch. */
+  readonly epoch?: number;
+  /** Whether any client is paired. */
+  readonly paired?: boolean;
+  /** The Seed's roles (`custody`, `optimizer`, `delivery`, ...). */
+  readonly roles?: readonly string[];
   readonly [key: string]: unknown;
 }
 
 /** `GET /api/v1/identity`. */
 export interface SeedIdentity {
-  /** The Seed's own id (its serial or device id). */
+  /** The Seed's own id (a UUID). */
   readonly device_id: string;
-  readonly model: string;
+  /** Its Ed25519 public key (hex, encoding not confirmed). */
+  readonly public_key?: string;
+  readonly firmware_version?: string;
+  readonly epoch?: number;
   readonly [key: string]: unknown;
 }
 
-/** `GET /api/v1/pair/status`. */
+/** `GET /api/v1/pair/status` (each field optional: a Seed that omits one leaves it unknown). */
 export interface PairStatus {
-  /** Whether a pairing window is open now. */
-  readonly window_open: boolean;
-  /** Seconds left in the window (0 when closed). */
-  readonly window_secs_left: number;
+  /** Whether any client is paired. */
+  readonly paired?: boolean;
   /** Number of paired clients. */
-  readonly paired_clients: number;
+  readonly client_count?: number;
+  /** Whether a pairing window is open now. */
+  readonly pairing_window_open?: boolean;
+  /** Seconds left in the window (0 when closed). */
+  readonly window_remaining_secs?: number;
+}
+
+/** What the adapter reads of `GET /api/v1/apps/{id}/manifest` (`cog.toml` as JSON). */
+export interface CogManifest {
+  /** `[console].allowed_commands`, when the manifest lists them. */
+  readonly allowedCommands?: readonly string[];
 }
 
 /** One cog of the store catalog (`GET /api/v1/apps/available` -> `{cogs: [...]}`). */
@@ -79,18 +95,29 @@ export interface SeedApi {
   identity(): Promise<SeedIdentity>;
   pairStatus(): Promise<PairStatus>;
   /** Opens a pairing window (the Seed may require a physical button instead: then `seed_error`). */
-  openPairWindow(): Promise<PairStatus>;
+  openPairWindow(): Promise<void>;
   /** Pairs while a window is open; returns the bearer token (store it with `saveToken`, never log it). */
   pair(clientName: string): Promise<string>;
   available(): Promise<readonly StoreCog[]>;
   installed(): Promise<readonly InstalledCog[]>;
-  /** Installs (and, the Seed's way, auto-starts) the store cog `id`. Slow: its own timeout. */
-  install(id: string): Promise<void>;
+  /**
+   * Installs (and, the Seed's way, auto-starts) the store cog `id`. Slow: its own timeout. Resolves
+   * `already_installed` when the Seed says the cog was installed before (it then installed nothing).
+   */
+  install(id: string): Promise<'installed' | 'already_installed'>;
   start(id: string): Promise<void>;
   stop(id: string): Promise<void>;
   uninstall(id: string): Promise<void>;
   logs(id: string, lines: number): Promise<CogLogs>;
   console(id: string, command: string): Promise<ConsoleResult>;
+  /** The cog's manifest (its `[console].allowed_commands`). */
+  manifest(id: string): Promise<CogManifest>;
   getConfig(id: string): Promise<CogConfig>;
-  setConfig(id: string, config: CogConfig): Promise<CogConfig>;
+  /** Merges `config` into the cog's config (the Seed validates it against the manifest). */
+  setConfig(id: string, config: CogConfig): Promise<void>;
+  /**
+   * Checks the token with a call the Seed authenticates and that changes nothing: `not_paired` when
+   * the Seed refuses it (see `SeedClient.verifyToken`).
+   */
+  verifyToken(): Promise<void>;
 }

@@ -4,7 +4,9 @@ import {
   COG_ID_RE,
   CogConfigSchema,
   CogLogsSchema,
+  CogManifestSchema,
   ConsoleResultSchema,
+  InstallAnswerSchema,
   InstalledListSchema,
   PairAnswerSchema,
   PairStatusSchema,
@@ -19,6 +21,7 @@ import { SeedError } from './errors.js';
 import type {
   CogConfig,
   CogLogs,
+  CogManifest,
   ConsoleResult,
   InstalledCog,
   PairStatus,
@@ -50,6 +53,9 @@ export interface SeedClientOptions {
 }
 
 const MiB = 1024 * 1024;
+
+/** The cog id {@link SeedClient.verifyToken} stops: one no store lists, so the stop changes nothing. */
+export const TOKEN_PROBE_ID = 'heddle-token-probe';
 
 /**
  * The Seed API over pinned HTTPS (or plain HTTP on loopback / the USB link when allowed). Every answer
@@ -105,9 +111,12 @@ export class SeedClient implements SeedApi {
     return this.#call('GET', '/api/v1/pair/status', PairStatusSchema);
   }
 
-  /** A Seed that opens windows only by its button answers 403: that is a `seed_error` here. */
-  openPairWindow(): Promise<PairStatus> {
-    return this.#call('POST', '/api/v1/pair/window', PairStatusSchema, {}, this.#apiTimeout, true);
+  /**
+   * Opens a pairing window (its answer is not documented: read `pairStatus` after). A Seed that opens
+   * windows only from a trusted path or by its button answers 403: that is a `seed_error` here.
+   */
+  async openPairWindow(): Promise<void> {
+    await this.#call('POST', '/api/v1/pair/window', AckSchema, {}, this.#apiTimeout, true);
   }
 
   async pair(clientName: string): Promise<string> {
@@ -128,9 +137,9 @@ export class SeedClient implements SeedApi {
     return (await this.#call('GET', '/api/v1/apps', InstalledListSchema)).installed;
   }
 
-  async install(id: string): Promise<void> {
+  async install(id: string): Promise<'installed' | 'already_installed'> {
     const body = { id: cogId(id) };
-    await this.#call('POST', '/api/v1/apps/install', AckSchema, body, this.#installTimeout);
+    return this.#call('POST', '/api/v1/apps/install', InstallAnswerSchema, body, this.#installTimeout);
   }
 
   async start(id: string): Promise<void> {
@@ -167,11 +176,33 @@ export class SeedClient implements SeedApi {
     return this.#call('POST', path, ConsoleResultSchema, { command }, this.#consoleTimeout);
   }
 
+  async manifest(id: string): Promise<CogManifest> {
+    return this.#call('GET', `${appPath(id)}/manifest`, CogManifestSchema);
+  }
+
+  /**
+   * Checks the token with a call the Seed authenticates but that changes nothing: `POST
+   * /api/v1/apps/${TOKEN_PROBE_ID}/stop` (a stop of a cog no store lists). The Seed checks the token of
+   * every write before it looks for the app: a token it refuses is `not_paired` (401/403); a token it
+   * accepts gets 404 (no such app) or 2xx. Reads are served without a token, so they prove nothing.
+   */
+  async verifyToken(): Promise<void> {
+    if (this.#token === undefined) {
+      throw new SeedError('not_paired', 'no token: pair with the Seed first');
+    }
+    try {
+      await this.#call('POST', `${appPath(TOKEN_PROBE_ID)}/stop`, AckSchema, {});
+    } catch (err) {
+      if (err instanceof SeedError && err.code === 'seed_error' && err.status === 404) return;
+      throw err;
+    }
+  }
+
   async getConfig(id: string): Promise<CogConfig> {
     return this.#call('GET', `${appPath(id)}/config`, CogConfigSchema);
   }
 
-  async setConfig(id: string, config: CogConfig): Promise<CogConfig> {
+  async setConfig(id: string, config: CogConfig): Promise<void> {
     const path = `${appPath(id)}/config`;
     const parsed = CogConfigSchema.safeParse(config);
     if (!parsed.success) {
@@ -179,7 +210,7 @@ export class SeedClient implements SeedApi {
         field: 'config',
       });
     }
-    return this.#call('PUT', path, CogConfigSchema, parsed.data);
+    await this.#call('PUT', path, AckSchema, parsed.data);
   }
 
   /**

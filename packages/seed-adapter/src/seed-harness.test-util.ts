@@ -26,6 +26,16 @@ export const SEED_POLICY: Policy = parsePolicy({
       min_node_tier: 'paired',
       max_network: 'egress',
     },
+    {
+      id: 'preempt-any-cog',
+      effect: 'permit',
+      description: 'a console run may stop and resume cogs the operator never pinned (recorded as unsigned)',
+      actions: ['workload.stop', 'workload.start'],
+      kinds: ['cog'],
+      min_package_trust: 'unsigned',
+      min_node_tier: 'paired',
+      max_network: 'egress',
+    },
   ],
 });
 
@@ -35,13 +45,16 @@ const sha = (id: string): string => {
   return c.sha256;
 };
 
-/** Pins of the simulator's default catalog (air-quality with its sha256 and two console commands). */
+/**
+ * Pins of the simulator's default catalog (air-quality with its sha256 and three console commands, of
+ * which `--calibrate` is not in the Seed manifest's allowed_commands).
+ */
 export const PINS: readonly SeedPin[] = [
   {
     id: 'air-quality',
     version: '1.2.0',
     sha256: sha('air-quality'),
-    console_commands: ['calibrate', 'fail'],
+    console_commands: ['--once', '--help', '--calibrate'],
   },
   { id: 'vibration', version: '0.4.1', console_commands: [] },
   { id: 'presence', version: '2.0.0', console_commands: [] },
@@ -144,4 +157,29 @@ export function runtimeTrail(chain: Chain, from = 0): string[] {
       const p = e.payload as { phase?: unknown; workload_id?: unknown };
       return [e.kind, p.workload_id, p.phase].filter((x) => x !== undefined).join(' ');
     });
+}
+
+/** A SeedApi that delegates every call to `api`, except the ones `over` replaces. */
+export function wrapApi(api: SeedApi, over: Partial<SeedApi>): SeedApi {
+  const base: SeedApi = {
+    url: api.url,
+    status: () => api.status(),
+    identity: () => api.identity(),
+    pairStatus: () => api.pairStatus(),
+    openPairWindow: () => api.openPairWindow(),
+    pair: (name) => api.pair(name),
+    available: () => api.available(),
+    installed: () => api.installed(),
+    install: (id) => api.install(id),
+    start: (id) => api.start(id),
+    stop: (id) => api.stop(id),
+    uninstall: (id) => api.uninstall(id),
+    logs: (id, lines) => api.logs(id, lines),
+    console: (id, command) => api.console(id, command),
+    manifest: (id) => api.manifest(id),
+    getConfig: (id) => api.getConfig(id),
+    setConfig: (id, config) => api.setConfig(id, config),
+    verifyToken: () => api.verifyToken(),
+  };
+  return { ...base, ...over };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it, type TestContext } from 'vitest';
 import { SeedError } from './errors.js';
 import type { SeedApi } from './seed-api.js';
+import { SeedClient } from './seed-client.js';
 import {
   assertNoToken,
   PINS,
@@ -10,6 +11,7 @@ import {
   type SeedHarnessOptions,
   seedConfig,
   seedHarness,
+  wrapApi,
 } from './seed-harness.test-util.js';
 import { SeedStrandedInstallError } from './seed-install.js';
 import { seedPinWorkload } from './seed-pins.js';
@@ -52,6 +54,8 @@ function drifting(h: () => SeedHarness, failUninstalls = 0): (api: SeedApi) => S
     console: (id, command) => api.console(id, command),
     getConfig: (id) => api.getConfig(id),
     setConfig: (id, config) => api.setConfig(id, config),
+    manifest: (id) => api.manifest(id),
+    verifyToken: () => api.verifyToken(),
   });
 }
 
@@ -123,5 +127,32 @@ describe('SeedApiRuntime installs: read back, undo, reconcile', () => {
     // The next try works.
     const handle = await h.host.load(THERM, seedConfig());
     expect(handle.storeInstalled).toBe(true);
+  });
+});
+
+describe('SeedApiRuntime and the documented install answer', () => {
+  it('an install answered already_installed (someone installed it since the list was read) is not ours', async (ctx) => {
+    let stale = true;
+    const h = await seedHarness({
+      wrap: (api) =>
+        wrapApi(api, {
+          // The first read of the installed list predates someone else's install.
+          installed: async () => {
+            if (stale) {
+              stale = false;
+              return [];
+            }
+            return api.installed();
+          },
+        }),
+    });
+    ctx.onTestFinished(() => h.close());
+    const other = new SeedClient({ url: h.sim.url, token: h.sim.addToken(), allowPlainHttp: true });
+    expect(await other.install('thermal')).toBe('installed');
+    const handle = await h.host.load(THERM, seedConfig());
+    expect(handle.storeInstalled).not.toBe(true);
+    expect(h.sim.installed()).toMatchObject([{ id: 'thermal', running: true }]); // not stopped by us
+    await h.host.unload(handle);
+    expect(h.sim.installed()).toMatchObject([{ id: 'thermal', running: false }]); // stopped, still installed
   });
 });

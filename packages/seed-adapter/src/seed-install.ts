@@ -52,16 +52,19 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * the reads run out ({@link SeedInstallUnsureError}: it may still be installing). An `{error}`
  * refusal is passed on.
  */
-export async function installReconciled(api: SeedApi, id: string, opts: SeedReconcileOptions): Promise<void> {
+export async function installReconciled(
+  api: SeedApi,
+  id: string,
+  opts: SeedReconcileOptions,
+): Promise<'installed' | 'already_installed'> {
   try {
-    await api.install(id);
-    return;
+    return await api.install(id);
   } catch (err) {
     if (!(err instanceof SeedError) || !UNSURE.has(err.code)) throw seedFailure(`install ${id}`, err);
     for (let i = 0; i < opts.attempts; i++) {
       if (i > 0) await sleep(opts.pollMs);
       const list: readonly InstalledCog[] | undefined = await api.installed().catch(() => undefined);
-      if (list?.some((c) => c.id === id)) return;
+      if (list?.some((c) => c.id === id)) return 'installed';
     }
     throw new SeedInstallUnsureError(
       `install ${id}: no clear answer (${err.code}) and the Seed does not list it after ${opts.attempts} reads; it may still be installing it (check the installed list before placing it elsewhere)`,
@@ -71,7 +74,9 @@ export async function installReconciled(api: SeedApi, id: string, opts: SeedReco
 
 /**
  * The install path of a load: install (reconciled), stop the auto-started cog (start is explicit),
- * read the Seed back, and undo (stop, uninstall) anything that is not the pinned version. A refusal
+ * read the Seed back, and undo (stop, uninstall) anything that is not the pinned version. Resolves
+ * `already_installed` (and does nothing else) when the Seed says the cog was installed before: someone
+ * else installed it meanwhile, so it is not this adapter's to stop or uninstall. A refusal
  * after the install was undone keeps its code (`admission` for a wrong version); an install that could
  * not be undone rejects with {@link SeedStrandedInstallError}.
  */
@@ -80,9 +85,9 @@ export async function installPinned(
   handle: InstanceHandle,
   version: string,
   opts: SeedReconcileOptions,
-): Promise<void> {
+): Promise<'installed' | 'already_installed'> {
   const id = handle.workloadId;
-  await installReconciled(api, id, opts);
+  if ((await installReconciled(api, id, opts)) === 'already_installed') return 'already_installed';
   try {
     await seedCall(`stop ${id} after its install`, () => api.stop(id));
     const after = await seedCall('read the installed cogs back', () => api.installed());
@@ -90,6 +95,7 @@ export async function installPinned(
   } catch (err) {
     throw await undoInstall(api, handle, seedFailure(`install ${id}`, err));
   }
+  return 'installed';
 }
 
 /**

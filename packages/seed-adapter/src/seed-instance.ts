@@ -1,6 +1,6 @@
 import type { InstanceHandle } from '@heddle/runtime';
 import { RuntimeError } from '@heddle/runtime';
-import { SeedError } from './errors.js';
+import { SeedError, type SeedErrorCode } from './errors.js';
 import type { InstalledCog } from './seed-api.js';
 
 /** An instance the Seed adapter holds: one store cog on the Seed, at its pinned version. */
@@ -46,16 +46,32 @@ export function assertNotStranded(e: SeedInstance, action: string): void {
 }
 
 /**
- * A Seed API failure as a `RuntimeError` (code `runtime`): the operation and the Seed error's code and
- * message (token-free by the client's contract). Nothing else of the failure (no cause chain, no
- * request) is carried, so nothing of the request can leak into the chain or evidence.
+ * A Seed API failure inside the adapter (code `runtime`), with the client's code kept as `seedCode`
+ * (`not_paired`, `unreachable`, ...) so that a caller reports one cause with one code: a token the
+ * Seed refuses is `not_paired` whether a read or a governed transition met it.
+ */
+export class SeedApiFailure extends RuntimeError {
+  /** The `SeedError` code of the failed call. */
+  readonly seedCode: SeedErrorCode;
+
+  constructor(seedCode: SeedErrorCode, message: string) {
+    super('runtime', message);
+    this.seedCode = seedCode;
+  }
+}
+
+/**
+ * A Seed API failure as a {@link SeedApiFailure} (code `runtime`, `seedCode` the client's): the
+ * operation and the Seed error's code and message (token-free by the client's contract). Nothing else
+ * of the failure (no cause chain, no request) is carried, so nothing of the request can leak into the
+ * chain or evidence.
  */
 export function seedFailure(operation: string, err: unknown): RuntimeError {
   if (err instanceof RuntimeError) return err;
   if (err instanceof SeedError) {
     const hint = err.code === 'not_paired' ? ' (pair again: the Seed refused the token)' : '';
-    return new RuntimeError(
-      'runtime',
+    return new SeedApiFailure(
+      err.code,
       `${operation}: the Seed API failed (${err.code}): ${err.message}${hint}`,
     );
   }

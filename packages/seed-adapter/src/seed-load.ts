@@ -8,7 +8,14 @@ import {
   SeedStrandedInstallError,
   undoInstall,
 } from './seed-install.js';
-import { assertUnderCap, runningCount, type SeedInstance, seedCall, seedFailure } from './seed-instance.js';
+import {
+  assertUnderCap,
+  pinnedOnSeed,
+  runningCount,
+  type SeedInstance,
+  seedCall,
+  seedFailure,
+} from './seed-instance.js';
 import type { SeedPin } from './seed-pins.js';
 
 /** The most config values one load may set on the Seed. */
@@ -88,11 +95,21 @@ export async function loadSeedInstance(
     admitFromStore(pin, w, await seedCall('read the Seed store', () => api.available()));
     assertUnderCap(runningCount(installed), ctx.cap, `installing ${pin.id} auto-starts it`);
     h = { ...handle, storeInstalled: true };
+    let outcome: 'installed' | 'already_installed';
     try {
-      await installPinned(api, h, pin.version, ctx.reconcile);
+      outcome = await installPinned(api, h, pin.version, ctx.reconcile);
     } catch (err) {
       if (err instanceof SeedStrandedInstallError) ctx.table.set(h.instanceId, entryOf(h, pin, true, true));
       throw err;
+    }
+    if (outcome === 'already_installed') {
+      // Installed by someone else since the list was read: used as is, never uninstalled by unload.
+      h = handle;
+      pinnedOnSeed(
+        await seedCall('read the installed cogs back', () => api.installed()),
+        pin.id,
+        pin.version,
+      );
     }
   }
   if (Object.keys(config).length > 0) {

@@ -52,13 +52,13 @@ describe('SeedApiRuntime lifecycle through a WorkloadHost against the simulator'
 
   it('loads by installing and stopping the auto-started cog; start, stop with logs as evidence; unload uninstalls', async (ctx) => {
     const h = await setup(ctx);
-    const handle = await h.host.load(AIR, seedConfig({ interval_ms: 20, site: 'lab' }));
+    const handle = await h.host.load(AIR, seedConfig({ interval: 20, sensor_source: 'csi' }));
     expect(handle.storeInstalled).toBe(true);
     expect(handle.runtime).toBe('remote.api');
     expect(simCog(h, 'air-quality')).toMatchObject({
       version: '1.2.0',
       running: false,
-      config: { interval_ms: 20, site: 'lab' },
+      config: { interval: 20, sensor_source: 'csi' },
     });
     expect((await h.host.status(handle)).state).toBe('stopped');
     await h.host.start(handle);
@@ -70,7 +70,7 @@ describe('SeedApiRuntime lifecycle through a WorkloadHost against the simulator'
     expect(lines.length).toBeGreaterThan(0);
     const ev = await h.host.stop(handle, 1000);
     expect(ev.stdout).toContain('"reading"');
-    expect(ev.stdout).toContain('"event":"stopped"');
+    expect(ev.stderr).toContain('[cog-air-quality] stop');
     expect(ev.args).toEqual(['air-quality']);
     expect(ev.startedAtMs).not.toBeNull();
     expect(simCog(h, 'air-quality')?.running).toBe(false);
@@ -93,7 +93,7 @@ describe('SeedApiRuntime lifecycle through a WorkloadHost against the simulator'
     const b = await h.runtime.load(AIR, seedConfig());
     expect(b).toEqual(a);
     expect(h.sim.requests.filter((r) => r.path === '/api/v1/apps/install')).toHaveLength(1);
-    const other = await refusal(h.runtime.load(AIR, seedConfig({ site: 'x' })));
+    const other = await refusal(h.runtime.load(AIR, seedConfig({ interval: 3 })));
     expect(other.code).toBe('runtime');
     expect(other.message).toContain('already loaded');
   });
@@ -176,7 +176,7 @@ describe('SeedApiRuntime lifecycle through a WorkloadHost against the simulator'
     const handle = await h.host.load(THERM, seedConfig());
     await h.host.start(handle);
     const ev = await h.host.stop(handle, 1000);
-    expect(ev.stdout).toContain('thermal');
+    expect(ev.stderr).toContain('[cog-thermal] start');
     await h.host.unload(handle);
     expect(h.sim.installed()).toEqual([]);
     assertNoToken(h, ev);

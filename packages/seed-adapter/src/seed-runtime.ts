@@ -159,7 +159,9 @@ export class SeedApiRuntime implements WorkloadRuntime {
 
   /**
    * Re-attaches an instance after a restart: the cog must be pinned and still installed at the pinned
-   * version (the Seed is the source of truth); `storeInstalled` of the handle says who installed it.
+   * version (the Seed is the source of truth); `storeInstalled` of the handle says who installed it. A
+   * handle this adapter installed whose cog the Seed holds at another version is adopted as a stranded
+   * install (only unload, which uninstalls it, is allowed).
    */
   async adopt(handle: InstanceHandle, workload: RuntimeWorkload): Promise<void> {
     const pin = pinFor(this.#pins, workload);
@@ -181,11 +183,15 @@ export class SeedApiRuntime implements WorkloadRuntime {
           `${pin.id} is already loaded on this Seed as ${other.handle.instanceId}`,
         );
       }
-      pinnedOnSeed(
-        await seedCall('list the installed cogs', () => this.#api.installed()),
-        pin.id,
-        pin.version,
-      );
+      const list = await seedCall('list the installed cogs', () => this.#api.installed());
+      const there = list.find((c) => c.id === pin.id);
+      if (handle.storeInstalled === true && there !== undefined && there.version !== pin.version) {
+        // Installed by this adapter (its intent was recorded) but not the pinned version: a stranded
+        // install, adopted to be unloaded (which removes it) and nothing else.
+        this.#table.set(handle.instanceId, entryOf(handle, pin, true, true));
+        return;
+      }
+      pinnedOnSeed(list, pin.id, pin.version);
       this.#table.set(handle.instanceId, entryOf(handle, pin, handle.storeInstalled === true, false));
     });
   }
@@ -258,9 +264,9 @@ export class SeedApiRuntime implements WorkloadRuntime {
     return 'egress';
   }
 
-  /** Every other cog running on the Seed (they hold the sensor feed), Heddle's or not. */
+  /** Every cog running on the Seed, this one included (they hold the sensor feed), Heddle's or not. */
   async consolePreemptions(handle: InstanceHandle): Promise<readonly Preemption[]> {
-    return seedConsolePreemptions(this.#api, instanceOf(this.#table, handle), this.#table);
+    return seedConsolePreemptions(this.#api, instanceOf(this.#table, handle), this.#table, this.#pins);
   }
 
   /** Stops a preempted cog. */

@@ -27,12 +27,12 @@ describe('the Seed token never leaves the client', () => {
   it('appears in no chained record, evidence, status, log line or error of a full flow', async (ctx) => {
     const h = await setup(ctx);
     const w = seedPinWorkload(AIR);
-    const handle = await h.host.load(w, seedConfig({ site: 'lab' }));
+    const handle = await h.host.load(w, seedConfig({ interval: 4 }));
     await h.host.start(handle);
     const st = await h.host.status(handle);
     await new Promise((r) => setTimeout(r, 60));
     const lines = await h.host.logs(handle, 50);
-    const con = await h.host.console(handle, 'calibrate');
+    const con = await h.host.console(handle, '--once');
     const stop = await h.host.stop(handle, 500);
     const errors = [
       await refusal(h.host.console(handle, 'not-pinned')),

@@ -50,7 +50,7 @@ export const NODE_ADD_SEED: CommandDef = {
   name: 'node add-seed',
   summary: 'register a Cognitum Seed, driven through its own HTTP API',
   description:
-    'The controller reaches the Seed at `<url>` over HTTPS pinned to its certificate key (--pin-spki, the SHA-256 of its SubjectPublicKeyInfo, as `heddle-seed init` shows it), with the token of a paired client read from --token-file (pair first with `heddle-seed pair`). The Seed is placed onto with store-pinned cogs (`heddle place --store id@version`).',
+    'The controller reaches the Seed at `<url>` over HTTPS pinned to its certificate key (--pin-spki, the SHA-256 of its SubjectPublicKeyInfo, as `heddle-seed init` shows it), with the token of a paired client read from --token-file (pair first with `heddle-seed pair`). The Seed is placed onto with store-pinned cogs (`heddle place store:<id>@<version>`).',
   positionals: [
     { name: 'url', description: 'the Seed API (https://host:8443, or http://169.254.42.1 on the USB link)' },
   ],
@@ -277,7 +277,11 @@ export function nodeTable(nodes: readonly NodeView[], paint: Paint, now: number)
       lines.push(
         `${n.node_id}: suspended, another key answered (${n.pending_key ?? 'unknown'}); if it is expected: heddle node pin ${n.node_id} --key ${n.pending_key ?? '<hex>'}`,
       );
-    } else if (n.last_error !== null && n.liveness !== 'alive') {
+    } else if (
+      n.last_error !== null &&
+      // A Seed that answers but refuses the token (SEED_TOKEN_REFUSED of @heddle/control-plane).
+      (n.liveness !== 'alive' || n.last_error.startsWith('token refused:'))
+    ) {
       lines.push(`${n.node_id}: ${n.last_error}`);
     }
   }

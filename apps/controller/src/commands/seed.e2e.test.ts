@@ -11,6 +11,7 @@ import { ApiServer, type ApiServerOptions } from '../api/server.js';
 import { runCli } from '../cli.js';
 import type { CliIo } from '../io.js';
 import { JSON_OUTPUTS } from '../json-schemas.js';
+import { NODE_ADD_SEED } from './node.js';
 
 const TOKEN = 'seed-cli-token-0123456789';
 let sim: SeedSimulator;
@@ -103,5 +104,22 @@ describe('heddle with a Cognitum Seed', () => {
     const drift = await heddle(['place', 'store:thermal@9.0.0']);
     expect(drift.code).toBe(1);
     for (const r of [bad, added, placed, ps, drift]) expect(r.out + r.err).not.toContain(TOKEN);
+  });
+
+  it('the store syntax node add-seed documents is the one place accepts (and --store is not)', async () => {
+    const documented = /heddle place (store:<id>@<version>)/.exec(NODE_ADD_SEED.description)?.[1];
+    expect(documented).toBe('store:<id>@<version>');
+    const dry = await heddle(['place', 'store:thermal@1.0.3', '--console=--once', '--dry-run', '--json']);
+    expect(dry.code, dry.err).toBe(0);
+    expect((await heddle(['place', '--store', 'thermal@1.0.3'])).code).toBe(2);
+  });
+
+  it('a token revoked on the Seed shows in node ls after a refresh', async () => {
+    sim.revokeTokens(TOKEN);
+    await heddle(['node', 'refresh']);
+    const ls = await heddle(['node', 'ls']);
+    expect(ls.code).toBe(0);
+    expect(ls.out).toMatch(/token refused: the Seed no longer accepts the token/);
+    expect(ls.out).not.toContain(TOKEN);
   });
 });

@@ -36,8 +36,9 @@ export async function config(args: readonly string[], io: CliIo): Promise<number
     try {
       if (pinFor(g.pins, id) === undefined)
         throw badInput('not_pinned', `${id} is not pinned; only pinned cogs are configured`, 'id');
-      const merged = { ...(await g.client.getConfig(id)), ...values };
-      const after = await g.client.setConfig(id, merged);
+      // The Seed merges what it is sent (and checks it against the cog's manifest).
+      await g.client.setConfig(id, values);
+      const after = await g.client.getConfig(id);
       const digest = createHash('sha256').update(JSON.stringify(values)).digest('hex');
       await chainRecord(g.chain, 'seed.config_set', {
         cog: id,

@@ -50,7 +50,8 @@ function parseUrl(raw: string): URL {
 /**
  * `heddle-seed init --url <url> [--pin-spki <hex>] [--allow-plain-http]`: writes `seed.json`. An https
  * Seed needs its SPKI pin: without `--pin-spki` it connects once, shows the certificate's SPKI and
- * refuses (`spki_required`, exit 3) until the operator passes it. A plain-http URL needs
+ * refuses (`spki_required`, exit 3) until the operator passes it; with it, it connects once and
+ * refuses a certificate with another key (`tls_pin`, exit 1), writing nothing. A plain-http URL needs
  * `--allow-plain-http` and must be the USB link (169.254.42.1) or loopback (`insecure`, exit 3).
  */
 export async function init(args: readonly string[], io: CliIo): Promise<number> {
@@ -116,6 +117,21 @@ export async function init(args: readonly string[], io: CliIo): Promise<number> 
       );
     }
     spki = normalizeSpkiPin(given);
+    // Check the pin at once: a typo or another device fails here, not at the first real command.
+    const seen = await peerSpki(url);
+    if (seen.spki !== spki) {
+      throw new CliError(
+        'tls_pin',
+        [
+          `the Seed at ${url.host} presented a certificate whose SPKI SHA-256 is`,
+          `  ${seen.spki}`,
+          `not the --pin-spki given (${spki}). Nothing was written.`,
+          'Check the key on the Seed itself (its display, or its USB link): another device, a re-keyed Seed, or someone in the middle.',
+        ].join('\n'),
+        ExitCode.failed,
+        { field: 'pin-spki', details: { spki: seen.spki } },
+      );
+    }
   }
   const parsed = SeedProfileSchema.safeParse({
     version: 1,

@@ -1,8 +1,8 @@
 import { cogId, intFlag, parseCommandArgs } from '../args.js';
 import { ExitCode } from '../cli-error.js';
 import { evidenceJson, evidenceLines } from '../evidence-view.js';
-import { adoptOne, openGoverned } from '../governed.js';
-import { forgetInstance } from '../installed-file.js';
+import { adoptOne, chainRecord, openGoverned } from '../governed.js';
+import { forgetInstance, readInstalled } from '../installed-file.js';
 import { type CliIo, emit } from '../io.js';
 import { openSession } from '../session.js';
 
@@ -55,20 +55,31 @@ export async function stop(args: readonly string[], io: CliIo): Promise<number> 
 
 /**
  * `heddle-seed rm <id>`: unloads a cog this tool loaded (gated, chained): stops it, and uninstalls it
- * only when this tool installed it (a cog that was already on the Seed stays installed).
+ * only when this tool installed it (a cog that was already on the Seed stays installed). A recorded
+ * install (`pending`) whose cog the Seed does not list is dropped (nothing was installed, chained as
+ * `seed.intent_dropped`); one the Seed lists, at any version, is unloaded and uninstalled.
  */
 export async function rm(args: readonly string[], io: CliIo): Promise<number> {
   const { id, a } = oneId('rm', args);
   const g = await openGoverned(a.home, io);
   try {
+    const entry = readInstalled(g.home).find((h) => h.workloadId === id);
+    if (entry?.pending === true && !(await g.client.installed()).some((c) => c.id === id)) {
+      forgetInstance(g.home, id);
+      await chainRecord(g.chain, 'seed.intent_dropped', { id, instance_id: entry.instanceId });
+      emit(io, a.json, { id, instance_id: entry.instanceId, uninstalled: false, installed: false }, () => [
+        `removed ${id} (its recorded install never reached the Seed: nothing to uninstall)`,
+      ]);
+      return ExitCode.ok;
+    }
     const h = await adoptOne(g, id);
     await g.host.unload(h);
     forgetInstance(g.home, id);
     const uninstalled = h.storeInstalled === true;
-    emit(io, a.json, { id, instance_id: h.instanceId, uninstalled }, () => [
+    emit(io, a.json, { id, instance_id: h.instanceId, uninstalled, installed: true }, () => [
       uninstalled
         ? `removed ${id} (uninstalled: heddle-seed installed it)`
-        : `removed ${id} (left installed: it was on the Seed before)`,
+        : `removed ${id} (left installed: it was on the Seed before heddle-seed loaded it)`,
     ]);
     return ExitCode.ok;
   } finally {

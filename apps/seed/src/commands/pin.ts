@@ -7,7 +7,7 @@ import { readPins, writePins } from '../pins-file.js';
 import { table } from '../table.js';
 
 const USAGE =
-  'heddle-seed pin add <id>@<version> [--sha256 H] [--console CMD]... | pin ls | pin rm <id>   [--home D] [--json]';
+  'heddle-seed pin add <id>@<version> [--sha256 H] [--console=CMD]... | pin ls | pin rm <id>   [--home D] [--json]';
 
 /**
  * `heddle-seed pin add|ls|rm`: the operator's pins (`pins.json` of the profile). Only pinned cogs

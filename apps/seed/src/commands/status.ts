@@ -6,7 +6,7 @@ import { keyValues } from '../table.js';
 
 /**
  * `heddle-seed status`: the Seed's status, identity and pairing state (all readable without a token),
- * and whether this profile holds a token.
+ * and whether this profile holds a token. Fields the Seed does not report show as `-`.
  */
 export async function status(args: readonly string[], io: CliIo): Promise<number> {
   const a = parseCommandArgs(args, {
@@ -35,11 +35,18 @@ export async function status(args: readonly string[], io: CliIo): Promise<number
           ? 'plain http (local link)'
           : `https, SPKI pinned ${s.profile.spki.slice(0, 16)}…`,
       ],
-      ['device', `${id.device_id} (${id.model})`],
-      ['firmware', st.firmware],
-      ['uptime', `${st.uptime_secs} s`],
-      ['pairing window', pair.window_open ? `open (${pair.window_secs_left} s left)` : 'closed'],
-      ['paired clients', String(pair.paired_clients)],
+      ['device', id.device_id],
+      ['firmware', id.firmware_version ?? '-'],
+      ['uptime', st.uptime_secs === undefined ? '-' : `${st.uptime_secs} s`],
+      [
+        'pairing window',
+        pair.pairing_window_open === undefined
+          ? '-'
+          : pair.pairing_window_open
+            ? `open (${pair.window_remaining_secs ?? '?'} s left)`
+            : 'closed',
+      ],
+      ['paired clients', pair.client_count === undefined ? '-' : String(pair.client_count)],
       ['this profile', paired ? 'paired (token stored)' : 'not paired (run heddle-seed pair)'],
     ]),
   );

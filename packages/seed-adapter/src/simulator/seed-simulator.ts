@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -6,7 +5,7 @@ import { SeedError } from '../errors.js';
 import type { StoreCog } from '../seed-api.js';
 import { spkiOfPem } from '../test-tls.js';
 import { readJsonBody, sendGarbage, sendHuge, sendJson } from './sim-http.js';
-import { needsToken, route, type SimKnobs } from './sim-routes.js';
+import { route, type SimKnobs } from './sim-routes.js';
 import { SimRefusal, SimState } from './sim-state.js';
 import {
   API_PREFIX,
@@ -18,14 +17,19 @@ import {
 } from './sim-types.js';
 
 const MAX_REQUEST_LOG = 10_000;
-const BEARER_RE = /^Bearer ([\x21-\x7e]{1,512})$/;
+const BEARER_RE = /^Bearer ([\x21-\x7e]{1,512})$/i;
+const TOKEN_RE = /^[\x21-\x7e]{1,512}$/;
 
 type Server = ReturnType<typeof createHttpServer>;
 
 /**
- * A simulated Cognitum Seed: a real node:http / node:https server following the Seed API of DESIGN 11 and its
- * quirks (auto-start on install, the concurrency cap, sensor-feed contention on console runs, 401/403 without a
- * valid token, slow installs, store version drift), with knobs for tests. Not a security boundary.
+ * A simulated Cognitum Seed: a real node:http / node:https server following the Seed's documented API
+ * (`shared/seed-api-reference.md`, point by point): reads open, writes need a paired client's token
+ * (`Authorization: Bearer`, or `X-Pairing-Token`), 403 `{error: "not paired..."}` otherwise; installs
+ * auto-start and are idempotent (`already_installed`); at most 3 cogs run; a console run takes one of
+ * the manifest's `allowed_commands` and falls back to synthetic data, with a warning line, when the
+ * sensor feed is taken; logs keep 1000 lines; config starts `{}` and PUT merges. Knobs for tests.
+ * Not a security boundary.
  */
 export class SeedSimulator {
   /** The base URL (`http://127.0.0.1:port` or `https://...`). */
@@ -39,18 +43,33 @@ export class SeedSimulator {
   private readonly garbage = new Set<string>();
   private readonly huge = new Set<string>();
 
-  private constructor(server: Server, url: string, spki: string | undefined, state: SimState) {
+  private constructor(
+    server: Server,
+    url: string,
+    spki: string | undefined,
+    state: SimState,
+    options: SeedSimulatorOptions,
+  ) {
     this.server = server;
     this.url = url;
     this.spki = spki;
     this.state = state;
     this.knobs = {
-      installDelayMs: 200,
+      installDelayMs: options.installDelayMs ?? 200,
       failNextInstall: undefined,
       noAnswerNextInstall: undefined,
+      failNextConsole: undefined,
+      afterNextConsole: undefined,
       pairButtonOnly: false,
-      deviceId: `seed-sim-${randomBytes(4).toString('hex')}`,
+      pairTokenField: 'token',
+      unauthorizedStatus: options.unauthorizedStatus ?? 403,
+      readsNeedToken: options.readsNeedToken === true,
     };
+  }
+
+  /** The Seed's device id (a UUID, as `GET /status` and `GET /identity` report it). */
+  get deviceId(): string {
+    return this.state.deviceId;
   }
 
   /** Starts a simulator listening on `host:port` (default 127.0.0.1 and a free port). */
@@ -63,9 +82,11 @@ export class SeedSimulator {
     }
     const state = new SimState({
       catalog: [...(options.catalog ?? DEFAULT_CATALOG)],
+      manifests: options.manifests ?? {},
       cap,
+      capStatus: options.capStatus ?? 409,
       tickMs: options.tickMs ?? 200,
-      pairWindowSecs: options.pairWindowSecs ?? 60,
+      pairWindowSecs: options.pairWindowSecs ?? 30,
       tokens: options.tokens ?? [],
     });
     if (options.pairWindowOpen === true) state.openWindow();
@@ -96,14 +117,14 @@ export class SeedSimulator {
     const urlHost = shown.includes(':') ? `[${shown}]` : shown;
     const scheme = options.https ? 'https' : 'http';
     const spki = options.https ? spkiOfPem(options.https.cert) : undefined;
-    sim = new SeedSimulator(server, `${scheme}://${urlHost}:${port}`, spki, state);
-    sim.knobs.installDelayMs = options.installDelayMs ?? 200;
+    sim = new SeedSimulator(server, `${scheme}://${urlHost}:${port}`, spki, state, options);
     return sim;
   }
 
   /** Stops the tickers, drops every connection (hanging ones included) and closes the server. */
   async close(): Promise<void> {
     this.state.shutdown();
+    if (!this.server.listening) return;
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
@@ -127,10 +148,40 @@ export class SeedSimulator {
 
   /**
    * The next install happens (after its delay) but its answer never comes: the connection is destroyed
-   * (`destroy`, default) or left open without an answer until the client gives up (`hang`).
+   * (`destroy`, default) or left open without an answer until the client gives up (`hang`); with
+   * `early` the connection is destroyed at once and the install completes later, after its delay.
    */
   installWithoutAnswer(mode: NoAnswerMode = 'destroy'): void {
     this.knobs.noAnswerNextInstall = mode;
+  }
+
+  /** The next console run exits 1 with `message` on its errors. */
+  failNextConsole(message: string): void {
+    this.knobs.failNextConsole = message;
+  }
+
+  /**
+   * When on, something other than a cog holds the sensor feed (UDP 5006), as a relay would: every
+   * console run falls back to synthetic data, with the warning line.
+   */
+  holdFeed(on: boolean): void {
+    this.state.feedHeldOutside = on;
+  }
+
+  /**
+   * The Seed goes away right after it answers the next console run: it stops listening and drops every
+   * connection (a Seed unplugged mid-run). {@link close} still works after.
+   */
+  vanishAfterNextConsole(): void {
+    this.knobs.afterNextConsole = () => {
+      this.server.close();
+      this.server.closeAllConnections();
+    };
+  }
+
+  /** The field the pairing answer carries the token in (`token` by default; the Node SDK's `pairing_token`). */
+  setPairTokenField(field: 'token' | 'pairing_token'): void {
+    this.knobs.pairTokenField = field;
   }
 
   /** Whether installs auto-start (default true, as the Seed does). */
@@ -164,17 +215,20 @@ export class SeedSimulator {
     this.state.closeWindow();
   }
 
-  /** When on, `POST /api/v1/pair/window` is refused (403): only {@link openPairWindow} (the button) opens one. */
+  /**
+   * When on, `POST /api/v1/pair/window` is refused (403) unless the caller holds a valid token (as from
+   * WiFi): only {@link openPairWindow} (the button) opens one.
+   */
   requirePairButton(on: boolean): void {
     this.knobs.pairButtonOnly = on;
   }
 
-  /** Forgets a paired token (or every token): the Seed then answers 403 to it. */
+  /** Forgets the client of a token (or every client): the Seed then refuses that token (403). */
   revokeTokens(token?: string): void {
     this.state.revoke(token);
   }
 
-  /** Pairs a new client directly (no window needed) and returns its token. */
+  /** Pairs a new client directly (no window needed) and returns its token (`seed_...`). */
   addToken(): string {
     return this.state.addToken();
   }
@@ -198,8 +252,8 @@ export class SeedSimulator {
     const method = req.method ?? 'GET';
     const url = new URL(req.url ?? '/', 'http://seed.invalid');
     const path = url.pathname;
-    const auth = req.headers.authorization;
-    const entry: SimRequest = { method, path, token: auth !== undefined && /^bearer\s/i.test(auth) };
+    const token = tokenOf(req);
+    const entry: SimRequest = { method, path, token: token !== undefined };
     this.log.push(entry);
     if (this.log.length > MAX_REQUEST_LOG) this.log.shift();
     res.once('finish', () => {
@@ -210,14 +264,17 @@ export class SeedSimulator {
     try {
       if (!path.startsWith(`${API_PREFIX}/`)) throw new SimRefusal(404, 'no such route');
       const sub = path.slice(API_PREFIX.length);
-      if (needsToken(sub)) this.authorize(auth);
       const answer = await route(this.state, this.knobs, {
         method,
         path: sub,
         query: url.searchParams,
+        authorized: token !== undefined && this.state.checkToken(token),
         body: () => readJsonBody(req),
       });
-      if (answer.kind === 'json') return sendJson(res, answer.status, answer.body);
+      if (answer.kind === 'json') {
+        if (answer.after !== undefined) res.once('finish', answer.after);
+        return sendJson(res, answer.status, answer.body);
+      }
       if (answer.mode === 'destroy') req.socket.destroy();
       // 'hang': no answer; close() drops the connection.
     } catch (e) {
@@ -225,11 +282,13 @@ export class SeedSimulator {
       sendJson(res, 500, { error: 'internal error' });
     }
   }
+}
 
-  /** 401 without a bearer token, 403 for a token the Seed does not know. Never echoes the token. */
-  private authorize(header: string | undefined): void {
-    const m = header === undefined ? null : BEARER_RE.exec(header);
-    if (m === null) throw new SimRefusal(401, 'a bearer token is required (pair first)');
-    if (this.state.checkToken(m[1] ?? '') !== 'valid') throw new SimRefusal(403, 'token not recognised');
-  }
+/** The token a request carries: `Authorization: Bearer <t>`, else `X-Pairing-Token: <t>` (both documented). */
+function tokenOf(req: IncomingMessage): string | undefined {
+  const auth = req.headers.authorization;
+  const m = auth === undefined ? null : BEARER_RE.exec(auth);
+  if (m !== null) return m[1];
+  const x = req.headers['x-pairing-token'];
+  return typeof x === 'string' && TOKEN_RE.test(x) ? x : undefined;
 }

@@ -1,24 +1,15 @@
 import { z } from 'zod';
-import type { CogConfig } from '../seed-api.js';
 import { SimRefusal } from './sim-state.js';
-import { COG_ID_RE } from './sim-types.js';
+import { COG_ID_RE, MAX_LOG_LINES } from './sim-types.js';
 
 const cogId = z.string().regex(COG_ID_RE);
 
-const installBody = z.strictObject({ id: cogId });
-const pairBody = z.strictObject({ client_name: z.string().min(1).max(64) });
-const consoleBody = z.strictObject({ command: z.string().min(1).max(1024) });
-const emptyBody = z.strictObject({}).optional();
-const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+// `{"id": ..., "config"?: {...}}`; swarm-deploy also sends `name` and `source` (passed over).
+const installBody = z.looseObject({ id: cogId, config: z.record(z.string(), z.unknown()).optional() });
+const pairBody = z.looseObject({ client_name: z.string().min(1).max(64) });
+const consoleBody = z.looseObject({ command: z.string().min(1).max(1024) });
 const configBody = z
-  .record(
-    z
-      .string()
-      .min(1)
-      .max(128)
-      .refine((k) => !RESERVED_KEYS.has(k), 'reserved key'),
-    z.union([z.string().max(4096), z.number().finite(), z.boolean(), z.null()]),
-  )
+  .record(z.string().min(1).max(128), z.unknown())
   .refine((r) => Object.keys(r).length <= 256, { message: 'at most 256 keys' });
 
 function parse<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
@@ -29,8 +20,8 @@ function parse<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
   throw new SimRefusal(400, `bad ${what} body: ${field}: ${issue?.message ?? 'invalid'}`);
 }
 
-/** `POST /apps/install {id}`. */
-export function parseInstall(body: unknown): { id: string } {
+/** `POST /apps/install {id, config?}`. */
+export function parseInstall(body: unknown): { id: string; config?: Record<string, unknown> } {
   return parse(installBody, body, 'install');
 }
 
@@ -44,27 +35,21 @@ export function parseConsole(body: unknown): { command: string } {
   return parse(consoleBody, body, 'console');
 }
 
-/** An empty body, or `{}` (start, stop, pair window). */
-export function parseEmpty(body: unknown): void {
-  parse(emptyBody, body, 'request');
-}
-
-/** `PUT /apps/{id}/config`: a flat object of strings, numbers, booleans and nulls. */
-export function parseConfig(body: unknown): CogConfig {
+/** `PUT /apps/{id}/config`: an object of keyed config knobs (checked against the manifest later). */
+export function parseConfig(body: unknown): Record<string, unknown> {
   return parse(configBody, body, 'config');
 }
 
 /** A cog id taken from the path; refused (400) unless well formed. */
 export function parseCogId(raw: string): string {
-  if (!COG_ID_RE.test(raw)) throw new SimRefusal(400, 'bad cog id in path');
+  if (!COG_ID_RE.test(raw)) throw new SimRefusal(400, 'bad app id in path');
   return raw;
 }
 
-/** `?lines=N` of the logs route: 1-10000, default 50. */
+/** `?lines=N` of the logs route: a positive integer (default 100), capped at {@link MAX_LOG_LINES}. */
 export function parseLines(raw: string | null): number {
-  if (raw === null) return 50;
-  if (!/^\d{1,5}$/.test(raw)) throw new SimRefusal(400, 'lines must be an integer 1-10000');
-  const n = Number(raw);
-  if (n < 1 || n > 10_000) throw new SimRefusal(400, 'lines must be an integer 1-10000');
-  return n;
+  if (raw === null) return 100;
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1)
+    throw new SimRefusal(400, 'lines must be a positive integer');
+  return Math.min(Number(raw), MAX_LOG_LINES);
 }

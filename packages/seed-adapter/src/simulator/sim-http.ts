@@ -62,6 +62,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, clo
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),
     'cache-control': 'no-store',
+    'access-control-allow-origin': '*',
     ...(close ? { connection: 'close' } : {}),
   });
   res.end(text);

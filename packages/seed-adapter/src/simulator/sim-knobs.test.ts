@@ -33,10 +33,10 @@ describe('SeedSimulator over HTTPS', () => {
     expect(s.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(s.spki).toBe(tls.spki);
     expect((await api(s, 'GET', '/status')).status).toBe(200);
-    expect((await api(s, 'POST', '/apps/install', { body: { id: 'presence' } })).json).toMatchObject({
-      running: true,
+    expect((await api(s, 'POST', '/apps/install', { body: { id: 'presence' } })).json).toEqual({
+      status: 'installed',
     });
-    expect((await api(s, 'GET', '/apps', { token: undefined })).status).toBe(401);
+    expect((await api(s, 'POST', '/apps/presence/stop', { token: undefined, body: {} })).status).toBe(403);
     const other = selfSignedCert('seed');
     expect(other.spki).not.toBe(tls.spki);
     await expect(api(s, 'GET', '/status', { pin: other.spki })).rejects.toThrow(/spki mismatch/);
@@ -51,12 +51,11 @@ describe('SeedSimulator knobs', () => {
   it('drifts the store version; an install takes what the store lists now', async () => {
     const s = await start();
     s.setCatalog([storeCog('air-quality', '1.3.0')]);
-    expect((await api(s, 'GET', '/apps/available')).json).toEqual({
+    expect((await api(s, 'GET', '/apps/available')).json).toMatchObject({
       cogs: [storeCog('air-quality', '1.3.0')],
     });
-    expect((await api(s, 'POST', '/apps/install', { body: { id: 'air-quality' } })).json).toMatchObject({
-      version: '1.3.0',
-    });
+    expect((await api(s, 'POST', '/apps/install', { body: { id: 'air-quality' } })).status).toBe(200);
+    expect(s.installed()).toMatchObject([{ id: 'air-quality', version: '1.3.0' }]);
     expect((await api(s, 'POST', '/apps/install', { body: { id: 'vibration' } })).status).toBe(404);
   });
 
@@ -66,11 +65,12 @@ describe('SeedSimulator knobs', () => {
     const t0 = Date.now();
     const pending = api(s, 'POST', '/apps/install', { body: { id: 'vibration' } });
     await sleep(50);
-    expect((await api(s, 'GET', '/apps')).json).toEqual({ installed: [] });
+    expect((await api(s, 'GET', '/apps')).json).toEqual({ installed: [], count: 0 });
     s.setCatalog([storeCog('vibration', '0.5.0')]);
     const done = await pending;
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
-    expect(done.json).toMatchObject({ id: 'vibration', version: '0.5.0', running: true });
+    expect(done.json).toEqual({ status: 'installed' });
+    expect(s.installed()).toMatchObject([{ id: 'vibration', version: '0.5.0', running: true }]);
   });
 
   it('fails the next install only, installing nothing', async () => {
@@ -117,13 +117,13 @@ describe('SeedSimulator knobs', () => {
     const cut = await api(s, 'GET', '/apps', { maxBytes: 1024 * 1024 });
     expect(cut.bytes).toBeLessThan(2 * 1024 * 1024);
     s.clearFaults();
-    expect((await api(s, 'GET', '/status')).json).toMatchObject({ firmware: expect.any(String) });
-    expect((await api(s, 'GET', '/apps')).json).toEqual({ installed: [] });
+    expect((await api(s, 'GET', '/status')).json).toMatchObject({ device_id: s.deviceId });
+    expect((await api(s, 'GET', '/apps')).json).toEqual({ installed: [], count: 0 });
   });
 
   it('applies the cap from options and pre-opens the pair window', async () => {
     const s = await start({ concurrencyCap: 1, pairWindowOpen: true });
-    expect((await api(s, 'GET', '/pair/status')).json).toMatchObject({ window_open: true });
+    expect((await api(s, 'GET', '/pair/status')).json).toMatchObject({ pairing_window_open: true });
     await api(s, 'POST', '/apps/install', { body: { id: 'presence' } });
     expect((await api(s, 'POST', '/apps/install', { body: { id: 'vibration' } })).status).toBe(409);
     await expect(SeedSimulator.start({ concurrencyCap: 0 })).rejects.toThrow(SeedError);
@@ -136,8 +136,12 @@ describe('runSimulatorFromArgv', () => {
     const { simulator, token } = await runSimulatorFromArgv(['--https', '--port', '0'], (l) => lines.push(l));
     sims.push(simulator);
     expect(lines).toEqual([`url: ${simulator.url}`, `spki: ${simulator.spki}`, `token: ${token}`]);
-    const a = await call(simulator.url, 'GET', '/api/v1/apps', { token, pin: simulator.spki ?? '' });
-    expect(a.json).toEqual({ installed: [] });
+    const a = await call(simulator.url, 'POST', '/api/v1/apps/install', {
+      token,
+      pin: simulator.spki ?? '',
+      body: { id: 'thermal' },
+    });
+    expect(a.json).toEqual({ status: 'installed' });
   });
 
   it('parses its arguments strictly', () => {
@@ -151,5 +155,19 @@ describe('runSimulatorFromArgv', () => {
     for (const bad of [['--port'], ['--port', '70000'], ['--port', 'x'], ['--bogus']]) {
       expect(() => parseSimulatorArgs(bad)).toThrow(SeedError);
     }
+  });
+});
+
+describe('installWithoutAnswer early', () => {
+  it('drops the connection at once; the install completes after its delay', async () => {
+    const s = await start();
+    s.setInstallDelay(150);
+    s.installWithoutAnswer('early');
+    await expect(api(s, 'POST', '/apps/install', { body: { id: 'thermal' } })).rejects.toThrow(
+      /socket hang up|ECONNRESET/,
+    );
+    expect(s.installed()).toEqual([]);
+    await sleep(250);
+    expect(s.installed().map((c) => c.id)).toEqual(['thermal']);
   });
 });

@@ -28,6 +28,8 @@ export interface CallOptions {
   readonly maxBytes?: number;
   /** Send the body chunked, without a content length. */
   readonly chunked?: boolean;
+  /** Extra request headers. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 function spkiOfRaw(raw: Buffer): string {
@@ -44,7 +46,7 @@ export function call(base: string, method: string, path: string, o: CallOptions 
       : o.body === undefined
         ? undefined
         : Buffer.from(JSON.stringify(o.body));
-  const headers: Record<string, string | number> = {};
+  const headers: Record<string, string | number> = { ...(o.headers ?? {}) };
   if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`;
   if (body !== undefined) {
     headers['content-type'] = o.contentType ?? 'application/json';

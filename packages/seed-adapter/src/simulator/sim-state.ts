@@ -1,6 +1,12 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { CogConfig, InstalledCog, PairStatus, StoreCog } from '../seed-api.js';
-import type { SimInstalledCog } from './sim-types.js';
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { StoreCog } from '../seed-api.js';
+import {
+  defaultManifest,
+  MAX_LOG_LINES,
+  type SimInstalledCog,
+  type SimManifest,
+  SYNTHETIC_WARNING,
+} from './sim-types.js';
 
 /** A refusal the simulator answers as `{error}` with an HTTP status. */
 export class SimRefusal extends Error {
@@ -12,71 +18,119 @@ export class SimRefusal extends Error {
   }
 }
 
+/** A config value as the simulator keeps it. */
+export type SimConfigValue = string | number | boolean;
+
 interface CogState {
   readonly id: string;
   readonly version: string;
+  readonly manifest: SimManifest;
   running: boolean;
   pid: number | null;
-  config: CogConfig;
+  config: Record<string, SimConfigValue>;
   readonly output: string[];
   readonly errors: string[];
   reading: number;
   timer: NodeJS.Timeout | undefined;
 }
 
-const MAX_LOG_LINES = 10_000;
-
 /** Settings of {@link SimState}. */
 export interface SimStateSettings {
   readonly catalog: readonly StoreCog[];
+  readonly manifests: Readonly<Record<string, SimManifest>>;
   readonly cap: number;
+  readonly capStatus: number;
   readonly tickMs: number;
   readonly pairWindowSecs: number;
   readonly tokens: readonly string[];
 }
 
-/** The simulated Seed's state: store, installed cogs, their logs, paired tokens and the pairing window. */
+/** What a console run answered. */
+export interface SimConsoleRun {
+  readonly output: string[];
+  readonly errors: string[];
+  readonly exit_code: number;
+}
+
+const sha = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
+
+/**
+ * The simulated Seed's state (shared/seed-api-reference.md): the store, the installed cogs with their
+ * logs (1000 lines per stream) and configs (`{}` at install), the paired clients (one token per client
+ * name, kept as a SHA-256 hash; a new pairing of the same name replaces its token) and the window.
+ */
 export class SimState {
   catalog: readonly StoreCog[];
   autoStart = true;
+  /** Something other than a cog holds UDP 5006 (a relay, another process): console runs go synthetic. */
+  feedHeldOutside = false;
   readonly cap: number;
+  readonly capStatus: number;
+  readonly deviceId: string = randomUUID();
+  readonly publicKey: string = randomBytes(32).toString('hex');
+  readonly epoch: number = 1 + Math.floor(Math.random() * 50_000);
+  private readonly manifests: Readonly<Record<string, SimManifest>>;
   private readonly tickMs: number;
   private readonly pairWindowSecs: number;
   private readonly cogs = new Map<string, CogState>();
-  private tokens: Buffer[] = [];
+  private readonly clients = new Map<string, Buffer>();
   private closed = false;
   private windowUntil = 0;
   private nextPid = 1000;
+  private nextClient = 1;
   private readonly bootedAt = Date.now();
 
   constructor(s: SimStateSettings) {
     this.catalog = s.catalog;
+    this.manifests = s.manifests;
     this.cap = s.cap;
+    this.capStatus = s.capStatus;
     this.tickMs = s.tickMs;
     this.pairWindowSecs = s.pairWindowSecs;
-    for (const t of s.tokens) this.tokens.push(Buffer.from(t));
+    for (const t of s.tokens) this.clients.set(`preset-${this.nextClient++}`, sha(t));
   }
 
   uptimeSecs(): number {
     return Math.floor((Date.now() - this.bootedAt) / 1000);
   }
 
-  /** `valid` for a paired token, `unknown` otherwise (compared in constant time per token). */
-  checkToken(token: string): 'valid' | 'unknown' {
-    const b = Buffer.from(token);
-    const ok = this.tokens.some((t) => t.length === b.length && timingSafeEqual(t, b));
-    return ok ? 'valid' : 'unknown';
+  /** Whether `token` is the token of a paired client (hashes compared in constant time). */
+  checkToken(token: string): boolean {
+    const h = sha(token);
+    let ok = false;
+    for (const t of this.clients.values()) if (timingSafeEqual(t, h)) ok = true;
+    return ok;
   }
 
-  addToken(): string {
-    const token = randomBytes(24).toString('base64url');
-    this.tokens.push(Buffer.from(token));
+  /** Pairs (or re-pairs) `clientName` and returns its new token; an earlier token of that name stops working. */
+  addClient(clientName: string): string {
+    const token = `seed_${randomBytes(30).toString('base64url')}`;
+    this.clients.set(clientName, sha(token));
     return token;
   }
 
-  /** Forgets one paired token (or all of them): the Seed answers 403 to it from then on. */
+  /** A new client with a generated name (a test pairing without a window). */
+  addToken(): string {
+    return this.addClient(`test-${this.nextClient++}`);
+  }
+
+  /** Unpairs a client by name (`DELETE /pair/{client_name}`); false when there is none. */
+  removeClient(clientName: string): boolean {
+    return this.clients.delete(clientName);
+  }
+
+  /** Forgets the client holding `token` (or every client): the Seed refuses that token from then on. */
   revoke(token?: string): void {
-    this.tokens = token === undefined ? [] : this.tokens.filter((t) => !t.equals(Buffer.from(token)));
+    if (token === undefined) {
+      this.clients.clear();
+      return;
+    }
+    const h = sha(token);
+    for (const [name, t] of this.clients) if (t.equals(h)) this.clients.delete(name);
+  }
+
+  clientCount(): number {
+    return this.clients.size;
   }
 
   openWindow(): void {
@@ -87,15 +141,8 @@ export class SimState {
     this.windowUntil = 0;
   }
 
-  pairStatus(): PairStatus {
-    const left = Math.max(0, Math.ceil((this.windowUntil - Date.now()) / 1000));
-    return { window_open: left > 0, window_secs_left: left, paired_clients: this.tokens.length };
-  }
-
-  /** Pairs while the window is open; refuses (403) otherwise. */
-  pair(): string {
-    if (!this.pairStatus().window_open) throw new SimRefusal(403, 'pairing window is closed');
-    return this.addToken();
+  windowLeft(): number {
+    return Math.max(0, Math.ceil((this.windowUntil - Date.now()) / 1000));
   }
 
   storeCog(id: string): StoreCog | undefined {
@@ -112,67 +159,68 @@ export class SimState {
 
   get(id: string): CogState {
     const c = this.cogs.get(id);
-    if (c === undefined) throw new SimRefusal(404, `cog ${id} is not installed`);
+    if (c === undefined) throw new SimRefusal(404, `app ${id} is not installed`);
     return c;
   }
 
-  /** Refuses (409) when one more running cog would exceed the cap. */
+  /** Refuses (the cap status) when one more running cog would exceed the cap. */
   checkCap(what: string): void {
     const running = this.runningIds();
     if (running.length >= this.cap) {
       throw new SimRefusal(
-        409,
-        `${what} refused: concurrency cap ${this.cap} reached (running: ${running.join(', ')})`,
+        this.capStatus,
+        `${what}: max ${this.cap} concurrent active cogs (running: ${running.join(', ')}); stop another cog`,
       );
     }
   }
 
-  /** Installs the store cog as it is listed now (auto-starting it unless auto-start is off). */
-  install(cog: StoreCog): InstalledCog {
-    if (this.cogs.has(cog.id)) throw new SimRefusal(409, `cog ${cog.id} is already installed`);
-    if (this.autoStart) this.checkCap(`install of ${cog.id}`);
+  /** Installs the store cog as it is listed now, with an optional initial config, and auto-starts it. */
+  install(cog: StoreCog, config: Record<string, unknown> | undefined): void {
+    const manifest = this.manifests[cog.id] ?? defaultManifest(cog.id, cog.version);
     const state: CogState = {
       id: cog.id,
       version: cog.version,
+      manifest,
       running: false,
       pid: null,
-      config: { interval_ms: this.tickMs, enabled: true },
+      config: {},
       output: [],
       errors: [],
       reading: 0,
       timer: undefined,
     };
+    if (config !== undefined) state.config = checkConfig(manifest, {}, config);
     this.cogs.set(cog.id, state);
     if (this.autoStart) this.start(cog.id);
-    return this.view(state);
   }
 
-  start(id: string): InstalledCog {
+  /** Starts a cog (idempotent); returns its pid. */
+  start(id: string): number {
     const c = this.get(id);
-    if (c.running) return this.view(c);
+    if (c.running && c.pid !== null) return c.pid;
     this.checkCap(`start of ${id}`);
     c.running = true;
     c.pid = this.nextPid++;
-    this.append(c, JSON.stringify({ cog: id, event: 'started', version: c.version }));
-    if (this.closed) return this.view(c);
+    this.append(c.errors, `[cog-${id}] start`);
+    if (this.closed) return c.pid;
     c.timer = setInterval(() => {
       c.reading += 1;
-      this.append(c, JSON.stringify({ cog: id, reading: c.reading }));
+      this.append(c.output, JSON.stringify({ cog: id, reading: c.reading, source: this.feedOf(id) }));
     }, this.tickMs);
     c.timer.unref();
-    return this.view(c);
+    return c.pid;
   }
 
-  stop(id: string): InstalledCog {
+  stop(id: string): void {
     const c = this.get(id);
     if (c.timer !== undefined) clearInterval(c.timer);
     c.timer = undefined;
-    if (c.running) this.append(c, JSON.stringify({ cog: id, event: 'stopped' }));
+    if (c.running) this.append(c.errors, `[cog-${id}] stop`);
     c.running = false;
     c.pid = null;
-    return this.view(c);
   }
 
+  /** Uninstalls a cog: stopped, its logs and local config lost. */
   uninstall(id: string): void {
     this.stop(id);
     this.cogs.delete(id);
@@ -183,24 +231,69 @@ export class SimState {
     return { output: c.output.slice(-lines), errors: c.errors.slice(-lines) };
   }
 
-  nextReading(id: string): number {
+  manifest(id: string): SimManifest {
+    return this.get(id).manifest;
+  }
+
+  config(id: string): Record<string, SimConfigValue> {
+    return { ...this.get(id).config };
+  }
+
+  /** Merges `values` into the cog's config after checking each against the manifest's `[config]`. */
+  mergeConfig(id: string, values: Record<string, unknown>): Record<string, SimConfigValue> {
     const c = this.get(id);
+    c.config = checkConfig(c.manifest, c.config, values);
+    return { ...c.config };
+  }
+
+  /**
+   * One console cycle of `id` with `command` (one of the manifest's `allowed_commands`, else 400). The
+   * cycle needs the sensor feed (UDP 5006): when any running cog holds it, the run silently falls back
+   * to synthetic data and logs the warning line on its errors (no API error, as cog-sensor-sources does).
+   */
+  console(id: string, command: string, fail: string | undefined): SimConsoleRun {
+    const c = this.get(id);
+    if (!c.manifest.console.allowed_commands.includes(command)) {
+      throw new SimRefusal(
+        400,
+        `command not allowed for ${id}: allowed_commands are ${c.manifest.console.allowed_commands.join(', ')}`,
+      );
+    }
+    if (fail !== undefined) return { output: [], errors: [`[cog-${id}] ${fail}`], exit_code: 1 };
+    if (command === '--help') {
+      return {
+        output: [
+          `usage: cog-${id}-arm [--once] [--interval N] [--help]`,
+          'JSON lines on stdout; errors on stderr',
+        ],
+        errors: [],
+        exit_code: 0,
+      };
+    }
+    const taken = this.feedHeldOutside || this.runningIds().length > 0;
     c.reading += 1;
-    return c.reading;
+    const line = JSON.stringify({ cog: id, reading: c.reading, source: taken ? 'synthetic' : 'csi' });
+    return { output: [line], errors: taken ? [SYNTHETIC_WARNING] : [], exit_code: 0 };
   }
 
-  setConfig(id: string, config: CogConfig): CogConfig {
-    const c = this.get(id);
-    c.config = { ...config };
-    return c.config;
-  }
-
-  list(): InstalledCog[] {
-    return [...this.cogs.values()].map((c) => this.view(c));
+  list(): Array<{ id: string; version: string; running: boolean; pid?: number; has_binary: boolean }> {
+    return [...this.cogs.values()].map((c) => ({
+      id: c.id,
+      version: c.version,
+      running: c.running,
+      ...(c.pid === null ? {} : { pid: c.pid }),
+      has_binary: true,
+    }));
   }
 
   snapshot(): SimInstalledCog[] {
-    return [...this.cogs.values()].map((c) => ({ ...this.view(c), config: { ...c.config } }));
+    return [...this.cogs.values()].map((c) => ({
+      id: c.id,
+      version: c.version,
+      running: c.running,
+      pid: c.pid,
+      config: { ...c.config },
+    }));
   }
 
   /** Stops every ticker (the simulator is closing). */
@@ -209,12 +302,45 @@ export class SimState {
     for (const c of this.cogs.values()) if (c.timer !== undefined) clearInterval(c.timer);
   }
 
-  private view(c: CogState): InstalledCog & { pid: number | null } {
-    return { id: c.id, version: c.version, running: c.running, pid: c.pid };
+  /** The feed a running cog reads: the first running cog holds UDP 5006, the others run on synthetic data. */
+  private feedOf(id: string): 'csi' | 'synthetic' {
+    return this.runningIds()[0] === id ? 'csi' : 'synthetic';
   }
 
-  private append(c: CogState, line: string): void {
-    c.output.push(line);
-    if (c.output.length > MAX_LOG_LINES) c.output.splice(0, c.output.length - MAX_LOG_LINES);
+  private append(lines: string[], line: string): void {
+    lines.push(line);
+    if (lines.length > MAX_LOG_LINES) lines.splice(0, lines.length - MAX_LOG_LINES);
   }
+}
+
+/** Checks `values` against the manifest's `[config]` (type, min/max, allowed) and merges them into `into`. */
+function checkConfig(
+  manifest: SimManifest,
+  into: Record<string, SimConfigValue>,
+  values: Record<string, unknown>,
+): Record<string, SimConfigValue> {
+  const out = { ...into };
+  for (const [key, value] of Object.entries(values)) {
+    const knob = Object.hasOwn(manifest.config, key) ? manifest.config[key] : undefined;
+    if (knob === undefined) throw new SimRefusal(400, `config: unknown key ${JSON.stringify(key)}`);
+    const bad = (why: string): never => {
+      throw new SimRefusal(400, `config.${key}: ${why}`);
+    };
+    if (knob.type === 'boolean') {
+      if (typeof value !== 'boolean') bad('expected a boolean');
+    } else if (knob.type === 'string') {
+      if (typeof value !== 'string') bad('expected a string');
+      if (knob.allowed !== undefined && !knob.allowed.includes(value as string)) {
+        bad(`expected one of ${knob.allowed.join(', ')}`);
+      }
+    } else {
+      if (typeof value !== 'number' || !Number.isFinite(value)) bad(`expected a ${knob.type}`);
+      const n = value as number;
+      if (knob.type === 'integer' && !Number.isInteger(n)) bad('expected an integer');
+      if (knob.min !== undefined && n < knob.min) bad(`at least ${knob.min}`);
+      if (knob.max !== undefined && n > knob.max) bad(`at most ${knob.max}`);
+    }
+    out[key] = value as SimConfigValue;
+  }
+  return out;
 }

@@ -1,0 +1,131 @@
+import { join } from 'node:path';
+import {
+  DEFAULT_CATALOG,
+  SeedSimulator,
+  saveToken,
+  seedPinWorkload,
+  selfSignedCert,
+  storeCog,
+} from '@heddle/seed-adapter';
+import { afterEach, describe, expect, it } from 'vitest';
+import { seedContext } from './place-gate.js';
+import { SEED_INSTALL_WINDOW_MS } from './seed-settle.js';
+import { openPlane, type TestPlane, tempDir } from './test-fixtures.js';
+
+const open: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const x of open.splice(0).reverse()) await x.close();
+});
+
+async function seedPlane(
+  installDelayMs = 20,
+  now?: () => number,
+): Promise<{ sim: SeedSimulator; p: TestPlane; token: string; tokenFile: string; nodeId: string }> {
+  const sim = await SeedSimulator.start({ https: selfSignedCert('seed-s'), installDelayMs, tickMs: 50 });
+  open.push(sim);
+  const p = await openPlane(tempDir(), {}, now);
+  open.push(p);
+  const token = sim.addToken();
+  const tokenFile = join(tempDir(), 'seed.token');
+  saveToken(tokenFile, token);
+  const node = await p.plane.addSeed(sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile });
+  return { sim, p, token, tokenFile, nodeId: node.node_id };
+}
+
+const until = async (ok: () => boolean): Promise<void> => {
+  while (!ok()) await new Promise((r) => setTimeout(r, 100));
+};
+
+describe('Seed places whose install answer was lost are settled, as for hosts', () => {
+  it('kept unsettled on disk, then settled from the Seed: recorded, running, visible, unloaded like any other', async () => {
+    const { sim, p, nodeId } = await seedPlane(4_600);
+    sim.installWithoutAnswer('early');
+    const r = await p.plane.place({ store_pin: { id: 'thermal', version: '1.0.3', console_commands: [] } });
+    expect(r.status).toBe('unsettled');
+    const [u] = p.plane.unsettled();
+    expect(u).toMatchObject({ node_id: nodeId, decision_id: r.decision_id, variant: 'store-pin-installed' });
+    expect((await p.plane.settle()).pending).toEqual([r.decision_id]); // not on the Seed yet
+    await until(() => sim.installed().length === 1);
+    const report = await p.plane.settle();
+    expect(report.placed).toEqual([r.decision_id]);
+    expect(p.plane.unsettled()).toEqual([]);
+    const inst = p.plane.instance(u?.expected_instance_id as string);
+    expect(inst).toMatchObject({
+      node_id: nodeId,
+      workload: 'thermal',
+      state: 'running',
+      variant: 'store-pin-installed',
+    });
+    expect(p.plane.nodes().find((n) => n.node_id === nodeId)?.instances).toBe(1);
+    expect(sim.installed()).toMatchObject([{ id: 'thermal', running: true }]);
+    await p.plane.unload(inst.instance_id);
+    expect(sim.installed()).toEqual([]);
+    const phases = p.chain
+      .range(0)
+      .filter((e) => e.kind === 'workload.place')
+      .map((e) => (e.payload as { phase?: string }).phase);
+    expect(phases).toContain('unsettled');
+    expect(phases).toContain('settled');
+  }, 20_000);
+
+  it('an install that landed another version (the store moved on) is undone when settled', async () => {
+    const { sim, p } = await seedPlane(4_600);
+    sim.installWithoutAnswer('early');
+    const placing = p.plane.place({ store_pin: { id: 'thermal', version: '1.0.3', console_commands: [] } });
+    await new Promise((r) => setTimeout(r, 300));
+    sim.setCatalog([...DEFAULT_CATALOG.filter((c) => c.id !== 'thermal'), storeCog('thermal', '1.1.0')]);
+    expect((await placing).status).toBe('unsettled');
+    await until(() => sim.installed().length === 1);
+    expect(sim.installed()).toMatchObject([{ id: 'thermal', version: '1.1.0' }]);
+    expect((await p.plane.settle()).nothing).toHaveLength(1);
+    expect(sim.installed()).toEqual([]);
+    expect(p.plane.unsettled()).toEqual([]);
+  }, 20_000);
+});
+
+describe('a Seed decision whose install never landed', () => {
+  it('stays pending within the install window, then is dropped (nothing installed)', async () => {
+    let skew = 0;
+    const { sim, p, nodeId } = await seedPlane(20, () => Date.now() + skew);
+    const r = await p.plane.place({ store_pin: { id: 'thermal', version: '1.0.3', console_commands: [] } });
+    const id = r.instance?.instance_id as string;
+    await p.plane.unload(id);
+    expect(sim.installed()).toEqual([]);
+    // As if a second place of the same order had lost its answer and nothing reached the Seed.
+    p.store.putUnsettled({
+      decision_id: 'd-lost-1',
+      order_id: r.order_id as string,
+      node_id: nodeId,
+      expected_instance_id: id,
+      variant: 'store-pin-installed',
+      since_ms: Date.now(),
+      attempts: 1,
+      last_error: 'lost',
+    });
+    expect((await p.plane.settle()).pending).toEqual(['d-lost-1']);
+    expect(p.plane.unsettled()[0]?.last_error).toContain('may still be installing');
+    skew = SEED_INSTALL_WINDOW_MS + 1_000;
+    expect((await p.plane.settle()).nothing).toEqual(['d-lost-1']);
+    expect(p.plane.unsettled()).toEqual([]);
+  });
+});
+
+describe('the token of a Seed node', () => {
+  it('a revoked token shows in node ls (alive, token refused), and add-seed refuses a token never issued', async () => {
+    const { sim, p, token, nodeId } = await seedPlane();
+    sim.revokeTokens(token);
+    const [n] = await p.plane.refreshNodes();
+    expect(n).toMatchObject({ node_id: nodeId, liveness: 'alive' });
+    expect(n?.last_error).toMatch(/^token refused: /);
+    const never = join(tempDir(), 'never.token');
+    saveToken(never, 'seed_neverIssuedByThisSeed0123456789abcdef');
+    await expect(
+      p.plane.addSeed(sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile: never }),
+    ).rejects.toThrow(/heddle-seed pair/);
+  });
+
+  it('places on a Seed are gated with the network its cogs get: egress', () => {
+    const w = seedPinWorkload({ id: 'thermal', version: '1.0.3', console_commands: [] });
+    expect(seedContext(w, 'paired').network).toBe('egress');
+  });
+});

@@ -1,0 +1,98 @@
+import type { InstanceHandle } from '@heddle/runtime';
+import { SEED_RUNTIME_ID, seedPinWorkload } from '@heddle/seed-adapter';
+import { seedInstanceId, seedPlacement } from './place-seed.js';
+import { chainChange, stageNew } from './placement-life.js';
+import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
+import { seedClient, seedPinOf } from './seed-nodes.js';
+import type { OrderRecord, TargetRecord, UnsettledRecord } from './state-store.js';
+
+/**
+ * How long after an unsettled Seed install its cog may still appear (the client's install timeout,
+ * 180 s, and a margin): a Seed that does not list the cog by then never installed it.
+ */
+export const SEED_INSTALL_WINDOW_MS = 200_000;
+
+/** What settling one Seed decision did. */
+export type SeedSettlement = 'placed' | 'nothing' | 'pending';
+
+/**
+ * Settles an unsettled place on a Seed (an install whose answer was lost, or one that could not be
+ * undone) by reading the Seed's installed list, as a host's is settled by its status (DESIGN 4):
+ *
+ * - the cog is there at the pinned version: this controller installed it, so it is adopted (as
+ *   installed here), started or stopped as the order asked, and recorded as a placement (chained,
+ *   `settled`): visible to `ps`, `node ls`, and unloaded (uninstalled) like any other;
+ * - it is there at another version: the install put what the store had then; adopted as a stranded
+ *   install and unloaded, which uninstalls it (`nothing`: the order may be placed again);
+ * - it is not there: `nothing` once {@link SEED_INSTALL_WINDOW_MS} has passed since the attempt,
+ *   else still pending;
+ * - the Seed cannot be read or refuses: still pending, the reason kept.
+ */
+export async function settleSeed(
+  ctx: PlaneContext,
+  u: UnsettledRecord,
+  target: TargetRecord,
+  order: OrderRecord,
+): Promise<SeedSettlement> {
+  const pin = order.store_pin;
+  const pending = (why: string): SeedSettlement => {
+    ctx.store.putUnsettled({ ...u, attempts: u.attempts + 1, last_error: why.slice(0, 512) });
+    return 'pending';
+  };
+  if (pin === undefined || pin === null) return pending('the order has no store pin');
+  const workload = seedPinWorkload(seedPinOf(pin));
+  const handle: InstanceHandle = {
+    instanceId: u.expected_instance_id ?? seedInstanceId(workload, order, target.node_id),
+    runtime: SEED_RUNTIME_ID,
+    workloadId: pin.id,
+    version: pin.version,
+    storeInstalled: true,
+  };
+  let there: { version: string } | undefined;
+  try {
+    there = (await seedClient(target).installed()).find((c) => c.id === pin.id);
+  } catch (err) {
+    return pending(`the Seed cannot be read: ${(err as Error).message}`);
+  }
+  const settled = async (outcome: string, extra: Record<string, string> = {}): Promise<void> => {
+    await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
+      phase: 'settled',
+      decision_id: u.decision_id,
+      node_id: u.node_id,
+      outcome,
+      ...extra,
+    });
+  };
+  if (there === undefined) {
+    if (ctx.now() < u.since_ms + SEED_INSTALL_WINDOW_MS) {
+      return pending(`${pin.id} is not on the Seed yet; it may still be installing`);
+    }
+    ctx.store.removeUnsettled(u.decision_id);
+    await settled('nothing');
+    return 'nothing';
+  }
+  try {
+    const host = await ctx.seeds.hostFor(ctx, target, pin);
+    await host.adopt(handle, workload);
+    if (there.version !== pin.version) {
+      await host.unload(handle); // a stranded install of this controller's: removed
+      ctx.store.removeUnsettled(u.decision_id);
+      await settled('nothing', { undone: `${pin.id}@${there.version}` });
+      return 'nothing';
+    }
+    if (order.start) await host.start(handle);
+    else await host.stop(handle, 5_000);
+  } catch (err) {
+    return pending(`settling on the Seed failed: ${(err as Error).message}`);
+  }
+  ctx.book.contact(target.node_id);
+  const placement = seedPlacement(ctx, order, u.decision_id, target.node_id, handle, workload, order.start);
+  const staged = ctx.store.transaction(() => {
+    const change = stageNew(ctx, placement, 'placed');
+    ctx.store.removeUnsettled(u.decision_id);
+    return change;
+  });
+  await chainChange(ctx, staged, { why: 'settled' });
+  await settled('placed', { instance_id: placement.instance_id });
+  return 'placed';
+}
