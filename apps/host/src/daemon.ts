@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
 import { badInput, CliError, ExitCode, errorFields, type Logger } from '@heddle/cli-kit';
@@ -132,7 +132,9 @@ export async function startHost(config: HostConfig, log: Logger): Promise<Runnin
   }
   try {
     for (const d of [config.dataDir, join(config.dataDir, 'instances'), join(config.dataDir, 'native')]) {
-      mkdirSync(d, { recursive: true, mode: 0o711 });
+      // 0711 whatever the umask (the systemd unit's UMask=0077 would make it 0700): a native workload
+      // running as run_as_user must pass through these to reach its own directories.
+      if (mkdirSync(d, { recursive: true, mode: 0o711 }) !== undefined) chmodSync(d, 0o711);
     }
   } catch (err) {
     throw badInput(
