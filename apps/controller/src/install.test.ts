@@ -289,6 +289,37 @@ describe('installable apps', () => {
     expect(() => sh(nativeRoot, ['install', tarballs.host])).toThrow(/disagree/);
   }, 60_000);
 
+  it('install.sh works copied on its own, as docs/host.md "Install on a fleet" ships it', () => {
+    // The fleet loop extracts only package/deploy/install.sh from the tarball and copies it over.
+    const alone = join(work, 'alone');
+    mkdirSync(alone);
+    execFileSync('tar', ['-xzf', tarballs.host, '-C', alone, 'package/deploy/install.sh']);
+    const root = join(work, 'alone-root');
+    const r = spawnSync(
+      'sh',
+      [
+        join(alone, 'package/deploy/install.sh'),
+        'install',
+        tarballs.host,
+        '--controller',
+        'cd'.repeat(32),
+        '--native',
+        '--root',
+        root,
+        '--no-users',
+        '--no-systemd',
+      ],
+      { cwd: work, encoding: 'utf8', env: cleanEnv() },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(join(root, 'etc/systemd/system/heddle-host.service'), 'utf8')).toMatch(
+      /^User=heddle$/m,
+    );
+    expect(readFileSync(join(root, 'etc/systemd/system/heddle-host.service.d/native.conf'), 'utf8')).toMatch(
+      /^User=root$/m,
+    );
+  }, 60_000);
+
   it('install.sh upgrade rolls back by itself when the new version does not stay up, and forgets it', () => {
     const script = join(installed, 'heddle-host', 'deploy', 'install.sh');
     const root = join(work, 'rollback-root');

@@ -39,7 +39,6 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-here=$(cd "$(dirname "$0")" && pwd)
 opt="$root/opt/heddle-host"
 bin="$root/usr/local/bin"
 etc="$root/etc/heddle-host"
@@ -117,11 +116,13 @@ case $cmd in
       chown heddle:heddle "$etc/node.key"; chmod 0600 "$etc/node.key"
       [ $native = 1 ] || chown heddle:heddle "$data"
     fi
+    # The unit files of the version just installed (this script may have been copied on its own).
+    deploy="$opt/$v/lib/node_modules/heddle-host/deploy"
     mkdir -p "$units"
-    cp "$here/heddle-host.service" "$units/heddle-host.service"
+    cp "$deploy/heddle-host.service" "$units/heddle-host.service"
     if [ $native = 1 ]; then
       mkdir -p "$units/heddle-host.service.d"
-      cp "$here/heddle-host-native.conf" "$units/heddle-host.service.d/native.conf"
+      cp "$deploy/heddle-host-native.conf" "$units/heddle-host.service.d/native.conf"
     else
       rm -f "$units/heddle-host.service.d/native.conf"
     fi
