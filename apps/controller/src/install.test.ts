@@ -2,7 +2,7 @@
 // published, and the heddle-host tarball is installed globally with npm into a scratch prefix,
 // offline, then run as a real host that the controller (from source) places a cog onto. Needs the
 // apps built (`turbo run build`; `npm test` builds first).
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -91,6 +91,30 @@ afterAll(async () => {
 const VERSION = (
   JSON.parse(readFileSync(join(ROOT, 'apps/host/package.json'), 'utf8')) as { version: string }
 ).version;
+
+/** A later version (99.0.0) of the packed heddle-host (the bundled version follows package.json). */
+function laterTarball(): string {
+  const nextTarball = join(work, 'heddle-host-99.0.0.tgz');
+  if (existsSync(nextTarball)) return nextTarball;
+  const next = join(work, 'next');
+  mkdirSync(next);
+  execFileSync('tar', ['-xzf', tarballs.host, '-C', next]);
+  const manifest = join(next, 'package', 'package.json');
+  writeFileSync(
+    manifest,
+    readFileSync(manifest, 'utf8').replace(`"version": "${VERSION}"`, '"version": "99.0.0"'),
+  );
+  const bundle = join(next, 'package', 'dist', 'bin.js');
+  writeFileSync(
+    bundle,
+    readFileSync(bundle, 'utf8').replace(
+      `name: "heddle-host",\n  version: "${VERSION}"`,
+      'name: "heddle-host",\n  version: "99.0.0"',
+    ),
+  );
+  execFileSync('tar', ['-czf', nextTarball, '-C', next, 'package']);
+  return nextTarball;
+}
 
 describe('installable apps', () => {
   it('heddle-host and heddle-seed install offline from their tarballs: no dependency, no native addon', () => {
@@ -201,25 +225,7 @@ describe('installable apps', () => {
         env: cleanEnv(),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
-    // A later version of the same package (the bundled version string follows package.json).
-    const next = join(work, 'next');
-    mkdirSync(next);
-    execFileSync('tar', ['-xzf', tarballs.host, '-C', next]);
-    const manifest = join(next, 'package', 'package.json');
-    writeFileSync(
-      manifest,
-      readFileSync(manifest, 'utf8').replace(`"version": "${VERSION}"`, '"version": "99.0.0"'),
-    );
-    const bundle = join(next, 'package', 'dist', 'bin.js');
-    writeFileSync(
-      bundle,
-      readFileSync(bundle, 'utf8').replace(
-        `name: "heddle-host",\n  version: "${VERSION}"`,
-        'name: "heddle-host",\n  version: "99.0.0"',
-      ),
-    );
-    const nextTarball = join(work, 'heddle-host-99.0.0.tgz');
-    execFileSync('tar', ['-czf', nextTarball, '-C', next, 'package']);
+    const nextTarball = laterTarball();
 
     const root = join(work, 'root');
     const bin = join(root, 'usr/local/bin/heddle-host');
@@ -230,6 +236,7 @@ describe('installable apps', () => {
     expect(version()).toBe(`heddle-host ${VERSION}`);
     const config = JSON.parse(readFileSync(join(root, 'etc/heddle-host/heddle-host.json'), 'utf8')) as {
       data_dir: string;
+      revocation_list: string;
       routes: string[];
       native: Record<string, unknown>;
       controllers: { public_key: string }[];
@@ -242,6 +249,18 @@ describe('installable apps', () => {
     expect(config.controllers.map((c) => c.public_key)).toEqual([key]);
     const unit = readFileSync(join(root, 'etc/systemd/system/heddle-host.service'), 'utf8');
     expect(unit).toMatch(/^User=heddle$/m);
+    // Under ProtectSystem=strict the host may write only below ReadWritePaths: its data directory and
+    // the revocation list a controller pushes (workload.revoke writes it) must both be there.
+    const writable = [...unit.matchAll(/^ReadWritePaths=(.+)$/gm)].flatMap((m) =>
+      (m[1] as string).split(/\s+/).map((p) => join(root, p)),
+    );
+    expect(unit).toMatch(/^ProtectSystem=strict$/m);
+    for (const path of [config.data_dir, resolve(join(root, 'etc/heddle-host'), config.revocation_list)]) {
+      expect(
+        writable.some((w) => path === w || path.startsWith(`${w}/`)),
+        `${path} is outside ReadWritePaths`,
+      ).toBe(true);
+    }
     expect(existsSync(join(root, 'etc/systemd/system/heddle-host.service.d/native.conf'))).toBe(false);
 
     expect(sh(root, ['upgrade', nextTarball])).toContain(`upgraded heddle-host ${VERSION} -> 99.0.0`);
@@ -268,5 +287,77 @@ describe('installable apps', () => {
     expect(dropIn).toMatch(/^User=root$/m);
     // Installing over it without --native would leave them disagreeing: refused.
     expect(() => sh(nativeRoot, ['install', tarballs.host])).toThrow(/disagree/);
+  }, 60_000);
+
+  it('install.sh works copied on its own, as docs/host.md "Install on a fleet" ships it', () => {
+    // The fleet loop extracts only package/deploy/install.sh from the tarball and copies it over.
+    const alone = join(work, 'alone');
+    mkdirSync(alone);
+    execFileSync('tar', ['-xzf', tarballs.host, '-C', alone, 'package/deploy/install.sh']);
+    const root = join(work, 'alone-root');
+    const r = spawnSync(
+      'sh',
+      [
+        join(alone, 'package/deploy/install.sh'),
+        'install',
+        tarballs.host,
+        '--controller',
+        'cd'.repeat(32),
+        '--native',
+        '--root',
+        root,
+        '--no-users',
+        '--no-systemd',
+      ],
+      { cwd: work, encoding: 'utf8', env: cleanEnv() },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(join(root, 'etc/systemd/system/heddle-host.service'), 'utf8')).toMatch(
+      /^User=heddle$/m,
+    );
+    expect(readFileSync(join(root, 'etc/systemd/system/heddle-host.service.d/native.conf'), 'utf8')).toMatch(
+      /^User=root$/m,
+    );
+  }, 60_000);
+
+  it('install.sh upgrade rolls back by itself when the new version does not stay up, and forgets it', () => {
+    const script = join(installed, 'heddle-host', 'deploy', 'install.sh');
+    const root = join(work, 'rollback-root');
+    const current = join(root, 'opt/heddle-host/current');
+    // systemd as its documented contract says (`is-active` exits non-zero for a unit that is not
+    // active): here 99.0.0 crashes at start, every other version stays up. `sleep` returns at once.
+    const fake = join(work, 'fake-bin');
+    mkdirSync(fake, { recursive: true });
+    const calls = join(work, 'systemctl.calls');
+    writeFileSync(
+      join(fake, 'systemctl'),
+      `#!/bin/sh\necho "$* $(readlink '${current}')" >> '${calls}'\n[ "$1" != is-active ] || [ "$(readlink '${current}')" != 99.0.0 ]\n`,
+      { mode: 0o755 },
+    );
+    writeFileSync(join(fake, 'sleep'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const sh = (args: string[]) =>
+      spawnSync('sh', [script, ...args, '--root', root, '--no-users'], {
+        cwd: work,
+        encoding: 'utf8',
+        env: { ...cleanEnv(), PATH: `${fake}:${process.env.PATH ?? ''}` },
+      });
+    expect(sh(['install', tarballs.host, '--controller', 'ab'.repeat(32)]).status).toBe(0);
+    writeFileSync(calls, '');
+    const up = sh(['upgrade', laterTarball()]);
+    expect(up.status, up.stdout).toBe(1);
+    expect(up.stderr).toContain(`heddle-host 99.0.0 did not stay up: rolling back to ${VERSION}`);
+    expect(readlinkSync(current)).toBe(VERSION);
+    expect(readFileSync(calls, 'utf8').trim().split('\n')).toEqual([
+      'restart heddle-host 99.0.0',
+      'is-active --quiet heddle-host 99.0.0',
+      `restart heddle-host ${VERSION}`,
+      `is-active --quiet heddle-host ${VERSION}`,
+    ]);
+    // The failed version is not what `rollback` goes back to.
+    expect(sh(['status']).stdout).toContain('previous: none');
+    const back = sh(['rollback']);
+    expect(back.status).toBe(1);
+    expect(back.stderr).toContain('no previous version recorded');
+    expect(readlinkSync(current)).toBe(VERSION);
   }, 60_000);
 });

@@ -39,7 +39,6 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-here=$(cd "$(dirname "$0")" && pwd)
 opt="$root/opt/heddle-host"
 bin="$root/usr/local/bin"
 etc="$root/etc/heddle-host"
@@ -97,11 +96,15 @@ case $cmd in
       trust_arg=''; [ -n "$trust" ] && trust_arg="--trust $trust"
       # shellcheck disable=SC2086 # the --controller and --trust words are meant to split
       "$opt/$v/bin/heddle-host" init --dir "$etc" --listen "$listen" --routes "$routes" --tier "$tier" $controllers $trust_arg
-      # data_dir in /var/lib (the unit's StateDirectory); the run-as user only with the native route,
+      # data_dir and the revocation list in /var/lib (the unit's StateDirectory, the one place it may
+      # write); the run-as user only with the native route,
       # where the unit runs the host as root (heddle-host-native.conf): they always agree.
       HEDDLE_DATA="$data" HEDDLE_NATIVE=$native node -e '
         const fs = require("fs"); const f = process.argv[1]; const c = JSON.parse(fs.readFileSync(f, "utf8"));
         c.data_dir = process.env.HEDDLE_DATA;
+        // A pushed list (heddle revoke, workload.revoke) is written here: it must be where the unit
+        // lets the host write (ReadWritePaths=/var/lib/heddle-host), not in the read-only /etc.
+        c.revocation_list = process.env.HEDDLE_DATA + "/revocations.json";
         c.native = process.env.HEDDLE_NATIVE === "1" ? { run_as_user: "heddle-work" } : {};
         fs.writeFileSync(f + ".tmp", JSON.stringify(c, null, 2) + "\n"); fs.renameSync(f + ".tmp", f);' "$config"
       rmdir "$etc/data" 2>/dev/null || true
@@ -113,11 +116,13 @@ case $cmd in
       chown heddle:heddle "$etc/node.key"; chmod 0600 "$etc/node.key"
       [ $native = 1 ] || chown heddle:heddle "$data"
     fi
+    # The unit files of the version just installed (this script may have been copied on its own).
+    deploy="$opt/$v/lib/node_modules/heddle-host/deploy"
     mkdir -p "$units"
-    cp "$here/heddle-host.service" "$units/heddle-host.service"
+    cp "$deploy/heddle-host.service" "$units/heddle-host.service"
     if [ $native = 1 ]; then
       mkdir -p "$units/heddle-host.service.d"
-      cp "$here/heddle-host-native.conf" "$units/heddle-host.service.d/native.conf"
+      cp "$deploy/heddle-host-native.conf" "$units/heddle-host.service.d/native.conf"
     else
       rm -f "$units/heddle-host.service.d/native.conf"
     fi
@@ -128,6 +133,8 @@ case $cmd in
   upgrade)
     [ -L "$opt/current" ] || die "upgrade: heddle-host is not installed here (run install first)"
     old=$(readlink "$opt/current")
+    # What `rollback` goes back to, restored if this upgrade is rolled back (never the failed version).
+    before=$(cat "$opt/previous" 2>/dev/null || true)
     v=$(install_version)
     # The new version must accept the configuration and the key before anything changes.
     "$opt/$v/bin/heddle-host" id --config "$config" >/dev/null || die "heddle-host $v refuses $config: still on $old"
@@ -135,6 +142,7 @@ case $cmd in
     if ! restart; then
       echo "install.sh: heddle-host $v did not stay up: rolling back to $old" >&2
       switch_to "$old"
+      if [ -n "$before" ]; then echo "$before" > "$opt/previous"; else rm -f "$opt/previous"; fi
       restart || true
       exit 1
     fi
@@ -152,7 +160,9 @@ case $cmd in
   status)
     echo "current: $(readlink "$opt/current" 2>/dev/null || echo none)"
     echo "previous: $(cat "$opt/previous" 2>/dev/null || echo none)"
-    echo "installed: $(ls "$opt" 2>/dev/null | grep -v -e '^current$' -e '^previous$' | tr '\n' ' ')"
+    installed=''
+    for d in "$opt"/*/; do [ -d "$d" ] && [ ! -L "${d%/}" ] && installed="$installed $(basename "$d")"; done
+    echo "installed:$installed"
     ;;
   *) die "unknown command $cmd (install, upgrade, rollback, status)" ;;
 esac

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { chmodSync, existsSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
 import {
@@ -151,7 +151,11 @@ export async function startHost(config: HostConfig, log: Logger): Promise<Runnin
   }
   try {
     for (const d of [config.dataDir, join(config.dataDir, 'instances'), join(config.dataDir, 'native')]) {
+      // 0711 whatever the umask (the systemd unit's UMask=0077 would make it 0700): a native workload
+      // running as run_as_user must pass through these to reach its own directories.
+      const existed = existsSync(d);
       makeDirs(d, 0o711);
+      if (!existed) chmodSync(d, 0o711);
     }
   } catch (err) {
     throw inputOrSystemError(

@@ -298,6 +298,46 @@ describe('version 3', () => {
   });
 });
 
+describe('version 4', () => {
+  it('upgrades a version 3 database in place: targets keep every field and report no software until described', () => {
+    const path = dbPath();
+    const db = new Database(path);
+    migrate(db, MIGRATIONS.slice(0, 3));
+    expect(readSchemaVersion(db)).toBe(3);
+    db.prepare(
+      "INSERT INTO targets (node_id, url, public_key, key_source, tier, assigned_tier, pending_key, routes, facts, learned_at_ms, last_seen_ms, unreachable_since_ms, last_error, seed) VALUES ('n1', 'ws://x', 'k', 'pinned', 'paired', 'pinned', NULL, '[\"wasi\"]', NULL, 1, 2, NULL, 'e', NULL)",
+    ).run();
+    db.close();
+    let store = SqliteStateStore.open(path);
+    try {
+      expect(store.schemaVersion).toBe(5);
+      const t = store.getTarget('n1') as NonNullable<ReturnType<typeof store.getTarget>>;
+      expect(t).toMatchObject({
+        url: 'ws://x',
+        public_key: 'k',
+        key_source: 'pinned',
+        tier: 'paired',
+        assigned_tier: 'pinned',
+        routes: ['wasi'],
+        learned_at_ms: 1,
+        last_seen_ms: 2,
+        last_error: 'e',
+      });
+      expect(t.software ?? null).toBeNull();
+      store.putTarget({ ...t, software: { name: 'heddle-host', version: '1.2.3' } });
+    } finally {
+      store.close();
+    }
+    store = SqliteStateStore.open(path);
+    try {
+      expect(store.getTarget('n1')?.software).toEqual({ name: 'heddle-host', version: '1.2.3' });
+      expect(store.getTarget('n1')?.routes).toEqual(['wasi']);
+    } finally {
+      store.close();
+    }
+  });
+});
+
 describe('version 5', () => {
   it('upgrades a version 3 database in place: targets gain no lease, idempotency keys are kept', () => {
     const path = dbPath();
