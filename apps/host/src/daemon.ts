@@ -292,6 +292,7 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
   }
   const svc = service;
   logNonceJournal(svc, log);
+  await warnUnusableRoutes(hosts, log);
   await recoverInstances(svc, log);
   recovered = true;
   if (address === undefined) {
@@ -445,4 +446,25 @@ function logNonceJournal(svc: HostService, log: Logger): void {
     'the nonce journal was lost: changes issued before start-up plus the clock skew (30 s) are refused',
     { state: r.state, kept_as: r.keptAs ?? null, reason: r.reason ?? null },
   );
+}
+
+/**
+ * Warns of each configured route whose adapter probed itself unusable (it offers no `runtime.<id>`
+ * capability): the host still runs, but every place on that route is refused by the controller's
+ * engine (`node has no capability runtime.<id>`), so an operator must hear why at start-up.
+ */
+async function warnUnusableRoutes(hosts: readonly WorkloadHost[], log: Logger): Promise<void> {
+  for (const h of hosts) {
+    const id = h.adapter.route;
+    const caps = await h.adapter.provides();
+    if (!caps.some((c) => c.id === `runtime.${id}` || c.id.startsWith(`runtime.${id}.`))) {
+      log.warn(`route ${id}: its runtime probe failed, so nothing can be placed on it`, {
+        route: id,
+        hint:
+          id === 'wasi'
+            ? 'the WASI runner runs as native.run_as_user (nobody on a root host): that user must be able to read the installed heddle-host files'
+            : 'see docs/runtimes.md for what this runtime needs',
+      });
+    }
+  }
 }

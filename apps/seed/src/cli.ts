@@ -132,7 +132,8 @@ export function runCli(argv: readonly string[], rawIo: CliIo = processIo): Promi
   const io = redactingIo(rawIo);
   // `--help` after `--` belongs to the command's arguments (`console air-quality -- --help` runs `--help`).
   const end = argv.indexOf('--');
-  const helpAsked = argv.slice(1, end < 0 ? undefined : end).some((x) => x === '--help' || x === '-h');
+  const helpAsked =
+    argv[0] === 'help' || argv.slice(1, end < 0 ? undefined : end).some((x) => x === '--help' || x === '-h');
   return dispatchCli(argv, io, {
     prefix: 'heddle-seed',
     version: VERSION,
