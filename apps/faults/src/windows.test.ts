@@ -56,6 +56,29 @@ describe('window evidence', () => {
     expect(hostFinishedPlace(records, 'd1')).toBe(false);
   });
 
+  it('counts a place the host refused, or one the controller left unsettled, as over (not in the window)', () => {
+    const p = join(tempDir('heddle-faults-win-'), 'c.jsonl');
+    writeFileSync(
+      p,
+      rec(
+        'f1',
+        { phase: 'verify', code: 'runtime', method: 'workload.place', decision_id: 'd4' },
+        'workload.refuse',
+      ) +
+        rec(
+          'f2',
+          { phase: 'verify', code: 'runtime', method: 'workload.stop', decision_id: 'd5' },
+          'workload.refuse',
+        ) +
+        rec('u1', { phase: 'unsettled', decision_id: 'd6', node_id: 'n' }),
+    );
+    const records = chainSince(p, 0).records;
+    expect(hostFinishedPlace(records, 'd4')).toBe(true);
+    expect(hostFinishedPlace(records, 'd5')).toBe(false);
+    expect(controllerRecordedPlace(records, 'd6')).toBe(true);
+    expect(controllerRecordedPlace(records, 'd4')).toBe(false);
+  });
+
   it('watch polls until a value or the deadline', async () => {
     let n = 0;
     expect(await watch(1_000, 1, () => (++n >= 3 ? n : undefined))).toBe(3);

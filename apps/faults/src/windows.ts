@@ -85,7 +85,8 @@ export function decisions(records: readonly ChainRecord[]): ChainRecord[] {
 
 /**
  * Whether the controller had recorded the answer of the place of decision `decisionId` (its chain
- * holds an `attempt` of that decision that placed it, or a reconciliation that found it placed).
+ * holds an `attempt` of that decision that placed it, a reconciliation that found it placed, or the
+ * decision left `unsettled`: the place had returned, its answer lost).
  */
 export function controllerRecordedPlace(records: readonly ChainRecord[], decisionId: string): boolean {
   return records.some(
@@ -93,17 +94,23 @@ export function controllerRecordedPlace(records: readonly ChainRecord[], decisio
       r.kind === 'workload.place' &&
       r.payload.decision_id === decisionId &&
       ((r.payload.phase === 'attempt' && r.payload.outcome === 'placed') ||
-        (r.payload.phase === 'reconciled' && r.payload.outcome === 'placed')),
+        (r.payload.phase === 'reconciled' && r.payload.outcome === 'placed') ||
+        r.payload.phase === 'unsettled'),
   );
 }
 
-/** Whether a host had finished the place of decision `decisionId` (its `workload.place` record of it). */
+/**
+ * Whether a host had finished the place of decision `decisionId`: its `workload.place` record of it,
+ * or a `workload.refuse` of a place under that decision (a refused place is over too).
+ */
 export function hostFinishedPlace(records: readonly ChainRecord[], decisionId: string): boolean {
   return records.some(
     (r) =>
-      r.kind === 'workload.place' &&
       r.payload.decision_id === decisionId &&
-      (r.payload.phase === 'placed' || r.payload.phase === 'already_placed'),
+      ((r.kind === 'workload.place' &&
+        (r.payload.phase === 'placed' || r.payload.phase === 'already_placed')) ||
+        (r.kind === 'workload.refuse' &&
+          (r.payload.method === 'workload.place' || r.payload.method === 'workload.load'))),
   );
 }
 

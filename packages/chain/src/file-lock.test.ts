@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { currentHolder, processStartTime } from './file-lock.js';
+import { acquireChainLock, currentHolder, processStartTime } from './file-lock.js';
 import { FileChainStore, openChainFile, verifyChainFile } from './index.js';
 
 /** What this process writes into a lock it takes. */
@@ -143,6 +143,35 @@ describe('single writer', () => {
     expect(readFileSync(`${path}.lock`, 'utf8')).toBe(ownLock());
     await chain.close();
     expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
+  it('two processes taking over the same stale lock at once: only one gets it', async () => {
+    const path = fresh();
+    const lockPath = `${path}.lock`;
+    const zero = '00000000-0000-0000-0000-000000000000';
+    const staleBoot = currentHolder().boot === zero ? zero.replace(/0$/, '1') : zero; // another boot: stale
+    writeFileSync(lockPath, `${process.pid}\nstart 1\nboot ${staleBoot}\n`);
+    const other = await sleeper();
+    try {
+      const b = { pid: other.pid, start: processStartTime(other.pid), boot: currentHolder().boot };
+      let bGot: string | undefined;
+      // A judged the lock stale; before it takes it over, B (another process) judges it stale too and
+      // takes it. Old code: A then removed B's fresh lock and created its own, so both held it.
+      expect(() =>
+        acquireChainLock(path, {
+          onStale: () => {
+            if (bGot === undefined) bGot = acquireChainLock(path, { self: b });
+          },
+        }),
+      ).toThrow(new RegExp(`process ${other.pid}`));
+      expect(bGot).toBe(lockPath);
+      expect(readFileSync(lockPath, 'utf8')).toBe(
+        `${b.pid}\n${b.start === undefined ? '' : `start ${b.start}\n`}${b.boot === undefined ? '' : `boot ${b.boot}\n`}`,
+      );
+      expect(existsSync(`${lockPath}.takeover`)).toBe(false);
+    } finally {
+      await other.kill();
+    }
   });
 
   it('an empty lock file is honoured briefly (a writer between create and write), then stale', async () => {

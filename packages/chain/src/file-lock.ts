@@ -1,4 +1,14 @@
-import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { writeFileAtomic } from '@heddle/envelope';
 import { ChainError } from './errors.js';
 
@@ -114,19 +124,64 @@ function tryCreate(lockPath: string, self: LockHolder): boolean {
   return true;
 }
 
+/** A takeover guard older than this was left by a process that crashed while taking over a lock. */
+const TAKEOVER_GUARD_STALE_MS = 10_000;
+
+/** Test hooks and identity of {@link acquireChainLock} (internal). */
+export interface AcquireLockOptions {
+  /** Who takes the lock (default this process). */
+  readonly self?: LockHolder;
+  /** Called once a lock was judged stale, before it is taken over (tests make another taker run here). */
+  readonly onStale?: () => void;
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Removes the stale lock at `lockPath`, whose text was `staleText`, only if it still holds that text,
+ * under the takeover guard `<lock>.takeover` (a directory, created atomically): two processes that
+ * judged the same lock stale cannot both remove it, so the second never removes the lock the first
+ * just created. Returns false when another process is taking it over (try again shortly).
+ */
+function takeOverStale(lockPath: string, staleText: string): boolean {
+  const guard = `${lockPath}.takeover`;
+  try {
+    mkdirSync(guard, { mode: 0o700 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    try {
+      if (Date.now() - statSync(guard).mtimeMs > TAKEOVER_GUARD_STALE_MS) rmdirSync(guard);
+    } catch {
+      // removed meanwhile
+    }
+    return false;
+  }
+  try {
+    if (readSmallText(lockPath) === staleText) rmSync(lockPath, { force: true });
+  } finally {
+    rmdirSync(guard);
+  }
+  return true;
+}
+
 /**
  * Takes the single-writer lock of a chain file: `<file>.lock`, created with O_EXCL and naming its
  * holder (pid, start time, boot id: {@link LockHolder}). When the holder it names is still running
  * (this process included), throws `chain_locked`. When it is not (a writer that crashed, even if its
  * pid now belongs to another process, such as PID 1 after a container restart), the stale lock is
- * taken over. Returns the lock path.
+ * taken over: removed under a takeover guard only while it is still the stale one, then created again
+ * with O_EXCL. Returns the lock path.
  */
-export function acquireChainLock(path: string): string {
+export function acquireChainLock(path: string, options: AcquireLockOptions = {}): string {
   const lockPath = `${path}.lock`;
-  const self = currentHolder();
-  for (let attempt = 0; attempt < 3; attempt++) {
+  const self = options.self ?? currentHolder();
+  for (let attempt = 0; attempt < 100; attempt++) {
     if (tryCreate(lockPath, self)) return lockPath;
-    const holder = lockHolder(lockPath);
+    const text = readSmallText(lockPath);
+    if (text === undefined) continue; // removed meanwhile: try again
+    const holder = parseLockHolder(text);
     if (holder === null) {
       let age = Number.POSITIVE_INFINITY;
       try {
@@ -144,7 +199,9 @@ export function acquireChainLock(path: string): string {
         `${path} is open for writing by process ${pid}${pid === process.pid ? ' (this process)' : ''} (lock ${lockPath})`,
       );
     }
-    rmSync(lockPath, { force: true }); // stale: its writer is gone (or its pid now names another process)
+    // Stale: its writer is gone (or its pid now names another process).
+    options.onStale?.();
+    if (!takeOverStale(lockPath, text)) sleepSync(10);
   }
   throw new ChainError('chain_locked', `${path}: could not take the lock ${lockPath}`);
 }

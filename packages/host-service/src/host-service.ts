@@ -30,6 +30,7 @@ import { HOST_KINDS, HostState } from './host-state.js';
 import { instanceOp } from './instance-ops.js';
 import { InstanceStore } from './instance-store.js';
 import { ControllerLease } from './lease.js';
+import { LEASE_FILE, LeaseFile } from './lease-file.js';
 import { NonceJournal, type NonceJournalReport } from './nonce-journal.js';
 import { PackageCache } from './package-cache.js';
 import { type PlaceCall, placeWorkload } from './place.js';
@@ -131,6 +132,7 @@ export class HostService {
   readonly #budget: RefusalBudget;
   readonly #onError: (err: unknown) => void;
   readonly #lease: ControllerLease | undefined;
+  readonly #leaseFile: LeaseFile | undefined;
   readonly #supervisor: Supervisor;
   readonly #operatorKeys: readonly string[];
   readonly #anchors: TrustAnchors;
@@ -198,7 +200,15 @@ export class HostService {
     this.#state.store = new InstanceStore(options.dataDir, now);
     this.#state.onError = this.#onError;
     const policy = supervisorPolicy(options.supervisor);
-    this.#lease = options.leaseMs === undefined ? undefined : new ControllerLease(options.leaseMs, now());
+    if (options.leaseMs !== undefined) {
+      // Resumed from when a controller was last heard from before a restart (never from the start-up:
+      // a host restarted while cut off must not run its instances for a whole new lease).
+      const startedMs = now();
+      this.#leaseFile = new LeaseFile(join(options.dataDir, LEASE_FILE), this.#onError);
+      const heardMs = this.#leaseFile.read(startedMs);
+      this.#lease = new ControllerLease(options.leaseMs, heardMs ?? startedMs);
+      if (heardMs === undefined) this.#leaseFile.write(startedMs);
+    }
     this.#supervisor = new Supervisor({
       state: this.#state,
       policy,
@@ -324,6 +334,7 @@ export class HostService {
       // Renewed up to the request's issue time, never to when it arrived: a request that waited (in a
       // frozen process's socket, or in the network) renews nothing its controller did not count on.
       this.#lease.heard(Math.min(this.#state.now(), request.issued_at_ms));
+      this.#leaseFile?.heard(this.#lease.lastHeardMs);
     }
     let outcome: JsonValue | Refusal;
     try {
@@ -427,6 +438,7 @@ export class HostService {
     const drained = await drainInstances(this.#state);
     // What the next start adopts: each instance as the drain left it (stopped, still loaded).
     this.#state.persist();
+    if (this.#lease !== undefined) this.#leaseFile?.write(this.#lease.lastHeardMs);
     this.#journal?.close(); // a request arriving now is refused (the journal cannot record it)
     return drained;
   }

@@ -9,7 +9,7 @@ import {
   startSupervisedHost,
   until,
 } from './supervision-fixtures.js';
-import { call, HOST_ID, placeBody, request } from './test-fixtures.js';
+import { call, HOST_ID, placeBody, request, tempDir } from './test-fixtures.js';
 
 const NATIVE = `${hostCogArch() ?? 'x86_64'}-native`;
 type Obj = Record<string, unknown>;
@@ -65,6 +65,44 @@ describe('ControllerLease', () => {
     expect(leaseApplies(p({ desiredRunning: false }), HOST_ID)).toBe(false);
     expect(leaseApplies(p({ leaseStopped: true }), HOST_ID)).toBe(false);
     expect(leaseApplies(p({ life: { state: 'stopped' } }), HOST_ID)).toBe(false);
+  });
+});
+
+describe('the controller lease across a host restart', () => {
+  it('resumes from when a controller was last heard from, not from the restart', async () => {
+    const dataDir = tempDir();
+    const first = await startSupervisedHost({ leaseMs: 60_000, dataDir });
+    host = first;
+    await new Promise((r) => setTimeout(r, 20));
+    const issuedAt = Date.now();
+    await call(
+      first.url,
+      request('workload.status', { instance_id: 'a'.repeat(32) }, { now: issuedAt }),
+    ).catch(() => undefined);
+    expect(first.service.lease?.lastHeardMs).toBe(issuedAt);
+    await first.close();
+    host = undefined;
+    await new Promise((r) => setTimeout(r, 20));
+    const restartedAt = Date.now();
+    const second = await startSupervisedHost({ leaseMs: 60_000, dataDir });
+    host = second;
+    // Old code: the lease started afresh at the restart (a host restarted while cut off ran its
+    // instances for a whole new lease, past what its controller counted on).
+    expect(second.service.lease?.lastHeardMs).toBe(issuedAt);
+    expect(second.service.lease?.lastHeardMs).toBeLessThan(restartedAt);
+  });
+
+  it('a first start begins the lease then, and remembers it', async () => {
+    const dataDir = tempDir();
+    const before = Date.now();
+    const first = await startSupervisedHost({ leaseMs: 60_000, dataDir });
+    host = first;
+    const startedAt = first.service.lease?.lastHeardMs ?? 0;
+    expect(startedAt).toBeGreaterThanOrEqual(before);
+    await first.close();
+    host = undefined;
+    host = await startSupervisedHost({ leaseMs: 60_000, dataDir });
+    expect(host.service.lease?.lastHeardMs).toBe(startedAt);
   });
 });
 

@@ -14,10 +14,36 @@ interface Entry {
   evict: () => void;
 }
 
-/** The address a connection is counted under: its remote IP, IPv4-mapped IPv6 spelled as IPv4. */
+/**
+ * The address a connection is counted under: its remote IPv4 address (IPv4-mapped IPv6 spelled as
+ * IPv4), or the /64 prefix of its remote IPv6 address (`2001:db8:0:1::/64`). One IPv6 machine usually
+ * holds a whole /64 and can pick a new source address for every connection: counted one by one, such a
+ * peer would never be "the address holding the most", and its newest connections would push out an
+ * authorised controller's first one.
+ */
 export function peerOf(socket: Pick<Socket, 'remoteAddress'>): string {
   const a = socket.remoteAddress ?? 'unknown';
-  return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a;
+  if (a.startsWith('::ffff:') && a.includes('.')) return a.slice(7);
+  return a.includes(':') ? ipv6Prefix64(a) : a;
+}
+
+/** The /64 prefix of an IPv6 address (`x:x:x:x::/64`, hextets without leading zeros); the input as is when it does not parse. */
+function ipv6Prefix64(address: string): string {
+  const bare = address.split('%')[0] as string; // a zone id (fe80::1%eth0) is not part of the address
+  const halves = bare.split('::');
+  if (halves.length > 2) return address;
+  const part = (s: string | undefined): string[] => (s === undefined || s === '' ? [] : s.split(':'));
+  const head = part(halves[0]);
+  const tail = part(halves[1]);
+  if (tail.some((h) => h.includes('.'))) tail.splice(-1, 1, '0', '0'); // embedded IPv4: two hextets
+  const fill = halves.length === 2 ? 8 - head.length - tail.length : 0;
+  if (fill < 0 || (halves.length === 1 && head.length !== 8)) return address;
+  const hextets = [...head, ...Array<string>(fill).fill('0'), ...tail];
+  if (!hextets.every((h) => /^[0-9a-fA-F]{1,4}$/.test(h))) return address;
+  return `${hextets
+    .slice(0, 4)
+    .map((h) => Number.parseInt(h, 16).toString(16))
+    .join(':')}::/64`;
 }
 
 /**
