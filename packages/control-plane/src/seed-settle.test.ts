@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import {
   DEFAULT_CATALOG,
+  SeedClient,
   SeedSimulator,
   saveToken,
   seedPinWorkload,
@@ -81,6 +82,39 @@ describe('Seed places whose install answer was lost are settled, as for hosts', 
     expect(sim.installed()).toEqual([]);
     expect(p.plane.unsettled()).toEqual([]);
   }, 20_000);
+});
+
+describe('a Seed decision settled after its install window', () => {
+  it('leaves a cog at another version alone: the Seed does not say who installed it', async () => {
+    let skew = 0;
+    const { sim, p, nodeId, token } = await seedPlane(20, () => Date.now() + skew);
+    const r = await p.plane.place({ store_pin: { id: 'thermal', version: '1.0.3', console_commands: [] } });
+    const id = r.instance?.instance_id as string;
+    await p.plane.unload(id);
+    // The record of a place whose install never reached the Seed, pending while the Seed was away...
+    p.store.putUnsettled({
+      decision_id: 'd-lost-2',
+      order_id: r.order_id as string,
+      node_id: nodeId,
+      expected_instance_id: id,
+      variant: 'store-pin-installed',
+      since_ms: Date.now(),
+      attempts: 1,
+      last_error: 'lost',
+    });
+    // ... meanwhile an operator installed the store's newer thermal by hand.
+    sim.setCatalog([...DEFAULT_CATALOG.filter((c) => c.id !== 'thermal'), storeCog('thermal', '1.1.0')]);
+    await new SeedClient({ url: sim.url, spki: sim.spki as string, token }).install('thermal');
+    skew = SEED_INSTALL_WINDOW_MS + 1_000;
+    expect((await p.plane.settle()).nothing).toEqual(['d-lost-2']);
+    expect(sim.installed()).toMatchObject([{ id: 'thermal', version: '1.1.0' }]);
+    expect(p.plane.unsettled()).toEqual([]);
+    const settled = p.chain
+      .range(0)
+      .filter((e) => e.kind === 'workload.place' && (e.payload as { phase?: string }).phase === 'settled')
+      .map((e) => e.payload as Record<string, unknown>);
+    expect(settled.at(-1)).toMatchObject({ outcome: 'nothing', left: 'thermal@1.1.0' });
+  });
 });
 
 describe('a Seed decision whose install never landed', () => {

@@ -22,8 +22,11 @@ export type SeedSettlement = 'placed' | 'nothing' | 'pending';
  * - the cog is there at the pinned version: this controller installed it, so it is adopted (as
  *   installed here), started or stopped as the order asked, and recorded as a placement (chained,
  *   `settled`): visible to `ps`, `node ls`, and unloaded (uninstalled) like any other;
- * - it is there at another version: the install put what the store had then; adopted as a stranded
- *   install and unloaded, which uninstalls it (`nothing`: the order may be placed again);
+ * - it is there at another version within {@link SEED_INSTALL_WINDOW_MS} of the attempt: the install
+ *   put what the store had then; adopted as a stranded install and unloaded, which uninstalls it
+ *   (`nothing`: the order may be placed again). Later than that (the Seed could not be read for a
+ *   while) the list does not say whose install it is: it is left alone (`nothing`, chained with
+ *   `left: <id>@<version>`);
  * - it is not there: `nothing` once {@link SEED_INSTALL_WINDOW_MS} has passed since the attempt,
  *   else still pending;
  * - the Seed cannot be read or refuses: still pending, the reason kept.
@@ -69,6 +72,13 @@ export async function settleSeed(
     }
     ctx.store.removeUnsettled(u.decision_id);
     await settled('nothing');
+    return 'nothing';
+  }
+  if (there.version !== pin.version && ctx.now() >= u.since_ms + SEED_INSTALL_WINDOW_MS) {
+    // Past the install window the Seed's list no longer says whose install this is (an operator may
+    // have installed the store's version meanwhile): it is left alone, never uninstalled.
+    ctx.store.removeUnsettled(u.decision_id);
+    await settled('nothing', { left: `${pin.id}@${there.version}` });
     return 'nothing';
   }
   try {
