@@ -158,6 +158,24 @@ describe('the token of a Seed node', () => {
     ).rejects.toThrow(/heddle-seed pair/);
   });
 
+  it('does not send a refused token again on every refresh (3 auth failures block the IP), until it is replaced', async () => {
+    const { sim, p, token, nodeId, tokenFile } = await seedPlane();
+    sim.revokeTokens(token);
+    sim.clearRequests();
+    for (let i = 0; i < 4; i++) {
+      const [n] = await p.plane.refreshNodes();
+      expect(n).toMatchObject({ node_id: nodeId, liveness: 'alive' });
+      expect(n?.last_error).toMatch(/^token refused: /);
+    }
+    const refused = () => sim.requests.filter((r) => r.token && (r.status === 401 || r.status === 403));
+    expect(refused()).toHaveLength(1);
+    // A new token in the file is checked at the next refresh.
+    saveToken(tokenFile, sim.addToken());
+    const [n] = await p.plane.refreshNodes();
+    expect(n?.last_error ?? null).toBeNull();
+    expect(refused()).toHaveLength(1);
+  });
+
   it('places on a Seed are gated with the network its cogs get: egress', () => {
     const w = seedPinWorkload({ id: 'thermal', version: '1.0.3', console_commands: [] });
     expect(seedContext(w, 'paired').network).toBe('egress');
