@@ -20,7 +20,7 @@ describe('heddle-seed CLI conventions', () => {
     const pin = await runCaptured(['pin', '--help'], cwd);
     expect(pin.code).toBe(0);
     expect(pin.out.split('\n')[0]).toBe(
-      'usage: heddle-seed pin add <id>@<version> [--sha256 H] [--console CMD]... | pin ls | pin rm <id> [--home D] [--json]',
+      'usage: heddle-seed pin add <id>@<version> [--sha256 H] [--console=CMD]... | pin ls | pin rm <id> [--home D] [--json]',
     );
     expect(await runCaptured(['help', 'pin', 'add'], cwd)).toEqual(pin);
     const typo = await runCaptured(['pin', 'lss'], cwd);
