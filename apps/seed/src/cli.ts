@@ -134,8 +134,7 @@ export function runCli(argv: readonly string[], rawIo: CliIo = processIo): Promi
   // `help <command>` asks for the command's help too.
   const end = argv.indexOf('--');
   const helpAsked =
-    argv[0] === 'help' ||
-    argv.slice(1, end < 0 ? undefined : end).some((x) => x === '--help' || x === '-h');
+    argv[0] === 'help' || argv.slice(1, end < 0 ? undefined : end).some((x) => x === '--help' || x === '-h');
   return dispatchCli(argv, io, {
     prefix: 'heddle-seed',
     version: VERSION,

@@ -83,7 +83,12 @@ describe('the runner WASI preview1 (junk from the guest never crashes it)', () =
     expect(t.call('random_get', 16, -1)).toBe(E.FAULT);
     t.mem().fill(0, 16, 48);
     expect(t.call('random_get', 16, 32)).toBe(0);
-    expect(t.mem().subarray(16, 48).some((b) => b !== 0)).toBe(true);
+    expect(
+      t
+        .mem()
+        .subarray(16, 48)
+        .some((b) => b !== 0),
+    ).toBe(true);
   });
 
   it('fd_renumber of a descriptor onto itself keeps it open', () => {
