@@ -117,6 +117,33 @@ describe('a Seed decision settled after its install window', () => {
   });
 });
 
+describe('a Seed decision settled after its install window, the pinned version there', () => {
+  it('is placed as a cog already on the Seed: its unload leaves it installed', async () => {
+    let skew = 0;
+    const { sim, p, nodeId, token } = await seedPlane(20, () => Date.now() + skew);
+    const r = await p.plane.place({ store_pin: { id: 'thermal', version: '1.0.3', console_commands: [] } });
+    const id = r.instance?.instance_id as string;
+    await p.plane.unload(id);
+    p.store.putUnsettled({
+      decision_id: 'd-lost-3',
+      order_id: r.order_id as string,
+      node_id: nodeId,
+      expected_instance_id: id,
+      variant: 'store-pin-installed',
+      since_ms: Date.now(),
+      attempts: 1,
+      last_error: 'lost',
+    });
+    // An operator installed thermal by hand while the Seed could not be read.
+    await new SeedClient({ url: sim.url, spki: sim.spki as string, token }).install('thermal');
+    skew = SEED_INSTALL_WINDOW_MS + 1_000;
+    expect((await p.plane.settle()).placed).toEqual(['d-lost-3']);
+    expect(p.plane.instance(id)).toMatchObject({ variant: 'store-pin' });
+    await p.plane.unload(id);
+    expect(sim.installed()).toMatchObject([{ id: 'thermal', version: '1.0.3' }]);
+  });
+});
+
 describe('a Seed decision whose install never landed', () => {
   it('stays pending within the install window, then is dropped (nothing installed)', async () => {
     let skew = 0;
