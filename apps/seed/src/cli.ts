@@ -130,7 +130,8 @@ export function helpText(): string {
  */
 export function runCli(argv: readonly string[], rawIo: CliIo = processIo): Promise<number> {
   const io = redactingIo(rawIo);
-  // `--help` after `--` belongs to the command's arguments (`console air-quality -- --help` runs `--help`).
+  // `--help` after `--` belongs to the command's arguments (`console air-quality -- --help` runs `--help`);
+  // `help <command>` asks for the command's help too.
   const end = argv.indexOf('--');
   const helpAsked =
     argv[0] === 'help' || argv.slice(1, end < 0 ? undefined : end).some((x) => x === '--help' || x === '-h');

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { isHex } from '@heddle/envelope';
 import type { TrustTier } from '@heddle/placement';
-import { SeedError } from '@heddle/seed-adapter';
+import { loadToken, SeedError } from '@heddle/seed-adapter';
 import { PlaneError } from './errors.js';
 import type { CheckedLiveness } from './health.js';
 import { seedClient, seedNodeId } from './seed-nodes.js';
@@ -23,14 +24,34 @@ export interface AddSeedOptions {
  * (`SeedClient.verifyToken`: its reads are served without a token, so they prove nothing about it); a
  * failure as a plane error (a token the Seed refuses is `refused`, naming `heddle-seed pair`).
  */
-export async function probeSeed(t: TargetRecord): Promise<void> {
+export async function probeSeed(t: TargetRecord, checkToken = true): Promise<void> {
   try {
     const client = seedClient(t);
     await client.status();
     await client.installed();
-    await client.verifyToken();
+    if (checkToken) await client.verifyToken();
   } catch (err) {
     throw seedFailure(err, t.url);
+  }
+}
+
+/**
+ * The tokens a Seed refused, per node and token file: a SHA-256 of the token, never the token. The
+ * Seed blocks an address for 5 minutes after 3 auth failures, so a refused token is not sent again
+ * on every refresh (which would keep the controller's address, and every tool beside it, blocked);
+ * it is checked again once the file holds another token.
+ */
+const refusedTokens = new Map<string, string>();
+
+/** The key and the token's fingerprint for {@link refusedTokens}; undefined when the file is unreadable. */
+function tokenFingerprint(t: TargetRecord): { key: string; hash: string } | undefined {
+  const file = t.seed?.token_file;
+  if (file === undefined) return undefined;
+  try {
+    const hash = createHash('sha256').update(loadToken(file)).digest('hex');
+    return { key: `${t.node_id}\0${file}`, hash };
+  } catch {
+    return undefined;
   }
 }
 
@@ -121,8 +142,24 @@ export async function refreshSeedTarget(
   t: TargetRecord,
   now: number,
 ): Promise<TargetRecord> {
+  const fp = tokenFingerprint(t);
+  const knownRefused = fp !== undefined && refusedTokens.get(fp.key) === fp.hash;
+  const refusedRecord = (): TargetRecord => ({
+    ...t,
+    last_seen_ms: now,
+    unreachable_since_ms: null,
+    last_error: `${SEED_TOKEN_REFUSED} the Seed no longer accepts the token in ${t.seed?.token_file ?? 'its token file'} (revoked or replaced on the Seed); pair again (heddle-seed pair) and add it again (heddle node add-seed)`,
+  });
   try {
-    await probeSeed(t);
+    await probeSeed(t, !knownRefused);
+    if (knownRefused) {
+      // It answers; the token it refused is still the one in the file (not sent again).
+      const next = refusedRecord();
+      store.putTarget(next);
+      liveness.contact(t.node_id, now);
+      return next;
+    }
+    if (fp !== undefined) refusedTokens.delete(fp.key);
     const next: TargetRecord = { ...t, last_seen_ms: now, unreachable_since_ms: null, last_error: null };
     store.putTarget(next);
     liveness.contact(t.node_id, now);
@@ -131,12 +168,8 @@ export async function refreshSeedTarget(
     if (err instanceof PlaneError && err.cause instanceof SeedError && err.cause.code === 'not_paired') {
       // It answers (alive), but refuses the token (revoked on the Seed, or re-paired elsewhere): the
       // controller can no longer drive it. Shown by `node ls` until the token is replaced.
-      const next: TargetRecord = {
-        ...t,
-        last_seen_ms: now,
-        unreachable_since_ms: null,
-        last_error: `${SEED_TOKEN_REFUSED} the Seed no longer accepts the token in ${t.seed?.token_file ?? 'its token file'} (revoked or replaced on the Seed); pair again (heddle-seed pair) and add it again (heddle node add-seed)`,
-      };
+      if (fp !== undefined) refusedTokens.set(fp.key, fp.hash);
+      const next = refusedRecord();
       store.putTarget(next);
       liveness.contact(t.node_id, now);
       return next;

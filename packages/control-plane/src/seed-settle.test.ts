@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import {
   DEFAULT_CATALOG,
+  SeedClient,
   SeedSimulator,
   saveToken,
   seedPinWorkload,
@@ -83,6 +84,66 @@ describe('Seed places whose install answer was lost are settled, as for hosts', 
   }, 20_000);
 });
 
+describe('a Seed decision settled after its install window', () => {
+  it('leaves a cog at another version alone: the Seed does not say who installed it', async () => {
+    let skew = 0;
+    const { sim, p, nodeId, token } = await seedPlane(20, () => Date.now() + skew);
+    const r = await p.plane.place({ store_pin: { id: 'thermal', version: '1.0.3', console_commands: [] } });
+    const id = r.instance?.instance_id as string;
+    await p.plane.unload(id);
+    // The record of a place whose install never reached the Seed, pending while the Seed was away...
+    p.store.putUnsettled({
+      decision_id: 'd-lost-2',
+      order_id: r.order_id as string,
+      node_id: nodeId,
+      expected_instance_id: id,
+      variant: 'store-pin-installed',
+      since_ms: Date.now(),
+      attempts: 1,
+      last_error: 'lost',
+    });
+    // ... meanwhile an operator installed the store's newer thermal by hand.
+    sim.setCatalog([...DEFAULT_CATALOG.filter((c) => c.id !== 'thermal'), storeCog('thermal', '1.1.0')]);
+    await new SeedClient({ url: sim.url, spki: sim.spki as string, token }).install('thermal');
+    skew = SEED_INSTALL_WINDOW_MS + 1_000;
+    expect((await p.plane.settle()).nothing).toEqual(['d-lost-2']);
+    expect(sim.installed()).toMatchObject([{ id: 'thermal', version: '1.1.0' }]);
+    expect(p.plane.unsettled()).toEqual([]);
+    const settled = p.chain
+      .range(0)
+      .filter((e) => e.kind === 'workload.place' && (e.payload as { phase?: string }).phase === 'settled')
+      .map((e) => e.payload as Record<string, unknown>);
+    expect(settled.at(-1)).toMatchObject({ outcome: 'nothing', left: 'thermal@1.1.0' });
+  });
+});
+
+describe('a Seed decision settled after its install window, the pinned version there', () => {
+  it('is placed as a cog already on the Seed: its unload leaves it installed', async () => {
+    let skew = 0;
+    const { sim, p, nodeId, token } = await seedPlane(20, () => Date.now() + skew);
+    const r = await p.plane.place({ store_pin: { id: 'thermal', version: '1.0.3', console_commands: [] } });
+    const id = r.instance?.instance_id as string;
+    await p.plane.unload(id);
+    p.store.putUnsettled({
+      decision_id: 'd-lost-3',
+      order_id: r.order_id as string,
+      node_id: nodeId,
+      expected_instance_id: id,
+      variant: 'store-pin-installed',
+      since_ms: Date.now(),
+      attempts: 1,
+      last_error: 'lost',
+    });
+    // An operator installed thermal by hand while the Seed could not be read.
+    await new SeedClient({ url: sim.url, spki: sim.spki as string, token }).install('thermal');
+    skew = SEED_INSTALL_WINDOW_MS + 1_000;
+    expect((await p.plane.settle()).placed).toEqual(['d-lost-3']);
+    expect(p.plane.instance(id)).toMatchObject({ variant: 'store-pin' });
+    await p.plane.unload(id);
+    expect(sim.installed()).toMatchObject([{ id: 'thermal', version: '1.0.3' }]);
+  });
+});
+
 describe('a Seed decision whose install never landed', () => {
   it('stays pending within the install window, then is dropped (nothing installed)', async () => {
     let skew = 0;
@@ -122,6 +183,24 @@ describe('the token of a Seed node', () => {
     await expect(
       p.plane.addSeed(sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile: never }),
     ).rejects.toThrow(/heddle-seed pair/);
+  });
+
+  it('does not send a refused token again on every refresh (3 auth failures block the IP), until it is replaced', async () => {
+    const { sim, p, token, nodeId, tokenFile } = await seedPlane();
+    sim.revokeTokens(token);
+    sim.clearRequests();
+    for (let i = 0; i < 4; i++) {
+      const [n] = await p.plane.refreshNodes();
+      expect(n).toMatchObject({ node_id: nodeId, liveness: 'alive' });
+      expect(n?.last_error).toMatch(/^token refused: /);
+    }
+    const refused = () => sim.requests.filter((r) => r.token && (r.status === 401 || r.status === 403));
+    expect(refused()).toHaveLength(1);
+    // A new token in the file is checked at the next refresh.
+    saveToken(tokenFile, sim.addToken());
+    const [n] = await p.plane.refreshNodes();
+    expect(n?.last_error ?? null).toBeNull();
+    expect(refused()).toHaveLength(1);
   });
 
   it('places on a Seed are gated with the network its cogs get: egress', () => {

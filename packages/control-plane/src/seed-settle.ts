@@ -19,11 +19,16 @@ export type SeedSettlement = 'placed' | 'nothing' | 'pending';
  * Settles an unsettled place on a Seed (an install whose answer was lost, or one that could not be
  * undone) by reading the Seed's installed list, as a host's is settled by its status (DESIGN 4):
  *
- * - the cog is there at the pinned version: this controller installed it, so it is adopted (as
- *   installed here), started or stopped as the order asked, and recorded as a placement (chained,
- *   `settled`): visible to `ps`, `node ls`, and unloaded (uninstalled) like any other;
- * - it is there at another version: the install put what the store had then; adopted as a stranded
- *   install and unloaded, which uninstalls it (`nothing`: the order may be placed again);
+ * - the cog is there at the pinned version: it is adopted, started or stopped as the order asked,
+ *   and recorded as a placement (chained, `settled`): visible to `ps`, `node ls`. Within
+ *   {@link SEED_INSTALL_WINDOW_MS} of the attempt this controller installed it (variant
+ *   `store-pin-installed`: unload uninstalls it); later it may be anyone's (variant `store-pin`:
+ *   unload leaves it installed);
+ * - it is there at another version within {@link SEED_INSTALL_WINDOW_MS} of the attempt: the install
+ *   put what the store had then; adopted as a stranded install and unloaded, which uninstalls it
+ *   (`nothing`: the order may be placed again). Later than that (the Seed could not be read for a
+ *   while) the list does not say whose install it is: it is left alone (`nothing`, chained with
+ *   `left: <id>@<version>`);
  * - it is not there: `nothing` once {@link SEED_INSTALL_WINDOW_MS} has passed since the attempt,
  *   else still pending;
  * - the Seed cannot be read or refuses: still pending, the reason kept.
@@ -41,12 +46,15 @@ export async function settleSeed(
   };
   if (pin === undefined || pin === null) return pending('the order has no store pin');
   const workload = seedPinWorkload(seedPinOf(pin));
+  // Past the install window the Seed's list no longer says whose install a listed cog is (an operator
+  // may have installed it meanwhile): it is never taken as this controller's to uninstall.
+  const pastWindow = ctx.now() >= u.since_ms + SEED_INSTALL_WINDOW_MS;
   const handle: InstanceHandle = {
     instanceId: u.expected_instance_id ?? seedInstanceId(workload, order, target.node_id),
     runtime: SEED_RUNTIME_ID,
     workloadId: pin.id,
     version: pin.version,
-    storeInstalled: true,
+    storeInstalled: !pastWindow,
   };
   let there: { version: string } | undefined;
   try {
@@ -64,11 +72,16 @@ export async function settleSeed(
     });
   };
   if (there === undefined) {
-    if (ctx.now() < u.since_ms + SEED_INSTALL_WINDOW_MS) {
+    if (!pastWindow) {
       return pending(`${pin.id} is not on the Seed yet; it may still be installing`);
     }
     ctx.store.removeUnsettled(u.decision_id);
     await settled('nothing');
+    return 'nothing';
+  }
+  if (there.version !== pin.version && pastWindow) {
+    ctx.store.removeUnsettled(u.decision_id);
+    await settled('nothing', { left: `${pin.id}@${there.version}` });
     return 'nothing';
   }
   try {

@@ -30,6 +30,11 @@ export interface ContainerEntry {
   hooks?: RunHooks;
   /** Set when the hooks refused an interval re-run: why (the instance is `failed`). */
   refused?: string;
+  /**
+   * Set by adopt when the container's run had already ended: that run is history (its exit was
+   * reported by the process that watched it), so the first `wait` after the adopt reports nothing.
+   */
+  endedBeforeAdopt?: boolean;
 }
 
 /** The value of {@link RUN_MODE_LABEL} for a run mode. */

@@ -23,7 +23,10 @@ export function watchInterval(
   void runEngine(engine, ['wait', e.name], { timeoutMs: 2 ** 31 - 1 })
     .then(async (r) => {
       if (!current() || r.code !== 0) return;
-      if (e.hooks !== undefined && evidenceOf !== undefined) {
+      if (e.endedBeforeAdopt === true) {
+        // The run ended before this adapter adopted the container: not a later run (`watchRuns`).
+        e.endedBeforeAdopt = false;
+      } else if (e.hooks !== undefined && evidenceOf !== undefined) {
         const ev = await evidenceOf().catch(() => undefined);
         if (ev !== undefined && current()) e.hooks.runEnded(e.runs, ev);
       }

@@ -401,6 +401,35 @@ describe('ContainerRuntime against the fake engine', { timeout: 60_000 }, () => 
     expect(() => new ContainerRuntime({ logMaxBytes: 0 })).toThrow(/logMaxBytes/);
   });
 
+  it('does not report again, after an adopt, a run that had already ended and been reported', async (ctx) => {
+    const { fake, rt } = setup();
+    fake.addImage(IMAGE, { script: "console.log('once')" });
+    const w = await containerWorkload(IMAGE);
+    const h = track(ctx, rt, await rt.load(w, config({ type: 'once' })));
+    const first: number[] = [];
+    rt.watchRuns(h, { beforeRun: async () => {}, runEnded: (run) => first.push(run) });
+    await rt.start(h);
+    await until(
+      async () => first.length,
+      (n) => n >= 1,
+    );
+    expect(first).toEqual([1]);
+    // The host restarts: a new adapter adopts the exited container and installs its hooks.
+    const rt2 = new ContainerRuntime({ engine: fakeEnginePath(), engineEnv: fake.env });
+    await rt2.adopt(h, w);
+    const second: number[] = [];
+    rt2.watchRuns(h, { beforeRun: async () => {}, runEnded: (run) => second.push(run) });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(second).toEqual([]);
+    // A later run is reported as usual.
+    await rt2.start(h);
+    await until(
+      async () => second.length,
+      (n) => n >= 1,
+    );
+    expect(second).toEqual([2]);
+  });
+
   it('adopts a container after a restart by its label, and refuses an unknown one', async (ctx) => {
     const { fake, rt } = setup();
     fake.addImage(IMAGE, { script: LOOP });

@@ -230,6 +230,7 @@ export class ContainerRuntime extends LocalRuntime {
       runs: ins?.startedAtMs === null || ins === undefined ? 0 : 1,
       stopped: false,
       generation: 0,
+      endedBeforeAdopt: ins !== undefined && ins.startedAtMs !== null && !ins.running,
     };
     this.instances.set(handle.instanceId, entry);
     watchInterval(this.#eng, entry, entry.generation, this.#evidenceOf(entry));
@@ -242,6 +243,7 @@ export class ContainerRuntime extends LocalRuntime {
     if (e.timer !== undefined) clearTimeout(e.timer);
     e.stopped = false;
     e.refused = undefined;
+    e.endedBeforeAdopt = false;
     await runEngineOk(this.#eng, ['start', e.name]);
     e.runs++;
     watchInterval(this.#eng, e, e.generation, this.#evidenceOf(e));

@@ -474,6 +474,7 @@ export function createPreview1(options) {
     fd_renumber: (from, to) => {
       const e = entry(from);
       const old = entry(to);
+      if (from === to) return; // as dup2(fd, fd): nothing to do, the descriptor stays open
       if (old.kind === 'file') closeSync(old.fd);
       fds.set(to, e);
       fds.delete(from);
@@ -583,6 +584,9 @@ export function createPreview1(options) {
     },
     proc_raise: () => E.NOSYS,
     random_get: (ptr, len) => {
+      // The range is checked before anything is allocated: a length beyond the guest's memory is a
+      // fault, never a host buffer of that size (which would escape the memory cap).
+      g.bytes(ptr, len);
       const tmp = Buffer.alloc(len);
       randomFillSync(tmp);
       g.bytes(ptr, len).set(tmp);

@@ -74,6 +74,35 @@ describe('the runner WASI preview1 (junk from the guest never crashes it)', () =
     expect(() => t.call('proc_exit', 7)).toThrow(WasiExit);
   });
 
+  it('random_get checks the guest range before it allocates or fills anything', () => {
+    const t = setup();
+    const before = process.memoryUsage().arrayBuffers;
+    // 64 MiB asked into a 64 KiB memory: a fault, with no host buffer of that size made on the way.
+    expect(t.call('random_get', 16, 64 * 1024 * 1024)).toBe(E.FAULT);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1024 * 1024);
+    expect(t.call('random_get', 16, -1)).toBe(E.FAULT);
+    t.mem().fill(0, 16, 48);
+    expect(t.call('random_get', 16, 32)).toBe(0);
+    expect(
+      t
+        .mem()
+        .subarray(16, 48)
+        .some((b) => b !== 0),
+    ).toBe(true);
+  });
+
+  it('fd_renumber of a descriptor onto itself keeps it open', () => {
+    const t = setup();
+    expect(t.open('keep.txt', 1, 0x42n)).toBe(0); // CREAT, read and write
+    const fd = new DataView(t.memory.buffer).getUint32(2000, true);
+    expect(t.call('fd_renumber', fd, fd)).toBe(0);
+    const n = t.put(3000, 'kept');
+    new DataView(t.memory.buffer).setUint32(100, 3000, true);
+    new DataView(t.memory.buffer).setUint32(104, n, true);
+    expect(t.call('fd_write', fd, 100, 1, 200)).toBe(0);
+    expect(readFileSync(join(t.data, 'keep.txt'), 'utf8')).toBe('kept');
+  });
+
   it('never throws on any arguments (property over every call)', () => {
     const t = setup();
     const names = Object.keys(t.p1).filter((n) => n !== 'proc_exit' && n !== 'poll_oneoff');

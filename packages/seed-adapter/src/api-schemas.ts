@@ -156,18 +156,23 @@ export const StoreListSchema: z.ZodType<{ cogs: StoreCog[] }> = z
   .looseObject({ cogs: z.array(StoreCogSchema).max(4096) })
   .transform((v) => ({ cogs: v.cogs }));
 
-/** One installed cog: `id`, `version`, `running`, and `pid` when there is one (`has_binary` and others passed over). */
+/**
+ * One installed cog: `id`, `version`, `running`, and `pid` when there is one (`has_binary` and others
+ * passed over). The entry's shape is only known from a mock, so `running` is optional: when it is
+ * absent (or not a boolean) a cog with a pid is running and one without is not (a crash-looping cog
+ * shows "with no PID").
+ */
 export const InstalledCogSchema: z.ZodType<InstalledCog> = z
   .looseObject({
     id: cogId,
     version,
-    running: z.boolean(),
+    running: optional(z.boolean()),
     pid: count.nullable().optional().catch(undefined),
   })
   .transform(({ id, version: v, running, pid }) => ({
     id,
     version: v,
-    running,
+    running: running ?? (typeof pid === 'number' && pid > 0),
     ...(pid === undefined ? {} : { pid }),
   }));
 

@@ -129,3 +129,25 @@ describe('response parsing on junk answers', () => {
     expect(err.error.startsWith('a b')).toBe(true);
   });
 });
+
+describe('the installed list is read leniently (its shape is only known from mocks)', () => {
+  it('reads an entry without `running` (or with a running of another type) from its pid', () => {
+    const list = InstalledListSchema.parse({
+      installed: [
+        { id: 'fall-detect', version: '1.0.0', pid: 4242, has_binary: true },
+        { id: 'baby-cry', version: '1.0.0', pid: null },
+        { id: 'thermal', version: '1.0.3' },
+        { id: 'presence', version: '2.0.0', running: 'yes', pid: 7 },
+        { id: 'vibration', version: '0.4.1', running: false, pid: 9 },
+      ],
+      count: 5,
+    });
+    expect(list.installed.map((c) => [c.id, c.running])).toEqual([
+      ['fall-detect', true],
+      ['baby-cry', false],
+      ['thermal', false],
+      ['presence', true],
+      ['vibration', false],
+    ]);
+  });
+});
