@@ -4,7 +4,6 @@
 // apps built (`turbo run build`; `npm test` builds first).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
-  chmodSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -70,10 +69,9 @@ function files(dir: string): string[] {
   );
 }
 
+// A 0700 prefix: on a root host the WASI runner runs unprivileged, from a copy it can read
+// (packages/runtime wasi-runner-copy.ts), so the installed host still offers runtime.wasi.
 const work = tempDir();
-// Like any real global prefix (/usr/lib/node_modules, /opt/heddle-host), readable by every user: on a
-// root host the WASI runner runs unprivileged and must read its script in the installed package.
-chmodSync(work, 0o755);
 const prefix = join(work, 'prefix');
 const installed = join(prefix, 'lib', 'node_modules');
 const hostBin = join(prefix, 'bin', 'heddle-host');

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, constants, existsSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { OutputBuffer } from './output-buffer.js';
+import { readableRunnerPath } from './wasi-runner-copy.js';
 
 /**
  * Path of the runner script (`wasi-runner.mjs`), beside this module: `src/` under vitest and tsx,
@@ -133,7 +134,8 @@ export function spawnWasiRun(spec: WasiRunSpec): WasiRun {
     process.execPath,
     '--no-warnings',
     `--max-old-space-size=${spec.runnerHeapMb}`,
-    WASI_RUNNER_PATH,
+    // An unprivileged runner reads a copy it can reach, wherever the package is installed.
+    spec.user === undefined ? WASI_RUNNER_PATH : readableRunnerPath(WASI_RUNNER_PATH),
   ];
   let child: ChildProcess;
   try {
@@ -144,7 +146,8 @@ export function spawnWasiRun(spec: WasiRunSpec): WasiRun {
         stdio: ['pipe', 'pipe', 'pipe', 'pipe', ...dirFds],
         env: {},
         windowsHide: true,
-        ...(spec.user === undefined ? {} : { uid: spec.user.uid, gid: spec.user.gid }),
+        // An unprivileged runner starts in `/`: the host's working directory may be closed to it.
+        ...(spec.user === undefined ? {} : { uid: spec.user.uid, gid: spec.user.gid, cwd: '/' }),
       },
     );
   } finally {
