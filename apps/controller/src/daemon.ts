@@ -1,7 +1,7 @@
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
-import { errorFields, inputOrSystemError, type Logger, systemCliError } from '@heddle/cli-kit';
+import { errorFields, inputOrSystemError, type Logger, logTornTail, systemCliError } from '@heddle/cli-kit';
 import {
   ControlPlane,
   type PlaneConfig,
@@ -170,7 +170,7 @@ export async function startController(
       err,
     );
   }
-  logTornTail(chain, log);
+  logTornTail(chain.openReport.tornTail, log);
   try {
     const report = await checkStateAgainstChain(store, chain, options);
     if (report.accepted !== undefined) {
@@ -406,17 +406,4 @@ function removeInfo(path: string): void {
   } catch {
     // Already gone, or not ours to remove.
   }
-}
-
-/** Says so, loudly, when opening the chain cut off a torn tail (its bytes were quarantined first). */
-function logTornTail(chain: Chain, log: Logger): void {
-  const t = chain.openReport.tornTail;
-  if (t === null) return;
-  log.warn('the chain had a torn tail: its bytes were quarantined, not dropped', {
-    offset: t.offset,
-    bytes: t.length,
-    seq: t.seq,
-    reason: t.reason,
-    saved_to: t.savedTo ?? null,
-  });
 }

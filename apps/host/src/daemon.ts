@@ -8,6 +8,7 @@ import {
   errorFields,
   inputOrSystemError,
   type Logger,
+  logTornTail,
   systemCliError,
 } from '@heddle/cli-kit';
 import {
@@ -176,7 +177,7 @@ export async function startHost(config: HostConfig, log: Logger): Promise<Runnin
       err,
     );
   }
-  logTornTail(chain, log);
+  logTornTail(chain.openReport.tornTail, log);
   try {
     return await assemble(config, log, { keys, nodeId, anchors, policy, tls, controllers, chain });
   } catch (err) {
@@ -419,19 +420,6 @@ async function recoverInstances(svc: HostService, log: Logger): Promise<void> {
       reason: v.reason,
     });
   }
-}
-
-/** Says so, loudly, when opening the chain cut off a torn tail (its bytes were quarantined first). */
-function logTornTail(chain: Chain, log: Logger): void {
-  const t = chain.openReport.tornTail;
-  if (t === null) return;
-  log.warn('the chain had a torn tail: its bytes were quarantined, not dropped', {
-    offset: t.offset,
-    bytes: t.length,
-    seq: t.seq,
-    reason: t.reason,
-    saved_to: t.savedTo ?? null,
-  });
 }
 
 /** Logs what opening the nonce journal found; loudly when the host lost track of accepted requests. */

@@ -29,3 +29,4 @@ export { type ErrorSink, type ReportOptions, reportCliError, toCliError } from '
 export { didYouMean, editDistance, suggestions } from './suggest.js';
 export { inputOrSystemError, type SystemErrorOptions, systemCliError } from './system-error.js';
 export { type CapturingIo, type CliRun, runCaptured, tempDir } from './testing.js';
+export { logTornTail, type TornTailNotice } from './torn-tail-log.js';
