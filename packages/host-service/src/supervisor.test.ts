@@ -220,7 +220,8 @@ describe('the supervisor (real processes)', () => {
       const s = await until(
         async () =>
           (await result(call(second.url, request('workload.status', { instance_id: id })))).instance as Obj,
-        (v) => v.state === 'running',
+        // The process runs a moment before the restart's lifecycle move is recorded: wait for both.
+        (v) => v.state === 'running' && v.life === 'running',
         3_000,
       );
       // It was meant to run (desired_running kept through the shutdown): the supervisor starts it again.
