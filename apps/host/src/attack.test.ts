@@ -284,7 +284,7 @@ describe('bad packages', () => {
     });
     const r = await refused(request('workload.place', placeBody(pkg.manifestHash)), source);
     await source.close();
-    expect(r).toMatchObject({ code: 'verify', reason: expect.stringContaining('untrusted-signer') });
+    expect(r).toMatchObject({ code: 'verify', reason: expect.stringContaining('untrusted_signer') });
     expect(maps).toBe(0);
   });
 

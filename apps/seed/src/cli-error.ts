@@ -16,7 +16,7 @@ const BAD_INPUT_CODES: ReadonlySet<string> = new Set([
   'insecure',
   'invalid_config',
   'unknown_instance',
-  'pin-invalid',
+  'pin_invalid',
   'policy_invalid',
 ]);
 

@@ -89,7 +89,7 @@ describe('PackageStore.add', () => {
   });
 
   it.each([
-    ['signed by a key the controller does not trust', () => strangerPkg, 'untrusted-signer'],
+    ['signed by a key the controller does not trust', () => strangerPkg, 'untrusted_signer'],
     [
       'with a tampered file',
       () => {
@@ -100,7 +100,7 @@ describe('PackageStore.add', () => {
         writeFileSync(f, bytes);
         return d;
       },
-      'file-tampered',
+      'file_tampered',
     ],
     [
       'with a file missing',
@@ -109,9 +109,9 @@ describe('PackageStore.add', () => {
         rmSync(join(d, 'hello.wasm'));
         return d;
       },
-      'file-missing',
+      'file_missing',
     ],
-    ['that does not exist', () => join(tempDir('heddle-cp-none-'), 'missing'), 'manifest-invalid'],
+    ['that does not exist', () => join(tempDir('heddle-cp-none-'), 'missing'), 'manifest_invalid'],
   ])('refuses a package %s with package_invalid, holding nothing', async (_what, make, code) => {
     const { store, dir } = newStore();
     const err = await refusal(store.add(make()));
@@ -127,7 +127,7 @@ describe('PackageStore.add', () => {
     writeFileSync(join(store.pathOf(v.manifestHash), 'hello.wasm'), 'tampered');
     const err = await refusal(store.add(pkg));
     expect(err.code).toBe('package_invalid');
-    expect(err.message).toContain('file-tampered: ');
+    expect(err.message).toContain('file_tampered: ');
     expect(readdirSync(dir)).toEqual([]);
     expect((await store.add(pkg)).manifestHash).toBe(v.manifestHash);
     expect(readdirSync(dir)).toEqual([v.manifestHash]);
@@ -152,7 +152,7 @@ describe('PackageStore.get', () => {
     const err = await refusal(store.get(v.manifestHash));
     expect(err.code).toBe('package_invalid');
     expect(err.field).toBe('manifest_hash');
-    expect(err.message).toContain('file-tampered: ');
+    expect(err.message).toContain('file_tampered: ');
     expect(existsSync(store.pathOf(v.manifestHash))).toBe(true); // get() keeps it; add() decides
   });
 
@@ -167,6 +167,6 @@ describe('PackageStore.get', () => {
       revocations: NO_REVOCATIONS,
     });
     const err = await refusal(other.get(v.manifestHash));
-    expect(err.message).toContain('untrusted-signer: ');
+    expect(err.message).toContain('untrusted_signer: ');
   });
 });

@@ -90,7 +90,7 @@ export class PackageStore {
         ...(this.#o.kinds === undefined ? {} : { kinds: this.#o.kinds }),
       });
       if (v.kind !== 'cog')
-        throw new PackageError('manifest-invalid', `kind ${v.kind}: only cog packages are placed`);
+        throw new PackageError('manifest_invalid', `kind ${v.kind}: only cog packages are placed`);
       return v;
     } catch (err) {
       const code = err instanceof PackageError ? `${err.code}: ` : '';

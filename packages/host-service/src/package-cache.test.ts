@@ -153,25 +153,25 @@ describe('PackageCache', () => {
     expect(entries(dir)).toEqual([]);
   });
 
-  it('a tampered package is refused (file-tampered) and nothing is kept', async () => {
+  it('a tampered package is refused (file_tampered) and nothing is kept', async () => {
     const { dir, cache } = newCache();
     const f = copying(pkg, (dest) => appendFileSync(join(dest, 'bin', 'hello.sh'), '\necho pwned\n'));
     const err = await packageError(cache.obtain(pkg.manifestHash, f.fetch));
-    expect(err.code).toBe('file-tampered');
+    expect(err.code).toBe('file_tampered');
     expect(entries(dir)).toEqual([]);
   });
 
-  it('a package signed by an untrusted key is refused (untrusted-signer) and nothing is kept', async () => {
+  it('a package signed by an untrusted key is refused (untrusted_signer) and nothing is kept', async () => {
     const { dir, cache } = newCache();
     const err = await packageError(cache.obtain(untrusted.manifestHash, copying(untrusted).fetch));
-    expect(err.code).toBe('untrusted-signer');
+    expect(err.code).toBe('untrusted_signer');
     expect(entries(dir)).toEqual([]);
   });
 
   it('a package with another manifest than the one named is refused and nothing is kept', async () => {
     const { dir, cache } = newCache();
     const err = await packageError(cache.obtain(pkg.manifestHash, copying(other).fetch));
-    expect(err.code).toBe('manifest-invalid');
+    expect(err.code).toBe('manifest_invalid');
     expect(err.field).toBe('manifest_hash');
     expect(entries(dir)).toEqual([]);
   });
@@ -197,7 +197,7 @@ describe('PackageCache', () => {
     expect(script).toBeDefined();
     appendFileSync(script?.absolutePath as string, '\necho changed\n');
     const err = await packageError(cache.obtain(pkg.manifestHash, f.fetch));
-    expect(err.code).toBe('file-tampered');
+    expect(err.code).toBe('file_tampered');
     expect(f.calls).toBe(1);
   });
 

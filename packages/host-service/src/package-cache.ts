@@ -74,7 +74,7 @@ export class PackageCache {
       const dir = await fetch(manifestHash, incoming);
       const ms = performance.now() - t0;
       if (resolve(dir) !== incoming) {
-        throw new PackageError('manifest-invalid', `the fetch wrote to ${dir}, not to ${incoming}`, {
+        throw new PackageError('manifest_invalid', `the fetch wrote to ${dir}, not to ${incoming}`, {
           field: 'destDir',
         });
       }
@@ -126,7 +126,7 @@ export class PackageCache {
     });
     if (verified.manifestHash !== manifestHash) {
       throw new PackageError(
-        'manifest-invalid',
+        'manifest_invalid',
         `the package held for ${manifestHash} has another manifest`,
         {
           field: 'manifest_hash',

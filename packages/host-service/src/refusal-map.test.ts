@@ -27,7 +27,7 @@ describe('refusalOf', () => {
     expect(refusalOf(new RuntimeError('runtime', 'x'), 'start').field).toBeUndefined();
   });
 
-  it.each(['file-tampered', 'untrusted-signer', 'revoked', 'manifest-invalid'] as const)(
+  it.each(['file_tampered', 'untrusted_signer', 'revoked', 'manifest_invalid'] as const)(
     'maps PackageError %s to verify with the code in the reason',
     (code) => {
       const err = new PackageError(code, 'bad package', { field: 'files[0]' });

@@ -79,7 +79,7 @@ describe('RevocationHolder over a list file', () => {
     expect(existsSync(`${path}.generation`)).toBe(true);
     expect(holder.reload()).toBe(true);
     expect(holder.version).toBe(2);
-    expect(holder.failure).toMatch(/^revocation-rollback: /);
+    expect(holder.failure).toMatch(/^revocation_rollback: /);
     for (const r of [refs(PKG2), { signerKeys: [], artifactHashes: [] }]) {
       expect(holder.firstRevoked(r)?.kind).toBe('list-unavailable');
     }
@@ -107,7 +107,7 @@ describe('RevocationHolder over a list file', () => {
     const path = listPath();
     revokedList(PKG, strangerKeys).save(path, { generationFile: false });
     const holder = new RevocationHolder({ path, trustedKeys: TRUSTED });
-    expect(holder.failure).toMatch(/^revocation-list-invalid: /);
+    expect(holder.failure).toMatch(/^revocation_list_invalid: /);
     expect(holder.firstRevoked(refs(PKG2))).toMatchObject({ kind: 'list-unavailable' });
     expect(holder.firstRevoked({ signerKeys: [], artifactHashes: [] })?.kind).toBe('list-unavailable');
   });
@@ -117,7 +117,7 @@ describe('RevocationHolder over a list file', () => {
     const holder = new RevocationHolder({ path, trustedKeys: TRUSTED });
     writeFileSync(path, '{"schema":"heddle.revocation-list.v1","generation":1,"entries":[]}\n');
     expect(holder.reload()).toBe(true);
-    expect(holder.failure).toMatch(/^revocation-list-invalid: /);
+    expect(holder.failure).toMatch(/^revocation_list_invalid: /);
     expect(holder.firstRevoked(refs(PKG))?.kind).toBe('list-unavailable');
   });
 });
@@ -137,7 +137,7 @@ describe('RevocationHolder changes', () => {
     expect(holder.version).toBe(1);
     expect(holder.firstRevoked(refs(PKG2))).toBeDefined();
     // It lacks PKG, which the list before revoked: entries are append-only, so it fails closed.
-    expect(holder.failure).toMatch(/^revocation-entries-dropped: generation 1 lacks package:/);
+    expect(holder.failure).toMatch(/^revocation_entries_dropped: generation 1 lacks package:/);
     expect(holder.firstRevoked(refs(PKG))).toMatchObject({ kind: 'list-unavailable' });
   });
 
@@ -150,7 +150,7 @@ describe('RevocationHolder changes', () => {
     expect(existsSync(`${path}.generation`)).toBe(false);
     rmSync(path);
     const after = new RevocationHolder({ path, trustedKeys: TRUSTED, generationFile: mark });
-    expect(after.failure).toMatch(/revocation-rollback/);
+    expect(after.failure).toMatch(/revocation_rollback/);
   });
 });
 

@@ -94,13 +94,13 @@ export class RevocationHolder implements RevocationCheck {
   /**
    * Writes `list` (already checked by the caller) to the holder's file crash-safely with its generation
    * mark (`RevocationList.save`, once), then re-reads it; returns true when the list in force changed.
-   * Throws `PackageError` `revocation-rollback` for a list older than the mark (nothing written), and
-   * `revocation-list-invalid` for a holder of a fixed list (it keeps no file).
+   * Throws `PackageError` `revocation_rollback` for a list older than the mark (nothing written), and
+   * `revocation_list_invalid` for a holder of a fixed list (it keeps no file).
    */
   install(list: RevocationList): boolean {
     const options = this.#options;
     if (options === undefined) {
-      throw new PackageError('revocation-list-invalid', 'this holder keeps no revocation file', {
+      throw new PackageError('revocation_list_invalid', 'this holder keeps no revocation file', {
         field: 'path',
       });
     }
@@ -131,7 +131,7 @@ export class RevocationHolder implements RevocationCheck {
   /**
    * Puts `list` in force; returns true when it differs from the one in force. A usable list that lacks
    * an entry some earlier usable list had is put in force failed closed instead
-   * (`revocation-entries-dropped`): entries are append-only (docs/trust-and-revocation.md).
+   * (`revocation_entries_dropped`): entries are append-only (docs/trust-and-revocation.md).
    */
   replace(candidate: RevocationList): boolean {
     const dropped = candidate.failure === undefined ? this.droppedEntry(candidate) : undefined;
@@ -139,7 +139,7 @@ export class RevocationHolder implements RevocationCheck {
       dropped === undefined
         ? candidate
         : RevocationList.failedClosed(
-            `revocation-entries-dropped: generation ${candidate.generation} lacks ${dropped}, revoked by an earlier list; entries are never removed`,
+            `revocation_entries_dropped: generation ${candidate.generation} lacks ${dropped}, revoked by an earlier list; entries are never removed`,
           );
     if (list.failure === undefined) for (const e of list.entries) this.#required.add(`${e.kind}:${e.ref}`);
     const next = fingerprint(list);

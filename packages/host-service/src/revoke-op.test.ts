@@ -146,7 +146,7 @@ describe('workload.revoke', () => {
     // The same list dropping an entry, written to the file under the running host: fails closed.
     dropping.save(listPath);
     host.holder.reload();
-    expect(host.holder.failure).toMatch(/^revocation-entries-dropped: /);
+    expect(host.holder.failure).toMatch(/^revocation_entries_dropped: /);
     gen2.renew(operatorKeys, { above: 3 }).save(listPath);
     host.holder.reload();
     expect(host.holder.failure).toBeUndefined();

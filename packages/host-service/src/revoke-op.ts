@@ -112,7 +112,7 @@ export async function revokeOp(
       } catch (err) {
         const why = err instanceof Error ? err.message : String(err);
         const code =
-          err instanceof PackageError && err.code === 'revocation-rollback' ? 'governance' : 'runtime';
+          err instanceof PackageError && err.code === 'revocation_rollback' ? 'governance' : 'runtime';
         throw refuse(code, `workload.revoke: the list could not be written: ${why}`, 'body.list.generation');
       }
       if (holder.failure !== undefined) {

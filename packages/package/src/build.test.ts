@@ -126,22 +126,22 @@ describe('buildCogPackage', () => {
         () => 'ok',
         (e: unknown) => (e instanceof PackageError ? e.code : String(e)),
       );
-    expect(await code(writeSource(sampleSource(), { 'bin/run.sh': 'x' }))).toBe('build-failed');
+    expect(await code(writeSource(sampleSource(), { 'bin/run.sh': 'x' }))).toBe('build_failed');
     const linked = writeSource(sampleSource(), { 'bin/run.sh': 'x' });
     writeFileSync(join(linked, '..', 'outside.wasm'), 'secret');
     symlinkSync(join(linked, '..', 'outside.wasm'), join(linked, 'run.wasm'));
-    expect(await code(linked)).toBe('build-failed');
-    expect(await code(writeSource(), { maxFileBytes: 4 })).toBe('build-failed');
+    expect(await code(linked)).toBe('build_failed');
+    expect(await code(writeSource(), { maxFileBytes: 4 })).toBe('build_failed');
     const out = tempDir();
     writeFileSync(join(out, 'stray'), 'x');
-    expect(await code(writeSource(), {}, out)).toBe('build-failed');
+    expect(await code(writeSource(), {}, out)).toBe('build_failed');
   });
 
   it('replaces an existing package with force', async () => {
     const src = writeSource();
     const out = join(tempDir(), 'p');
     await buildCogPackage(src, out);
-    await expect(buildCogPackage(src, out)).rejects.toMatchObject({ code: 'build-failed' });
+    await expect(buildCogPackage(src, out)).rejects.toMatchObject({ code: 'build_failed' });
     await expect(buildCogPackage(src, out, { force: true })).resolves.toBeDefined();
   });
 
@@ -163,13 +163,13 @@ describe('buildCogPackage', () => {
     for (const [source, field] of cases) {
       const src = writeSource(source as CogSource);
       const err = await buildCogPackage(src, join(tempDir(), 'o')).catch((e: unknown) => e as PackageError);
-      expect(err, field).toMatchObject({ code: 'source-invalid' });
+      expect(err, field).toMatchObject({ code: 'source_invalid' });
       expect((err as PackageError).field, JSON.stringify(source)).toBe(field);
     }
     const junk = writeSource();
     writeFileSync(join(junk, 'cog.json'), '{"id": "a", "id": "b"}');
     await expect(buildCogPackage(junk, join(tempDir(), 'o'))).rejects.toMatchObject({
-      code: 'source-invalid',
+      code: 'source_invalid',
     });
   });
 

@@ -47,13 +47,13 @@ export interface BuildResult {
 }
 
 const failed = (message: string, field?: string, cause?: unknown): PackageError =>
-  new PackageError('build-failed', message, { ...(field === undefined ? {} : { field }), cause });
+  new PackageError('build_failed', message, { ...(field === undefined ? {} : { field }), cause });
 
 /**
  * Builds a `cog` package from a source directory holding `cog.json`: the variant files and extra files
  * are copied into `outDir` (each hashed with BLAKE3 on the way, written atomically), the envelope is
- * written as canonical JSON. The same input always gives the same bytes. Refuses (`source-invalid`) a
- * malformed `cog.json`, and (`build-failed`) a listed file that is missing, a symbolic link, too large,
+ * written as canonical JSON. The same input always gives the same bytes. Refuses (`source_invalid`) a
+ * malformed `cog.json`, and (`build_failed`) a listed file that is missing, a symbolic link, too large,
  * or an output directory that is not empty (unless `force` and it already holds a package).
  */
 export async function buildCogPackage(
@@ -66,18 +66,18 @@ export async function buildCogPackage(
   const sourcePath = join(src, COG_SOURCE_FILE);
   const st = inspectPackagePath(src, COG_SOURCE_FILE);
   if (st.state !== 'file')
-    throw new PackageError('source-invalid', `${sourcePath}: missing or not a regular file`, {
+    throw new PackageError('source_invalid', `${sourcePath}: missing or not a regular file`, {
       field: COG_SOURCE_FILE,
     });
   if (st.size > MAX_COG_SOURCE_BYTES)
-    throw new PackageError('source-invalid', `${sourcePath}: larger than ${MAX_COG_SOURCE_BYTES} bytes`);
+    throw new PackageError('source_invalid', `${sourcePath}: larger than ${MAX_COG_SOURCE_BYTES} bytes`);
   const source = parseCogSource(readFileSync(sourcePath, 'utf8'));
 
   const paths = [...new Set([...Object.values(source.variants), ...(source.files ?? [])])].sort();
   const dup = firstDuplicatePath(paths);
   if (dup !== undefined)
     throw new PackageError(
-      'source-invalid',
+      'source_invalid',
       `${COG_SOURCE_FILE}: ${dup} is listed twice (paths compare case-insensitively)`,
       { field: 'files' },
     );
@@ -109,7 +109,7 @@ export async function buildCogPackage(
   for (const [name, file] of Object.entries(source.variants).sort(([a], [b]) => (a < b ? -1 : 1))) {
     const v = parseVariantName(name);
     if (!v)
-      throw new PackageError('source-invalid', `variants.${name}: not <arch>-<route>`, {
+      throw new PackageError('source_invalid', `variants.${name}: not <arch>-<route>`, {
         field: `variants.${name}`,
       });
     variants[name] = { route: v.route, arch: v.arch, file };

@@ -32,7 +32,7 @@ describe('validateCogConfig', () => {
     ];
     for (const [value, field] of bad) {
       expect(() => validateCogConfig(schema, value), field).toThrow(
-        expect.objectContaining({ code: 'config-invalid', field }),
+        expect.objectContaining({ code: 'config_invalid', field }),
       );
     }
   });

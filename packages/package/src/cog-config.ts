@@ -97,18 +97,18 @@ export const CogConfigSchemaSchema: z.ZodType<CogConfigSchema> = z
 
 /**
  * Checks a config object against a cog's config schema and returns it with defaults filled in. Refuses
- * (code `config-invalid`, naming the field) unknown fields, missing required fields, wrong types and
+ * (code `config_invalid`, naming the field) unknown fields, missing required fields, wrong types and
  * values outside the bounds.
  */
 export function validateCogConfig(schema: CogConfigSchema, config: unknown): Record<string, JsonValue> {
   if (config === null || typeof config !== 'object' || Array.isArray(config)) {
-    throw new PackageError('config-invalid', 'config: expected an object', { field: 'config' });
+    throw new PackageError('config_invalid', 'config: expected an object', { field: 'config' });
   }
   const input = config as Record<string, unknown>;
   const out: Record<string, JsonValue> = {};
   for (const key of Object.keys(input)) {
     if (!Object.hasOwn(schema, key)) {
-      throw new PackageError('config-invalid', `config.${key}: not in the cog's config schema`, {
+      throw new PackageError('config_invalid', `config.${key}: not in the cog's config schema`, {
         field: `config.${key}`,
       });
     }
@@ -116,7 +116,7 @@ export function validateCogConfig(schema: CogConfigSchema, config: unknown): Rec
   for (const [key, field] of Object.entries(schema)) {
     const f = `config.${key}`;
     const bad = (why: string): never => {
-      throw new PackageError('config-invalid', `${f}: ${why}`, { field: f });
+      throw new PackageError('config_invalid', `${f}: ${why}`, { field: f });
     };
     const value = Object.hasOwn(input, key) ? input[key] : field.default;
     if (value === undefined) {

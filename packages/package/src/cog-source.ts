@@ -88,13 +88,13 @@ export function parseVariantName(name: string): { arch: CogArch; route: CogRoute
   return { arch, route };
 }
 
-/** Parses `cog.json` text strictly. Throws `source-invalid` naming the field. */
+/** Parses `cog.json` text strictly. Throws `source_invalid` naming the field. */
 export function parseCogSource(text: string): CogSource {
   let value: unknown;
   try {
     value = parseJson(text, { maxBytes: MAX_COG_SOURCE_BYTES });
   } catch (err) {
-    throw new PackageError('source-invalid', `${COG_SOURCE_FILE}: ${(err as Error).message}`, {
+    throw new PackageError('source_invalid', `${COG_SOURCE_FILE}: ${(err as Error).message}`, {
       field: '$',
       cause: err,
     });
@@ -102,7 +102,7 @@ export function parseCogSource(text: string): CogSource {
   const r = CogSourceSchema.safeParse(value);
   if (!r.success) {
     const { field, message } = zodIssue(r.error);
-    throw new PackageError('source-invalid', `${COG_SOURCE_FILE}: ${message}`, { field });
+    throw new PackageError('source_invalid', `${COG_SOURCE_FILE}: ${message}`, { field });
   }
   return r.data;
 }

@@ -16,7 +16,7 @@ const PinsSchema = z.strictObject({
   pins: z.array(z.string().regex(HEX64_RE)),
 });
 
-/** The pinned hashes recorded under `root` (none when the file is absent). Malformed: `store-invalid`. */
+/** The pinned hashes recorded under `root` (none when the file is absent). Malformed: `store_invalid`. */
 export function loadPins(root: string): string[] {
   const path = join(root, PINS_FILE);
   let text: string;
@@ -28,7 +28,7 @@ export function loadPins(root: string): string[] {
   try {
     return PinsSchema.parse(parseJson(text)).pins;
   } catch (err) {
-    throw new PackageError('store-invalid', `${path} is malformed`, { field: PINS_FILE, cause: err });
+    throw new PackageError('store_invalid', `${path} is malformed`, { field: PINS_FILE, cause: err });
   }
 }
 

@@ -30,11 +30,11 @@ describe('ContentStore', () => {
     const root = tempDir();
     const store = ContentStore.open(root);
     expect(() => store.put(utf8('x'), '0'.repeat(64))).toThrow(
-      expect.objectContaining({ code: 'store-corrupt' }),
+      expect.objectContaining({ code: 'store_corrupt' }),
     );
     const src = join(tempDir(), 'f');
     writeFileSync(src, 'data');
-    await expect(store.putFile(src, '0'.repeat(64))).rejects.toMatchObject({ code: 'store-corrupt' });
+    await expect(store.putFile(src, '0'.repeat(64))).rejects.toMatchObject({ code: 'store_corrupt' });
     expect(store.totalBytes).toBe(0);
     expect(readdirSync(join(root, 'objects')).flatMap((d) => readdirSync(join(root, 'objects', d)))).toEqual(
       [],
@@ -47,13 +47,13 @@ describe('ContentStore', () => {
     const h = store.put(utf8('payload'));
     const g = store.put(utf8('another'));
     writeFileSync(objectPath(root, h), 'paylOad');
-    expect(() => store.get(h)).toThrow(expect.objectContaining({ code: 'store-corrupt' }));
+    expect(() => store.get(h)).toThrow(expect.objectContaining({ code: 'store_corrupt' }));
     expect(store.has(h)).toBe(false);
-    expect(() => store.get(h)).toThrow(expect.objectContaining({ code: 'store-missing' }));
+    expect(() => store.get(h)).toThrow(expect.objectContaining({ code: 'store_missing' }));
     writeFileSync(objectPath(root, g), 'tampered');
-    await expect(store.verifiedPath(g)).rejects.toMatchObject({ code: 'store-corrupt' });
+    await expect(store.verifiedPath(g)).rejects.toMatchObject({ code: 'store_corrupt' });
     expect(store.totalBytes).toBe(0);
-    expect(() => store.get('../../etc/passwd')).toThrow(expect.objectContaining({ code: 'store-invalid' }));
+    expect(() => store.get('../../etc/passwd')).toThrow(expect.objectContaining({ code: 'store_invalid' }));
   });
 
   it('evicts unpinned objects least recently used first, never pinned ones; pins persist', () => {
@@ -73,7 +73,7 @@ describe('ContentStore', () => {
     expect(reopened.pinnedBytes).toBe(100);
     reopened.unpin(h1);
     expect(ContentStore.open(root).evict(0)).toEqual([h1]);
-    expect(() => store.pin('f'.repeat(64))).toThrow(expect.objectContaining({ code: 'store-missing' }));
+    expect(() => store.pin('f'.repeat(64))).toThrow(expect.objectContaining({ code: 'store_missing' }));
   });
 
   it('keeps within a capacity on put, and removes temporary files of an interrupted write on open', () => {
@@ -95,7 +95,7 @@ describe('ContentStore', () => {
     const root = tempDir();
     ContentStore.open(root);
     writeFileSync(join(root, 'pins.json'), '{"schema":"heddle.content-pins.v1","pins":["nope"]}');
-    expect(() => ContentStore.open(root)).toThrow(expect.objectContaining({ code: 'store-invalid' }));
+    expect(() => ContentStore.open(root)).toThrow(expect.objectContaining({ code: 'store_invalid' }));
     expect(readFileSync(join(root, 'pins.json'), 'utf8')).toContain('nope');
   });
 });

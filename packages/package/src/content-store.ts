@@ -47,7 +47,7 @@ export class ContentStore {
 
   /**
    * Opens (creating if needed) a store: removes temporary files a crash left behind, accounts the
-   * objects, loads the pins. Throws `store-invalid` for a malformed pins file.
+   * objects, loads the pins. Throws `store_invalid` for a malformed pins file.
    */
   static open(root: string, options: ContentStoreOptions = {}): ContentStore {
     const store = new ContentStore(root, options);
@@ -94,11 +94,11 @@ export class ContentStore {
       .sort((a, b) => a.lastUsedMs - b.lastUsedMs || (a.hash < b.hash ? -1 : 1));
   }
 
-  /** Stores bytes and returns their hash. When `expectedHash` is given and differs: `store-corrupt`. */
+  /** Stores bytes and returns their hash. When `expectedHash` is given and differs: `store_corrupt`. */
   put(bytes: Uint8Array, expectedHash?: string): string {
     const hash = blake3Hex(bytes);
     if (expectedHash !== undefined && expectedHash !== hash) {
-      throw new PackageError('store-corrupt', `content hashes to ${hash}, expected ${expectedHash}`, {
+      throw new PackageError('store_corrupt', `content hashes to ${hash}, expected ${expectedHash}`, {
         field: 'hash',
       });
     }
@@ -112,14 +112,14 @@ export class ContentStore {
 
   /**
    * Copies a file into the store in one streaming pass (hashing while copying, then fsync and rename)
-   * and returns its hash and size. When `expectedHash` is given and differs: `store-corrupt`, nothing kept.
+   * and returns its hash and size. When `expectedHash` is given and differs: `store_corrupt`, nothing kept.
    */
   async putFile(path: string, expectedHash?: string): Promise<{ hash: string; size: number }> {
     const tmp = join(this.#objects, `.${randomBytes(6).toString('hex')}.tmp`);
     try {
       const { hash, size } = await copyHashing(path, tmp);
       if (expectedHash !== undefined && expectedHash !== hash) {
-        throw new PackageError('store-corrupt', `${path} hashes to ${hash}, expected ${expectedHash}`, {
+        throw new PackageError('store_corrupt', `${path} hashes to ${hash}, expected ${expectedHash}`, {
           field: 'hash',
         });
       }
@@ -141,8 +141,8 @@ export class ContentStore {
   }
 
   /**
-   * Reads an object and checks its hash. Missing: `store-missing`. Corrupt (the bytes no longer hash
-   * to the name): the object is removed and `store-corrupt` thrown.
+   * Reads an object and checks its hash. Missing: `store_missing`. Corrupt (the bytes no longer hash
+   * to the name): the object is removed and `store_corrupt` thrown.
    */
   get(hash: string): Uint8Array {
     this.#checkHash(hash);
@@ -151,14 +151,14 @@ export class ContentStore {
       bytes = new Uint8Array(readFileSync(this.#path(hash)));
     } catch (err) {
       this.#forget(hash);
-      throw new PackageError('store-missing', `object ${hash} is not in the store`, {
+      throw new PackageError('store_missing', `object ${hash} is not in the store`, {
         field: 'hash',
         cause: err,
       });
     }
     if (blake3Hex(bytes) !== hash) {
       this.delete(hash);
-      throw new PackageError('store-corrupt', `object ${hash} was corrupt and has been removed`, {
+      throw new PackageError('store_corrupt', `object ${hash} was corrupt and has been removed`, {
         field: 'hash',
       });
     }
@@ -178,14 +178,14 @@ export class ContentStore {
       digest = await hashFile(path);
     } catch (err) {
       this.#forget(hash);
-      throw new PackageError('store-missing', `object ${hash} is not in the store`, {
+      throw new PackageError('store_missing', `object ${hash} is not in the store`, {
         field: 'hash',
         cause: err,
       });
     }
     if (digest.blake3 !== hash) {
       this.delete(hash);
-      throw new PackageError('store-corrupt', `object ${hash} was corrupt and has been removed`, {
+      throw new PackageError('store_corrupt', `object ${hash} was corrupt and has been removed`, {
         field: 'hash',
       });
     }
@@ -193,11 +193,11 @@ export class ContentStore {
     return path;
   }
 
-  /** Pins an object so eviction keeps it (persisted). Unknown object: `store-missing`. */
+  /** Pins an object so eviction keeps it (persisted). Unknown object: `store_missing`. */
   pin(hash: string): void {
     this.#checkHash(hash);
     if (!this.#entries.has(hash))
-      throw new PackageError('store-missing', `object ${hash} is not in the store`, { field: 'hash' });
+      throw new PackageError('store_missing', `object ${hash} is not in the store`, { field: 'hash' });
     if (this.#pins.has(hash)) return;
     this.#pins.add(hash);
     this.#savePins();
@@ -242,7 +242,7 @@ export class ContentStore {
 
   #checkHash(hash: string): void {
     if (!HEX64_RE.test(hash))
-      throw new PackageError('store-invalid', 'hash: expected 64 lower-case hex characters', {
+      throw new PackageError('store_invalid', 'hash: expected 64 lower-case hex characters', {
         field: 'hash',
       });
   }

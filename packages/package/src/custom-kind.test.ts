@@ -71,12 +71,12 @@ describe('files of a registered kind', () => {
   it('refuses ../ traversal in a custom kind signed by a pinned key (the file outside is never read)', async () => {
     const dir = blobPackage([entry('../secret.txt', 'top secret')]);
     writeFileSync(join(dir, '..', 'secret.txt'), 'top secret');
-    expect(await refusal(dir)).toEqual({ code: 'manifest-invalid', field: 'body.files[0].path' });
+    expect(await refusal(dir)).toEqual({ code: 'manifest_invalid', field: 'body.files[0].path' });
     const nested = blobPackage([entry('a.txt', 'x'), entry('sub/../../secret.txt', 'top secret')], {
       'a.txt': 'x',
     });
     writeFileSync(join(nested, '..', 'secret.txt'), 'top secret');
-    expect(await refusal(nested)).toEqual({ code: 'manifest-invalid', field: 'body.files[1].path' });
+    expect(await refusal(nested)).toEqual({ code: 'manifest_invalid', field: 'body.files[1].path' });
   });
 
   it('refuses an absolute path, a backslash and the envelope name', async () => {
@@ -84,7 +84,7 @@ describe('files of a registered kind', () => {
     writeFileSync(outside, 'abs');
     for (const path of [outside, 'C:/x.txt', 'a\\b.txt', ENVELOPE_FILE, '.hidden']) {
       expect(await refusal(blobPackage([entry(path, 'abs')])), path).toEqual({
-        code: 'manifest-invalid',
+        code: 'manifest_invalid',
         field: 'body.files[0].path',
       });
     }
@@ -92,21 +92,21 @@ describe('files of a registered kind', () => {
 
   it('refuses duplicate paths, also differing only in case', async () => {
     const same = blobPackage([entry('a.txt', 'x'), entry('a.txt', 'x')], { 'a.txt': 'x' });
-    expect(await refusal(same)).toEqual({ code: 'manifest-invalid', field: 'body.files[1].path' });
+    expect(await refusal(same)).toEqual({ code: 'manifest_invalid', field: 'body.files[1].path' });
     const cased = blobPackage([entry('a.txt', 'x'), entry('b.txt', 'y'), entry('A.TXT', 'x')], {
       'a.txt': 'x',
       'b.txt': 'y',
     });
-    expect(await refusal(cased)).toEqual({ code: 'manifest-invalid', field: 'body.files[2].path' });
+    expect(await refusal(cased)).toEqual({ code: 'manifest_invalid', field: 'body.files[2].path' });
   });
 
   it('refuses malformed file entries and more than MAX_FILES files', async () => {
     const negative = blobPackage([{ path: 'a.txt', size: -1, blake3: 'a'.repeat(64) }]);
-    expect(await refusal(negative)).toEqual({ code: 'manifest-invalid', field: 'body.files[0].size' });
+    expect(await refusal(negative)).toEqual({ code: 'manifest_invalid', field: 'body.files[0].size' });
     const badHash = blobPackage([{ path: 'a.txt', size: 1, blake3: 'ZZ' }]);
-    expect(await refusal(badHash)).toEqual({ code: 'manifest-invalid', field: 'body.files[0].blake3' });
+    expect(await refusal(badHash)).toEqual({ code: 'manifest_invalid', field: 'body.files[0].blake3' });
     const many = Array.from({ length: MAX_FILES + 1 }, (_, i) => entry(`f${i}`, ''));
-    expect(await refusal(blobPackage(many))).toEqual({ code: 'manifest-invalid', field: 'body.files' });
+    expect(await refusal(blobPackage(many))).toEqual({ code: 'manifest_invalid', field: 'body.files' });
   });
 
   it('refuses a kind whose files() is not a list of files', async () => {
@@ -117,7 +117,7 @@ describe('files of a registered kind', () => {
     };
     const registry = new KindRegistry().register(weird);
     expect(() => registry.parseBody('weird', { n: 1 })).toThrow(
-      expect.objectContaining({ code: 'manifest-invalid', field: 'body.files' }),
+      expect.objectContaining({ code: 'manifest_invalid', field: 'body.files' }),
     );
   });
 });

@@ -6,12 +6,12 @@ import type { z } from 'zod';
  * on. They are part of the public contract.
  */
 export type VerifyErrorCode =
-  | 'manifest-invalid'
-  | 'missing-signature'
-  | 'untrusted-signer'
-  | 'bad-signature'
-  | 'file-missing'
-  | 'file-tampered'
+  | 'manifest_invalid'
+  | 'missing_signature'
+  | 'untrusted_signer'
+  | 'bad_signature'
+  | 'file_missing'
+  | 'file_tampered'
   | 'revoked';
 
 /**
@@ -20,23 +20,23 @@ export type VerifyErrorCode =
  */
 export type PackageErrorCode =
   | VerifyErrorCode
-  | 'source-invalid'
-  | 'build-failed'
-  | 'trust-invalid'
-  | 'pin-invalid'
-  | 'store-invalid'
-  | 'store-missing'
-  | 'store-corrupt'
-  | 'piece-map-invalid'
-  | 'piece-rejected'
-  | 'artifact-mismatch'
-  | 'revocation-invalid'
-  | 'revocation-list-invalid'
-  | 'revocation-rollback'
-  | 'revocation-list-expired'
-  | 'revocation-generation-jump'
-  | 'unknown-kind'
-  | 'config-invalid';
+  | 'source_invalid'
+  | 'build_failed'
+  | 'trust_invalid'
+  | 'pin_invalid'
+  | 'store_invalid'
+  | 'store_missing'
+  | 'store_corrupt'
+  | 'piece_map_invalid'
+  | 'piece_rejected'
+  | 'artifact_mismatch'
+  | 'revocation_invalid'
+  | 'revocation_list_invalid'
+  | 'revocation_rollback'
+  | 'revocation_list_expired'
+  | 'revocation_generation_jump'
+  | 'unknown_kind'
+  | 'config_invalid';
 
 /**
  * An error from `@heddle/package`. `code` is one of {@link PackageErrorCode}; `field` names the input

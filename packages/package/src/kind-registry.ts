@@ -31,17 +31,17 @@ export class KindRegistry {
   readonly #kinds = new Map<string, KindDefinition<unknown>>();
 
   /**
-   * Adds a kind. Throws `PackageError` `unknown-kind` when the name is malformed or already taken
+   * Adds a kind. Throws `PackageError` `unknown_kind` when the name is malformed or already taken
    * (a kind is never silently replaced).
    */
   register<B>(definition: KindDefinition<B>): this {
     if (!KIND_RE.test(definition.kind)) {
-      throw new PackageError('unknown-kind', `kind name ${JSON.stringify(definition.kind)} is malformed`, {
+      throw new PackageError('unknown_kind', `kind name ${JSON.stringify(definition.kind)} is malformed`, {
         field: 'kind',
       });
     }
     if (this.#kinds.has(definition.kind)) {
-      throw new PackageError('unknown-kind', `kind ${definition.kind} is already registered`, {
+      throw new PackageError('unknown_kind', `kind ${definition.kind} is already registered`, {
         field: 'kind',
       });
     }
@@ -61,26 +61,26 @@ export class KindRegistry {
 
   /**
    * Validates `body` as `kind` and returns the typed body and its files (checked with
-   * {@link checkPackageFiles}, whatever the kind). Throws `PackageError` `manifest-invalid` naming the
+   * {@link checkPackageFiles}, whatever the kind). Throws `PackageError` `manifest_invalid` naming the
    * field (`kind`, `body.<path>`, or `body.files[i].<field>` for a file the kind returned).
    */
   parseBody(kind: string, body: unknown): { body: unknown; files: readonly PackageFile[] } {
     const def = this.#kinds.get(kind);
     if (!def) {
-      throw new PackageError('manifest-invalid', `kind: ${JSON.stringify(kind)} is not a registered kind`, {
+      throw new PackageError('manifest_invalid', `kind: ${JSON.stringify(kind)} is not a registered kind`, {
         field: 'kind',
       });
     }
     const r = def.bodySchema.safeParse(body);
     if (!r.success) {
       const { field, message } = zodIssue(r.error, 'body');
-      throw new PackageError('manifest-invalid', message, { field });
+      throw new PackageError('manifest_invalid', message, { field });
     }
     let files: unknown;
     try {
       files = def.files(r.data);
     } catch (err) {
-      throw new PackageError('manifest-invalid', `body.files: kind ${kind} could not list its files`, {
+      throw new PackageError('manifest_invalid', `body.files: kind ${kind} could not list its files`, {
         field: 'body.files',
         cause: err,
       });
@@ -95,19 +95,19 @@ const FileListSchema = z.array(PackageFileSchema).max(MAX_FILES);
  * Checks a list of package files as a kind returned it and returns a copy (so later changes to the
  * kind's objects cannot alter what was checked): at most {@link MAX_FILES} entries, each matching the
  * file schema (`{path, size, blake3}`, nothing else), every path acceptable (`packagePathProblem`)
- * and no duplicates ignoring case. Throws `PackageError` `manifest-invalid` naming the field
+ * and no duplicates ignoring case. Throws `PackageError` `manifest_invalid` naming the field
  * (`body.files`, `body.files[i].path`, ...).
  */
 export function checkPackageFiles(files: unknown, field = 'body.files'): PackageFile[] {
   const r = FileListSchema.safeParse(files);
   if (!r.success) {
     const issue = zodIssue(r.error, field);
-    throw new PackageError('manifest-invalid', issue.message, { field: issue.field });
+    throw new PackageError('manifest_invalid', issue.message, { field: issue.field });
   }
   const problem = pathListProblem(r.data.map((f) => f.path));
   if (problem !== undefined) {
     const at = `${field}[${problem.index}].path`;
-    throw new PackageError('manifest-invalid', `${at}: ${problem.message}`, { field: at });
+    throw new PackageError('manifest_invalid', `${at}: ${problem.message}`, { field: at });
   }
   return r.data.map((f) => ({ path: f.path, size: f.size, blake3: f.blake3 }));
 }

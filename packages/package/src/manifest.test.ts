@@ -56,7 +56,7 @@ describe('parseEnvelope: junk input', () => {
       return 'ok';
     } catch (err) {
       expect(err).toBeInstanceOf(PackageError);
-      expect((err as PackageError).code).toBe('manifest-invalid');
+      expect((err as PackageError).code).toBe('manifest_invalid');
       return (err as PackageError).field;
     }
   };
@@ -101,7 +101,7 @@ describe('parseEnvelope: junk input', () => {
     );
   });
 
-  it('never throws anything but manifest-invalid for random bytes or random JSON (property)', () => {
+  it('never throws anything but manifest_invalid for random bytes or random JSON (property)', () => {
     fc.assert(
       fc.property(
         fc.oneof(

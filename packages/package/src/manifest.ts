@@ -46,13 +46,13 @@ export interface ReadEnvelopeOptions extends SizeLimits {
 }
 
 const invalid = (message: string, field: string, cause?: unknown): PackageError =>
-  new PackageError('manifest-invalid', message, { field, cause });
+  new PackageError('manifest_invalid', message, { field, cause });
 
 /**
  * Parses and validates envelope bytes: size (at most 1 MiB), UTF-8, strict JSON (integers only,
  * duplicate keys refused), envelope shape, canonical spelling (RFC 8785 plus one line feed, signatures
  * sorted by key, one per key), the kind's body schema, file paths (no traversal, absolute paths or
- * duplicates) and size limits. Every failure is `PackageError` `manifest-invalid` naming the field.
+ * duplicates) and size limits. Every failure is `PackageError` `manifest_invalid` naming the field.
  */
 export function parseEnvelope(bytes: Uint8Array, options: ReadEnvelopeOptions = {}): ParsedPackage {
   if (bytes.length > MAX_ENVELOPE_BYTES) {
@@ -118,7 +118,7 @@ export function parseEnvelope(bytes: Uint8Array, options: ReadEnvelopeOptions = 
 
 /**
  * Reads `dir/heddle-package.json` (a regular file, not a symbolic link, at most 1 MiB) and parses it
- * with {@link parseEnvelope}. Throws `manifest-invalid` when it is absent or unreadable.
+ * with {@link parseEnvelope}. Throws `manifest_invalid` when it is absent or unreadable.
  */
 export function readEnvelope(dir: string, options: ReadEnvelopeOptions = {}): ParsedPackage {
   return parseEnvelope(readEnvelopeBytes(dir), options);

@@ -34,7 +34,7 @@ describe('PieceVerifier', () => {
     expect(v.accept(3, pieceOf(bytes, 3))).toBe('duplicate');
     expect([...v.bitfield()]).toEqual([0b11010000, 0b01000000]);
     expect(v.missing()).toEqual([2, 4, 5, 6, 7, 8]);
-    await expect(v.finish(() => undefined)).rejects.toMatchObject({ code: 'piece-rejected' });
+    await expect(v.finish(() => undefined)).rejects.toMatchObject({ code: 'piece_rejected' });
     for (const i of v.missing()) v.accept(i, pieceOf(bytes, i));
     expect(v.complete).toBe(true);
     expect(await v.finish((i) => pieceOf(bytes, i))).toBe(artifactId(map));
@@ -44,16 +44,16 @@ describe('PieceVerifier', () => {
   it('refuses a map that does not match the expected id, content hash or size', async () => {
     const map = computePieceMap(randomBytes(P * 2, 2), P);
     await expect(PieceVerifier.create(map, { artifactId: '0'.repeat(64) })).rejects.toMatchObject({
-      code: 'artifact-mismatch',
+      code: 'artifact_mismatch',
     });
     await expect(PieceVerifier.create(map, { contentHash: '0'.repeat(64) })).rejects.toMatchObject({
-      code: 'artifact-mismatch',
+      code: 'artifact_mismatch',
     });
     await expect(PieceVerifier.create(map, { totalSize: 1 })).rejects.toMatchObject({
-      code: 'artifact-mismatch',
+      code: 'artifact_mismatch',
     });
     const broken: PieceMap = { ...map, pieceHashes: map.pieceHashes.slice(1) };
-    await expect(PieceVerifier.create(broken)).rejects.toMatchObject({ code: 'piece-map-invalid' });
+    await expect(PieceVerifier.create(broken)).rejects.toMatchObject({ code: 'piece_map_invalid' });
   });
 
   it('refuses wrong lengths and out-of-range indices', async () => {
@@ -72,7 +72,7 @@ describe('PieceVerifier', () => {
     const v = await PieceVerifier.create(map);
     v.accept(0, pieceOf(fake, 0));
     v.accept(1, pieceOf(fake, 1));
-    await expect(v.finish((i) => pieceOf(fake, i))).rejects.toMatchObject({ code: 'artifact-mismatch' });
+    await expect(v.finish((i) => pieceOf(fake, i))).rejects.toMatchObject({ code: 'artifact_mismatch' });
   });
 
   it('detects random corruption of any piece at exactly that piece (property)', async () => {
@@ -98,7 +98,7 @@ describe('PieceVerifier', () => {
               } catch (e) {
                 err = e;
               }
-              expect(err).toMatchObject({ code: 'piece-rejected', field: `pieces[${bad}]` });
+              expect(err).toMatchObject({ code: 'piece_rejected', field: `pieces[${bad}]` });
             } else expect(v.accept(i, pieceOf(bytes, i))).toBe('accepted');
           }
           expect(v.missing()).toEqual([bad]);
@@ -197,7 +197,7 @@ describe('PieceVerifier', () => {
     const w = await PieceVerifier.create(map, { contentHash: map.contentHash }, { maxReorderBytes: 0 });
     for (let i = 9; i >= 0; i--) w.accept(i, pieceOf(bytes, i));
     const tampered = (i: number) => (i === 4 ? new Uint8Array(P) : pieceOf(bytes, i));
-    await expect(w.finish(tampered)).rejects.toMatchObject({ code: 'piece-rejected', field: 'pieces[4]' });
+    await expect(w.finish(tampered)).rejects.toMatchObject({ code: 'piece_rejected', field: 'pieces[4]' });
     expect(DEFAULT_REORDER_BYTES).toBe(8 * 1024 * 1024);
   });
 
@@ -230,12 +230,12 @@ describe('PieceVerifier', () => {
   it('refuses a resume bitfield of the wrong length or with bits past the end', async () => {
     const map = computePieceMap(randomBytes(P * 3, 6), P);
     await expect(PieceVerifier.resume(map, new Uint8Array(2), () => undefined)).rejects.toMatchObject({
-      code: 'piece-rejected',
+      code: 'piece_rejected',
     });
     await expect(
       PieceVerifier.resume(map, new Uint8Array([0b00010000]), () => undefined),
     ).rejects.toMatchObject({
-      code: 'piece-rejected',
+      code: 'piece_rejected',
     });
     const v = await PieceVerifier.resume(map, new Uint8Array([0b11100000]), () => new Uint8Array(P));
     expect(v.held).toBe(0);

@@ -83,8 +83,8 @@ export class PieceVerifier {
   }
 
   /**
-   * A verifier for `map`. Throws `artifact-mismatch` when the map does not match the expectations
-   * (artifact id, content hash, total size), `piece-map-invalid` when its piece count is inconsistent.
+   * A verifier for `map`. Throws `artifact_mismatch` when the map does not match the expectations
+   * (artifact id, content hash, total size), `piece_map_invalid` when its piece count is inconsistent.
    */
   static async create(
     map: PieceMap,
@@ -93,7 +93,7 @@ export class PieceVerifier {
   ): Promise<PieceVerifier> {
     if (map.pieceHashes.length !== Math.ceil(map.totalSize / map.pieceSize)) {
       throw new PackageError(
-        'piece-map-invalid',
+        'piece_map_invalid',
         'piece_hashes: count does not match total_size / piece_size',
         {
           field: 'piece_hashes',
@@ -103,7 +103,7 @@ export class PieceVerifier {
     const id = artifactId(map);
     const mismatch = (what: string): never => {
       throw new PackageError(
-        'artifact-mismatch',
+        'artifact_mismatch',
         `${what} of the piece map does not match the expected one`,
         { field: what },
       );
@@ -119,7 +119,7 @@ export class PieceVerifier {
   /**
    * Rebuilds a verifier after an interruption: each piece the saved `bitfield` claims is read back with
    * `read` and re-verified; pieces that are gone or fail are simply missing again. Throws
-   * `piece-rejected` for a bitfield of the wrong length or with bits set past the last piece.
+   * `piece_rejected` for a bitfield of the wrong length or with bits set past the last piece.
    */
   static async resume(
     map: PieceMap,
@@ -131,14 +131,14 @@ export class PieceVerifier {
     const v = await PieceVerifier.create(map, expect, options);
     if (bitfield.length !== v.#have.length) {
       throw new PackageError(
-        'piece-rejected',
+        'piece_rejected',
         `bitfield: expected ${v.#have.length} bytes, got ${bitfield.length}`,
         { field: 'bitfield' },
       );
     }
     for (let i = v.count; i < bitfield.length * 8; i++) {
       if (((bitfield[i >> 3] as number) >> (7 - (i & 7))) & 1) {
-        throw new PackageError('piece-rejected', `bitfield: bit ${i} is set beyond the last piece`, {
+        throw new PackageError('piece_rejected', `bitfield: bit ${i} is set beyond the last piece`, {
           field: 'bitfield',
         });
       }
@@ -153,13 +153,13 @@ export class PieceVerifier {
 
   /**
    * Offers piece `index`. Returns `accepted` (now held) or `duplicate` (already held, bytes ignored).
-   * Throws `piece-rejected` (field `pieces[index]`) for an index out of range, a wrong length or a wrong
+   * Throws `piece_rejected` (field `pieces[index]`) for an index out of range, a wrong length or a wrong
    * hash; the piece stays missing and may be fetched again, from any source.
    */
   accept(index: number, bytes: Uint8Array): PieceOutcome {
     if (!Number.isSafeInteger(index) || index < 0 || index >= this.count) {
       throw new PackageError(
-        'piece-rejected',
+        'piece_rejected',
         `pieces[${index}]: index out of range (0..${this.count - 1})`,
         { field: `pieces[${index}]` },
       );
@@ -167,7 +167,7 @@ export class PieceVerifier {
     if (this.has(index)) return 'duplicate';
     const problem = this.#check(index, bytes);
     if (problem !== undefined)
-      throw new PackageError('piece-rejected', `pieces[${index}]: ${problem}`, { field: `pieces[${index}]` });
+      throw new PackageError('piece_rejected', `pieces[${index}]: ${problem}`, { field: `pieces[${index}]` });
     this.#mark(index, bytes);
     return 'accepted';
   }
@@ -239,13 +239,13 @@ export class PieceVerifier {
   /**
    * Once complete, checks the whole content against the map's content hash, reading back with `read`
    * (and checking again) the pieces that arrived out of order and did not fit the reorder buffer;
-   * `read` is not called when none are left. Returns the artifact id. Throws `piece-rejected` when pieces
-   * are missing, `artifact-mismatch` when the content hash differs (the map's piece hashes lied).
+   * `read` is not called when none are left. Returns the artifact id. Throws `piece_rejected` when pieces
+   * are missing, `artifact_mismatch` when the content hash differs (the map's piece hashes lied).
    */
   async finish(read: PieceReader): Promise<string> {
     if (this.#finished) return this.artifactId;
     if (!this.complete) {
-      throw new PackageError('piece-rejected', `pieces: ${this.count - this.#held} piece(s) still missing`, {
+      throw new PackageError('piece_rejected', `pieces: ${this.count - this.#held} piece(s) still missing`, {
         field: 'pieces',
       });
     }
@@ -266,7 +266,7 @@ export class PieceVerifier {
       const bytes = await read(this.#next);
       const problem = bytes === undefined ? 'cannot be read back' : this.#check(this.#next, bytes);
       if (problem !== undefined || bytes === undefined) {
-        throw new PackageError('piece-rejected', `pieces[${this.#next}]: ${problem}`, {
+        throw new PackageError('piece_rejected', `pieces[${this.#next}]: ${problem}`, {
           field: `pieces[${this.#next}]`,
         });
       }
@@ -277,7 +277,7 @@ export class PieceVerifier {
     this.#finished = true;
     if (digest !== this.map.contentHash) {
       throw new PackageError(
-        'artifact-mismatch',
+        'artifact_mismatch',
         'content_hash: the assembled content does not match the content hash',
         {
           field: 'content_hash',

@@ -82,7 +82,7 @@ describe('piece maps and artifact ids', () => {
     for (const bad of [0, 1000, 8192, 3 * 16384, 32 * 1024 * 1024, 1.5, Number.NaN])
       expect(isValidPieceSize(bad)).toBe(false);
     expect(() => computePieceMap(new Uint8Array(1), 1000)).toThrow(
-      expect.objectContaining({ code: 'piece-map-invalid' }),
+      expect.objectContaining({ code: 'piece_map_invalid' }),
     );
   });
 
@@ -94,7 +94,7 @@ describe('piece maps and artifact ids', () => {
         parsePieceMap(v);
         return 'ok';
       } catch (e) {
-        expect(e).toMatchObject({ code: 'piece-map-invalid' });
+        expect(e).toMatchObject({ code: 'piece_map_invalid' });
         return (e as PackageError).field;
       }
     };

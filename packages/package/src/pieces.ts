@@ -69,7 +69,7 @@ export function pieceLength(map: Pick<PieceMap, 'pieceSize' | 'totalSize'>, inde
 function checkPieceSize(pieceSize: number): void {
   if (!isValidPieceSize(pieceSize)) {
     throw new PackageError(
-      'piece-map-invalid',
+      'piece_map_invalid',
       `piece_size: ${pieceSize} is not a power of two in [${MIN_PIECE_SIZE}, ${MAX_PIECE_SIZE}]`,
       {
         field: 'piece_size',
@@ -151,20 +151,20 @@ export const PieceMapJsonSchema: z.ZodType<PieceMapJson> = z.strictObject({
 
 /**
  * Validates the JSON form of a piece map: schema, a valid piece size, and exactly
- * `ceil(total_size / piece_size)` piece hashes. Throws `piece-map-invalid` naming the field.
+ * `ceil(total_size / piece_size)` piece hashes. Throws `piece_map_invalid` naming the field.
  */
 export function parsePieceMap(value: unknown): PieceMap {
   const r = PieceMapJsonSchema.safeParse(value);
   if (!r.success) {
     const { field, message } = zodIssue(r.error);
-    throw new PackageError('piece-map-invalid', message, { field });
+    throw new PackageError('piece_map_invalid', message, { field });
   }
   const j = r.data;
   checkPieceSize(j.piece_size);
   const n = pieceCount(j.total_size, j.piece_size);
   if (j.piece_hashes.length !== n) {
     throw new PackageError(
-      'piece-map-invalid',
+      'piece_map_invalid',
       `piece_hashes: expected ${n} hashes for ${j.total_size} bytes, got ${j.piece_hashes.length}`,
       {
         field: 'piece_hashes',

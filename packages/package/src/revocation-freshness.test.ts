@@ -41,10 +41,10 @@ describe('revocation list expiry (the freeze attack)', () => {
     const before = RevocationList.load(path, { trustedKeys, clock: () => T + 29 * DAY });
     expect(before.isRevoked('package', ref('b'))).toBe(false);
     expect(() => RevocationList.load(path, { trustedKeys, clock: () => T + 30 * DAY })).toThrow(
-      expect.objectContaining({ code: 'revocation-list-expired', field: 'expires_at_ms' }),
+      expect.objectContaining({ code: 'revocation_list_expired', field: 'expires_at_ms' }),
     );
     const closed = RevocationList.loadOrFailClosed(path, { trustedKeys, clock: () => T + 31 * DAY });
-    expect(closed.failure).toMatch(/^revocation-list-expired: /);
+    expect(closed.failure).toMatch(/^revocation_list_expired: /);
     expect(closed.isRevoked('package', ref('b'))).toBe(true);
   });
 
@@ -58,24 +58,24 @@ describe('revocation list expiry (the freeze attack)', () => {
     const l = RevocationList.load(path, { trustedKeys, clock: () => now });
     expect(l.firstRevoked({ packageId: ref('c'), signerKeys: [], artifactHashes: [] })).toBeUndefined();
     now = T + DAY;
-    expect(l.expired).toMatch(/^revocation-list-expired: generation 1 expired at/);
+    expect(l.expired).toMatch(/^revocation_list_expired: generation 1 expired at/);
     expect(l.firstRevoked({ packageId: ref('c'), signerKeys: [], artifactHashes: [] })).toMatchObject({
       kind: 'list-unavailable',
-      reason: expect.stringMatching(/^revocation-list-expired/),
+      reason: expect.stringMatching(/^revocation_list_expired/),
     });
     expect(l.entryFor('package', ref('c'))).toMatchObject({ kind: 'list-unavailable' });
   });
 
   it('refuses a signed list without an expiry, and an expiry that was edited', () => {
     expect(() => RevocationList.parse(forged(1, undefined), { trustedKeys })).toThrow(
-      expect.objectContaining({ code: 'revocation-list-invalid', field: 'expires_at_ms' }),
+      expect.objectContaining({ code: 'revocation_list_invalid', field: 'expires_at_ms' }),
     );
     const text = forged(1, Date.now() + DAY).replace(
       /"expires_at_ms":(\d+)/,
       (_m, n) => `"expires_at_ms":${Number(n) + DAY}`,
     );
     expect(() => RevocationList.parse(text, { trustedKeys })).toThrow(
-      expect.objectContaining({ code: 'revocation-list-invalid', field: 'signature' }),
+      expect.objectContaining({ code: 'revocation_list_invalid', field: 'signature' }),
     );
   });
 });
@@ -83,13 +83,13 @@ describe('revocation list expiry (the freeze attack)', () => {
 describe('bounded generations and the supported recovery', () => {
   it('refuses a generation of 2^53 - 1 outright, and a jump of more than 65,536 above the mark', () => {
     expect(() => RevocationList.parse(forged(2 ** 53 - 1, Date.now() + DAY), { trustedKeys })).toThrow(
-      expect.objectContaining({ code: 'revocation-list-invalid', field: 'generation' }),
+      expect.objectContaining({ code: 'revocation_list_invalid', field: 'generation' }),
     );
     const dir = tempDir();
     const path = join(dir, 'r.json');
     writeFileSync(path, forged(MAX_GENERATION_STEP + 1, Date.now() + DAY));
     expect(() => RevocationList.load(path, { trustedKeys })).toThrow(
-      expect.objectContaining({ code: 'revocation-generation-jump' }),
+      expect.objectContaining({ code: 'revocation_generation_jump' }),
     );
     expect(existsSync(`${path}.generation`)).toBe(false); // the mark did not move
     writeFileSync(path, forged(MAX_GENERATION_STEP, Date.now() + DAY));
@@ -102,7 +102,7 @@ describe('bounded generations and the supported recovery', () => {
     const l1 = RevocationList.empty().add({ kind: 'signer', ref: ref('5'), revokedAtMs: T }, ops, { now: T });
     // A host holds a mark far above the operator's list (a list that jumped ahead was installed there).
     writeFileSync(`${path}.generation`, '{"generation":40000,"schema":"heddle.revocation-generation.v1"}\n');
-    expect(() => l1.save(path)).toThrow(expect.objectContaining({ code: 'revocation-rollback' }));
+    expect(() => l1.save(path)).toThrow(expect.objectContaining({ code: 'revocation_rollback' }));
     const renewed = l1.renew(ops, { above: 40_000 });
     expect(renewed.generation).toBe(40_001);
     expect(renewed.entries).toEqual(l1.entries);
@@ -129,7 +129,7 @@ describe('loading with a read-only mark', () => {
     }
     writeFileSync(`${path}.generation`, '{"generation":3,"schema":"heddle.revocation-generation.v1"}\n');
     expect(() => RevocationList.load(path, { trustedKeys, readOnlyMark: true })).toThrow(
-      expect.objectContaining({ code: 'revocation-rollback' }),
+      expect.objectContaining({ code: 'revocation_rollback' }),
     );
     expect(readFileSync(`${path}.generation`, 'utf8')).toContain('"generation":3');
   });

@@ -12,9 +12,9 @@ export interface SaveRevocationOptions {
    * The high-water mark file, by default `<path>.generation` (`false`: none). It holds
    * `{"generation":N,"schema":"heddle.revocation-generation.v1"}`, written crash-safely and only ever
    * raised: by `save`, and by `load` for every list it accepts with trusted keys (never with
-   * `trustNamedSigners`). `load` refuses a list older than the mark with `revocation-rollback`, so a
+   * `trustNamedSigners`). `load` refuses a list older than the mark with `revocation_rollback`, so a
    * validly signed older list put back (or the list deleted) fails closed. An unreadable or malformed
-   * mark is `revocation-list-invalid`; a missing one means nothing was seen yet, so keep it where
+   * mark is `revocation_list_invalid`; a missing one means nothing was seen yet, so keep it where
    * whoever can replace the list cannot delete it.
    */
   readonly generationFile?: string | false;
@@ -36,7 +36,7 @@ export function generationFileOf(path: string, options: SaveRevocationOptions = 
 
 /**
  * The highest generation recorded in a mark file: 0 when it does not exist. Throws
- * `revocation-list-invalid` (naming the file) when it is unreadable or malformed.
+ * `revocation_list_invalid` (naming the file) when it is unreadable or malformed.
  */
 export function readGenerationMark(file: string): number {
   let text: string;
@@ -53,7 +53,7 @@ export function readGenerationMark(file: string): number {
   }
 }
 
-/** Records `generation` in the mark file crash-safely, creating its directory. Fails: `revocation-list-invalid`. */
+/** Records `generation` in the mark file crash-safely, creating its directory. Fails: `revocation_list_invalid`. */
 export function writeGenerationMark(file: string, generation: number): void {
   try {
     mkdirSync(dirname(file), { recursive: true });
@@ -70,12 +70,12 @@ export function writeGenerationMark(file: string, generation: number): void {
 }
 
 const markError = (file: string, message: string, cause: unknown): PackageError =>
-  new PackageError('revocation-list-invalid', message, { field: basename(file), cause });
+  new PackageError('revocation_list_invalid', message, { field: basename(file), cause });
 
-/** The `revocation-rollback` error: a list at `generation` while `seen` was seen (recorded in `file`). */
+/** The `revocation_rollback` error: a list at `generation` while `seen` was seen (recorded in `file`). */
 export const rollbackError = (generation: number, seen: number, file?: string): PackageError =>
   new PackageError(
-    'revocation-rollback',
+    'revocation_rollback',
     `generation: ${generation} is older than the last generation seen (${seen}${file === undefined ? '' : `, recorded in ${file}`})`,
     { field: 'generation' },
   );

@@ -34,7 +34,7 @@ describe('revocation entries', () => {
     expect(verifyRevocationEntry({ ...e, reason: undefined })).toBe(false);
     expect(verifyRevocationEntry({ ...e, signature: 'zz' })).toBe(false);
     expect(() => signRevocationEntry({ kind: 'package', ref: 'ABC', revokedAtMs: 1 }, keys)).toThrow(
-      expect.objectContaining({ code: 'revocation-invalid', field: 'ref' }),
+      expect.objectContaining({ code: 'revocation_invalid', field: 'ref' }),
     );
   });
 });
@@ -70,7 +70,7 @@ describe('RevocationList', () => {
     list.save(path);
     expect(RevocationList.load(path, { trustedKeys }).entries).toEqual(list.entries);
     expect(() => RevocationList.load(path, { trustedKeys: [toHex(generateKeyPair().publicKey)] })).toThrow(
-      expect.objectContaining({ code: 'revocation-list-invalid', field: 'entries[0].signer' }),
+      expect.objectContaining({ code: 'revocation_list_invalid', field: 'entries[0].signer' }),
     );
     // A list extended by a stranger's key is refused even when the file is internally consistent.
     const stranger = generateKeyPair();
@@ -101,7 +101,7 @@ describe('RevocationList', () => {
     for (const [value, field] of variants) {
       writeFileSync(path, canonicalJson(value));
       expect(() => RevocationList.load(path, { trustedKeys }), field).toThrow(
-        expect.objectContaining({ code: 'revocation-list-invalid', field }),
+        expect.objectContaining({ code: 'revocation_list_invalid', field }),
       );
       const closed = RevocationList.loadOrFailClosed(path, { trustedKeys });
       expect(closed.failure).toBeDefined();
@@ -128,7 +128,7 @@ describe('RevocationList', () => {
     const l1 = RevocationList.empty().add({ kind: 'package', ref: ref('a'), revokedAtMs: 1 }, ops);
     l1.save(path);
     expect(() => RevocationList.load(path, { trustedKeys, minGeneration: 2 })).toThrow(
-      expect.objectContaining({ code: 'revocation-rollback' }),
+      expect.objectContaining({ code: 'revocation_rollback' }),
     );
     expect(RevocationList.load(path, { trustedKeys, minGeneration: 1 }).generation).toBe(1);
   });
@@ -182,7 +182,7 @@ describe('RevocationList options', () => {
     expect(RevocationList.load(path, { trustedKeys: [], allowMissing: true }).generation).toBe(0);
     writeFileSync(path, 'junk');
     expect(() => RevocationList.load(path, { trustedKeys: [], allowMissing: true })).toThrow(
-      expect.objectContaining({ code: 'revocation-list-invalid' }),
+      expect.objectContaining({ code: 'revocation_list_invalid' }),
     );
     RevocationList.empty()
       .add({ kind: 'artifact', ref: 'd'.repeat(64), revokedAtMs: 1 }, ops)
@@ -211,10 +211,10 @@ describe('RevocationList: the persisted high-water mark of the generation', () =
     expect(RevocationList.parse(gen2Bytes.toString('utf8'), { trustedKeys }).generation).toBe(2);
     // ...but this host has seen generation 3.
     expect(() => RevocationList.load(path, { trustedKeys })).toThrow(
-      expect.objectContaining({ code: 'revocation-rollback', field: 'generation' }),
+      expect.objectContaining({ code: 'revocation_rollback', field: 'generation' }),
     );
     const closed = RevocationList.loadOrFailClosed(path, { trustedKeys });
-    expect(closed.failure).toMatch(/^revocation-rollback: /);
+    expect(closed.failure).toMatch(/^revocation_rollback: /);
     expect(closed.firstRevoked({ signerKeys: [], artifactHashes: [] })?.kind).toBe('list-unavailable');
   });
 
@@ -228,11 +228,11 @@ describe('RevocationList: the persisted high-water mark of the generation', () =
     expect(RevocationList.load(path, { trustedKeys }).generation).toBe(2);
     writeFileSync(path, gen1.encode());
     expect(() => RevocationList.load(path, { trustedKeys })).toThrow(
-      expect.objectContaining({ code: 'revocation-rollback' }),
+      expect.objectContaining({ code: 'revocation_rollback' }),
     );
     rmSync(path);
     expect(() => RevocationList.load(path, { trustedKeys, allowMissing: true })).toThrow(
-      expect.objectContaining({ code: 'revocation-rollback' }),
+      expect.objectContaining({ code: 'revocation_rollback' }),
     );
     // An explicit mark file elsewhere, or none at all, when asked for.
     const elsewhere = join(dir, 'state', 'mark');
@@ -252,7 +252,7 @@ describe('RevocationList: the persisted high-water mark of the generation', () =
     expect(existsSync(`${path}.generation`)).toBe(false);
     writeFileSync(`${path}.generation`, 'garbage');
     expect(() => RevocationList.load(path, { trustedKeys: [], trustNamedSigners: true })).toThrow(
-      expect.objectContaining({ code: 'revocation-list-invalid', field: 'rl.json.generation' }),
+      expect.objectContaining({ code: 'revocation_list_invalid', field: 'rl.json.generation' }),
     );
   });
 });

@@ -44,7 +44,7 @@ export const MAX_REVOCATION_GENERATION = 2_147_483_647;
 
 /**
  * Most a list's generation may exceed the highest generation held (the mark, 0 on a fresh host):
- * 65,536. Honest lists grow by one per change; a larger jump (`revocation-generation-jump`) would let
+ * 65,536. Honest lists grow by one per change; a larger jump (`revocation_generation_jump`) would let
  * one list lock every later one out.
  */
 export const MAX_GENERATION_STEP = 65_536;
@@ -63,7 +63,7 @@ export interface RevocationListFile {
   entries: RevocationEntry[];
   /**
    * When the list stops being valid (Unix ms; required from generation 1, covered by the signature).
-   * Past it the list revokes everything (`revocation-list-expired`) until a renewed one is in place.
+   * Past it the list revokes everything (`revocation_list_expired`) until a renewed one is in place.
    */
   expires_at_ms?: number;
   /** The operator key that signed this generation of the list, hex (absent only at generation 0). */
@@ -90,7 +90,7 @@ export interface LoadRevocationOptions extends SaveRevocationOptions {
   /** Operator public keys (hex) allowed to sign entries and the list. */
   readonly trustedKeys: readonly string[];
   /**
-   * Refuse (code `revocation-rollback`) a list older than this generation, in addition to the
+   * Refuse (code `revocation_rollback`) a list older than this generation, in addition to the
    * persisted high-water mark (`generationFile`, used by {@link RevocationList.load}).
    */
   readonly minGeneration?: number;
@@ -174,12 +174,12 @@ export class RevocationList implements RevocationCheck {
   }
 
   /**
-   * The `revocation-list-expired` failure when the list is past its `expires_at_ms` by its clock (then
+   * The `revocation_list_expired` failure when the list is past its `expires_at_ms` by its clock (then
    * it revokes everything, like a list that failed closed), else undefined.
    */
   get expired(): string | undefined {
     if (this.expiresAtMs === undefined || this.#clock() < this.expiresAtMs) return undefined;
-    return `revocation-list-expired: generation ${this.generation} expired at ${new Date(this.expiresAtMs).toISOString()}; renew it (heddle revoke renew) and install the new list`;
+    return `revocation_list_expired: generation ${this.generation} expired at ${new Date(this.expiresAtMs).toISOString()}; renew it (heddle revoke renew) and install the new list`;
   }
 
   /** The failure in force now: the load failure, or the expiry. */
@@ -200,12 +200,12 @@ export class RevocationList implements RevocationCheck {
   /**
    * Parses and checks list text: strict JSON and schema; every entry signed by a trusted key with a
    * valid signature; no duplicate entry; the list signature (required from generation 1) valid and by a
-   * trusted key; the generation not below `minGeneration`. Throws `revocation-list-invalid` naming the
-   * field, or `revocation-rollback`.
+   * trusted key; the generation not below `minGeneration`. Throws `revocation_list_invalid` naming the
+   * field, or `revocation_rollback`.
    */
   static parse(text: string, options: LoadRevocationOptions): RevocationList {
     const bad = (message: string, field: string): never => {
-      throw new PackageError('revocation-list-invalid', message, { field });
+      throw new PackageError('revocation_list_invalid', message, { field });
     };
     let value: unknown;
     try {
@@ -269,7 +269,7 @@ export class RevocationList implements RevocationCheck {
     const list = new RevocationList(file, undefined, options.clock ?? Date.now);
     const expired = list.expired;
     if (expired !== undefined && options.allowExpired !== true) {
-      throw new PackageError('revocation-list-expired', expired.replace(/^revocation-list-expired: /, ''), {
+      throw new PackageError('revocation_list_expired', expired.replace(/^revocation_list_expired: /, ''), {
         field: 'expires_at_ms',
       });
     }
@@ -278,8 +278,8 @@ export class RevocationList implements RevocationCheck {
 
   /**
    * Reads and checks a list file. A missing (unless `allowMissing`), unreadable, oversized or tampered
-   * file throws `revocation-list-invalid`: callers must not treat it as empty. A list older than the
-   * persisted high-water mark (or `minGeneration`) throws `revocation-rollback`, and so does a missing
+   * file throws `revocation_list_invalid`: callers must not treat it as empty. A list older than the
+   * persisted high-water mark (or `minGeneration`) throws `revocation_rollback`, and so does a missing
    * file once a generation above 0 was seen, even with `allowMissing`. A list accepted with trusted
    * keys raises the mark to its generation (see {@link SaveRevocationOptions.generationFile}).
    */
@@ -296,7 +296,7 @@ export class RevocationList implements RevocationCheck {
         return RevocationList.empty();
       }
       throw new PackageError(
-        'revocation-list-invalid',
+        'revocation_list_invalid',
         `cannot read revocation list ${path}: ${(err as Error).message}`,
         {
           cause: err,
@@ -321,7 +321,7 @@ export class RevocationList implements RevocationCheck {
 
   /**
    * Like {@link RevocationList.load}, but a list that cannot be loaded becomes one that revokes
-   * everything; its `failure` starts with the code (`revocation-rollback: ...`).
+   * everything; its `failure` starts with the code (`revocation_rollback: ...`).
    */
   static loadOrFailClosed(path: string, options: LoadRevocationOptions): RevocationList {
     try {
@@ -377,11 +377,11 @@ export class RevocationList implements RevocationCheck {
   /**
    * Returns the next generation with `input` revoked, the entry and the list signed by `keys` (an
    * operator key), valid for `options.validForMs` (default 30 days). Already revoked: returns this
-   * list unchanged. A failed-closed list cannot be extended (`revocation-list-invalid`).
+   * list unchanged. A failed-closed list cannot be extended (`revocation_list_invalid`).
    */
   add(input: RevocationInput, keys: KeyPair, options: SignListOptions = {}): RevocationList {
     if (this.failure !== undefined) {
-      throw new PackageError('revocation-list-invalid', `the revocation list is unusable: ${this.failure}`);
+      throw new PackageError('revocation_list_invalid', `the revocation list is unusable: ${this.failure}`);
     }
     if (this.#index.has(keyOf(input.kind, input.ref))) return this;
     const entry = signRevocationEntry(input, keys);
@@ -395,11 +395,11 @@ export class RevocationList implements RevocationCheck {
    */
   renew(keys: KeyPair, options: SignListOptions & { readonly above?: number } = {}): RevocationList {
     if (this.failure !== undefined) {
-      throw new PackageError('revocation-list-invalid', `the revocation list is unusable: ${this.failure}`);
+      throw new PackageError('revocation_list_invalid', `the revocation list is unusable: ${this.failure}`);
     }
     const above = options.above ?? 0;
     if (!Number.isSafeInteger(above) || above < 0) {
-      throw new PackageError('revocation-list-invalid', 'above: expected a generation (an integer >= 0)', {
+      throw new PackageError('revocation_list_invalid', 'above: expected a generation (an integer >= 0)', {
         field: 'above',
       });
     }
@@ -414,7 +414,7 @@ export class RevocationList implements RevocationCheck {
   ): RevocationList {
     if (generation > MAX_REVOCATION_GENERATION) {
       throw new PackageError(
-        'revocation-generation-jump',
+        'revocation_generation_jump',
         `generation: ${generation} is above the highest allowed (${MAX_REVOCATION_GENERATION})`,
         { field: 'generation' },
       );
@@ -423,7 +423,7 @@ export class RevocationList implements RevocationCheck {
     const validFor = options.validForMs ?? DEFAULT_REVOCATION_VALIDITY_MS;
     if (!Number.isSafeInteger(validFor) || validFor < 1 || validFor > MAX_REVOCATION_VALIDITY_MS) {
       throw new PackageError(
-        'revocation-list-invalid',
+        'revocation_list_invalid',
         `valid_for: expected 1 ms to ${MAX_REVOCATION_VALIDITY_MS} ms (366 days), got ${validFor}`,
         { field: 'valid_for' },
       );
@@ -462,11 +462,11 @@ export class RevocationList implements RevocationCheck {
    * Writes the list crash-safely (temporary file, fsync, rename, directory fsync): old or new, never
    * torn; then raises the high-water mark to this generation (written after the list, so a crash in
    * between leaves the mark behind, never ahead). A list older than the mark is refused
-   * (`revocation-rollback`) and not written.
+   * (`revocation_rollback`) and not written.
    */
   save(path: string, options: SaveRevocationOptions = {}): void {
     if (this.failure !== undefined)
-      throw new PackageError('revocation-list-invalid', 'refusing to save a failed-closed list');
+      throw new PackageError('revocation_list_invalid', 'refusing to save a failed-closed list');
     const markFile = generationFileOf(path, options);
     const mark = markFile === undefined ? 0 : readGenerationMark(markFile);
     if (this.generation < mark) throw rollbackError(this.generation, mark, markFile);
@@ -477,13 +477,13 @@ export class RevocationList implements RevocationCheck {
 }
 
 /**
- * Refuses (`revocation-generation-jump`) a list whose generation exceeds the highest one held by more
+ * Refuses (`revocation_generation_jump`) a list whose generation exceeds the highest one held by more
  * than {@link MAX_GENERATION_STEP}.
  */
 export function checkGenerationStep(generation: number, held: number): void {
   if (generation - held > MAX_GENERATION_STEP) {
     throw new PackageError(
-      'revocation-generation-jump',
+      'revocation_generation_jump',
       `generation: ${generation} jumps more than ${MAX_GENERATION_STEP} above the generation held (${held}); an honest list grows by one per change`,
       { field: 'generation' },
     );

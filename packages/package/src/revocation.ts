@@ -96,7 +96,7 @@ export interface RevocationInput {
 }
 
 /**
- * Signs a revocation entry with an operator key. Throws `revocation-invalid` naming the field when the
+ * Signs a revocation entry with an operator key. Throws `revocation_invalid` naming the field when the
  * input is malformed (the ref must be 64 lower-case hex characters).
  */
 export function signRevocationEntry(input: RevocationInput, keys: KeyPair): RevocationEntry {
@@ -111,7 +111,7 @@ export function signRevocationEntry(input: RevocationInput, keys: KeyPair): Revo
   const r = RevocationEntrySchema.safeParse(draft);
   if (!r.success) {
     const { field, message } = zodIssue(r.error);
-    throw new PackageError('revocation-invalid', message, { field });
+    throw new PackageError('revocation_invalid', message, { field });
   }
   const signature = signWithDomain(DomainTag.revocation, keys.secretKey, revocationEntryMessage(draft));
   return { ...draft, signature: toHex(signature) };

@@ -22,7 +22,7 @@ export function signEnvelope(envelope: PackageEnvelope, keys: KeyPair): PackageE
 
 /**
  * Adds a signature by each of `keys` to the package in `dir` and rewrites its envelope atomically.
- * The envelope is validated first (`manifest-invalid`); the files are not read.
+ * The envelope is validated first (`manifest_invalid`); the files are not read.
  */
 export function signPackage(
   dir: string,

@@ -20,7 +20,7 @@ describe('store pins', () => {
         parseStorePin(v, f);
         return 'ok';
       } catch (e) {
-        expect(e).toMatchObject({ code: 'pin-invalid' });
+        expect(e).toMatchObject({ code: 'pin_invalid' });
         return (e as PackageError).field;
       }
     };

@@ -47,26 +47,26 @@ function isHttpsUrl(s: string): boolean {
   }
 }
 
-/** Validates a store pin. Throws `pin-invalid` naming the field (prefixed with `field` when given). */
+/** Validates a store pin. Throws `pin_invalid` naming the field (prefixed with `field` when given). */
 export function parseStorePin(value: unknown, field = ''): StorePin {
   const r = StorePinSchema.safeParse(value);
   if (!r.success) {
     const issue = zodIssue(r.error, field);
-    throw new PackageError('pin-invalid', issue.message, { field: issue.field });
+    throw new PackageError('pin_invalid', issue.message, { field: issue.field });
   }
   return r.data;
 }
 
-/** Validates a list of pins; two pins for the same registry and id are refused (`pin-invalid`). */
+/** Validates a list of pins; two pins for the same registry and id are refused (`pin_invalid`). */
 export function parseStorePins(value: unknown): StorePin[] {
   if (!Array.isArray(value))
-    throw new PackageError('pin-invalid', 'pins: expected an array', { field: 'pins' });
+    throw new PackageError('pin_invalid', 'pins: expected an array', { field: 'pins' });
   const seen = new Set<string>();
   return value.map((v, i) => {
     const pin = parseStorePin(v, `pins[${i}]`);
     const k = `${pin.registry}\n${pin.id}`;
     if (seen.has(k)) {
-      throw new PackageError('pin-invalid', `pins[${i}]: ${pin.id} is pinned twice for ${pin.registry}`, {
+      throw new PackageError('pin_invalid', `pins[${i}]: ${pin.id} is pinned twice for ${pin.registry}`, {
         field: `pins[${i}]`,
       });
     }

@@ -12,7 +12,7 @@ const fieldOf = (text: string): string | undefined => {
     parseTrust(text);
     return 'ok';
   } catch (err) {
-    expect(err).toMatchObject({ code: 'trust-invalid' });
+    expect(err).toMatchObject({ code: 'trust_invalid' });
     return (err as PackageError).field;
   }
 };

@@ -30,7 +30,7 @@ export interface TrustFile {
 
 /**
  * Schema of a trust file (public keys are parsed separately, hex or PEM). An empty `keys` list is
- * valid and trusts nobody: every package is then refused `untrusted-signer` (what a freshly
+ * valid and trusts nobody: every package is then refused `untrusted_signer` (what a freshly
  * initialised host has until its operator pins a key).
  */
 export const TrustFileSchema: z.ZodType<TrustFile> = z.strictObject({
@@ -61,7 +61,7 @@ export class TrustAnchors {
   readonly #byKey: Map<string, TrustAnchor>;
 
   /**
-   * Builds anchors from a list. Throws `trust-invalid` (naming the field) for a duplicate id, a
+   * Builds anchors from a list. Throws `trust_invalid` (naming the field) for a duplicate id, a
    * duplicate key, a malformed key or a threshold above the number of keys.
    */
   constructor(anchors: readonly TrustAnchor[], threshold = 1) {
@@ -70,7 +70,7 @@ export class TrustAnchors {
     anchors.forEach((a, i) => {
       if (!HEX64_RE.test(a.publicKey)) {
         throw new PackageError(
-          'trust-invalid',
+          'trust_invalid',
           `keys[${i}].public_key: expected 64 lower-case hex characters`,
           {
             field: `keys[${i}].public_key`,
@@ -78,12 +78,12 @@ export class TrustAnchors {
         );
       }
       if (ids.has(a.id)) {
-        throw new PackageError('trust-invalid', `keys[${i}].id: duplicate key id ${JSON.stringify(a.id)}`, {
+        throw new PackageError('trust_invalid', `keys[${i}].id: duplicate key id ${JSON.stringify(a.id)}`, {
           field: `keys[${i}].id`,
         });
       }
       if (byKey.has(a.publicKey)) {
-        throw new PackageError('trust-invalid', `keys[${i}].public_key: the same key is pinned twice`, {
+        throw new PackageError('trust_invalid', `keys[${i}].public_key: the same key is pinned twice`, {
           field: `keys[${i}].public_key`,
         });
       }
@@ -92,7 +92,7 @@ export class TrustAnchors {
     });
     if (!Number.isSafeInteger(threshold) || threshold < 1 || threshold > Math.max(1, anchors.length)) {
       throw new PackageError(
-        'trust-invalid',
+        'trust_invalid',
         `threshold: ${threshold} must be between 1 and the number of keys (${anchors.length})`,
         {
           field: 'threshold',
@@ -132,14 +132,14 @@ export class TrustAnchors {
 
 /**
  * Parses trust file text: strict JSON, `{schema: "heddle.trust.v1", keys: [{id, role, public_key}],
- * threshold?}` with each public key as hex or a PEM block. Throws `trust-invalid` naming the field.
+ * threshold?}` with each public key as hex or a PEM block. Throws `trust_invalid` naming the field.
  */
 export function parseTrust(text: string): TrustAnchors {
   let value: unknown;
   try {
     value = parseJson(text, { maxBytes: MAX_TRUST_FILE_BYTES });
   } catch (err) {
-    throw new PackageError('trust-invalid', `trust file: ${(err as Error).message}`, {
+    throw new PackageError('trust_invalid', `trust file: ${(err as Error).message}`, {
       field: '$',
       cause: err,
     });
@@ -147,14 +147,14 @@ export function parseTrust(text: string): TrustAnchors {
   const r = TrustFileSchema.safeParse(value);
   if (!r.success) {
     const { field, message } = zodIssue(r.error);
-    throw new PackageError('trust-invalid', message, { field });
+    throw new PackageError('trust_invalid', message, { field });
   }
   const anchors = r.data.keys.map((k, i): TrustAnchor => {
     let key: Uint8Array;
     try {
       key = parsePublicKey(k.public_key);
     } catch (err) {
-      throw new PackageError('trust-invalid', `keys[${i}].public_key: ${(err as Error).message}`, {
+      throw new PackageError('trust_invalid', `keys[${i}].public_key: ${(err as Error).message}`, {
         field: `keys[${i}].public_key`,
         cause: err,
       });
@@ -164,13 +164,13 @@ export function parseTrust(text: string): TrustAnchors {
   return new TrustAnchors(anchors, r.data.threshold ?? 1);
 }
 
-/** Reads and parses a trust file (at most 256 KiB). Throws `trust-invalid` when unreadable or malformed. */
+/** Reads and parses a trust file (at most 256 KiB). Throws `trust_invalid` when unreadable or malformed. */
 export function loadTrustFile(path: string): TrustAnchors {
   let text: string;
   try {
     text = readTextBounded(path, MAX_TRUST_FILE_BYTES);
   } catch (err) {
-    throw new PackageError('trust-invalid', `cannot read trust file ${path}: ${(err as Error).message}`, {
+    throw new PackageError('trust_invalid', `cannot read trust file ${path}: ${(err as Error).message}`, {
       cause: err,
     });
   }

@@ -51,7 +51,7 @@ describe('verifyPackage: a directory swapped for a symbolic link after the path 
       symlinkSync(outside, join(root, 'bin'));
     };
     const v = await verdict(built.dir, keys);
-    expect(v).toMatch(/^file-tampered: /);
+    expect(v).toMatch(/^file_tampered: /);
     expect(readFileSync(join(outside, 'run.sh'), 'utf8')).toBe('#!/bin/sh\necho hi\n');
   });
 
@@ -64,7 +64,7 @@ describe('verifyPackage: a directory swapped for a symbolic link after the path 
       renameSync(join(root, 'bin'), outside);
       symlinkSync(outside, join(root, 'bin'));
     };
-    expect(await verdict(built.dir, keys)).toMatch(/^file-tampered: /);
+    expect(await verdict(built.dir, keys)).toMatch(/^file_tampered: /);
   });
 
   it('refuses a file replaced by another one after the check (different inode)', async () => {
@@ -78,6 +78,6 @@ describe('verifyPackage: a directory swapped for a symbolic link after the path 
       writeFileSync(`${p}.new`, readFileSync(p));
       renameSync(`${p}.new`, p);
     };
-    expect(await verdict(built.dir, keys)).toMatch(/^file-tampered: /);
+    expect(await verdict(built.dir, keys)).toMatch(/^file_tampered: /);
   });
 });

@@ -52,29 +52,29 @@ describe('verifyPackage: success', () => {
 });
 
 describe('verifyPackage: each error code', () => {
-  it('manifest-invalid: missing envelope', async () => {
+  it('manifest_invalid: missing envelope', async () => {
     const built = await buildSigned();
     rmSync(join(built.dir, ENVELOPE_FILE));
     expect(
       await codeOf(built.dir, { anchors: anchorsFor([generateKeyPair()]), revocations: NO_REVOCATIONS }),
-    ).toBe('manifest-invalid');
+    ).toBe('manifest_invalid');
   });
 
-  it('missing-signature: an unsigned package', async () => {
+  it('missing_signature: an unsigned package', async () => {
     const built = await buildSigned([]);
     expect(
       await codeOf(built.dir, { anchors: anchorsFor([generateKeyPair()]), revocations: NO_REVOCATIONS }),
-    ).toBe('missing-signature');
+    ).toBe('missing_signature');
   });
 
-  it('untrusted-signer: signed only by an unpinned key (wrong key)', async () => {
+  it('untrusted_signer: signed only by an unpinned key (wrong key)', async () => {
     const built = await buildSigned([generateKeyPair()]);
     expect(
       await codeOf(built.dir, { anchors: anchorsFor([generateKeyPair()]), revocations: NO_REVOCATIONS }),
-    ).toBe('untrusted-signer');
+    ).toBe('untrusted_signer');
   });
 
-  it('bad-signature: a pinned key whose signature does not verify', async () => {
+  it('bad_signature: a pinned key whose signature does not verify', async () => {
     const keys = generateKeyPair();
     const built = await buildSigned([keys]);
     const env = readEnv(built.dir);
@@ -82,20 +82,20 @@ describe('verifyPackage: each error code', () => {
     sig.signature = (sig.signature[0] === 'a' ? 'b' : 'a') + sig.signature.slice(1);
     writeEnv(built.dir, env);
     expect(await codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS })).toBe(
-      'bad-signature',
+      'bad_signature',
     );
   });
 
-  it('file-missing: a listed file was deleted', async () => {
+  it('file_missing: a listed file was deleted', async () => {
     const keys = generateKeyPair();
     const built = await buildSigned([keys]);
     rmSync(join(built.dir, 'run.wasm'));
     expect(await codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS })).toBe(
-      'file-missing',
+      'file_missing',
     );
   });
 
-  it('file-tampered: one byte of a file changed', async () => {
+  it('file_tampered: one byte of a file changed', async () => {
     const keys = generateKeyPair();
     const built = await buildSigned([keys]);
     const p = join(built.dir, 'bin', 'run.sh');
@@ -103,7 +103,7 @@ describe('verifyPackage: each error code', () => {
     bytes[3] = (bytes[3] as number) ^ 1;
     writeFileSync(p, bytes);
     expect(await codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS })).toBe(
-      'file-tampered',
+      'file_tampered',
     );
   });
 
@@ -140,7 +140,7 @@ describe('verifyPackage: signatures and trust', () => {
     s.signature = 'f'.repeat(128);
     writeEnv(built.dir, env);
     expect(await codeOf(built.dir, { anchors: anchorsFor([a, b]), revocations: NO_REVOCATIONS })).toBe(
-      'bad-signature',
+      'bad_signature',
     );
   });
 
@@ -158,7 +158,7 @@ describe('verifyPackage: signatures and trust', () => {
       revocations: NO_REVOCATIONS,
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PackageError);
-    expect((err as PackageError).code).toBe('untrusted-signer');
+    expect((err as PackageError).code).toBe('untrusted_signer');
     expect((err as PackageError).message).toMatch(/2 required/);
   });
 
@@ -172,22 +172,22 @@ describe('verifyPackage: signatures and trust', () => {
     env2.signatures = env1.signatures;
     writeEnv(second.dir, env2);
     expect(await codeOf(second.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS })).toBe(
-      'bad-signature',
+      'bad_signature',
     );
   });
 });
 
 describe('verifyPackage: tampering with each envelope field', () => {
   const cases: Array<[string, (env: PackageEnvelope, other: string) => void, string]> = [
-    ['schema', (e) => Object.assign(e, { schema: 'heddle.package.v2' }), 'manifest-invalid'],
-    ['kind', (e) => Object.assign(e, { kind: 'container-image' }), 'manifest-invalid'],
-    ['extra top-level field', (e) => Object.assign(e, { extra: 1 }), 'manifest-invalid'],
-    ['body.id', (e) => Object.assign(e.body, { id: 'other' }), 'bad-signature'],
-    ['body.version', (e) => Object.assign(e.body, { version: '1.0.1' }), 'bad-signature'],
+    ['schema', (e) => Object.assign(e, { schema: 'heddle.package.v2' }), 'manifest_invalid'],
+    ['kind', (e) => Object.assign(e, { kind: 'container-image' }), 'manifest_invalid'],
+    ['extra top-level field', (e) => Object.assign(e, { extra: 1 }), 'manifest_invalid'],
+    ['body.id', (e) => Object.assign(e.body, { id: 'other' }), 'bad_signature'],
+    ['body.version', (e) => Object.assign(e.body, { version: '1.0.1' }), 'bad_signature'],
     [
       'body.variants',
       (e) => ((e.body.variants as Record<string, JsonValue>)['wasm32-wasi'] = undefined as never),
-      'bad-signature',
+      'bad_signature',
     ],
     [
       'body.variants.*.file',
@@ -198,57 +198,57 @@ describe('verifyPackage: tampering with each envelope field', () => {
             JsonValue
           >
         ).file = 'run.wasm'),
-      'bad-signature',
+      'bad_signature',
     ],
     [
       'body.files[].blake3',
       (e) => (((e.body.files as JsonValue[])[0] as Record<string, JsonValue>).blake3 = 'a'.repeat(64)),
-      'bad-signature',
+      'bad_signature',
     ],
     [
       'body.files[].size',
       (e) => (((e.body.files as JsonValue[])[0] as Record<string, JsonValue>).size = 1),
-      'bad-signature',
+      'bad_signature',
     ],
     [
       'body.files[].path',
       (e) => (((e.body.files as JsonValue[])[1] as Record<string, JsonValue>).path = 'run2.wasm'),
-      'manifest-invalid',
+      'manifest_invalid',
     ],
-    ['body.config', (e) => Object.assign(e.body, { config: {} }), 'bad-signature'],
-    ['body.console', (e) => Object.assign(e.body, { console: [] }), 'bad-signature'],
+    ['body.config', (e) => Object.assign(e.body, { config: {} }), 'bad_signature'],
+    ['body.console', (e) => Object.assign(e.body, { console: [] }), 'bad_signature'],
     [
       'body.resources',
       (e) => Object.assign(e.body, { resources: { cpu_pct: 100, ram_mb: 32 } }),
-      'bad-signature',
+      'bad_signature',
     ],
     [
       'body.source (added)',
       (e) => Object.assign(e.body, { source: 'https://example.invalid' }),
-      'bad-signature',
+      'bad_signature',
     ],
     [
       'body.redistributable (added)',
       (e) => Object.assign(e.body, { redistributable: true }),
-      'bad-signature',
+      'bad_signature',
     ],
-    ['body unknown field', (e) => Object.assign(e.body, { extra: 1 }), 'manifest-invalid'],
+    ['body unknown field', (e) => Object.assign(e.body, { extra: 1 }), 'manifest_invalid'],
     [
       'signatures[].public_key (unpinned)',
       (e) => ((e.signatures[0] as { public_key: string }).public_key = 'b'.repeat(64)),
-      'untrusted-signer',
+      'untrusted_signer',
     ],
     [
       'signatures[].public_key (other pinned key)',
       (e, other) => ((e.signatures[0] as { public_key: string }).public_key = other),
-      'bad-signature',
+      'bad_signature',
     ],
     [
       'signatures[].signature',
       (e) => ((e.signatures[0] as { signature: string }).signature = '0'.repeat(128)),
-      'bad-signature',
+      'bad_signature',
     ],
-    ['signatures removed', (e) => (e.signatures = []), 'missing-signature'],
+    ['signatures removed', (e) => (e.signatures = []), 'missing_signature'],
   ];
   for (const [name, mutate, code] of cases) {
     it(`${name} -> ${code}`, async () => {
@@ -275,7 +275,7 @@ describe('verifyPackage: tampering with each envelope field', () => {
         copy[pos] = (copy[pos] as number) ^ xor;
         writeFileSync(path, copy);
         const code = await codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS });
-        expect(['manifest-invalid', 'bad-signature', 'untrusted-signer', 'missing-signature']).toContain(
+        expect(['manifest_invalid', 'bad_signature', 'untrusted_signer', 'missing_signature']).toContain(
           code,
         );
       }),
@@ -298,31 +298,31 @@ describe('verifyPackage: paths, links and sizes', () => {
 
   it('refuses path traversal even when validly signed', async () => {
     expect(await withFiles((f) => f.push({ path: '../outside', size: 1, blake3: 'a'.repeat(64) }))).toBe(
-      'manifest-invalid',
+      'manifest_invalid',
     );
     expect(await withFiles((f) => f.push({ path: 'bin/../../x', size: 1, blake3: 'a'.repeat(64) }))).toBe(
-      'manifest-invalid',
+      'manifest_invalid',
     );
   });
 
   it('refuses absolute paths and backslashes', async () => {
     expect(await withFiles((f) => f.push({ path: '/etc/passwd', size: 1, blake3: 'a'.repeat(64) }))).toBe(
-      'manifest-invalid',
+      'manifest_invalid',
     );
     expect(await withFiles((f) => f.push({ path: 'C:/x', size: 1, blake3: 'a'.repeat(64) }))).toBe(
-      'manifest-invalid',
+      'manifest_invalid',
     );
     expect(await withFiles((f) => f.push({ path: 'bin\\run.sh', size: 1, blake3: 'a'.repeat(64) }))).toBe(
-      'manifest-invalid',
+      'manifest_invalid',
     );
   });
 
   it('refuses duplicate paths, also when they differ only in case', async () => {
     expect(await withFiles((f) => f.push({ ...(f[0] as Record<string, JsonValue>) }))).toBe(
-      'manifest-invalid',
+      'manifest_invalid',
     );
     expect(await withFiles((f) => f.push({ ...(f[1] as Record<string, JsonValue>), path: 'RUN.wasm' }))).toBe(
-      'manifest-invalid',
+      'manifest_invalid',
     );
   });
 
@@ -335,7 +335,7 @@ describe('verifyPackage: paths, links and sizes', () => {
     rmSync(p);
     symlinkSync(copy, p);
     expect(await codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS })).toBe(
-      'file-tampered',
+      'file_tampered',
     );
   });
 
@@ -347,7 +347,7 @@ describe('verifyPackage: paths, links and sizes', () => {
     renameSync(join(built.dir, 'bin'), outside);
     symlinkSync(outside, join(built.dir, 'bin'));
     expect(await codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS })).toBe(
-      'file-tampered',
+      'file_tampered',
     );
   });
 
@@ -360,7 +360,7 @@ describe('verifyPackage: paths, links and sizes', () => {
     rmSync(p);
     symlinkSync(moved, p);
     expect(await codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS })).toBe(
-      'manifest-invalid',
+      'manifest_invalid',
     );
   });
 
@@ -369,7 +369,7 @@ describe('verifyPackage: paths, links and sizes', () => {
     const built = await buildSigned([keys]);
     truncateSync(join(built.dir, 'run.wasm'), 4);
     expect(await codeOf(built.dir, { anchors: anchorsFor([keys]), revocations: NO_REVOCATIONS })).toBe(
-      'file-tampered',
+      'file_tampered',
     );
   });
 
@@ -378,16 +378,16 @@ describe('verifyPackage: paths, links and sizes', () => {
     const built = await buildSigned([keys]);
     const anchors = anchorsFor([keys]);
     expect(await codeOf(built.dir, { anchors, revocations: NO_REVOCATIONS, maxFileBytes: 8 })).toBe(
-      'manifest-invalid',
+      'manifest_invalid',
     );
     expect(await codeOf(built.dir, { anchors, revocations: NO_REVOCATIONS, maxTotalBytes: 20 })).toBe(
-      'manifest-invalid',
+      'manifest_invalid',
     );
     writeFileSync(join(built.dir, ENVELOPE_FILE), Buffer.alloc(1024 * 1024 + 1, 0x20));
     const err = await verifyPackage(built.dir, { anchors, revocations: NO_REVOCATIONS }).catch(
       (e: unknown) => e as PackageError,
     );
-    expect(err).toMatchObject({ code: 'manifest-invalid' });
+    expect(err).toMatchObject({ code: 'manifest_invalid' });
     expect((err as PackageError).message).toMatch(/larger than/);
   });
 });

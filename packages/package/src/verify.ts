@@ -56,15 +56,15 @@ export interface VerifyOptions extends ReadEnvelopeOptions {
  * Verifies a package directory against trust anchors, in this order (the first failure is thrown as
  * `PackageError` with its code):
  *
- * 1. `manifest-invalid`: the envelope is missing, larger than 1 MiB, not strict canonical JSON, of the
+ * 1. `manifest_invalid`: the envelope is missing, larger than 1 MiB, not strict canonical JSON, of the
  *    wrong shape or kind, or lists a bad path (traversal, absolute, duplicate) or a size over the limits.
- * 2. `missing-signature`: the envelope carries no signature.
- * 3. `bad-signature`: a signature by a pinned key does not verify (fatal even if others do).
+ * 2. `missing_signature`: the envelope carries no signature.
+ * 3. `bad_signature`: a signature by a pinned key does not verify (fatal even if others do).
  *    Signatures by keys that are not pinned are ignored.
- * 4. `untrusted-signer`: fewer valid pinned signatures than the threshold (at least one).
+ * 4. `untrusted_signer`: fewer valid pinned signatures than the threshold (at least one).
  * 5. `revoked`: the package id, a signer key or an artifact hash is revoked (or the list failed closed).
- * 6. `file-missing`: a listed file is absent.
- * 7. `file-tampered`: a listed file is a symbolic link or not a regular file, is reached through a
+ * 6. `file_missing`: a listed file is absent.
+ * 7. `file_tampered`: a listed file is a symbolic link or not a regular file, is reached through a
  *    symbolic link, changed between its check and its read (another inode, or now outside the
  *    package), or its size or BLAKE3 differs. Files are hashed only here, after the signatures passed.
  */
@@ -114,7 +114,7 @@ export async function verifyPackage<B = unknown>(
 export function checkSignatures(pkg: ParsedPackage, anchors: TrustAnchors): string[] {
   const sigs = pkg.envelope.signatures;
   if (sigs.length === 0) {
-    throw new PackageError('missing-signature', 'signatures: the package is not signed', {
+    throw new PackageError('missing_signature', 'signatures: the package is not signed', {
       field: 'signatures',
     });
   }
@@ -129,20 +129,20 @@ export function checkSignatures(pkg: ParsedPackage, anchors: TrustAnchors): stri
     );
     if (!ok) {
       const id = anchors.get(s.public_key)?.id ?? s.public_key;
-      throw new PackageError('bad-signature', `signatures[${i}]: invalid signature by pinned key ${id}`, {
+      throw new PackageError('bad_signature', `signatures[${i}]: invalid signature by pinned key ${id}`, {
         field: `signatures[${i}]`,
       });
     }
     valid.push(s.public_key);
   });
   if (valid.length === 0) {
-    throw new PackageError('untrusted-signer', 'signatures: no signature by a pinned key', {
+    throw new PackageError('untrusted_signer', 'signatures: no signature by a pinned key', {
       field: 'signatures',
     });
   }
   if (valid.length < anchors.threshold) {
     throw new PackageError(
-      'untrusted-signer',
+      'untrusted_signer',
       `signatures: ${valid.length} valid pinned signature(s), ${anchors.threshold} required`,
       { field: 'signatures' },
     );
@@ -159,13 +159,13 @@ async function checkFile(
   const field = `body.files[${i}]`;
   const state = inspectPackagePath(realRoot, file.path);
   if (state.state === 'missing') {
-    throw new PackageError('file-missing', `${field}: ${file.path} is missing`, { field });
+    throw new PackageError('file_missing', `${field}: ${file.path} is missing`, { field });
   }
   if (state.state === 'not-regular')
-    throw new PackageError('file-tampered', `${field}: ${state.why}`, { field });
+    throw new PackageError('file_tampered', `${field}: ${state.why}`, { field });
   if (state.size !== file.size) {
     throw new PackageError(
-      'file-tampered',
+      'file_tampered',
       `${field}: ${file.path} is ${state.size} bytes, the manifest says ${file.size}`,
       {
         field,
@@ -185,7 +185,7 @@ async function checkFile(
     }
   } catch (err) {
     throw new PackageError(
-      'file-tampered',
+      'file_tampered',
       `${field}: ${file.path} cannot be read: ${(err as Error).message}`,
       {
         field,
@@ -194,7 +194,7 @@ async function checkFile(
     );
   }
   if (digest.size !== file.size || digest.blake3 !== file.blake3) {
-    throw new PackageError('file-tampered', `${field}: ${file.path} does not match its BLAKE3 hash`, {
+    throw new PackageError('file_tampered', `${field}: ${file.path} does not match its BLAKE3 hash`, {
       field,
     });
   }

@@ -86,7 +86,7 @@ export class DirPackageSource implements PackageSource {
 
   /**
    * Opens the package in `dir`. When `expectedManifestHash` is given, the envelope must hash to it
-   * (`WireError` `manifest_mismatch`). Throws `PackageError` `manifest-invalid` for a bad envelope.
+   * (`WireError` `manifest_mismatch`). Throws `PackageError` `manifest_invalid` for a bad envelope.
    */
   static open(dir: string, options: DirPackageSourceOptions = {}): DirPackageSource {
     const pieceSize = options.pieceSize ?? DEFAULT_PIECE_SIZE;

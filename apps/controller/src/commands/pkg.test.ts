@@ -52,7 +52,7 @@ describe('heddle pkg', () => {
     expect(b.signatures).toEqual([]);
     const unsigned = await run(['verify', 'out', '--trust', 'trust.json', '--json'], dir);
     expect(unsigned.code).toBe(1);
-    expect(JSON.parse(unsigned.out)).toMatchObject({ verdict: 'refused', code: 'missing-signature' });
+    expect(JSON.parse(unsigned.out)).toMatchObject({ verdict: 'refused', code: 'missing_signature' });
     const signed = await run(['sign', 'out', '--key', 'publisher.key', '--json'], dir);
     expect(signed.code, signed.err).toBe(0);
     expect(JSON.parse(signed.out)).toMatchObject({ package_id: b.package_id, signers: [pub] });
@@ -85,7 +85,7 @@ describe('heddle pkg', () => {
     writeFileSync(join(dir, 'out', 'hello.wasm'), 'not wasm');
     const r = await run(['verify', 'out', '--trust', 'trust.json'], dir);
     expect(r.code).toBe(1);
-    expect(r.out).toContain('verdict: REFUSED (file-tampered)');
+    expect(r.out).toContain('verdict: REFUSED (file_tampered)');
   });
 
   it('verify with a revocation list that cannot be read fails closed', async () => {
@@ -119,7 +119,7 @@ describe('heddle pkg', () => {
     const r = await run(args, dir);
     expect(r.code).toBe(1);
     expect(JSON.parse(r.out)).toMatchObject({ verdict: 'refused', code: 'revoked' });
-    expect(JSON.parse(r.out).message).toMatch(/revocation-rollback/);
+    expect(JSON.parse(r.out).message).toMatch(/revocation_rollback/);
     const human = await run(['verify', 'out', '--trust', 'trust.json'], dir);
     expect(human.out).toContain('revocations:   not checked');
   });

@@ -84,7 +84,7 @@ describe('heddle revoke', () => {
     expect((await run(['artifact', a, '--key', 'ops.key', '--list', 'rl.json'], dir)).code).toBe(0);
     // The list is signed by ops; adding with another key without --trust cannot verify the existing entries.
     const r = await run(['artifact', 'c'.repeat(64), '--key', 'other.key', '--list', 'rl.json'], dir);
-    expect(r).toMatchObject({ code: 3, err: 'revocation-list-invalid' });
+    expect(r).toMatchObject({ code: 3, err: 'revocation_list_invalid' });
     writeFileSync(
       join(dir, 'rl.json'),
       readFileSync(join(dir, 'rl.json'), 'utf8').replace('"generation":1', '"generation":5'),
@@ -104,10 +104,10 @@ describe('heddle revoke', () => {
       generation: 2,
     });
     writeFileSync(join(dir, 'rl.json'), gen1);
-    expect(await add('c')).toMatchObject({ code: 3, err: 'revocation-rollback' });
+    expect(await add('c')).toMatchObject({ code: 3, err: 'revocation_rollback' });
     expect(await run(['ls', '--list', 'rl.json', '--trust', 'trust.json'], dir)).toMatchObject({
       code: 3,
-      err: 'revocation-rollback',
+      err: 'revocation_rollback',
     });
     // The old list was not overwritten by the refused command.
     expect(readFileSync(join(dir, 'rl.json'))).toEqual(gen1);

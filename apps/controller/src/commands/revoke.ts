@@ -13,7 +13,7 @@ const DEFAULT_LIST = 'revocations.json';
  * adds a signed entry to a revocation list (creating it when absent); `heddle revoke ls [--list FILE]
  * [--trust FILE]` prints it. With `--trust`, entries must be signed by its operator keys (and so must
  * the key that adds one); without it, `ls` only checks that each signature matches its named key.
- * Both refuse (`revocation-rollback`) a list older than the generation recorded in
+ * Both refuse (`revocation_rollback`) a list older than the generation recorded in
  * `<list>.generation`, the high-water mark that adding (and `ls --trust`) raises.
  */
 export function revoke(args: readonly string[], io: CliIo): number {
