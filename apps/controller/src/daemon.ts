@@ -23,11 +23,9 @@ import {
 import { Gate, loadPolicyFile, type Policy } from '@heddle/gate';
 import {
   loadTrustFile,
-  type RevocationCheck,
+  RevocationHolder,
   RevocationList,
   type RevocationListFile,
-  type RevocationRefs,
-  type RevokedSubject,
   type TrustAnchors,
 } from '@heddle/package';
 import { isGone } from '@heddle/runtime';
@@ -52,38 +50,6 @@ export interface RunningController {
   tick(reason: string): Promise<void>;
   /** Graceful shutdown (idempotent): stop accepting, finish requests up to the grace, close the store and the chain, remove api.json. */
   stop(reason: string): Promise<void>;
-}
-
-/**
- * The controller's revocations, swapped in place on every reload so that the gate and the package
- * store always consult the current list. A list that cannot be loaded revokes everything (fail closed);
- * a missing list is an empty one (a fresh controller has none yet).
- */
-export class CurrentRevocations implements RevocationCheck {
-  #list: RevocationList;
-  readonly #load: () => RevocationList;
-
-  constructor(load: () => RevocationList) {
-    this.#load = load;
-    this.#list = load();
-  }
-
-  /** The list in force. */
-  get list(): RevocationList {
-    return this.#list;
-  }
-
-  /** Loads the list again; true when its generation or failure changed. */
-  reload(): boolean {
-    const before = this.#list;
-    this.#list = this.#load();
-    return before.generation !== this.#list.generation || before.failure !== this.#list.failure;
-  }
-
-  /** The first revoked reference among `refs`, by the list in force. */
-  firstRevoked(refs: RevocationRefs): RevokedSubject | undefined {
-    return this.#list.firstRevoked(refs);
-  }
 }
 
 function load<T>(field: string, code: string, what: () => T): T {
@@ -111,7 +77,7 @@ interface Parts {
   readonly anchors: TrustAnchors;
   readonly policy: Policy;
   readonly token: string;
-  readonly revocations: CurrentRevocations;
+  readonly revocations: RevocationHolder;
 }
 
 function loadParts(config: ControllerConfig): Parts {
@@ -120,12 +86,10 @@ function loadParts(config: ControllerConfig): Parts {
   const policy = load('policy_file', 'policy_invalid', () => loadPolicyFile(config.policyFile));
   const token = loadApiToken(config.home);
   load('data_dir', 'data_dir', () => makeDirs(config.dataDir, 0o700));
-  const revocations = new CurrentRevocations(() =>
-    RevocationList.loadOrFailClosed(config.revocationList, {
-      trustedKeys: anchors.operatorKeys(),
-      allowMissing: true,
-    }),
-  );
+  const revocations = new RevocationHolder({
+    path: config.revocationList,
+    trustedKeys: anchors.operatorKeys(),
+  });
   return { keys, anchors, policy, token, revocations };
 }
 
@@ -234,7 +198,7 @@ async function assemble(
       token: p.token,
       log,
       port: config.api.port,
-      applyRevocations: (list) => applyRevocations(config, p, plane, list),
+      applyRevocations: (list) => applyRevocations(p, plane, list),
     });
   } catch (err) {
     throw new CliError(
@@ -336,11 +300,12 @@ async function assemble(
 
 /**
  * `POST /v1/revocations`: the controller's own copy is kept in step first (verified against its
- * operator keys, saved crash-safely to `revocation_list` unless it already holds that generation, and
- * reloaded, so its gate refuses the revoked references at once), then the plane distributes it.
+ * operator keys and taken by `RevocationHolder.accept`: an older list, another list at the held
+ * generation, a list that drops an entry or jumps too far is refused as `invalid_input` naming the
+ * field; a newer one is saved crash-safely to `revocation_list` and put in force, so its gate refuses
+ * the revoked references at once), then the plane distributes it.
  */
 async function applyRevocations(
-  config: ControllerConfig,
   p: Parts,
   plane: ControlPlane,
   file: RevocationListFile,
@@ -348,10 +313,7 @@ async function applyRevocations(
   let list: RevocationList;
   try {
     list = RevocationList.parse(JSON.stringify(file), { trustedKeys: p.anchors.operatorKeys() });
-    if (p.revocations.list.failure !== undefined || list.generation > p.revocations.list.generation) {
-      list.save(config.revocationList);
-      p.revocations.reload();
-    }
+    p.revocations.accept(list);
   } catch (err) {
     const field = (err as { field?: string }).field;
     throw new PlaneError('invalid_input', `revocation list: ${(err as Error).message}`, {

@@ -21,8 +21,9 @@ import {
   toHex,
 } from '@heddle/envelope';
 import { DEFAULT_POLICY, Gate, loadPolicyFile, type Policy } from '@heddle/gate';
-import { HostService, RevocationHolder } from '@heddle/host-service';
+import { HostService } from '@heddle/host-service';
 import type { CogRoute } from '@heddle/package';
+import { RevocationHolder } from '@heddle/package';
 import {
   ContainerRuntime,
   NativeRuntime,

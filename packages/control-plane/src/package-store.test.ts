@@ -1,4 +1,13 @@
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { keyPairFromSecret, toHex } from '@heddle/envelope';
 import { buildCogPackage, NO_REVOCATIONS, TrustAnchors } from '@heddle/package';
@@ -168,5 +177,19 @@ describe('PackageStore.get', () => {
     });
     const err = await refusal(other.get(v.manifestHash));
     expect(err.message).toContain('untrusted_signer: ');
+  });
+
+  it('refuses a held directory that holds another package than its name, and drops what a crash left incoming', async () => {
+    const { store, dir } = newStore();
+    const a = await store.add(pkg);
+    const fake = 'ab'.repeat(32);
+    renameSync(store.pathOf(a.manifestHash), join(dir, fake));
+    const err = await refusal(store.get(fake));
+    expect(err.code).toBe('package_invalid');
+    expect(err.field).toBe('manifest_hash');
+    expect(err.message).toContain('manifest_invalid: ');
+    mkdirSync(join(dir, '.incoming-0123456789ab'));
+    new PackageStore({ dir, anchors, revocations: NO_REVOCATIONS });
+    expect(readdirSync(dir)).toEqual([fake]);
   });
 });

@@ -1,14 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import {
   type CogBody,
   type KindRegistry,
   PackageError,
   type RevocationCheck,
   type TrustAnchors,
+  VerifiedPackageStore,
   type VerifiedWorkload,
-  verifyPackage,
 } from '@heddle/package';
 import { PlaneError } from './errors.js';
 
@@ -25,87 +22,46 @@ export interface PackageStoreOptions {
 }
 
 /**
- * The packages a controller places, by manifest hash under `<dir>/<hash>/`: an operator's package
- * directory is verified against the controller's own anchors and revocations, then copied in (to a
- * temporary directory renamed into place), so an order can be placed again later (a reschedule)
- * without the operator's copy. Every use verifies the held copy again.
+ * The packages a controller places, by manifest hash under `<dir>/<hash>/`: `@heddle/package`'s
+ * {@link VerifiedPackageStore} (the one the hosts use too), its errors told as the plane's. An
+ * operator's package directory is verified against the controller's own anchors and revocations, then
+ * copied in (verified again where it lands, synced, renamed into place), so an order can be placed
+ * again later (a reschedule) without the operator's copy. Every use verifies the held copy again.
  */
 export class PackageStore {
-  readonly #o: PackageStoreOptions;
+  readonly #store: VerifiedPackageStore;
 
   constructor(options: PackageStoreOptions) {
-    this.#o = { ...options, dir: resolve(options.dir) };
-    mkdirSync(this.#o.dir, { recursive: true, mode: 0o700 });
+    this.#store = new VerifiedPackageStore({ ...options, kind: 'cog' });
   }
 
-  /** Verifies the package in `dir` and holds a copy; returns the verified copy. `package_invalid` when it does not verify. */
-  async add(dir: string): Promise<VerifiedWorkload<CogBody>> {
-    const original = await this.#verify(resolve(dir), 'package_dir');
-    const final = this.pathOf(original.manifestHash);
-    if (!isDirectory(final)) {
-      // Copied aside, then renamed into place: a held package is always complete. The copy is
-      // verified where it ends up (below), so what is served is what was checked.
-      const tmp = join(this.#o.dir, `.incoming-${randomBytes(6).toString('hex')}`);
-      try {
-        cpSync(original.dir, tmp, { recursive: true, dereference: false, errorOnExist: true });
-        if (!isDirectory(final)) renameSync(tmp, final);
-      } catch (err) {
-        throw new PlaneError('state', `cannot keep a copy of ${dir}: ${(err as Error).message}`, {
-          cause: err,
-        });
-      } finally {
-        rmSync(tmp, { recursive: true, force: true });
-      }
-    }
-    try {
-      return await this.get(original.manifestHash);
-    } catch (err) {
-      rmSync(final, { recursive: true, force: true }); // a held copy that does not verify is not kept
-      throw err;
-    }
+  /** Verifies the package in `dir` and holds a copy; returns the verified copy. `package_invalid` (field `package_dir`) when it does not verify. */
+  add(dir: string): Promise<VerifiedWorkload<CogBody>> {
+    return this.#store.add(dir).catch((err: unknown) => {
+      throw planeError(err, dir, 'package_dir');
+    });
   }
 
-  /** The held package with `manifestHash`, verified again; `package_invalid` when absent or no longer valid. */
+  /** The held package with `manifestHash`, verified again; `package_invalid` (field `manifest_hash`) when absent or no longer valid. */
   get(manifestHash: string): Promise<VerifiedWorkload<CogBody>> {
-    if (!/^[0-9a-f]{64}$/.test(manifestHash) || !isDirectory(this.pathOf(manifestHash))) {
-      return Promise.reject(
-        new PlaneError('package_invalid', `no package ${manifestHash} is held by this controller`, {
-          field: 'manifest_hash',
-        }),
-      );
-    }
-    return this.#verify(this.pathOf(manifestHash), 'manifest_hash');
+    return this.#store.get(manifestHash).catch((err: unknown) => {
+      throw planeError(err, manifestHash, 'manifest_hash');
+    });
   }
 
-  /** Where the package with `manifestHash` is held. */
+  /** Where the package with `manifestHash` is held; `package_invalid` when it is not a manifest hash. */
   pathOf(manifestHash: string): string {
-    return join(this.#o.dir, manifestHash);
-  }
-
-  async #verify(dir: string, field: string): Promise<VerifiedWorkload<CogBody>> {
     try {
-      const v = await verifyPackage<CogBody>(dir, {
-        anchors: this.#o.anchors,
-        revocations: this.#o.revocations,
-        ...(this.#o.kinds === undefined ? {} : { kinds: this.#o.kinds }),
-      });
-      if (v.kind !== 'cog')
-        throw new PackageError('manifest_invalid', `kind ${v.kind}: only cog packages are placed`);
-      return v;
+      return this.#store.pathOf(manifestHash);
     } catch (err) {
-      const code = err instanceof PackageError ? `${err.code}: ` : '';
-      throw new PlaneError('package_invalid', `${dir}: ${code}${(err as Error).message}`, {
-        field,
-        cause: err,
-      });
+      throw planeError(err, manifestHash, 'manifest_hash');
     }
   }
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
+/** A store error as the plane's: `state` when the copy could not be made, else `package_invalid` led by the package code. */
+function planeError(err: unknown, subject: string, field: string): PlaneError {
+  if (!(err instanceof PackageError)) return new PlaneError('state', String(err), { cause: err });
+  if (err.code === 'store_invalid') return new PlaneError('state', err.message, { cause: err });
+  return new PlaneError('package_invalid', `${subject}: ${err.code}: ${err.message}`, { field, cause: err });
 }

@@ -15,7 +15,8 @@ import {
   signResponse,
   verifyRequest,
 } from '@heddle/envelope';
-import type { CogRoute, KindRegistry, TrustAnchors } from '@heddle/package';
+import type { CogRoute, KindRegistry, RevocationHolder, TrustAnchors } from '@heddle/package';
+import { VerifiedPackageStore } from '@heddle/package';
 import { type HostRecorder, probeSystem, type WorkloadHost } from '@heddle/runtime';
 import type { CallContext, CallHandler, FetchOptions } from '@heddle/wire';
 import {
@@ -32,12 +33,10 @@ import { InstanceStore } from './instance-store.js';
 import { ControllerLease } from './lease.js';
 import { LEASE_FILE, LeaseFile } from './lease-file.js';
 import { NonceJournal, type NonceJournalReport } from './nonce-journal.js';
-import { PackageCache } from './package-cache.js';
 import { type PlaceCall, placeWorkload } from './place.js';
 import type { ReadinessProbe } from './readiness.js';
 import { type RecoveryReport, recoverInstances } from './recovery.js';
 import { RefusalBudget, type RefusalBudgetOptions } from './refusal-budget.js';
-import type { RevocationHolder } from './revocation-holder.js';
 import { revokeOp } from './revoke-op.js';
 import { routeTable } from './route-table.js';
 import { drainInstances } from './shutdown.js';
@@ -166,7 +165,7 @@ export class HostService {
     this.#state = new HostState({
       nodeId: this.nodeId,
       routes,
-      packages: new PackageCache({
+      packages: new VerifiedPackageStore({
         dir: join(options.dataDir, 'packages'),
         anchors: options.anchors,
         revocations: options.revocations,

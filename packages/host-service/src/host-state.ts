@@ -1,7 +1,7 @@
 import { ChainKind, ChainSource } from '@heddle/chain';
 import type { JsonValue } from '@heddle/envelope';
 import type { RevokedSubject } from '@heddle/gate';
-import type { CogRoute } from '@heddle/package';
+import type { CogRoute, RevocationHolder, VerifiedPackageStore } from '@heddle/package';
 import type { HostRecorder, WorkloadHost } from '@heddle/runtime';
 import { DepartedLog } from './departed.js';
 import { InFlight } from './in-flight.js';
@@ -9,8 +9,6 @@ import { moveLife } from './instance-life.js';
 import type { PlacedInstance } from './instance-record.js';
 import type { InstanceStore } from './instance-store.js';
 import { KeyedLock } from './keyed-lock.js';
-import type { PackageCache } from './package-cache.js';
-import type { RevocationHolder } from './revocation-holder.js';
 
 /** The chain source of a host's placement and refusal records. */
 export const HOST_CHAIN_SOURCE: string = ChainSource.host;
@@ -25,7 +23,7 @@ export const REVOCATION_GRACE_MS = 2_000;
 export class HostState {
   readonly nodeId: string;
   readonly routes: ReadonlyMap<CogRoute, WorkloadHost>;
-  readonly packages: PackageCache;
+  readonly packages: VerifiedPackageStore;
   readonly revocations: RevocationHolder;
   readonly recorder: HostRecorder;
   readonly dataRoot: string;
@@ -38,7 +36,7 @@ export class HostState {
   constructor(init: {
     nodeId: string;
     routes: ReadonlyMap<CogRoute, WorkloadHost>;
-    packages: PackageCache;
+    packages: VerifiedPackageStore;
     revocations: RevocationHolder;
     recorder: HostRecorder;
     dataRoot: string;

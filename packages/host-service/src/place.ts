@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { type CtlRequest, type JsonValue, Refusal } from '@heddle/envelope';
+import type { ObtainedPackage, PackageFetcher } from '@heddle/package';
 import {
   deriveInstanceId,
   type InstanceHandle,
@@ -18,7 +19,6 @@ import {
   readStatus,
   resetSupervision,
 } from './instance-record.js';
-import type { ObtainedPackage, PackageFetcher } from './package-cache.js';
 import { refusalOf } from './refusal-map.js';
 
 /** What a place needs from its call: the fetch back to the controller over the same connection. */

@@ -4,14 +4,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AllowListPolicy, toHex } from '@heddle/envelope';
 import { Gate } from '@heddle/gate';
-import { RevocationList, TrustAnchors } from '@heddle/package';
+import { RevocationHolder, RevocationList, TrustAnchors } from '@heddle/package';
 import { hostCogArch, NativeRuntime, processStartTime, WasiRuntime, WorkloadHost } from '@heddle/runtime';
 import { WireServer } from '@heddle/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostService } from './host-service.js';
 import { INSTANCES_FILE } from './instance-store.js';
 import type { RecoveryReport } from './recovery.js';
-import { RevocationHolder } from './revocation-holder.js';
 import {
   buildPackage,
   call,

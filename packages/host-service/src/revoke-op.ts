@@ -1,7 +1,6 @@
 import { ChainKind } from '@heddle/chain';
 import { type CtlRequest, type JsonValue, Refusal } from '@heddle/envelope';
 import {
-  MAX_GENERATION_STEP,
   PackageError,
   RevocationList,
   type RevocationListFile,
@@ -40,9 +39,11 @@ const refuse = (code: Refusal['code'], reason: string, field?: string): Refusal 
 /**
  * `workload.revoke` (DESIGN 10, revocation on notice): checks the signed list of the body against
  * `trustedKeys` (this node's own trust anchors' operator keys, never the controller's) and refuses
- * (`verify`, naming `body.list.<field>`) a list they do not sign; refuses (`governance`, field
- * `body.list.generation`) a generation lower than the one this host holds, or the same generation
- * with other content; writes a newer list crash-safely to the holder's file with its generation mark
+ * (`verify`, naming `body.list.<field>`) a list they do not sign; hands it to the holder's
+ * `RevocationHolder.accept` (`@heddle/package`), so it refuses (`governance`, naming
+ * `body.list.generation` or `body.list.entries`) a generation lower than the one this host holds, one
+ * that jumps too far above it, the same generation with other content, or a list that lacks an entry
+ * a list this host held had; writes a newer list crash-safely to the holder's file with its generation mark
  * and reloads it; tears down every instance the list in force revokes (forced, not gated, chained);
  * and chains `workload.revoke` (source host) with the generation, signer and torn-down ids. A list
  * the host already holds is not written again (`applied: false`), but the sweep still runs. A holder
@@ -74,47 +75,14 @@ export async function revokeOp(
     );
   }
   const { applied, tornDown } = await state.locks.run(REVOKE_LOCK, async () => {
-    const held = holder.highestGeneration;
-    if (list.generation < held) {
-      throw refuse(
-        'governance',
-        `workload.revoke body.list.generation: ${list.generation} is older than generation ${held} held by this host`,
-        'body.list.generation',
-      );
+    let taken: { readonly applied: boolean; readonly changed: boolean };
+    try {
+      taken = holder.accept(list);
+    } catch (err) {
+      throw acceptRefusal(err);
     }
-    if (list.generation - held > MAX_GENERATION_STEP) {
-      throw refuse(
-        'governance',
-        `workload.revoke body.list.generation: ${list.generation} jumps more than ${MAX_GENERATION_STEP} above generation ${held} held by this host`,
-        'body.list.generation',
-      );
-    }
-    const dropped = holder.droppedEntry(list);
-    if (dropped !== undefined) {
-      throw refuse(
-        'governance',
-        `workload.revoke body.list.entries: the list lacks ${dropped}, revoked by a list this host held; entries are never removed`,
-        'body.list.entries',
-      );
-    }
-    let changed = false;
-    if (list.generation === held && holder.failure === undefined) {
-      if (!holder.holds(list)) {
-        throw refuse(
-          'governance',
-          `workload.revoke body.list.generation: this host holds another list at generation ${held}`,
-          'body.list.generation',
-        );
-      }
-    } else {
-      try {
-        changed = holder.install(list);
-      } catch (err) {
-        const why = err instanceof Error ? err.message : String(err);
-        const code =
-          err instanceof PackageError && err.code === 'revocation_rollback' ? 'governance' : 'runtime';
-        throw refuse(code, `workload.revoke: the list could not be written: ${why}`, 'body.list.generation');
-      }
+    const changed = taken.changed;
+    if (taken.applied) {
       if (holder.failure !== undefined) {
         // Written but not accepted on reload (the holder trusts other keys): everything is revoked now.
         state.onError(
@@ -136,6 +104,27 @@ export async function revokeOp(
     torn_down: [...tornDown],
   });
   return { generation: result.generation, applied: result.applied, torn_down: [...result.torn_down] };
+}
+
+/** The codes of `RevocationHolder.accept` that refuse the list itself (`governance`); the rest are faults (`runtime`). */
+const REFUSED_LIST_CODES: ReadonlySet<string> = new Set([
+  'revocation_rollback',
+  'revocation_generation_jump',
+  'revocation_entries_dropped',
+  'revocation_generation_reused',
+]);
+
+/** What `workload.revoke` answers when the holder does not take the list (`RevocationHolder.accept`). */
+function acceptRefusal(err: unknown): Refusal {
+  const why = err instanceof Error ? err.message : String(err);
+  if (err instanceof PackageError && REFUSED_LIST_CODES.has(err.code) && err.field !== undefined) {
+    return refuse(
+      'governance',
+      `workload.revoke body.list.${why} (held by this host)`,
+      `body.list.${err.field}`,
+    );
+  }
+  return refuse('runtime', `workload.revoke: the list could not be written: ${why}`, 'body.list.generation');
 }
 
 /**

@@ -6,12 +6,11 @@ import { join } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
 import { AllowListPolicy, type JsonValue, toHex } from '@heddle/envelope';
 import { Gate } from '@heddle/gate';
-import { RevocationList, TrustAnchors } from '@heddle/package';
+import { RevocationHolder, RevocationList, TrustAnchors } from '@heddle/package';
 import { NativeRuntime, WorkloadHost } from '@heddle/runtime';
 import { WireServer } from '@heddle/wire';
 import { HostService } from './host-service.js';
 import type { ReadinessProbe } from './readiness.js';
-import { RevocationHolder } from './revocation-holder.js';
 import type { SupervisorEvent } from './supervisor.js';
 import type { SupervisorOptions } from './supervisor-policy.js';
 import {

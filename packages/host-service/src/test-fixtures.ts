@@ -17,11 +17,10 @@ import {
   toHex,
 } from '@heddle/envelope';
 import { Gate, type Policy, parsePolicy } from '@heddle/gate';
-import { buildCogPackage, RevocationList, TrustAnchors } from '@heddle/package';
+import { buildCogPackage, RevocationHolder, RevocationList, TrustAnchors } from '@heddle/package';
 import { NativeRuntime, WasiRuntime, WorkloadHost } from '@heddle/runtime';
 import { type CallOptions, type CallResult, DirPackageSource, WireServer, WireSession } from '@heddle/wire';
 import { HostService, type HostServiceOptions } from './host-service.js';
-import { RevocationHolder } from './revocation-holder.js';
 
 export const controllerKeys: KeyPair = keyPairFromSecret(new Uint8Array(32).fill(0x41));
 export const hostKeys: KeyPair = keyPairFromSecret(new Uint8Array(32).fill(0x42));

@@ -2,8 +2,8 @@ import { firstZodIssue, HeddleError } from '@heddle/envelope';
 import type { z } from 'zod';
 
 /**
- * The verification codes of a workload package (DESIGN section 5), stable strings a caller may switch
- * on. They are part of the public contract.
+ * The verification codes of a workload package (docs/package-format.md, section 6), stable
+ * strings a caller may switch on. They are part of the public contract.
  */
 export type VerifyErrorCode =
   | 'manifest_invalid'
@@ -36,7 +36,10 @@ export type PackageErrorCode =
   | 'revocation_list_expired'
   | 'revocation_generation_jump'
   | 'unknown_kind'
-  | 'config_invalid';
+  | 'config_invalid'
+  | 'package_missing'
+  | 'revocation_entries_dropped'
+  | 'revocation_generation_reused';
 
 /**
  * An error from `@heddle/package`. `code` is one of {@link PackageErrorCode}; `field` names the input

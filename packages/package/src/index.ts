@@ -9,6 +9,7 @@ export * from './format.js';
 export * from './kind-registry.js';
 export * from './limits.js';
 export * from './manifest.js';
+export * from './package-store.js';
 export * from './paths.js';
 export * from './piece-verifier.js';
 export * from './pieces.js';
@@ -19,6 +20,7 @@ export {
   readGenerationMark,
   type SaveRevocationOptions,
 } from './revocation-generation.js';
+export * from './revocation-holder.js';
 export * from './revocation-list.js';
 export * from './sign.js';
 export * from './store-pin.js';

@@ -1,10 +1,14 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { toHex } from '@heddle/envelope';
-import { RevocationList } from '@heddle/package';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PackageError } from './errors.js';
 import { RevocationHolder } from './revocation-holder.js';
-import { operatorKeys, strangerKeys, tempDir } from './test-fixtures.js';
+import { MAX_GENERATION_STEP, RevocationList } from './revocation-list.js';
+import { fixedKeys, tempDir } from './test-fixtures.js';
+
+const operatorKeys = fixedKeys(0x0b);
+const strangerKeys = fixedKeys(0x5e);
 
 const TRUSTED = [toHex(operatorKeys.publicKey)];
 const PKG = 'a1'.repeat(32);
@@ -188,5 +192,97 @@ describe('RevocationHolder over a fixed list', () => {
     expect(holder.reload()).toBe(false);
     expect(holder.list).toBe(list);
     expect(holder.firstRevoked(refs(PKG))?.kind).toBe('package');
+  });
+});
+
+// The controller's reloader (apps/controller CurrentRevocations) and the host's (this holder, from
+// host-service) differed: the controller's reported a change only when the generation or the failure
+// changed, put a list that drops entries in force as usable, saved any newer list it was handed
+// without the generation-step or append-only checks, and neither noticed a fixed list expiring.
+describe('RevocationHolder expiry', () => {
+  it('a list in force that passes its expiry is a change, and failure says why', async () => {
+    const list = RevocationList.empty().add(
+      { kind: 'package', ref: PKG, revokedAtMs: 1_700_000_000_000 },
+      operatorKeys,
+      { now: Date.now() - 10_000, validForMs: 10_150 },
+    );
+    const holder = new RevocationHolder(list);
+    expect(holder.failure).toBeUndefined();
+    expect(holder.firstRevoked(refs(PKG2))).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 250));
+    expect(holder.failure).toMatch(/^revocation_list_expired: generation 1 expired at/);
+    expect(holder.firstRevoked(refs(PKG2))).toMatchObject({ kind: 'list-unavailable' });
+    expect(holder.reload()).toBe(true);
+    expect(holder.version).toBe(1);
+    expect(holder.reload()).toBe(false);
+  });
+
+  it('a list file in force that expires by the holder clock fails closed on the next reload', () => {
+    const path = listPath();
+    let now = Date.now();
+    revokedList().save(path);
+    const holder = new RevocationHolder({ path, trustedKeys: TRUSTED, clock: () => now });
+    expect(holder.failure).toBeUndefined();
+    now += 31 * 24 * 3600 * 1000;
+    expect(holder.failure).toMatch(/^revocation_list_expired: /);
+    expect(holder.reload()).toBe(true);
+    expect(holder.list.failure).toMatch(/^revocation_list_expired: /);
+  });
+});
+
+describe('RevocationHolder.accept', () => {
+  const next = (list: RevocationList, ref: string): RevocationList =>
+    list.add({ kind: 'package', ref, revokedAtMs: 1_700_000_000_000 }, operatorKeys);
+
+  it('writes a newer list and puts it in force; the same list again is not written', () => {
+    const path = listPath();
+    const holder = new RevocationHolder({ path, trustedKeys: TRUSTED });
+    const one = revokedList();
+    expect(holder.accept(one)).toEqual({ applied: true, changed: true });
+    expect(holder.list.generation).toBe(1);
+    expect(existsSync(`${path}.generation`)).toBe(true);
+    expect(holder.accept(one)).toEqual({ applied: false, changed: false });
+    expect(holder.accept(next(one, PKG2))).toEqual({ applied: true, changed: true });
+    expect(holder.firstRevoked(refs(PKG2))?.ref).toBe(PKG2);
+  });
+
+  it('refuses an older list, another list at the held generation, a list that drops an entry and a jump, writing nothing', () => {
+    const path = listPath();
+    const holder = new RevocationHolder({ path, trustedKeys: TRUSTED });
+    const one = revokedList(PKG);
+    const two = next(one, PKG2);
+    holder.accept(two);
+    const bytes = readFileSync(path, 'utf8');
+    const code = (f: () => unknown): string | undefined => {
+      try {
+        f();
+        return undefined;
+      } catch (err) {
+        return err instanceof PackageError ? `${err.code}/${err.field}` : String(err);
+      }
+    };
+    expect(code(() => holder.accept(one))).toBe('revocation_rollback/generation');
+    // Generation 2 again, with the same entries and another expiry.
+    const otherTwo = one.add({ kind: 'package', ref: PKG2, revokedAtMs: 1_700_000_000_000 }, operatorKeys, {
+      now: Date.now() + 60_000,
+    });
+    expect(otherTwo.generation).toBe(2);
+    expect(code(() => holder.accept(otherTwo))).toBe('revocation_generation_reused/generation');
+    // Generation 3 without PKG, which generation 2 revoked.
+    const dropping = next(next(revokedList(PKG2), 'c3'.repeat(32)), 'd4'.repeat(32));
+    expect(dropping.generation).toBe(3);
+    expect(code(() => holder.accept(dropping))).toBe('revocation_entries_dropped/entries');
+    const far = two.renew(operatorKeys, { above: 2 + MAX_GENERATION_STEP });
+    expect(code(() => holder.accept(far))).toBe('revocation_generation_jump/generation');
+    expect(readFileSync(path, 'utf8')).toBe(bytes);
+    expect(holder.failure).toBeUndefined();
+    expect(holder.version).toBe(1);
+  });
+
+  it('a holder of a fixed list keeps no file: revocation_list_invalid', () => {
+    const holder = new RevocationHolder(RevocationList.empty());
+    expect(() => holder.accept(revokedList())).toThrow(
+      expect.objectContaining({ code: 'revocation_list_invalid', field: 'path' }),
+    );
   });
 });

@@ -1,30 +1,38 @@
 import { blake3Hex, utf8 } from '@heddle/envelope';
-import type { RevocationCheck, RevocationRefs, RevokedSubject } from '@heddle/gate';
-import { PackageError, RevocationList, readGenerationMark } from '@heddle/package';
+import { PackageError } from './errors.js';
+import type { RevocationCheck, RevocationRefs, RevokedSubject } from './revocation.js';
+import { readGenerationMark, rollbackError } from './revocation-generation.js';
+import { checkGenerationStep, RevocationList } from './revocation-list.js';
 
 /** Options of a {@link RevocationHolder}. */
 export interface RevocationHolderOptions {
-  /** The list file (`heddle revoke` writes it; the operator copies it to the host). */
+  /** The list file (`heddle revoke` writes it; the operator copies it to the host or the controller). */
   readonly path: string;
   /** Operator public keys (hex) allowed to sign entries and the list. */
   readonly trustedKeys: readonly string[];
   /**
    * Where the generation high-water mark is kept (default `<path>.generation`). Keep it where
-   * whoever can write the list cannot (the host's own data directory): deleting the mark is what
+   * whoever can write the list cannot (the daemon's own data directory): deleting the mark is what
    * would let an older, validly signed list be put back.
    */
   readonly generationFile?: string;
+  /** The clock lists are checked against for expiry (Unix ms; default `Date.now`). */
+  readonly clock?: () => number;
 }
 
 /**
- * The revocation list a host enforces, reloadable. Loading follows `RevocationList.loadOrFailClosed`
- * with `allowMissing`: a list file that does not exist is an empty list only while no generation above
- * 0 was ever accepted (the persisted `<list>.generation` mark says so); once one was, a deleted,
- * unreadable, tampered or older list revokes everything until a valid one is put back.
+ * The revocation list a daemon enforces (the host and the controller alike), reloadable. Loading
+ * follows `RevocationList.loadOrFailClosed` with `allowMissing`: a list file that does not exist is an
+ * empty list only while no generation above 0 was ever accepted (the persisted generation mark says
+ * so); once one was, a deleted, unreadable, tampered, expired, older or too far ahead
+ * (`revocation_generation_jump`) list revokes everything until a valid one is put back. A list that
+ * lacks an entry an earlier usable list had fails closed too (`revocation_entries_dropped`).
  *
  * It is the gate's {@link RevocationCheck} (pass the holder itself, so the gate always sees the
- * current list) and carries a {@link RevocationHolder.version} that grows with every change, which a
- * place reads before and after to catch a revocation that raced it.
+ * current list) and carries a {@link RevocationHolder.version} that grows with every change (new
+ * content, a new failure, or the list in force passing its expiry), which a place reads before and
+ * after to catch a revocation that raced it. It does not poll by itself: the daemon calls
+ * {@link RevocationHolder.reload} on its own schedule.
  */
 export class RevocationHolder implements RevocationCheck {
   readonly #options: RevocationHolderOptions | undefined;
@@ -34,7 +42,7 @@ export class RevocationHolder implements RevocationCheck {
   /** Every entry of every usable list this holder has had in force (never shrinks). */
   readonly #required = new Set<string>();
 
-  /** A holder of the list file in `source`, or of a fixed list (then {@link reload} keeps it). */
+  /** A holder of the list file in `source`, or of a fixed list (then {@link RevocationHolder.reload} keeps it). */
   constructor(source: RevocationHolderOptions | RevocationList) {
     this.#options = source instanceof RevocationList ? undefined : source;
     this.#list = source instanceof RevocationList ? source : this.#load();
@@ -50,6 +58,7 @@ export class RevocationHolder implements RevocationCheck {
     return RevocationList.loadOrFailClosed(options.path, {
       trustedKeys: options.trustedKeys,
       allowMissing: true,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.generationFile === undefined ? {} : { generationFile: options.generationFile }),
     });
   }
@@ -110,9 +119,46 @@ export class RevocationHolder implements RevocationCheck {
     return this.reload();
   }
 
-  /** Why the list failed closed, or undefined when it is usable. */
+  /**
+   * Why the list in force revokes everything (its load failure, or its expiry passed by the holder's
+   * clock), or undefined when it is usable.
+   */
   get failure(): string | undefined {
-    return this.#list.failure;
+    return this.#list.failure ?? this.#list.expired;
+  }
+
+  /**
+   * Puts a list handed over the wire or the API in force, the checked way: refuses (`PackageError`,
+   * nothing written) a list older than the highest generation held (`revocation_rollback`), one more
+   * than `MAX_GENERATION_STEP` above it (`revocation_generation_jump`), one that lacks an entry an
+   * earlier usable list had (`revocation_entries_dropped`, field `entries`), and another list at the
+   * generation held (`revocation_generation_reused`); the list held already is not written again.
+   * Otherwise {@link RevocationHolder.install}s it. Returns whether it was written (`applied`) and
+   * whether the list in force changed. `list` must already be verified against the operator keys.
+   */
+  accept(list: RevocationList): { readonly applied: boolean; readonly changed: boolean } {
+    const held = this.highestGeneration;
+    if (list.generation < held) throw rollbackError(list.generation, held);
+    checkGenerationStep(list.generation, held);
+    const dropped = this.droppedEntry(list);
+    if (dropped !== undefined) {
+      throw new PackageError(
+        'revocation_entries_dropped',
+        `entries: the list lacks ${dropped}, revoked by a list held before; entries are never removed`,
+        { field: 'entries' },
+      );
+    }
+    if (list.generation === held && this.failure === undefined) {
+      if (!this.holds(list)) {
+        throw new PackageError(
+          'revocation_generation_reused',
+          `generation: another list is held at generation ${held} (a changed list needs a new generation)`,
+          { field: 'generation' },
+        );
+      }
+      return { applied: false, changed: false };
+    }
+    return { applied: true, changed: this.install(list) };
   }
 
   /** The first entry (`kind:ref`) an earlier usable list had and `list` lacks, or undefined. */
@@ -123,9 +169,12 @@ export class RevocationHolder implements RevocationCheck {
     return undefined;
   }
 
-  /** Re-reads the file; returns true when the list in force changed. */
+  /**
+   * Re-reads the file (a holder of a fixed list checks its expiry only); returns true when the list in
+   * force changed, including when it has just expired.
+   */
   reload(): boolean {
-    return this.#options === undefined ? false : this.replace(this.#load());
+    return this.replace(this.#options === undefined ? this.#list : this.#load());
   }
 
   /**
@@ -156,7 +205,8 @@ export class RevocationHolder implements RevocationCheck {
   }
 }
 
-/** What identifies a list's content: BLAKE3 of its file bytes, or its failure. */
+/** What identifies a list's content: BLAKE3 of its file bytes (and whether it expired), or its failure. */
 function fingerprint(list: RevocationList): string {
-  return list.failure === undefined ? `ok:${blake3Hex(utf8(list.encode()))}` : `failed:${list.failure}`;
+  if (list.failure !== undefined) return `failed:${list.failure}`;
+  return `ok:${blake3Hex(utf8(list.encode()))}${list.expired === undefined ? '' : ':expired'}`;
 }
