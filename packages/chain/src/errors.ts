@@ -39,7 +39,11 @@ export class ChainError extends HeddleError {
   /** The stable code (narrowed from HeddleError's string). */
   declare readonly code: ChainErrorCode;
 
-  constructor(code: ChainErrorCode, message: string, options?: { field?: string; cause?: unknown }) {
+  constructor(
+    code: ChainErrorCode,
+    message: string,
+    options?: { field?: string | undefined; cause?: unknown },
+  ) {
     super(code, message, options);
   }
 }

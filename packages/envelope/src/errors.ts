@@ -8,7 +8,7 @@ export class HeddleError extends Error {
   /** The input field the error is about (a dotted path), when there is one. */
   readonly field: string | undefined;
 
-  constructor(code: string, message: string, options?: { field?: string; cause?: unknown }) {
+  constructor(code: string, message: string, options?: { field?: string | undefined; cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;

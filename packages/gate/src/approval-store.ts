@@ -86,18 +86,18 @@ export const ApprovalRequestSchema: z.ZodType<ApprovalRequest> = z.strictObject(
   created_at: time,
   expires_at: time,
   state: z.enum(['pending', 'approved', 'rejected', 'expired']),
-  decided_at: time.optional(),
-  decided_by: z.string().min(1, 'must not be empty').max(256, 'longer than 256 characters').optional(),
-  note: z.string().max(2048, 'longer than 2048 characters').optional(),
-  defer_event: hash.optional(),
-  resolution_event: hash.optional(),
+  decided_at: time.exactOptional(),
+  decided_by: z.string().min(1, 'must not be empty').max(256, 'longer than 256 characters').exactOptional(),
+  note: z.string().max(2048, 'longer than 2048 characters').exactOptional(),
+  defer_event: hash.exactOptional(),
+  resolution_event: hash.exactOptional(),
   outcome: z
     .strictObject({
       verdict: z.enum(['permit', 'deny']),
       rule: referenceString,
       reason: z.string().max(8192, 'longer than 8192 characters'),
     })
-    .optional(),
+    .exactOptional(),
 });
 
 /**

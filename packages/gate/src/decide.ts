@@ -25,7 +25,7 @@ export interface Evaluation {
 const MAX_AGENT = 256;
 
 /**
- * Decides a validated action and context, in the order of DESIGN 7: a revoked reference denies (as
+ * Decides a validated action and context, in the order of docs/policy.md, "Evaluation order": a revoked reference denies (as
  * does a revocation check that fails closed, rule `builtin:revocations_unavailable`);
  * secrets need a `pinned` node; then the rules covering the action: a matching deny wins, then a
  * matching defer, then a matching permit (each the first of its effect in file order); otherwise deny.

@@ -45,7 +45,7 @@ export interface WaitOptions {
 }
 
 /**
- * The governance gate (DESIGN 7). Default deny: an action is permitted only when a permit rule of the
+ * The governance gate (docs/policy.md). Default deny: an action is permitted only when a permit rule of the
  * policy matches and nothing before it denies. Every decision, including refusals of malformed
  * requests, is chained with source `workload` and the action as kind (`workload.refuse` for an action
  * that is not one of the eight) before it is returned; if it cannot be chained, the check rejects with

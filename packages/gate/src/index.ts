@@ -1,18 +1,57 @@
-export * from './approval-queue.js';
-export * from './approval-resolution.js';
-export * from './approval-store.js';
-export * from './clock.js';
-export * from './compile.js';
-export * from './context.js';
-export * from './decide.js';
-export * from './decision.js';
-export * from './default-policy.js';
-export * from './errors.js';
-export * from './explain.js';
-export * from './file-approval-store.js';
-export * from './gate.js';
-export * from './levels.js';
-export * from './package-id.js';
-export * from './policy.js';
-export * from './recorder.js';
-export * from './revocation.js';
+export type { FieldIssue } from './../../envelope/dist/zod-issues.d.js';
+export type { ApprovalQueueOptions, ApprovalReservation } from './approval-queue.js';
+export { ApprovalQueue } from './approval-queue.js';
+export type { ApprovalDecider, ApprovalRedecision } from './approval-resolution.js';
+export type {
+  ApprovalInput,
+  ApprovalOutcome,
+  ApprovalRequest,
+  ApprovalState,
+  ApprovalStore,
+} from './approval-store.js';
+export { MemoryApprovalStore } from './approval-store.js';
+export type { Clock } from './clock.js';
+export { ManualClock, systemClock } from './clock.js';
+export type { CompiledPolicy, CompiledRule, PreparedContext } from './compile.js';
+export { compilePolicy, mismatch, policyForChain } from './compile.js';
+export type { ContextParseResult, GateContext } from './context.js';
+export { contextForChain, GateContextSchema, parseContext, safeParseContext } from './context.js';
+export type { Evaluation } from './decide.js';
+export { decide, decideTeardown, evaluate } from './decide.js';
+export type {
+  ApprovalRef,
+  Decision,
+  DeferDecision,
+  DenyDecision,
+  PermitDecision,
+  Waiver,
+} from './decision.js';
+export { BUILTIN_RULES } from './decision.js';
+export { DEFAULT_POLICY } from './default-policy.js';
+export { GateError, ValidationError } from './errors.js';
+export type { RuleTrace } from './explain.js';
+export { explain } from './explain.js';
+export { FileApprovalStore } from './file-approval-store.js';
+export type { GateOptions, WaitOptions } from './gate.js';
+export { Gate } from './gate.js';
+export type { Action, NetworkLevel, NodeTier, PackageTrust } from './levels.js';
+export {
+  ACTIONS,
+  ALL_ACTIONS,
+  COST_SCALE,
+  NETWORK_LEVELS,
+  NODE_TIERS,
+  PACKAGE_TRUST_LEVELS,
+} from './levels.js';
+export type { Policy, PolicyRule, RuleEffect } from './policy.js';
+export { loadPolicyFile, PolicySchema, parsePolicy, parsePolicyText } from './policy.js';
+export type { DecisionRecord, DecisionRecorder, RecordedDecision } from './recorder.js';
+export { DECISION_SOURCE, decisionKind, decisionPayload, REFUSE_KIND } from './recorder.js';
+export type {
+  RevocationCheck,
+  RevocationFinding,
+  RevocationInput,
+  RevocationRefs,
+  RevokedSubject,
+} from './revocation.js';
+export { checkRevocations, RevocationInputSchema, RevocationSet } from './revocation.js';

@@ -97,27 +97,27 @@ const RuleSchema = z.strictObject({
     )
     .refine((s) => !s.startsWith('builtin:'), 'the prefix builtin: is reserved'),
   effect: z.enum(['permit', 'deny', 'defer']),
-  description: z.string().max(1024, 'longer than 1024 characters').optional(),
-  reason: z.string().min(1, 'must not be empty').max(1024, 'longer than 1024 characters').optional(),
+  description: z.string().max(1024, 'longer than 1024 characters').exactOptional(),
+  reason: z.string().min(1, 'must not be empty').max(1024, 'longer than 1024 characters').exactOptional(),
   actions: z
     .array(z.enum([...ACTIONS, ALL_ACTIONS]))
     .min(1, 'must name at least one action')
     .max(16, 'more than 16 entries'),
-  agents: refList.optional(),
-  kinds: refList.optional(),
-  min_package_trust: z.enum(PACKAGE_TRUST_LEVELS).optional(),
-  max_package_trust: z.enum(PACKAGE_TRUST_LEVELS).optional(),
-  min_node_tier: z.enum(NODE_TIERS).optional(),
-  max_node_tier: z.enum(NODE_TIERS).optional(),
-  min_network: z.enum(NETWORK_LEVELS).optional(),
-  max_network: z.enum(NETWORK_LEVELS).optional(),
-  secrets: z.boolean().optional(),
-  emulated: z.boolean().optional(),
+  agents: refList.exactOptional(),
+  kinds: refList.exactOptional(),
+  min_package_trust: z.enum(PACKAGE_TRUST_LEVELS).exactOptional(),
+  max_package_trust: z.enum(PACKAGE_TRUST_LEVELS).exactOptional(),
+  min_node_tier: z.enum(NODE_TIERS).exactOptional(),
+  max_node_tier: z.enum(NODE_TIERS).exactOptional(),
+  min_network: z.enum(NETWORK_LEVELS).exactOptional(),
+  max_network: z.enum(NETWORK_LEVELS).exactOptional(),
+  secrets: z.boolean().exactOptional(),
+  emulated: z.boolean().exactOptional(),
   accelerators: z
     .union([z.literal('*'), z.array(referenceString).max(1024, 'more than 1024 entries')])
-    .optional(),
-  min_resource_cost: cost.optional(),
-  max_resource_cost: cost.optional(),
+    .exactOptional(),
+  min_resource_cost: cost.exactOptional(),
+  max_resource_cost: cost.exactOptional(),
 });
 
 /** Schema of a policy document, including cross-field checks (unique ids, min <= max). */
@@ -125,7 +125,7 @@ export const PolicySchema: z.ZodType<Policy> = z
   .strictObject({
     version: z.literal(1),
     name: z.string().min(1, 'must not be empty').max(128, 'longer than 128 characters'),
-    description: z.string().max(4096, 'longer than 4096 characters').optional(),
+    description: z.string().max(4096, 'longer than 4096 characters').exactOptional(),
     rules: z.array(RuleSchema).max(10_000, 'more than 10000 rules'),
   })
   .superRefine((p, ctx) => {

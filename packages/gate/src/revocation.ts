@@ -48,7 +48,7 @@ export interface RevocationInput {
   readonly artifact_hashes?: readonly string[];
 }
 
-const list = z.array(referenceString).max(1_000_000, 'more than 1000000 entries').optional();
+const list = z.array(referenceString).max(1_000_000, 'more than 1000000 entries').exactOptional();
 
 /** Schema of a revocation input set (`{package_ids?, signer_keys?, artifact_hashes?}`). */
 export const RevocationInputSchema: z.ZodType<RevocationInput> = z.strictObject({

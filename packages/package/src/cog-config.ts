@@ -19,16 +19,16 @@ export type CogConfigField =
 /** A cog's config schema: field name (`[a-z][a-z0-9_]{0,63}`) to field. At most 64 fields. */
 export type CogConfigSchema = Record<string, CogConfigField>;
 
-const description = z.string().max(200).optional();
-const required = z.boolean().optional();
+const description = z.string().max(200).exactOptional();
+const required = z.boolean().exactOptional();
 
 const stringField = z
   .strictObject({
     type: z.literal('string'),
     description,
     required,
-    default: z.string().max(4096).optional(),
-    max_length: z.int().min(1).max(65536).optional(),
+    default: z.string().max(4096).exactOptional(),
+    max_length: z.int().min(1).max(65536).exactOptional(),
   })
   .refine((f) => f.default === undefined || f.max_length === undefined || f.default.length <= f.max_length, {
     message: 'default is longer than max_length',
@@ -40,9 +40,9 @@ const integerField = z
     type: z.literal('integer'),
     description,
     required,
-    default: z.int().optional(),
-    min: z.int().optional(),
-    max: z.int().optional(),
+    default: z.int().exactOptional(),
+    min: z.int().exactOptional(),
+    max: z.int().exactOptional(),
   })
   .refine((f) => f.min === undefined || f.max === undefined || f.min <= f.max, {
     message: 'min is greater than max',
@@ -59,7 +59,7 @@ const booleanField = z.strictObject({
   type: z.literal('boolean'),
   description,
   required,
-  default: z.boolean().optional(),
+  default: z.boolean().exactOptional(),
 });
 
 const enumField = z
@@ -67,7 +67,7 @@ const enumField = z
     type: z.literal('enum'),
     description,
     required,
-    default: z.string().optional(),
+    default: z.string().exactOptional(),
     values: z
       .array(z.string().min(1).max(64))
       .min(1)

@@ -55,12 +55,12 @@ export const CogSourceSchema: z.ZodType<CogSource> = z
     id: CogIdSchema,
     version: CogVersionSchema,
     variants: z.record(z.string(), pathSchema),
-    files: z.array(pathSchema).max(MAX_FILES).optional(),
-    config: CogConfigSchemaSchema.optional(),
-    console: CogConsoleSchema.optional(),
+    files: z.array(pathSchema).max(MAX_FILES).exactOptional(),
+    config: CogConfigSchemaSchema.exactOptional(),
+    console: CogConsoleSchema.exactOptional(),
     resources: CogResourcesSchema,
-    source: CogSourceUrlSchema.optional(),
-    redistributable: z.boolean().optional(),
+    source: CogSourceUrlSchema.exactOptional(),
+    redistributable: z.boolean().exactOptional(),
   })
   .superRefine((src, ctx) => {
     const names = Object.keys(src.variants);

@@ -45,7 +45,7 @@ export interface CogResources {
   ram_mb: number;
 }
 
-/** The body of a `cog` package (DESIGN section 5). */
+/** The body of a `cog` package (docs/package-format.md, section 5). */
 export interface CogBody {
   /** Cog id, `[a-z0-9][a-z0-9._-]{0,63}`. */
   id: string;
@@ -96,7 +96,7 @@ export const CogConsoleSchema: z.ZodType<CogConsoleCommand[]> = z
       name: z
         .string()
         .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'expected a command name matching [a-z][a-z0-9_-]{0,31}'),
-      description: z.string().max(200).optional(),
+      description: z.string().max(200).exactOptional(),
     }),
   )
   .max(64);
@@ -136,8 +136,8 @@ export const CogBodySchema: z.ZodType<CogBody> = z
     config: CogConfigSchemaSchema,
     console: CogConsoleSchema,
     resources: CogResourcesSchema,
-    source: CogSourceUrlSchema.optional(),
-    redistributable: z.boolean().optional(),
+    source: CogSourceUrlSchema.exactOptional(),
+    redistributable: z.boolean().exactOptional(),
   })
   .superRefine((body, ctx) => {
     const names = Object.keys(body.variants);

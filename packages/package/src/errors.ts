@@ -49,7 +49,11 @@ export class PackageError extends HeddleError {
   /** The stable code. */
   declare readonly code: PackageErrorCode;
 
-  constructor(code: PackageErrorCode, message: string, options?: { field?: string; cause?: unknown }) {
+  constructor(
+    code: PackageErrorCode,
+    message: string,
+    options?: { field?: string | undefined; cause?: unknown },
+  ) {
     super(code, message, options);
   }
 }

@@ -1,28 +1,92 @@
-export * from './build.js';
-export * from './cog.js';
-export * from './cog-config.js';
-export * from './cog-source.js';
-export * from './content-store.js';
-export * from './errors.js';
-export * from './file-hash.js';
-export * from './format.js';
-export * from './kind-registry.js';
-export * from './limits.js';
-export * from './manifest.js';
-export * from './package-store.js';
-export * from './paths.js';
-export * from './piece-verifier.js';
-export * from './pieces.js';
-export * from './revocation.js';
+export type { BuildOptions, BuildResult } from './build.js';
+export { buildCogPackage } from './build.js';
+export type { CogArch, CogBody, CogConsoleCommand, CogResources, CogRoute, CogVariant } from './cog.js';
+export {
+  COG_ARCHES,
+  COG_ID_RE,
+  COG_ROUTES,
+  CogBodySchema,
+  CogVersionSchema,
+  cogKind,
+  defaultKindRegistry,
+  VERSION_RE,
+} from './cog.js';
+export type { CogConfigField, CogConfigSchema } from './cog-config.js';
+export { validateCogConfig } from './cog-config.js';
+export type { CogSource } from './cog-source.js';
+export { COG_SOURCE_FILE, cogSourceTemplate, parseCogSource } from './cog-source.js';
+export type { ContentStoreOptions, StoreEntry } from './content-store.js';
+export { ContentStore } from './content-store.js';
+export type { PackageErrorCode, VerifyErrorCode } from './errors.js';
+export { PackageError } from './errors.js';
+export type { FileDigest } from './file-hash.js';
+export { hashFile } from './file-hash.js';
+export type { PackageEnvelope, PackageFile, PackageSignature } from './format.js';
+export { encodeEnvelope, manifestHashOf, packageIdOf, statementBytes } from './format.js';
+export type { KindDefinition } from './kind-registry.js';
+export { KindRegistry } from './kind-registry.js';
+export type { SizeLimits } from './limits.js';
+export {
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_MAX_TOTAL_BYTES,
+  ENVELOPE_FILE,
+  MAX_ENVELOPE_BYTES,
+  MAX_FILES,
+  PACKAGE_SCHEMA,
+} from './limits.js';
+export type { ParsedPackage, ReadEnvelopeOptions } from './manifest.js';
+export { parseEnvelope, readEnvelope, readEnvelopeBytes } from './manifest.js';
+export type { ObtainedPackage, PackageFetcher, VerifiedPackageStoreOptions } from './package-store.js';
+export { VerifiedPackageStore } from './package-store.js';
+export { packagePathProblem } from './paths.js';
+export type { PieceExpectations, PieceOutcome, PieceReader, PieceVerifierOptions } from './piece-verifier.js';
+export { DEFAULT_REORDER_BYTES, PieceVerifier } from './piece-verifier.js';
+export type { PieceMap, PieceMapJson } from './pieces.js';
+export {
+  artifactId,
+  computeFilePieceMap,
+  computePieceMap,
+  DEFAULT_PIECE_SIZE,
+  MIN_PIECE_SIZE,
+  PieceMapJsonSchema,
+  parsePieceMap,
+  pieceLength,
+  pieceMapToJson,
+} from './pieces.js';
+export type {
+  RevocationCheck,
+  RevocationEntry,
+  RevocationInput,
+  RevocationKind,
+  RevocationRefs,
+  RevokedSubject,
+} from './revocation.js';
+export { NO_REVOCATIONS, signRevocationEntry } from './revocation.js';
+export type { SaveRevocationOptions } from './revocation-generation.js';
 export {
   generationFileOf,
   REVOCATION_GENERATION_SCHEMA,
   readGenerationMark,
-  type SaveRevocationOptions,
 } from './revocation-generation.js';
-export * from './revocation-holder.js';
-export * from './revocation-list.js';
-export * from './sign.js';
-export * from './store-pin.js';
-export * from './trust.js';
-export * from './verify.js';
+export type { RevocationHolderOptions } from './revocation-holder.js';
+export { RevocationHolder } from './revocation-holder.js';
+export type {
+  ListUnavailableEntry,
+  LoadRevocationOptions,
+  RevocationListFile,
+  SignListOptions,
+} from './revocation-list.js';
+export {
+  MAX_GENERATION_STEP,
+  MAX_REVOCATION_GENERATION,
+  REVOCATION_LIST_SCHEMA,
+  RevocationList,
+  RevocationListFileSchema,
+} from './revocation-list.js';
+export { signEnvelope, signPackage } from './sign.js';
+export type { StorePin } from './store-pin.js';
+export { parseStorePin, parseStorePins, storeEntryMatchesPin, storePinRef } from './store-pin.js';
+export type { TrustAnchor, TrustFile, TrustRole } from './trust.js';
+export { loadTrustFile, parseTrust, TRUST_SCHEMA, TrustAnchors } from './trust.js';
+export type { VerifiedFile, VerifiedWorkload, VerifyOptions } from './verify.js';
+export { verifyPackage } from './verify.js';

@@ -80,9 +80,9 @@ export const RevocationListFileSchema: z.ZodType<RevocationListFile> = z.strictO
   schema: z.literal(REVOCATION_LIST_SCHEMA),
   generation: z.int().nonnegative().max(MAX_REVOCATION_GENERATION),
   entries: z.array(RevocationEntrySchema).max(100_000),
-  expires_at_ms: z.int().positive().optional(),
-  signer: hex64().optional(),
-  signature: hex128().optional(),
+  expires_at_ms: z.int().positive().exactOptional(),
+  signer: hex64().exactOptional(),
+  signature: hex128().exactOptional(),
 });
 
 /** Options of {@link RevocationList.load} and {@link RevocationList.parse}. */

@@ -69,7 +69,7 @@ export const RevocationEntrySchema: z.ZodType<RevocationEntry> = z.strictObject(
   kind: z.enum(['package', 'signer', 'artifact']),
   ref: hex64(),
   revoked_at_ms: z.int().nonnegative(),
-  reason: z.string().max(200).optional(),
+  reason: z.string().max(200).exactOptional(),
   signer: hex64(),
   signature: hex128(),
 });

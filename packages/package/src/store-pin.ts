@@ -33,7 +33,7 @@ export const StorePinSchema: z.ZodType<StorePin> = z.strictObject({
   registry: registrySchema,
   id: z.string().regex(COG_ID_RE, 'expected an id matching [a-z0-9][a-z0-9._-]{0,63}'),
   version: CogVersionSchema,
-  sha256: hex64().optional(),
+  sha256: hex64().exactOptional(),
 });
 
 function isHttpsUrl(s: string): boolean {

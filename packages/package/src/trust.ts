@@ -46,7 +46,7 @@ export const TrustFileSchema: z.ZodType<TrustFile> = z.strictObject({
       }),
     )
     .max(256),
-  threshold: z.int().min(1).optional(),
+  threshold: z.int().min(1).exactOptional(),
 });
 
 /**

@@ -53,7 +53,7 @@ export const CogSpecInputSchema: z.ZodType<CogSpecInput> = z.object({
           .max(64)
           .regex(/^[A-Za-z0-9_-]+$/, 'expected an architecture name such as aarch64'),
         file: z.string().min(1).max(4096),
-        os: z.enum(['linux', 'macos']).optional(),
+        os: z.enum(['linux', 'macos']).exactOptional(),
       }),
     )
     .refine((v) => Object.keys(v).length > 0, 'at least one variant is required'),
@@ -67,7 +67,7 @@ export const CogSpecInputSchema: z.ZodType<CogSpecInput> = z.object({
       .min(0)
       .max(1 << 30),
   }),
-  min_tier: z.enum(TRUST_TIERS).optional(),
+  min_tier: z.enum(TRUST_TIERS).exactOptional(),
 });
 
 const ARCH_ALIASES: Readonly<Record<string, string>> = { arm64: 'aarch64', amd64: 'x86_64', x64: 'x86_64' };

@@ -79,7 +79,7 @@ export const RequestVariantSchema: z.ZodType<RequestVariant> = z.strictObject({
   name,
   execution: z.enum(EXECUTION_TIERS),
   requirements: z.array(RequirementSchema).max(64),
-  alternative: z.string().min(1).max(64).optional(),
+  alternative: z.string().min(1).max(64).exactOptional(),
 });
 
 /** Schema of a {@link Selector}. */
@@ -91,28 +91,28 @@ export const SelectorSchema: z.ZodType<Selector> = z.union([
 /** Schema of a {@link PlacementRequest}; unknown fields refused. */
 export const PlacementRequestSchema: z.ZodType<PlacementRequest> = z.strictObject({
   workload: name,
-  package_id: name.optional(),
+  package_id: name.exactOptional(),
   variants: z.array(RequestVariantSchema).min(1).max(32),
   resources: z
     .strictObject({
-      memory_mb: mb.optional(),
-      accel_memory_mb: mb.optional(),
+      memory_mb: mb.exactOptional(),
+      accel_memory_mb: mb.exactOptional(),
       cpu_pct: z
         .int()
         .min(0)
         .max(1 << 20)
-        .optional(),
+        .exactOptional(),
     })
-    .optional(),
-  min_tier: z.enum(TRUST_TIERS).optional(),
-  allow_emulation: z.boolean().optional(),
-  pin: name.optional(),
-  prefer: z.array(SelectorSchema).max(64).optional(),
-  avoid: z.array(SelectorSchema).max(64).optional(),
-  spread: z.strictObject({ label: z.string().min(1).max(64) }).optional(),
-  exclude_coresident: z.array(name).max(256).optional(),
-  previous_nodes: z.array(name).max(256).optional(),
-  perf_metric: CapabilityIdSchema.optional(),
+    .exactOptional(),
+  min_tier: z.enum(TRUST_TIERS).exactOptional(),
+  allow_emulation: z.boolean().exactOptional(),
+  pin: name.exactOptional(),
+  prefer: z.array(SelectorSchema).max(64).exactOptional(),
+  avoid: z.array(SelectorSchema).max(64).exactOptional(),
+  spread: z.strictObject({ label: z.string().min(1).max(64) }).exactOptional(),
+  exclude_coresident: z.array(name).max(256).exactOptional(),
+  previous_nodes: z.array(name).max(256).exactOptional(),
+  perf_metric: CapabilityIdSchema.exactOptional(),
 });
 
 /** Parses a placement request from untrusted input; `invalid_request` naming the field on junk. */

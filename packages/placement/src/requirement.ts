@@ -83,12 +83,12 @@ export const MAX_REQUIREMENT_COUNT = 64;
 /** Schema of a {@link Requirement}: exactly one of `id` and `id_prefix`; unknown fields refused. */
 export const RequirementSchema: z.ZodType<Requirement> = z
   .strictObject({
-    id: CapabilityIdSchema.optional(),
-    id_prefix: CapabilityIdSchema.optional(),
-    where: z.array(PredicateSchema).max(32).optional(),
-    count: z.int().min(1).max(MAX_REQUIREMENT_COUNT).optional(),
-    exclusive: z.boolean().optional(),
-    min_provenance: z.enum(PROVENANCES).optional(),
+    id: CapabilityIdSchema.exactOptional(),
+    id_prefix: CapabilityIdSchema.exactOptional(),
+    where: z.array(PredicateSchema).max(32).exactOptional(),
+    count: z.int().min(1).max(MAX_REQUIREMENT_COUNT).exactOptional(),
+    exclusive: z.boolean().exactOptional(),
+    min_provenance: z.enum(PROVENANCES).exactOptional(),
   })
   .superRefine((r, ctx) => {
     if ((r.id === undefined) === (r.id_prefix === undefined)) {

@@ -67,9 +67,9 @@ export const NodeInputSchema: z.ZodType<NodeInput> = z.strictObject({
   tier: z.enum(TRUST_TIERS),
   liveness: z.enum(LIVENESS_VALUES),
   capabilities: CapabilityListSchema,
-  expires_at_ms: z.int().nonnegative().optional(),
-  labels: z.record(z.string().max(64), z.string().max(256)).optional(),
-  load_permille: z.int().min(0).max(1000).optional(),
+  expires_at_ms: z.int().nonnegative().exactOptional(),
+  labels: z.record(z.string().max(64), z.string().max(256)).exactOptional(),
+  load_permille: z.int().min(0).max(1000).exactOptional(),
 });
 
 const EMPTY_INDEX = new Int32Array(0);

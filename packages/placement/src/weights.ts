@@ -26,7 +26,7 @@ export interface ScoringWeights {
   readonly spread: number;
 }
 
-/** The default weights (DESIGN section 6, plus affinity 25 and spread 20). */
+/** The default weights (docs/placement.md, "The engine"). */
 export const DEFAULT_WEIGHTS: ScoringWeights = Object.freeze({
   native: 100,
   dev_fallback: 40,
@@ -43,15 +43,15 @@ const w = z.number().finite().min(0).max(1_000_000);
 
 /** Schema of partial weights (unknown names refused, each finite and 0..1,000,000). */
 export const WeightsSchema: z.ZodType<Partial<ScoringWeights>> = z.strictObject({
-  native: w.optional(),
-  dev_fallback: w.optional(),
-  emulated: w.optional(),
-  accelerator_fit: w.optional(),
-  measured_performance: w.optional(),
-  load: w.optional(),
-  stickiness: w.optional(),
-  affinity: w.optional(),
-  spread: w.optional(),
+  native: w.exactOptional(),
+  dev_fallback: w.exactOptional(),
+  emulated: w.exactOptional(),
+  accelerator_fit: w.exactOptional(),
+  measured_performance: w.exactOptional(),
+  load: w.exactOptional(),
+  stickiness: w.exactOptional(),
+  affinity: w.exactOptional(),
+  spread: w.exactOptional(),
 });
 
 /** Parses partial weights from untrusted input and fills in the defaults; `invalid_weights` on junk. */

@@ -88,7 +88,7 @@ function requestFields(signed: SignedCtl): RequestFields | undefined {
 /**
  * One client connection to a host, carrying any number of calls (correlated by id) and answering the
  * host's fetch requests for each call's {@link PackageSource}. Every failure is a `CallFailure`
- * classed as DESIGN 4 says: connect failed or not sent: `unreachable`; a mutating call sent and no
+ * classed as docs/protocol.md section 11 says: connect failed or not sent: `unreachable`; a mutating call sent and no
  * valid answer: `indeterminate`; a signed refusal: `refused` (see `refusalKind`).
  */
 export class WireSession {

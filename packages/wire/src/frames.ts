@@ -78,7 +78,7 @@ export type ServerFrame = ResultFrame | ErrorFrame | FetchManifestFrame | FetchM
 
 const ErrorSchema = z.strictObject({
   t: z.literal('error'),
-  id: Id.optional(),
+  id: Id.exactOptional(),
   code: Code,
   reason: Reason,
 });

@@ -53,7 +53,7 @@ export const RequestFormSchema: z.ZodType<RequestForm> = z.strictObject({
   nonce: z.string().refine(tokenFits, TOKEN_MESSAGE),
   issued_at_ms: z.int().nonnegative(),
   expires_at_ms: z.int().nonnegative(),
-  decision_id: z.string().regex(HEX64_RE, 'expected 64 lower-case hex characters').optional(),
+  decision_id: z.string().regex(HEX64_RE, 'expected 64 lower-case hex characters').exactOptional(),
   body: z.custom<JsonObject>(isJsonObject, { message: 'expected a JSON object' }),
 });
 

@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import * as api from './index.js';
+
+/** The value exports of the main entry, sorted. */
+const VALUES: readonly string[] = [
+  'CHAIN_FILE_HEADER',
+  'Chain',
+  'ChainCorruptError',
+  'ChainError',
+  'ChainKind',
+  'ChainSource',
+  'CheckpointError',
+  'EMPTY_MERKLE_ROOT',
+  'EVENT_HASH_TAG',
+  'FileChainStore',
+  'GENESIS_PREV_HASH',
+  'IDENTIFIER_PATTERN',
+  'MAX_IDENTIFIER_LENGTH',
+  'MemoryChainStore',
+  'MerkleTree',
+  'PAYLOAD_HASH_TAG',
+  'canonicalPayload',
+  'computeEventHash',
+  'computePayloadHash',
+  'encodeEvent',
+  'eventHeaderText',
+  'isEventHash',
+  'isIdentifier',
+  'merkleLeafHash',
+  'merkleNodeHash',
+  'merkleRoot',
+  'openChain',
+  'openChainFile',
+  'openMemoryChain',
+  'parseSignedCheckpoint',
+  'quarantinedTails',
+  'signCheckpoint',
+  'verifyChainFile',
+  'verifyCheckpoint',
+  'verifyConsistency',
+  'verifyEvents',
+  'verifyInclusion',
+];
+
+/** The names in the type-only export clauses (`export type { ... }`, `type X` inside `export { ... }`) of the main entry, sorted. */
+const TYPES: readonly string[] = [
+  'ChainErrorCode',
+  'ChainEvent',
+  'ChainOptions',
+  'ChainStore',
+  'Checkpoint',
+  'CheckpointAnchor',
+  'CheckpointFields',
+  'ConsistencyProof',
+  'EventQuery',
+  'FileChainStoreOptions',
+  'FileStoreStats',
+  'FileVerifyResult',
+  'HashLike',
+  'InclusionProof',
+  'KnownChainKind',
+  'KnownChainSource',
+  'OpenChainFileOptions',
+  'OpenReport',
+  'QuarantinedTail',
+  'SignedCheckpoint',
+  'StoreContents',
+  'TornTail',
+  'VerifyFailure',
+  'VerifyOptions',
+  'VerifyReason',
+  'VerifyResult',
+];
+
+/** The type-only export names written in `file`, sorted. */
+function typeExports(file: URL): string[] {
+  const names: string[] = [];
+  for (const m of readFileSync(file, 'utf8').matchAll(/export\s+(type\s+)?\{([^}]*)\}/g)) {
+    for (const raw of (m[2] ?? '').split(',')) {
+      const part = raw.trim();
+      if (part === '') continue;
+      if (m[1] !== undefined)
+        names.push(
+          part
+            .split(/\s+as\s+/)
+            .pop()
+            ?.trim() ?? part,
+        );
+      else if (part.startsWith('type '))
+        names.push(
+          part
+            .slice(5)
+            .split(/\s+as\s+/)
+            .pop()
+            ?.trim() ?? part,
+        );
+    }
+  }
+  return names.sort();
+}
+
+describe('@heddle/chain main entry exports', () => {
+  it('value exports change only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(api).sort()).toEqual(VALUES);
+  });
+
+  it('type exports change only on purpose: update this list when you mean to change the API', () => {
+    expect(typeExports(new URL('./index.ts', import.meta.url))).toEqual(TYPES);
+  });
+});

@@ -1,0 +1,120 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+// The ctl messages are re-exported whole from ./ctl (moving to their own package); they are not listed here.
+import * as ctl from './ctl/index.js';
+import * as api from './index.js';
+
+/** The value exports of the main entry, sorted. */
+const VALUES: readonly string[] = [
+  'DEFAULT_JSON_LIMITS',
+  'DomainTag',
+  'EnvelopeError',
+  'GROUP_ORDER',
+  'HEX128_RE',
+  'HEX32_RE',
+  'HEX64_RE',
+  'HeddleError',
+  'NODE_ID_HEX_LENGTH',
+  'blake3',
+  'blake3Hex',
+  'canonicalBytes',
+  'canonicalJson',
+  'concatBytes',
+  'createBlake3',
+  'domainMessage',
+  'equalBytes',
+  'firstZodIssue',
+  'fromHex',
+  'fromUtf8',
+  'fsyncDir',
+  'generateKeyPair',
+  'getEd25519Backend',
+  'isBytes',
+  'isCanonicalPointEncoding',
+  'isCanonicalScalar',
+  'isHex',
+  'isJsonObject',
+  'isNodeId',
+  'isSmallOrderEncoding',
+  'keyPairFromSecret',
+  'loadKeyFile',
+  'makeDirs',
+  'nobleBackend',
+  'nodeBackend',
+  'nodeIdFromPublicKey',
+  'parseJson',
+  'parsePublicKey',
+  'publicKeyFromSecret',
+  'publicKeyToPem',
+  'readFileBounded',
+  'readTextBounded',
+  'saveKeyFile',
+  'setEd25519Backend',
+  'sha256',
+  'sha256Hex',
+  'sign',
+  'signWithDomain',
+  'toHex',
+  'utf8',
+  'utf8Length',
+  'verify',
+  'verifyWithDomain',
+  'writeFileAtomic',
+  'zodIssues',
+];
+
+/** The names in the type-only export clauses (`export type { ... }`, `type X` inside `export { ... }`) of the main entry, sorted. */
+const TYPES: readonly string[] = [
+  'AtomicWriteOptions',
+  'Blake3Hasher',
+  'DomainTagValue',
+  'Ed25519Backend',
+  'FieldIssue',
+  'JsonLimits',
+  'JsonObject',
+  'JsonValue',
+  'KeyPair',
+  'ParseJsonOptions',
+  'SaveKeyFileOptions',
+];
+
+/** The type-only export names written in `file`, sorted. */
+function typeExports(file: URL): string[] {
+  const names: string[] = [];
+  for (const m of readFileSync(file, 'utf8').matchAll(/export\s+(type\s+)?\{([^}]*)\}/g)) {
+    for (const raw of (m[2] ?? '').split(',')) {
+      const part = raw.trim();
+      if (part === '') continue;
+      if (m[1] !== undefined)
+        names.push(
+          part
+            .split(/\s+as\s+/)
+            .pop()
+            ?.trim() ?? part,
+        );
+      else if (part.startsWith('type '))
+        names.push(
+          part
+            .slice(5)
+            .split(/\s+as\s+/)
+            .pop()
+            ?.trim() ?? part,
+        );
+    }
+  }
+  return names.sort();
+}
+
+describe('@heddle/envelope main entry exports', () => {
+  it('value exports change only on purpose: update this list when you mean to change the API', () => {
+    expect(
+      Object.keys(api)
+        .filter((k) => !(k in ctl))
+        .sort(),
+    ).toEqual(VALUES);
+  });
+
+  it('type exports change only on purpose: update this list when you mean to change the API', () => {
+    expect(typeExports(new URL('./index.ts', import.meta.url))).toEqual(TYPES);
+  });
+});

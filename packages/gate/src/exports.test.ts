@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import * as api from './index.js';
+
+/** The value exports of the main entry, sorted. */
+const VALUES: readonly string[] = [
+  'ACTIONS',
+  'ALL_ACTIONS',
+  'ApprovalQueue',
+  'BUILTIN_RULES',
+  'COST_SCALE',
+  'DECISION_SOURCE',
+  'DEFAULT_POLICY',
+  'FileApprovalStore',
+  'Gate',
+  'GateContextSchema',
+  'GateError',
+  'ManualClock',
+  'MemoryApprovalStore',
+  'NETWORK_LEVELS',
+  'NODE_TIERS',
+  'PACKAGE_TRUST_LEVELS',
+  'PolicySchema',
+  'REFUSE_KIND',
+  'RevocationInputSchema',
+  'RevocationSet',
+  'ValidationError',
+  'checkRevocations',
+  'compilePolicy',
+  'contextForChain',
+  'decide',
+  'decideTeardown',
+  'decisionKind',
+  'decisionPayload',
+  'evaluate',
+  'explain',
+  'loadPolicyFile',
+  'mismatch',
+  'parseContext',
+  'parsePolicy',
+  'parsePolicyText',
+  'policyForChain',
+  'safeParseContext',
+  'systemClock',
+];
+
+/** The names in the type-only export clauses (`export type { ... }`, `type X` inside `export { ... }`) of the main entry, sorted. */
+const TYPES: readonly string[] = [
+  'Action',
+  'ApprovalDecider',
+  'ApprovalInput',
+  'ApprovalOutcome',
+  'ApprovalQueueOptions',
+  'ApprovalRedecision',
+  'ApprovalRef',
+  'ApprovalRequest',
+  'ApprovalReservation',
+  'ApprovalState',
+  'ApprovalStore',
+  'Clock',
+  'CompiledPolicy',
+  'CompiledRule',
+  'ContextParseResult',
+  'Decision',
+  'DecisionRecord',
+  'DecisionRecorder',
+  'DeferDecision',
+  'DenyDecision',
+  'Evaluation',
+  'FieldIssue',
+  'GateContext',
+  'GateOptions',
+  'NetworkLevel',
+  'NodeTier',
+  'PackageTrust',
+  'PermitDecision',
+  'Policy',
+  'PolicyRule',
+  'PreparedContext',
+  'RecordedDecision',
+  'RevocationCheck',
+  'RevocationFinding',
+  'RevocationInput',
+  'RevocationRefs',
+  'RevokedSubject',
+  'RuleEffect',
+  'RuleTrace',
+  'WaitOptions',
+  'Waiver',
+];
+
+/** The type-only export names written in `file`, sorted. */
+function typeExports(file: URL): string[] {
+  const names: string[] = [];
+  for (const m of readFileSync(file, 'utf8').matchAll(/export\s+(type\s+)?\{([^}]*)\}/g)) {
+    for (const raw of (m[2] ?? '').split(',')) {
+      const part = raw.trim();
+      if (part === '') continue;
+      if (m[1] !== undefined)
+        names.push(
+          part
+            .split(/\s+as\s+/)
+            .pop()
+            ?.trim() ?? part,
+        );
+      else if (part.startsWith('type '))
+        names.push(
+          part
+            .slice(5)
+            .split(/\s+as\s+/)
+            .pop()
+            ?.trim() ?? part,
+        );
+    }
+  }
+  return names.sort();
+}
+
+describe('@heddle/gate main entry exports', () => {
+  it('value exports change only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(api).sort()).toEqual(VALUES);
+  });
+
+  it('type exports change only on purpose: update this list when you mean to change the API', () => {
+    expect(typeExports(new URL('./index.ts', import.meta.url))).toEqual(TYPES);
+  });
+});

@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import * as api from './index.js';
+
+/** The value exports of the main entry, sorted. */
+const VALUES: readonly string[] = [
+  'CloseCode',
+  'DEFAULT_CALL_TIMEOUT_MS',
+  'DEFAULT_FETCH_ATTEMPTS',
+  'DEFAULT_FETCH_TIMEOUT_MS',
+  'DEFAULT_FETCH_WINDOW',
+  'DEFAULT_HANDSHAKE_TIMEOUT_MS',
+  'DEFAULT_IDLE_CLOSE_MS',
+  'DEFAULT_IDLE_TIMEOUT_MS',
+  'DEFAULT_MAX_CALLS_PER_SESSION',
+  'DEFAULT_MAX_PEER_CONNECTIONS',
+  'DEFAULT_MAX_SESSIONS',
+  'DEFAULT_PING_INTERVAL_MS',
+  'DirPackageSource',
+  'MAX_BINARY_FRAME_BYTES',
+  'MAX_TEXT_FRAME_BYTES',
+  'MAX_WIRE_PIECE_BYTES',
+  'WireClient',
+  'WireError',
+  'WireServer',
+  'WireSession',
+  'fetchPackage',
+];
+
+/** The names in the type-only export clauses (`export type { ... }`, `type X` inside `export { ... }`) of the main entry, sorted. */
+const TYPES: readonly string[] = [
+  'CallContext',
+  'CallHandler',
+  'CallOptions',
+  'CallResult',
+  'CloseCodeValue',
+  'DirPackageSourceOptions',
+  'FetchChannel',
+  'FetchOptions',
+  'PackageSource',
+  'WireClientOptions',
+  'WireErrorCode',
+  'WireServerOptions',
+  'WireTlsOptions',
+];
+
+/** The type-only export names written in `file`, sorted. */
+function typeExports(file: URL): string[] {
+  const names: string[] = [];
+  for (const m of readFileSync(file, 'utf8').matchAll(/export\s+(type\s+)?\{([^}]*)\}/g)) {
+    for (const raw of (m[2] ?? '').split(',')) {
+      const part = raw.trim();
+      if (part === '') continue;
+      if (m[1] !== undefined)
+        names.push(
+          part
+            .split(/\s+as\s+/)
+            .pop()
+            ?.trim() ?? part,
+        );
+      else if (part.startsWith('type '))
+        names.push(
+          part
+            .slice(5)
+            .split(/\s+as\s+/)
+            .pop()
+            ?.trim() ?? part,
+        );
+    }
+  }
+  return names.sort();
+}
+
+describe('@heddle/wire main entry exports', () => {
+  it('value exports change only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(api).sort()).toEqual(VALUES);
+  });
+
+  it('type exports change only on purpose: update this list when you mean to change the API', () => {
+    expect(typeExports(new URL('./index.ts', import.meta.url))).toEqual(TYPES);
+  });
+});
