@@ -1,5 +1,6 @@
 import {
   DomainTag,
+  errorMessage,
   fromHex,
   isBytes,
   isHex,
@@ -104,14 +105,10 @@ export function verifyCheckpoint(signed: SignedCheckpoint, publicKey: Uint8Array
   try {
     value = parseJson(s.checkpoint, { maxBytes: 4096, maxDepth: 2 });
   } catch (err) {
-    throw new CheckpointError(
-      'checkpoint_malformed',
-      `checkpoint is not valid JSON: ${(err as Error).message}`,
-      {
-        field: 'checkpoint',
-        cause: err,
-      },
-    );
+    throw new CheckpointError('checkpoint_malformed', `checkpoint is not valid JSON: ${errorMessage(err)}`, {
+      field: 'checkpoint',
+      cause: err,
+    });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw malformed('checkpoint', 'is not an object');
@@ -154,7 +151,7 @@ export function parseSignedCheckpoint(text: string): SignedCheckpoint {
   } catch (err) {
     throw new CheckpointError(
       'checkpoint_malformed',
-      `signed checkpoint is not valid JSON: ${(err as Error).message}`,
+      `signed checkpoint is not valid JSON: ${errorMessage(err)}`,
       {
         field: '$',
         cause: err,

@@ -9,7 +9,7 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
-import { writeFileAtomic } from '@heddle/envelope';
+import { errnoCode, writeFileAtomic } from '@heddle/envelope';
 import { ChainError } from './errors.js';
 
 /**
@@ -84,7 +84,7 @@ function pidAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return errnoCode(err) === 'EPERM';
   }
 }
 
@@ -113,7 +113,7 @@ function tryCreate(lockPath: string, self: LockHolder): boolean {
   try {
     fd = openSync(lockPath, 'wx', 0o600);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    if (errnoCode(err) === 'EEXIST') return false;
     throw err;
   }
   try {
@@ -150,7 +150,7 @@ function takeOverStale(lockPath: string, staleText: string): boolean {
   try {
     mkdirSync(guard, { mode: 0o700 });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    if (errnoCode(err) !== 'EEXIST') throw err;
     try {
       if (Date.now() - statSync(guard).mtimeMs > TAKEOVER_GUARD_STALE_MS) rmdirSync(guard);
     } catch {

@@ -1,5 +1,5 @@
 import { type FileHandle, open, readFile } from 'node:fs/promises';
-import { writeFileAtomic } from '@heddle/envelope';
+import { errnoCode, writeFileAtomic } from '@heddle/envelope';
 import { ChainCorruptError, ChainError } from './errors.js';
 import type { ChainEvent } from './event.js';
 import { headerBytes, isForeignFile, scanChainBytes, type TornTail } from './file-format.js';
@@ -94,7 +94,7 @@ export class FileChainStore implements ChainStore {
         try {
           this.handle = await open(this.path, 'r+');
         } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !this.create) throw this.missing(err);
+          if (errnoCode(err) !== 'ENOENT' || !this.create) throw this.missing(err);
           writeFileAtomic(this.path, headerBytes(), { mode: 0o644 });
           created = true;
           this.handle = await open(this.path, 'r+');
@@ -235,7 +235,7 @@ export class FileChainStore implements ChainStore {
   }
 
   private missing(err: unknown): unknown {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return err;
+    if (errnoCode(err) !== 'ENOENT') return err;
     return new ChainError('chain_file_missing', `${this.path} does not exist`, { cause: err });
   }
 }

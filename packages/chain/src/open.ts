@@ -1,6 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { errnoCode } from '@heddle/envelope';
 import { Chain } from './chain.js';
 import type { ChainOptions } from './chain-types.js';
 import { ChainError } from './errors.js';
@@ -108,7 +109,7 @@ export async function verifyChainFile(path: string, options: VerifyOptions = {})
   try {
     buf = await readFile(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+    if (errnoCode(err) === 'ENOENT') {
       throw new ChainError('chain_file_missing', `${path} does not exist`, { cause: err });
     }
     throw err;

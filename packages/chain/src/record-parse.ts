@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { parseJson } from '@heddle/envelope';
+import { errorMessage, parseJson } from '@heddle/envelope';
 import { canonicalPayload } from './canonical.js';
 import { isCanonicalJsonBytes } from './canonical-bytes.js';
 import { eventShapeProblem } from './event.js';
@@ -207,7 +207,7 @@ function diagnose(buf: Buffer, start: number, end: number): RecordProblem {
   } catch (err) {
     return {
       field: '$',
-      message: `record is not valid JSON: ${(err as Error).message}`,
+      message: `record is not valid JSON: ${errorMessage(err)}`,
       unparseable: !syntaxOk,
     };
   }
@@ -216,7 +216,7 @@ function diagnose(buf: Buffer, start: number, end: number): RecordProblem {
   try {
     canonicalPayload((value as { payload: unknown }).payload);
   } catch (err) {
-    return problem('payload', (err as Error).message);
+    return problem('payload', errorMessage(err));
   }
   return problem('$', 'record is not in canonical form (RFC 8785)');
 }

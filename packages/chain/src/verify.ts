@@ -1,4 +1,4 @@
-import { isHex } from '@heddle/envelope';
+import { errorMessage, isHex } from '@heddle/envelope';
 import { canonicalPayload } from './canonical.js';
 import { eventShapeProblem } from './event.js';
 import {
@@ -167,7 +167,7 @@ function checkEvent(events: readonly unknown[], i: number, prev: string): Verify
   try {
     payloadText = canonicalPayload(e.payload);
   } catch (err) {
-    return failure('malformed', i, (err as Error).message, undefined, 'payload');
+    return failure('malformed', i, errorMessage(err), undefined, 'payload');
   }
   if (!equalsHex(taggedHashOfText(PAYLOAD_HASH_TAG, payloadText), e.payload_hash)) {
     return failure('payload_hash_mismatch', i, 'payload does not match payload_hash (payload edited)');

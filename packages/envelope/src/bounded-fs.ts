@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { HeddleError } from './errors.js';
+import { errnoCode, HeddleError } from './errors.js';
 
 /**
  * Reads a whole file, but never more than `maxBytes`: at most `maxBytes + 1` bytes are read (in
@@ -67,7 +67,7 @@ export function makeDirs(path: string, mode = 0o777): void {
     try {
       st = statSync(dir);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      if (errnoCode(err) !== 'ENOENT') throw err;
     }
     if (st !== undefined) {
       if (!st.isDirectory()) {
@@ -88,7 +88,7 @@ export function makeDirs(path: string, mode = 0o777): void {
     try {
       mkdirSync(d, { mode });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(d).isDirectory()) throw err;
+      if (errnoCode(err) !== 'EEXIST' || !statSync(d).isDirectory()) throw err;
     }
   }
 }

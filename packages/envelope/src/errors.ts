@@ -18,3 +18,14 @@ export class HeddleError extends Error {
 
 /** An error from `@heddle/envelope`: malformed keys, key files, JSON or digests. */
 export class EnvelopeError extends HeddleError {}
+
+/** The message of a thrown value: `err.message` for an `Error`, else `String(err)`. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The string `code` of a thrown `Error` (a Node.js system error's `ENOENT`, `EACCES`, ...), or undefined. */
+export function errnoCode(err: unknown): string | undefined {
+  if (!(err instanceof Error) || !('code' in err)) return undefined;
+  return typeof err.code === 'string' ? err.code : undefined;
+}

@@ -23,6 +23,8 @@ const VALUES: readonly string[] = [
   'createBlake3',
   'domainMessage',
   'equalBytes',
+  'errnoCode',
+  'errorMessage',
   'firstZodIssue',
   'fromHex',
   'fromUtf8',

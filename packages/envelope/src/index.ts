@@ -30,7 +30,7 @@ export {
   isCanonicalScalar,
   isSmallOrderEncoding,
 } from './ed25519/strict.js';
-export { EnvelopeError, HeddleError } from './errors.js';
+export { EnvelopeError, errnoCode, errorMessage, HeddleError } from './errors.js';
 export type { JsonObject } from './formats.js';
 export { HEX32_RE, HEX64_RE, HEX128_RE, isJsonObject } from './formats.js';
 export type { JsonLimits, JsonValue } from './json-limits.js';

@@ -1,4 +1,5 @@
 import type { JsonValue } from '@heddle/envelope';
+import { errorMessage } from '@heddle/envelope';
 import { z } from 'zod';
 import { fastParseContext } from './context-fast.js';
 import { ValidationError } from './errors.js';
@@ -108,9 +109,7 @@ export function safeParseContext(input: unknown): ContextParseResult {
     r = GateContextSchema.safeParse(value);
   } catch (err) {
     // Hostile objects (throwing getters, proxies) end here rather than escaping as a crash.
-    const issues = [
-      { field: prefix || '$', message: `unreadable: ${(err as Error)?.message ?? String(err)}` },
-    ];
+    const issues = [{ field: prefix || '$', message: `unreadable: ${errorMessage(err)}` }];
     return { ok: false, error: new ValidationError('invalid_context', 'context', issues, { cause: err }) };
   }
   if (r.success) return { ok: true, context: r.data };

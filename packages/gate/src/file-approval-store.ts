@@ -1,4 +1,11 @@
-import { HeddleError, parseJson, readTextBounded, writeFileAtomic } from '@heddle/envelope';
+import {
+  errnoCode,
+  errorMessage,
+  HeddleError,
+  parseJson,
+  readTextBounded,
+  writeFileAtomic,
+} from '@heddle/envelope';
 import { z } from 'zod';
 import { type ApprovalRequest, ApprovalRequestSchema, type ApprovalStore, byAge } from './approval-store.js';
 import { GateError, ValidationError } from './errors.js';
@@ -67,14 +74,10 @@ export class FileApprovalStore implements ApprovalStore {
     try {
       text = readTextBounded(this.path, MAX_APPROVAL_FILE_BYTES);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw new GateError(
-        'approval_store_unreadable',
-        `cannot read ${this.path}: ${(err as Error).message}`,
-        {
-          cause: err,
-        },
-      );
+      if (errnoCode(err) === 'ENOENT') return [];
+      throw new GateError('approval_store_unreadable', `cannot read ${this.path}: ${errorMessage(err)}`, {
+        cause: err,
+      });
     }
     let value: unknown;
     try {
@@ -82,7 +85,7 @@ export class FileApprovalStore implements ApprovalStore {
     } catch (err) {
       const field = err instanceof HeddleError ? (err.field ?? '$') : '$';
       throw new ValidationError('approval_store_corrupt', `approval store ${this.path}`, [
-        { field, message: (err as Error).message },
+        { field, message: errorMessage(err) },
       ]);
     }
     const r = ApprovalFileSchema.safeParse(value);

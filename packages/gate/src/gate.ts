@@ -1,3 +1,4 @@
+import { errorMessage } from '@heddle/envelope';
 import type { ApprovalQueue, ApprovalReservation } from './approval-queue.js';
 import { type ApprovalRedecision, approvalRef } from './approval-resolution.js';
 import type { ApprovalRequest } from './approval-store.js';
@@ -165,7 +166,7 @@ export class Gate {
       } catch (err) {
         refused = err;
         draft = undefined;
-        decision = { ...decision, reason: `${decision.reason} (not queued: ${(err as Error).message})` };
+        decision = { ...decision, reason: `${decision.reason} (not queued: ${errorMessage(err)})` };
       }
     }
     if (draft) decision = { ...decision, approval: approvalRef(draft) } as Decision;
@@ -183,7 +184,7 @@ export class Gate {
         await queue.submit(draft, hash, reservation);
       } catch (err) {
         // The chained defer names a request that could not be stored: chain that it is void.
-        const why = `approval request ${draft.id} (defer event ${hash}) could not be queued: ${(err as Error).message}`;
+        const why = `approval request ${draft.id} (defer event ${hash}) could not be queued: ${errorMessage(err)}`;
         const deny: Decision = { verdict: 'deny', rule: BUILTIN_RULES.approvalUnavailable, reason: why };
         await this.chain(agent, action, deny, teardown, policy, ev.context);
         throw new GateError('approval_not_queued', why, { cause: err });

@@ -1,4 +1,4 @@
-import { HeddleError, parseJson, readTextBounded } from '@heddle/envelope';
+import { errorMessage, HeddleError, parseJson, readTextBounded } from '@heddle/envelope';
 import { z } from 'zod';
 import { referenceString } from './context.js';
 import { GateError, ValidationError } from './errors.js';
@@ -165,7 +165,7 @@ export function parsePolicy(input: unknown): Policy {
   try {
     r = PolicySchema.safeParse(input);
   } catch (err) {
-    const issues = [{ field: '$', message: `unreadable: ${(err as Error)?.message ?? String(err)}` }];
+    const issues = [{ field: '$', message: `unreadable: ${errorMessage(err)}` }];
     throw new ValidationError('invalid_policy', 'policy', issues, { cause: err });
   }
   if (!r.success) throw new ValidationError('invalid_policy', 'policy', zodIssues(r.error));
@@ -197,7 +197,7 @@ export function loadPolicyFile(path: string): Policy {
   try {
     text = readTextBounded(path, MAX_POLICY_BYTES);
   } catch (err) {
-    throw new GateError('policy_unreadable', `cannot read policy ${path}: ${(err as Error).message}`, {
+    throw new GateError('policy_unreadable', `cannot read policy ${path}: ${errorMessage(err)}`, {
       cause: err,
     });
   }

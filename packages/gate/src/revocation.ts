@@ -1,3 +1,4 @@
+import { errorMessage } from '@heddle/envelope';
 import { z } from 'zod';
 import { type GateContext, referenceString } from './context.js';
 import { BUILTIN_RULES } from './decision.js';
@@ -155,7 +156,7 @@ export function checkRevocations(check: RevocationCheck, ctx: GateContext): Revo
       artifactHashes: ctx.artifact_hashes,
     });
   } catch (err) {
-    return unavailable(`the revocation check failed: ${(err as Error)?.message ?? String(err)}`);
+    return unavailable(`the revocation check failed: ${errorMessage(err)}`);
   }
   if (hit === undefined || hit === null) return undefined;
   try {

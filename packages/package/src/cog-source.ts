@@ -1,4 +1,4 @@
-import { parseJson } from '@heddle/envelope';
+import { errorMessage, parseJson } from '@heddle/envelope';
 import { z } from 'zod';
 import {
   COG_ARCHES,
@@ -94,7 +94,7 @@ export function parseCogSource(text: string): CogSource {
   try {
     value = parseJson(text, { maxBytes: MAX_COG_SOURCE_BYTES });
   } catch (err) {
-    throw new PackageError('source_invalid', `${COG_SOURCE_FILE}: ${(err as Error).message}`, {
+    throw new PackageError('source_invalid', `${COG_SOURCE_FILE}: ${errorMessage(err)}`, {
       field: '$',
       cause: err,
     });

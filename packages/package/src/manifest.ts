@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { equalBytes, fromUtf8, parseJson } from '@heddle/envelope';
+import { equalBytes, errorMessage, fromUtf8, parseJson } from '@heddle/envelope';
 import { defaultKindRegistry } from './cog.js';
 import { PackageError, zodIssue } from './errors.js';
 import {
@@ -63,7 +63,7 @@ export function parseEnvelope(bytes: Uint8Array, options: ReadEnvelopeOptions = 
     value = parseJson(fromUtf8(bytes), { maxBytes: MAX_ENVELOPE_BYTES, integersOnly: true });
   } catch (err) {
     const field = (err as { field?: string }).field ?? '$';
-    throw invalid(`${ENVELOPE_FILE}: ${(err as Error).message}`, field, err);
+    throw invalid(`${ENVELOPE_FILE}: ${errorMessage(err)}`, field, err);
   }
   const r = PackageEnvelopeSchema.safeParse(value);
   if (!r.success) {
@@ -133,7 +133,7 @@ export function readEnvelopeBytes(dir: string): Uint8Array {
     if (!st.isFile()) throw new Error('not a regular file (symbolic links are refused)');
     fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   } catch (err) {
-    throw invalid(`${ENVELOPE_FILE}: cannot read: ${(err as Error).message}`, ENVELOPE_FILE, err);
+    throw invalid(`${ENVELOPE_FILE}: cannot read: ${errorMessage(err)}`, ENVELOPE_FILE, err);
   }
   try {
     const size = fstatSync(fd).size;

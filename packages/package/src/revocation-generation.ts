@@ -2,7 +2,14 @@
 // generation a host accepted, so that a validly signed older list put back is refused.
 import { mkdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { canonicalJson, parseJson, readTextBounded, writeFileAtomic } from '@heddle/envelope';
+import {
+  canonicalJson,
+  errnoCode,
+  errorMessage,
+  parseJson,
+  readTextBounded,
+  writeFileAtomic,
+} from '@heddle/envelope';
 import { z } from 'zod';
 import { PackageError } from './errors.js';
 
@@ -43,8 +50,8 @@ export function readGenerationMark(file: string): number {
   try {
     text = readTextBounded(file, 256);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw markError(file, `cannot read ${file}: ${(err as Error).message}`, err);
+    if (errnoCode(err) === 'ENOENT') return 0;
+    throw markError(file, `cannot read ${file}: ${errorMessage(err)}`, err);
   }
   try {
     return GenerationMarkSchema.parse(parseJson(text, { maxBytes: 4096 })).generation;
@@ -61,11 +68,7 @@ export function writeGenerationMark(file: string, generation: number): void {
       mode: 0o644,
     });
   } catch (err) {
-    throw markError(
-      file,
-      `cannot record generation ${generation} in ${file}: ${(err as Error).message}`,
-      err,
-    );
+    throw markError(file, `cannot record generation ${generation} in ${file}: ${errorMessage(err)}`, err);
   }
 }
 

@@ -2,6 +2,8 @@ import {
   canonicalBytes,
   canonicalJson,
   DomainTag,
+  errnoCode,
+  errorMessage,
   fromHex,
   type KeyPair,
   parseJson,
@@ -211,7 +213,7 @@ export class RevocationList implements RevocationCheck {
     try {
       value = parseJson(text, { maxBytes: MAX_REVOCATION_LIST_BYTES });
     } catch (err) {
-      return bad(`revocation list: ${(err as Error).message}`, '$');
+      return bad(`revocation list: ${errorMessage(err)}`, '$');
     }
     const r = RevocationListFileSchema.safeParse(value);
     if (!r.success) {
@@ -291,13 +293,13 @@ export class RevocationList implements RevocationCheck {
     try {
       text = readTextBounded(path, MAX_REVOCATION_LIST_BYTES);
     } catch (err) {
-      if (options.allowMissing === true && (err as NodeJS.ErrnoException).code === 'ENOENT') {
+      if (options.allowMissing === true && errnoCode(err) === 'ENOENT') {
         if (minGeneration > 0) throw rollbackError(0, minGeneration, markFile);
         return RevocationList.empty();
       }
       throw new PackageError(
         'revocation_list_invalid',
-        `cannot read revocation list ${path}: ${(err as Error).message}`,
+        `cannot read revocation list ${path}: ${errorMessage(err)}`,
         {
           cause: err,
         },
@@ -328,7 +330,7 @@ export class RevocationList implements RevocationCheck {
       return RevocationList.load(path, { ...options, allowExpired: false });
     } catch (err) {
       const code = err instanceof PackageError ? `${err.code}: ` : '';
-      return RevocationList.failedClosed(`${code}${(err as Error).message}`);
+      return RevocationList.failedClosed(`${code}${errorMessage(err)}`);
     }
   }
 

@@ -1,4 +1,4 @@
-import { HEX64_RE, parseJson, parsePublicKey, readTextBounded, toHex } from '@heddle/envelope';
+import { errorMessage, HEX64_RE, parseJson, parsePublicKey, readTextBounded, toHex } from '@heddle/envelope';
 import { z } from 'zod';
 import { PackageError, zodIssue } from './errors.js';
 
@@ -139,7 +139,7 @@ export function parseTrust(text: string): TrustAnchors {
   try {
     value = parseJson(text, { maxBytes: MAX_TRUST_FILE_BYTES });
   } catch (err) {
-    throw new PackageError('trust_invalid', `trust file: ${(err as Error).message}`, {
+    throw new PackageError('trust_invalid', `trust file: ${errorMessage(err)}`, {
       field: '$',
       cause: err,
     });
@@ -154,7 +154,7 @@ export function parseTrust(text: string): TrustAnchors {
     try {
       key = parsePublicKey(k.public_key);
     } catch (err) {
-      throw new PackageError('trust_invalid', `keys[${i}].public_key: ${(err as Error).message}`, {
+      throw new PackageError('trust_invalid', `keys[${i}].public_key: ${errorMessage(err)}`, {
         field: `keys[${i}].public_key`,
         cause: err,
       });
@@ -170,7 +170,7 @@ export function loadTrustFile(path: string): TrustAnchors {
   try {
     text = readTextBounded(path, MAX_TRUST_FILE_BYTES);
   } catch (err) {
-    throw new PackageError('trust_invalid', `cannot read trust file ${path}: ${(err as Error).message}`, {
+    throw new PackageError('trust_invalid', `cannot read trust file ${path}: ${errorMessage(err)}`, {
       cause: err,
     });
   }

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DomainTag, fromHex, verifyWithDomain } from '@heddle/envelope';
+import { DomainTag, errorMessage, fromHex, verifyWithDomain } from '@heddle/envelope';
 import { PackageError } from './errors.js';
 import { type FileDigest, hashHandle, openPackageFile } from './file-hash.js';
 import type { PackageFile } from './format.js';
@@ -184,14 +184,10 @@ async function checkFile(
       await handle.close();
     }
   } catch (err) {
-    throw new PackageError(
-      'file_tampered',
-      `${field}: ${file.path} cannot be read: ${(err as Error).message}`,
-      {
-        field,
-        cause: err,
-      },
-    );
+    throw new PackageError('file_tampered', `${field}: ${file.path} cannot be read: ${errorMessage(err)}`, {
+      field,
+      cause: err,
+    });
   }
   if (digest.size !== file.size || digest.blake3 !== file.blake3) {
     throw new PackageError('file_tampered', `${field}: ${file.path} does not match its BLAKE3 hash`, {

@@ -1,6 +1,7 @@
 import {
   canonicalJson,
   DomainTag,
+  errorMessage,
   fromHex,
   isNodeId,
   nodeIdFromPublicKey,
@@ -139,7 +140,7 @@ export function verifyNodeFacts(input: unknown, expectedKey?: string): VerifiedN
   try {
     json = parseJson(signed.payload, { maxBytes: MAX_FACTS_PAYLOAD_BYTES });
   } catch (cause) {
-    throw new PlacementError('invalid_facts', `invalid facts: payload: ${(cause as Error).message}`, {
+    throw new PlacementError('invalid_facts', `invalid facts: payload: ${errorMessage(cause)}`, {
       field: 'payload',
       cause,
     });

@@ -2,6 +2,7 @@ import {
   CallFailure,
   type CtlMethod,
   type CtlResponse,
+  errorMessage,
   isCtlMethod,
   type JsonValue,
   lostCallKind,
@@ -120,7 +121,7 @@ export class WireSession {
         });
       } catch (err) {
         reject(
-          new CallFailure('unreachable', `cannot connect to ${url}: ${(err as Error).message}`, {
+          new CallFailure('unreachable', `cannot connect to ${url}: ${errorMessage(err)}`, {
             cause: err,
           }),
         );

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { errorMessage } from '@heddle/envelope';
 import {
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_MAX_TOTAL_BYTES,
@@ -117,7 +118,7 @@ export async function fetchPackage(
   } catch (err) {
     const field = err instanceof PackageError ? (err.field ?? '$') : '$';
     const code = field === 'body.files' || field.endsWith('.size') ? 'too_large' : 'manifest_invalid';
-    throw new WireError(code, (err as Error).message, { field, cause: err });
+    throw new WireError(code, errorMessage(err), { field, cause: err });
   }
   // The caller's own checks of the signed envelope (signatures, revocations) come before any file.
   await options.checkEnvelope?.(parsed);
@@ -143,7 +144,7 @@ async function prepareDestination(root: string): Promise<void> {
     if (entries.length > 0) throw new WireError('destination', `${root} is not empty`, { field: 'destDir' });
   } catch (err) {
     if (err instanceof WireError) throw err;
-    throw new WireError('destination', `${root}: ${(err as Error).message}`, {
+    throw new WireError('destination', `${root}: ${errorMessage(err)}`, {
       field: 'destDir',
       cause: err,
     });
@@ -189,7 +190,7 @@ async function fetchFile(
     );
   } catch (err) {
     if (err instanceof WireError) throw err;
-    throw new WireError('artifact_mismatch', `${file.path}: ${(err as Error).message}`, {
+    throw new WireError('artifact_mismatch', `${file.path}: ${errorMessage(err)}`, {
       field,
       cause: err,
     });
@@ -211,7 +212,7 @@ async function fetchFile(
         return buf.subarray(0, bytesRead);
       });
     } catch (err) {
-      throw new WireError('artifact_mismatch', `${file.path}: ${(err as Error).message}`, {
+      throw new WireError('artifact_mismatch', `${file.path}: ${errorMessage(err)}`, {
         field,
         cause: err,
       });
@@ -261,7 +262,7 @@ async function fetchPieces(
       try {
         verifier.accept(index, bytes);
       } catch (err) {
-        failure ??= new WireError('piece_rejected', `${path} piece ${index}: ${(err as Error).message}`, {
+        failure ??= new WireError('piece_rejected', `${path} piece ${index}: ${errorMessage(err)}`, {
           field: `${field}.pieces[${index}]`,
           cause: err,
         });
