@@ -31,7 +31,9 @@ function scanString(b: Buffer, i: number, stop: number): number {
   i++;
   let special = 0;
   while (i < stop) {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     const c = b[i] as number;
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     const k = CLASS[c] as number;
     if (k < 2) {
       special |= k;
@@ -51,7 +53,9 @@ function scanString(b: Buffer, i: number, stop: number): number {
       continue;
     }
     if (e !== 0x75 || b[i + 2] !== 0x30 || b[i + 3] !== 0x30) return -1;
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     const h = b[i + 4] as number;
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     const l = b[i + 5] as number;
     if (h !== 0x30 && h !== 0x31) return -1;
     const low = l >= 0x30 && l <= 0x39 ? l - 0x30 : l >= 0x61 && l <= 0x66 ? l - 0x57 : -1;
@@ -72,6 +76,7 @@ function scanNumber(b: Buffer, i: number, stop: number): number {
   if (first === undefined || first < 0x31 || first > 0x39 || i >= stop) return -1;
   i++;
   while (i < stop) {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     const c = b[i] as number;
     if (c < 0x30 || c > 0x39) break;
     i++;
@@ -100,7 +105,9 @@ function keyAfter(
     // Plain ASCII: bytes are UTF-16 code units.
     const n = Math.min(e - s, pe - ps) - 1; // compare the contents; the closing quote ends the shorter
     for (let j = 1; j < n; j++) {
+      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
       const x = b[s + j] as number;
+      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
       const y = b[ps + j] as number;
       if (x !== y) return x > y;
     }
@@ -142,8 +149,11 @@ export function isCanonicalJsonBytes(
       i = scanString(b, i, stop);
       if (i < 0) return false;
       const d = depth - 1;
+      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
       if (keyStart[d] as number) {
+        // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
         const ps = (keyStart[d] as number) - 1;
+        // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
         if (!keyAfter(b, s, i, lastSpecial, ps, keyEnd[d] as number, keySpecial[d] as number)) return false;
       }
       keyStart[d] = s + 1; // stored plus one so that 0 means "no key yet"
@@ -155,6 +165,7 @@ export function isCanonicalJsonBytes(
       continue;
     }
     // A value.
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     const c = b[i] as number;
     if (c === 0x7b || c === 0x5b) {
       if (depth >= maxDepth) return false;

@@ -71,6 +71,7 @@ export class Chain {
 
   /** Hash of the last durable event, or 64 zeros for an empty chain. */
   get head(): string {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     return this.durable === 0 ? GENESIS_PREV_HASH : (this.events[this.durable - 1] as ChainEvent).hash;
   }
 
@@ -94,6 +95,7 @@ export class Chain {
         });
       }
       const seq = this.events.length;
+      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
       const prev = seq === 0 ? GENESIS_PREV_HASH : (this.events[seq - 1] as ChainEvent).hash;
       const built = buildEvent(seq, this.clock(), source, kind, payload, prev);
       this.index(built.event);
@@ -161,6 +163,7 @@ export class Chain {
     for (const seq of candidates) {
       if (out.length >= limit || seq >= to) break;
       if (seq < from) continue;
+      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
       const e = this.events[seq] as ChainEvent;
       if (
         (query.kind === undefined || e.kind === query.kind) &&
@@ -184,6 +187,7 @@ export class Chain {
 
   /** Iterates over the durable events in seq order. */
   *[Symbol.iterator](): IterableIterator<ChainEvent> {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     for (let i = 0; i < this.durable; i++) yield this.events[i] as ChainEvent;
   }
 
@@ -204,6 +208,7 @@ export class Chain {
       checkpoint,
       this.durable,
       null,
+      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
       (i) => (this.events[i] as ChainEvent).hash,
       (n) => this.root(n),
     );
@@ -227,6 +232,7 @@ export class Chain {
     return {
       seq,
       size,
+      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
       leaf: (this.events[seq] as ChainEvent).hash,
       path: this.treeAt(size).inclusionProof(seq, size).map(toHex),
       root: this.root(size),
@@ -256,6 +262,7 @@ export class Chain {
    */
   checkpoint(keys: KeyPair, size: number = this.durable): SignedCheckpoint {
     this.checkSize(size, 'size');
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     const head = size === 0 ? GENESIS_PREV_HASH : (this.events[size - 1] as ChainEvent).hash;
     return signCheckpoint({ size, root: this.root(size), head, ts: this.clock() }, keys);
   }
@@ -281,6 +288,7 @@ export class Chain {
   /** The Merkle tree, brought up to the durable size (it is extended lazily, off the append path). */
   private treeAt(size: number): MerkleTree {
     for (let i = this.tree.size; i < size; i++)
+      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
       this.tree.append(fromHex((this.events[i] as ChainEvent).hash, 32));
     return this.tree;
   }

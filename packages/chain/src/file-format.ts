@@ -79,6 +79,7 @@ export function scanChainBytes(buf: Buffer, keepEvents: boolean): ScanResult {
   const events: ChainEvent[] = [];
   const offsets: number[] = [];
   const hashAt = (i: number): string => {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     const at = offsets[i] as number;
     return buf.toString('latin1', at, at + 64);
   };

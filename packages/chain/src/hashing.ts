@@ -34,6 +34,7 @@ const HEX_CODES: readonly number[] = Array.from('0123456789abcdef', (ch) => ch.c
 export function equalsHex(bytes: Uint8Array, hex: string): boolean {
   if (hex.length !== bytes.length * 2) return false;
   for (let i = 0; i < bytes.length; i++) {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     const b = bytes[i] as number;
     if (hex.charCodeAt(2 * i) !== HEX_CODES[b >> 4] || hex.charCodeAt(2 * i + 1) !== HEX_CODES[b & 15])
       return false;

@@ -94,9 +94,11 @@ export function verifyConsistency(
     fn = half(fn);
     sn = half(sn);
   }
+  // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
   let fr = nodes[0] as Uint8Array;
   let sr = fr;
   for (let i = 1; i < nodes.length; i++) {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     const c = nodes[i] as Uint8Array;
     if (sn === 0) return false;
     if (odd(fn) || fn === sn) {
@@ -130,13 +132,17 @@ export function merkleRoot(leaves: readonly HashLike[]): string {
   const stack: { hash: Uint8Array; size: number }[] = [];
   for (const h of hashes) {
     let node = { hash: h, size: 1 };
+    // cast: the stack is not empty here (checked by the loop)
     while (stack.length > 0 && (stack[stack.length - 1] as { size: number }).size === node.size) {
+      // cast: the stack is not empty here (checked by the loop)
       const left = stack.pop() as { hash: Uint8Array; size: number };
       node = { hash: merkleNodeHash(left.hash, node.hash), size: node.size * 2 };
     }
     stack.push(node);
   }
+  // cast: the stack is not empty here (checked by the loop)
   let acc = (stack.pop() as { hash: Uint8Array }).hash;
+  // cast: the stack is not empty here (checked by the loop)
   while (stack.length > 0) acc = merkleNodeHash((stack.pop() as { hash: Uint8Array }).hash, acc);
   return toHex(acc);
 }

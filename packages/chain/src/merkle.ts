@@ -72,6 +72,7 @@ export class MerkleTree {
 
   /** Number of leaves. */
   get size(): number {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     return (this.levels[0] as HashList).length;
   }
 
@@ -85,6 +86,7 @@ export class MerkleTree {
   /** Appends a leaf given its already computed leaf hash. */
   appendLeafHash(leafHash: Uint8Array): void {
     let level = 0;
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     let list = this.levels[0] as HashList;
     list.push(leafHash);
     while (list.length % 2 === 0) {
@@ -103,6 +105,7 @@ export class MerkleTree {
   /** The leaf hash at `index`. */
   leafHash(index: number): Uint8Array {
     this.checkSize(index + 1);
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     return (this.levels[0] as HashList).get(index).slice();
   }
 
@@ -150,6 +153,7 @@ export class MerkleTree {
   private subtree(a: number, b: number): Uint8Array {
     const n = b - a;
     if ((n & (n - 1)) === 0 && n <= 0x40000000 && a % n === 0) {
+      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
       return (this.levels[31 - Math.clz32(n)] as HashList).get(a / n);
     }
     const k = largestPowerOfTwoBelow(n);

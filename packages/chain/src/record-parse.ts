@@ -96,6 +96,7 @@ function identifierEnd(buf: Buffer, at: number, limit: number): number {
   let i = at;
   let segmentStart = true;
   while (i < limit) {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     const c = buf[i] as number;
     if (c >= 0x61 && c <= 0x7a) segmentStart = false;
     else if ((c >= 0x30 && c <= 0x39) || c === 0x5f) {
@@ -113,6 +114,7 @@ function identifierEnd(buf: Buffer, at: number, limit: number): number {
 /** Start of the digits ending at `stop` (exclusive), scanning backwards; -1 if not a canonical integer. */
 function digitsStart(buf: Buffer, stop: number, floor: number): number {
   let i = stop;
+  // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
   while (i > floor && (buf[i - 1] as number) >= 0x30 && (buf[i - 1] as number) <= 0x39) i--;
   const n = stop - i;
   if (n === 0 || n > 16 || (n > 1 && buf[i] === 0x30)) return -1;
@@ -121,6 +123,7 @@ function digitsStart(buf: Buffer, stop: number, floor: number): number {
 
 function intAt(buf: Buffer, start: number, stop: number): number {
   let v = 0;
+  // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
   for (let i = start; i < stop; i++) v = v * 10 + ((buf[i] as number) - 0x30);
   return v;
 }

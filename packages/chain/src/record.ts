@@ -30,10 +30,13 @@ export function payloadHashMatches(buf: Buffer, f: RecordFields): boolean {
   const n = PAYLOAD_PREFIX.length;
   const at = f.payloadStart - n;
   for (let i = 0; i < n; i++) {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     saved[i] = buf[at + i] as number;
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     buf[at + i] = PAYLOAD_PREFIX[i] as number;
   }
   const digest = blake3(buf.subarray(at, f.payloadEnd)); // (does not throw for a valid view)
+  // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
   for (let i = 0; i < n; i++) buf[at + i] = saved[i] as number;
   return equalsHexAt(digest, buf, f.payloadHashAt);
 }
@@ -44,14 +47,18 @@ export function eventHashMatches(buf: Buffer, f: RecordFields): boolean {
   const kindLength = f.kindEnd - f.kindStart;
   const m = p + kindLength + 1;
   const at = f.payloadEnd - m;
+  // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
   for (let i = 0; i < m; i++) saved[i] = buf[at + i] as number;
+  // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
   for (let i = 0; i < p; i++) buf[at + i] = HEADER_PREFIX[i] as number;
   for (let j = 0; j < kindLength; j++) {
     const src = f.kindStart + j; // the kind may lie in the region being overwritten: read the saved copy
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     buf[at + p + j] = (src >= at && src < at + m ? saved[src - at] : buf[src]) as number;
   }
   buf[at + p + kindLength] = QUOTE;
   const digest = blake3(buf.subarray(at, f.tsEnd + 1)); // (does not throw for a valid view)
+  // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
   for (let i = 0; i < m; i++) buf[at + i] = saved[i] as number;
   return equalsHexAt(digest, buf, f.hashAt);
 }
@@ -64,6 +71,7 @@ export function sameHash(x: Buffer, a: number, y: Buffer, b: number): boolean {
 
 function equalsHexAt(digest: Uint8Array, buf: Buffer, at: number): boolean {
   for (let i = 0; i < digest.length; i++) {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     const b = digest[i] as number;
     if (buf[at + 2 * i] !== HEX[b >> 4] || buf[at + 2 * i + 1] !== HEX[b & 15]) return false;
   }

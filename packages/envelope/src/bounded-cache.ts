@@ -35,6 +35,7 @@ export class BoundedCache<K, V> {
   set(key: K, value: V): void {
     const entries = this.#entries;
     if (entries.has(key)) entries.delete(key);
+    // cast: the map is not empty here, so its first key exists
     else if (entries.size >= this.capacity) entries.delete(entries.keys().next().value as K);
     entries.set(key, value);
   }

@@ -84,6 +84,7 @@ export function makeDirs(path: string, mode = 0o777): void {
     dir = parent;
   }
   for (let i = missing.length - 1; i >= 0; i--) {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     const d = missing[i] as string;
     try {
       mkdirSync(d, { mode });

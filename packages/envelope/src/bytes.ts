@@ -20,6 +20,7 @@ export function toHex(bytes: Uint8Array): string {
   if (B) return B.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
   if (!hexTable) hexTable = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
   let out = '';
+  // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
   for (let i = 0; i < bytes.length; i++) out += hexTable[bytes[i] as number];
   return out;
 }
@@ -103,6 +104,7 @@ export function concatBytes(...parts: Uint8Array[]): Uint8Array {
 export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
+  // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
   for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
   return diff === 0;
 }

@@ -73,6 +73,7 @@ export function parseEnvelope(bytes: Uint8Array, options: ReadEnvelopeOptions = 
   const envelope = value as PackageEnvelope;
   const keys = envelope.signatures.map((s) => s.public_key);
   for (let i = 1; i < keys.length; i++) {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     if ((keys[i] as string) <= (keys[i - 1] as string)) {
       throw invalid(
         `signatures[${i}]: signatures must be sorted by public_key, one per key`,
@@ -92,6 +93,7 @@ export function parseEnvelope(bytes: Uint8Array, options: ReadEnvelopeOptions = 
   const maxTotal = options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES;
   let total = 0;
   for (let i = 0; i < files.length; i++) {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     const f = files[i] as PackageFile;
     if (f.size > maxFile) {
       throw invalid(

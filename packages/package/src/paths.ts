@@ -47,6 +47,7 @@ export function firstDuplicatePath(paths: readonly string[]): string | undefined
 export function firstDuplicateIndex(paths: readonly string[]): number | undefined {
   const seen = new Set<string>();
   for (let i = 0; i < paths.length; i++) {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     const k = (paths[i] as string).toLowerCase();
     if (seen.has(k)) return i;
     seen.add(k);
@@ -60,6 +61,7 @@ export function firstDuplicateIndex(paths: readonly string[]): number | undefine
  */
 export function pathListProblem(paths: readonly string[]): { index: number; message: string } | undefined {
   for (let i = 0; i < paths.length; i++) {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     const problem = packagePathProblem(paths[i] as string);
     if (problem !== undefined) return { index: i, message: problem };
   }
@@ -93,6 +95,7 @@ export function inspectPackagePath(root: string, path: string): PathState {
   const segments = path.split('/');
   let current = root;
   for (let i = 0; i < segments.length; i++) {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     current = join(current, segments[i] as string);
     let st: BigIntStats;
     try {

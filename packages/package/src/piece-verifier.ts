@@ -137,6 +137,7 @@ export class PieceVerifier {
       );
     }
     for (let i = v.count; i < bitfield.length * 8; i++) {
+      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
       if (((bitfield[i >> 3] as number) >> (7 - (i & 7))) & 1) {
         throw new PackageError('piece_rejected', `bitfield: bit ${i} is set beyond the last piece`, {
           field: 'bitfield',
@@ -144,6 +145,7 @@ export class PieceVerifier {
       }
     }
     for (let i = 0; i < v.count; i++) {
+      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
       if (!(((bitfield[i >> 3] as number) >> (7 - (i & 7))) & 1)) continue;
       const bytes = await read(i);
       if (bytes !== undefined && v.#check(i, bytes) === undefined) v.#mark(i, bytes);
@@ -180,6 +182,7 @@ export class PieceVerifier {
   }
 
   #mark(index: number, bytes: Uint8Array): void {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     this.#have[index >> 3] = (this.#have[index >> 3] as number) | (0x80 >> (index & 7));
     this.#held++;
     if (!this.#streaming) return;
@@ -210,6 +213,7 @@ export class PieceVerifier {
     return (
       index >= 0 &&
       index < this.count &&
+      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
       (((this.#have[index >> 3] as number) >> (7 - (index & 7))) & 1) === 1
     );
   }

@@ -90,6 +90,7 @@ export async function verifyPackage<B = unknown>(
   if (pkg.files.length > 0) {
     const realRoot = realpathSync(root);
     for (let i = 0; i < pkg.files.length; i++) {
+      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
       files.push(await checkFile(root, realRoot, pkg.files[i] as PackageFile, i));
     }
   }

@@ -205,6 +205,7 @@ export class NodeFactsCache {
     this.#highWater.delete(nodeId);
     this.#highWater.set(nodeId, Math.max(prev, seq));
     if (this.#highWater.size > this.#maxNodes)
+      // cast: the map is not empty here, so its first key exists
       this.#highWater.delete(this.#highWater.keys().next().value as string);
   }
 

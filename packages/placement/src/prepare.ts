@@ -92,6 +92,7 @@ export function prepareRequest(input: PlacementRequest): PreparedRequest {
     metric: request.perf_metric ?? 'perf.cpu',
     hash: fnv1a(request.workload),
   };
+  // cast: the map is not empty here, so its first key exists
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   cache.set(key, p);
   return p;

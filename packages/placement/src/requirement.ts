@@ -116,6 +116,7 @@ function scalarEq(a: AttrScalar, b: AttrScalar): boolean {
 function valueEq(a: AttrValue, b: AttrValue): boolean {
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     for (let i = 0; i < a.length; i++) if (!scalarEq(a[i] as AttrScalar, b[i] as AttrScalar)) return false;
     return true;
   }

@@ -241,6 +241,7 @@ export class PlacementView {
       this.#seen.add(request);
       return null;
     }
+    // cast: the map is not empty here, so its first key exists
     if (this.#memo.size >= 32) this.#memo.delete(this.#memo.keys().next().value as object);
     const memo = new Int32Array(this.nodes.length);
     this.#memo.set(request, memo);

@@ -29,6 +29,7 @@ export function peerOf(socket: Pick<Socket, 'remoteAddress'>): string {
 
 /** The /64 prefix of an IPv6 address (`x:x:x:x::/64`, hextets without leading zeros); the input as is when it does not parse. */
 function ipv6Prefix64(address: string): string {
+  // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
   const bare = address.split('%')[0] as string; // a zone id (fe80::1%eth0) is not part of the address
   const halves = bare.split('::');
   if (halves.length > 2) return address;

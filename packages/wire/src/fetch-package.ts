@@ -128,6 +128,7 @@ export async function fetchPackage(
   try {
     await writeFile(join(root, ENVELOPE_FILE), bytes, { flag: 'wx' });
     for (let i = 0; i < files.length; i++) {
+      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
       await fetchFile(channel, root, files[i] as PackageFile, i, { timeoutMs, attempts, window });
     }
     return root;

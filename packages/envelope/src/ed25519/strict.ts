@@ -11,6 +11,7 @@ export const GROUP_ORDER: bigint = 2n ** 252n + 27742317777372353535851937790883
 /** Reads bytes as a little-endian unsigned integer (scalars of RFC 8032). */
 export function littleEndian(bytes: Uint8Array): bigint {
   let n = 0n;
+  // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
   for (let i = bytes.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(bytes[i] as number);
   return n;
 }
@@ -18,7 +19,9 @@ export function littleEndian(bytes: Uint8Array): bigint {
 /** True when the scalar half of a signature (bytes 32..64) is canonical: S < L (RFC 8032 5.1.7, step 1). */
 export function isCanonicalScalar(s: Uint8Array): boolean {
   // Fast path: any S whose top byte is below 0x10 is below 2^252 < L.
+  // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
   if ((s[31] as number) < 0x10) return true;
+  // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
   if ((s[31] as number) > 0x10) return false;
   return littleEndian(s) < GROUP_ORDER;
 }
@@ -29,11 +32,14 @@ export function isCanonicalScalar(s: Uint8Array): boolean {
  * Whether y is on the curve is left to the backend's decoder. Works on bytes, without big integers.
  */
 export function isCanonicalPointEncoding(p: Uint8Array): boolean {
+  // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
   const last = p[31] as number;
+  // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
   const first = p[0] as number;
   let middleAllFF = true;
   let middleAllZero = true;
   for (let i = 1; i < 31; i++) {
+    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     const b = p[i] as number;
     if (b !== 0xff) middleAllFF = false;
     if (b !== 0) middleAllZero = false;
@@ -66,6 +72,7 @@ const SMALL_ORDER_ENCODINGS: ReadonlySet<string> = new Set([
  * S = 0)` satisfies the equation for every message, so anyone could sign as that node.
  */
 export function isSmallOrderEncoding(p: Uint8Array): boolean {
+  // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
   const first = p[0] as number;
   if (first !== 0x00 && first !== 0x01 && first !== 0x26 && first !== 0xc7 && first !== 0xec) return false;
   return SMALL_ORDER_ENCODINGS.has(toHex(p.subarray(0, 32)));
