@@ -59,12 +59,20 @@ function malformed(field: string, message: string): CheckpointError {
   return new CheckpointError('checkpoint_malformed', `checkpoint ${message}`, { field });
 }
 
-function checkFields(v: Record<string, unknown>): void {
-  if (!Number.isSafeInteger(v.size) || (v.size as number) < 0)
+/** The fields {@link checkFields} reads, of any type (a checkpoint from the caller or from JSON). */
+interface UncheckedFields {
+  readonly size?: unknown;
+  readonly root?: unknown;
+  readonly head?: unknown;
+  readonly ts?: unknown;
+}
+
+function checkFields(v: UncheckedFields): void {
+  if (typeof v.size !== 'number' || !Number.isSafeInteger(v.size) || v.size < 0)
     throw malformed('size', 'size must be a non-negative integer');
   if (!isHex(v.root, 32)) throw malformed('root', 'root must be 64 lower-case hex');
   if (!isHex(v.head, 32)) throw malformed('head', 'head must be 64 lower-case hex');
-  if (!Number.isSafeInteger(v.ts) || (v.ts as number) < 0)
+  if (typeof v.ts !== 'number' || !Number.isSafeInteger(v.ts) || v.ts < 0)
     throw malformed('ts', 'ts must be a non-negative integer');
 }
 
@@ -74,7 +82,7 @@ function canonicalCheckpoint(c: Checkpoint): string {
 
 /** Signs a checkpoint with the node's key pair. Throws `checkpoint_malformed` for bad fields. */
 export function signCheckpoint(fields: CheckpointFields, keys: KeyPair): SignedCheckpoint {
-  checkFields(fields as unknown as Record<string, unknown>);
+  checkFields(fields);
   if (!isBytes(keys.publicKey, 32)) throw malformed('public_key', 'public key must be 32 bytes');
   const checkpoint: Checkpoint = {
     size: fields.size,

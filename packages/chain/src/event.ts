@@ -156,8 +156,10 @@ const EVENT_KEYS: ReadonlySet<string> = new Set([
 
 /** What is wrong with the shape of a supposed event header, or null. */
 export function headerShapeProblem(v: Record<string, unknown>): { field: string; message: string } | null {
-  if (!Number.isSafeInteger(v.seq) || (v.seq as number) < 0) return bad('seq', 'a non-negative integer');
-  if (!Number.isSafeInteger(v.ts) || (v.ts as number) < 0) return bad('ts', 'a non-negative integer');
+  if (typeof v.seq !== 'number' || !Number.isSafeInteger(v.seq) || v.seq < 0)
+    return bad('seq', 'a non-negative integer');
+  if (typeof v.ts !== 'number' || !Number.isSafeInteger(v.ts) || v.ts < 0)
+    return bad('ts', 'a non-negative integer');
   if (!isIdentifier(v.source)) return bad('source', 'a dotted lower-case identifier');
   if (!isIdentifier(v.kind)) return bad('kind', 'a dotted lower-case identifier');
   if (!isHex(v.payload_hash, 32)) return bad('payload_hash', '64 lower-case hex characters');

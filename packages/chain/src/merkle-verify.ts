@@ -21,7 +21,7 @@ function toPath(proof: unknown): Uint8Array[] | null {
   return out;
 }
 
-const isSize = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+const isSize = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
 const odd = (n: number): boolean => n % 2 === 1;
 const isPowerOfTwo = (n: number): boolean => n > 0 && 2 ** Math.round(Math.log2(n)) === n;
 const half = (n: number): number => Math.floor(n / 2);

@@ -50,7 +50,7 @@ export const TEARDOWN_ACTIONS: readonly Action[] = ['workload.stop', 'workload.u
 
 /** Whether `value` is one of the eight governed actions. */
 export function isAction(value: unknown): value is Action {
-  return typeof value === 'string' && (ACTIONS as readonly string[]).includes(value);
+  return typeof value === 'string' && ACTIONS.some((a) => a === value);
 }
 
 /** Position of a package trust level in its order (0 = `unsigned`). */

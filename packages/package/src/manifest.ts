@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { equalBytes, errorMessage, fromUtf8, parseJson } from '@heddle/envelope';
+import { equalBytes, errorMessage, fromUtf8, HeddleError, parseJson } from '@heddle/envelope';
 import { defaultKindRegistry } from './cog.js';
 import { PackageError, zodIssue } from './errors.js';
 import {
@@ -62,7 +62,7 @@ export function parseEnvelope(bytes: Uint8Array, options: ReadEnvelopeOptions = 
   try {
     value = parseJson(fromUtf8(bytes), { maxBytes: MAX_ENVELOPE_BYTES, integersOnly: true });
   } catch (err) {
-    const field = (err as { field?: string }).field ?? '$';
+    const field = (err instanceof HeddleError ? err.field : undefined) ?? '$';
     throw invalid(`${ENVELOPE_FILE}: ${errorMessage(err)}`, field, err);
   }
   const r = PackageEnvelopeSchema.safeParse(value);

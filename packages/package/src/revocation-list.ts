@@ -206,7 +206,7 @@ export class RevocationList implements RevocationCheck {
    * field, or `revocation_rollback`.
    */
   static parse(text: string, options: LoadRevocationOptions): RevocationList {
-    const bad = (message: string, field: string): never => {
+    const bad: (message: string, field: string) => never = (message, field) => {
       throw new PackageError('revocation_list_invalid', message, { field });
     };
     let value: unknown;
@@ -254,12 +254,12 @@ export class RevocationList implements RevocationCheck {
           'expires_at_ms',
         );
       }
-      if (!trusted.has(file.signer as string)) bad('signer: not a trusted operator key', 'signer');
+      if (!trusted.has(file.signer)) bad('signer: not a trusted operator key', 'signer');
       const ok = verifyWithDomain(
         DomainTag.revocationList,
-        fromHex(file.signer as string, 32),
-        listMessage(file.generation, file.entries, file.expires_at_ms as number),
-        fromHex(file.signature as string, 64),
+        fromHex(file.signer, 32),
+        listMessage(file.generation, file.entries, file.expires_at_ms),
+        fromHex(file.signature, 64),
       );
       if (!ok) {
         bad('signature: invalid list signature (entries, generation or expiry were altered)', 'signature');

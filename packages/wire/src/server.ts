@@ -203,7 +203,7 @@ export class WireServer {
       server.#http.once('error', reject);
       server.#http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
         server.#http.off('error', reject);
-        server.#bound = server.#http.address() as AddressInfo;
+        server.#bound = addressInfo(server.#http.address());
         resolve();
       });
     });
@@ -212,8 +212,8 @@ export class WireServer {
 
   /** The address and port listened on. */
   get address(): { readonly host: string; readonly port: number } {
-    const a = this.#bound ?? (this.#http.address() as AddressInfo | null);
-    if (a === null) throw new WireError('closed', 'the server is not listening');
+    const a = this.#bound ?? addressInfo(this.#http.address());
+    if (a === undefined) throw new WireError('closed', 'the server is not listening');
     return { host: a.address, port: a.port };
   }
 
@@ -265,4 +265,9 @@ export class WireServer {
     for (const socket of this.#sockets) socket.end();
     await done;
   }
+}
+
+/** A TCP server's address (`server.address()`), or undefined when it is not listening on TCP. */
+function addressInfo(a: AddressInfo | string | null): AddressInfo | undefined {
+  return a === null || typeof a === 'string' ? undefined : a;
 }
