@@ -113,7 +113,9 @@ function keyAfter(
     }
     return e - s > pe - ps;
   }
+  // cast: both ranges are JSON string literals the scanner checked, so JSON.parse returns strings
   const key = JSON.parse(b.toString('utf8', s, e)) as string;
+  // cast: as above
   const prev = JSON.parse(b.toString('utf8', ps, pe)) as string;
   return key > prev;
 }

@@ -187,6 +187,7 @@ export class FileChainStore implements ChainStore {
         for (const p of batch) text += p.text;
         const bytes = Buffer.from(text, 'utf8');
         await this.writeAll(bytes, this.position);
+        // cast: flush() runs only on an open store (append checks it), and close() waits for flushing first
         await (this.handle as FileHandle).datasync();
         this.position += bytes.length;
         const c = this.counters;
@@ -209,6 +210,7 @@ export class FileChainStore implements ChainStore {
   }
 
   private async writeAll(bytes: Buffer, position: number): Promise<void> {
+    // cast: called only from flush(), on an open store (see above)
     const handle = this.handle as FileHandle;
     let off = 0;
     while (off < bytes.length) {

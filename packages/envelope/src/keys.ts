@@ -76,6 +76,7 @@ export function parsePublicKey(text: string): Uint8Array {
 export function publicKeyToPem(publicKey: Uint8Array): string {
   if (!isBytes(publicKey, 32)) throw new TypeError('publicKey must be 32 bytes');
   const der = Buffer.from(SPKI_ED25519_PREFIX + toHex(publicKey), 'hex');
+  // cast: KeyObject.export with format 'pem' returns a string
   return createPublicKey({ key: der, format: 'der', type: 'spki' }).export({
     format: 'pem',
     type: 'spki',

@@ -74,6 +74,7 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): JsonVal
     }
     i++;
     // Without escapes the text between the quotes is the string itself; with them, the engine decodes.
+    // cast: the slice is a JSON string literal the scanner just checked, so JSON.parse returns a string
     const s = escaped ? (JSON.parse(text.slice(start, i)) as string) : text.slice(start + 1, i - 1);
     if ((escaped || surrogate) && !s.isWellFormed()) fail('lone surrogate in string');
     return s;

@@ -103,9 +103,9 @@ export class Admission {
 
   #evict(key: object | undefined): void {
     if (key === undefined) return;
-    const entry = this.#entries.get(key) as Entry;
+    const entry = this.#entries.get(key);
     this.release(key);
-    entry.evict();
+    entry?.evict();
   }
 
   #oldestOf(peer: string): object | undefined {

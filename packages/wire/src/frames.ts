@@ -127,7 +127,7 @@ function hasOnlyKeys(v: Record<string, unknown>, allowed: ReadonlySet<string>): 
 }
 
 const isId = (n: unknown): n is number =>
-  Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) <= 0xffff_ffff;
+  typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 && n <= 0xffff_ffff;
 
 function fastSigned(v: unknown): SignedCtl | undefined {
   if (!isPlainObject(v) || !hasOnlyKeys(v, SIGNED_KEYS)) return undefined;
