@@ -105,6 +105,7 @@ export function signCheckpoint(fields: CheckpointFields, keys: KeyPair): SignedC
  */
 export function verifyCheckpoint(signed: SignedCheckpoint, publicKey: Uint8Array): Checkpoint {
   if (!isBytes(publicKey, 32)) throw new TypeError('publicKey must be 32 bytes');
+  // cast: a JavaScript caller may pass anything: every field is checked again below
   const s = signed as unknown as Record<string, unknown>;
   if (typeof s !== 'object' || s === null) throw malformed('$', 'is not an object');
   if (typeof s.checkpoint !== 'string') throw malformed('checkpoint', 'text is missing');
@@ -120,6 +121,7 @@ export function verifyCheckpoint(signed: SignedCheckpoint, publicKey: Uint8Array
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw malformed('checkpoint', 'is not an object');
+  // cast: a non-array object (checked just above): its fields are checked one by one below
   const v = value as Record<string, unknown>;
   const keys = Object.keys(v).sort();
   if (keys.length !== KEYS.length || keys.some((k, i) => k !== KEYS[i])) {
@@ -128,6 +130,7 @@ export function verifyCheckpoint(signed: SignedCheckpoint, publicKey: Uint8Array
   checkFields(v);
   if (!isHex(v.public_key, 32)) throw malformed('public_key', 'public_key must be 64 lower-case hex');
   if (typeof v.node_id !== 'string') throw malformed('node_id', 'node_id must be a string');
+  // cast: every field of a Checkpoint was checked above
   const c = v as unknown as Checkpoint;
   if (canonicalCheckpoint(c) !== s.checkpoint) throw malformed('checkpoint', 'text is not in canonical form');
   if (c.public_key !== toHex(publicKey)) {
@@ -171,6 +174,7 @@ export function parseSignedCheckpoint(text: string): SignedCheckpoint {
   if (keys.length !== 2 || keys[0] !== 'checkpoint' || keys[1] !== 'signature') {
     throw malformed('$', 'must have exactly the fields checkpoint, signature');
   }
+  // cast: a non-array object with exactly these two keys (checked above)
   const r = v as Record<string, unknown>;
   if (typeof r.checkpoint !== 'string') throw malformed('checkpoint', 'text must be a string');
   if (!isHex(r.signature, 64)) throw malformed('signature', 'signature must be 128 lower-case hex');

@@ -171,6 +171,7 @@ export function headerShapeProblem(v: Record<string, unknown>): { field: string;
 export function eventShapeProblem(v: unknown): { field: string; message: string } | null {
   if (typeof v !== 'object' || v === null || Array.isArray(v))
     return { field: '$', message: 'not an object' };
+  // cast: a non-array object (checked just above): its fields are checked one by one below
   const rec = v as Record<string, unknown>;
   for (const k of Object.keys(rec)) {
     if (!EVENT_KEYS.has(k)) return { field: k, message: `unknown field ${JSON.stringify(k)}` };

@@ -217,6 +217,7 @@ function diagnose(buf: Buffer, start: number, end: number): RecordProblem {
   const shape = eventShapeProblem(value);
   if (shape !== null) return problem(shape.field, shape.message);
   try {
+    // cast: eventShapeProblem found nothing wrong, so value is an object with a payload
     canonicalPayload((value as { payload: unknown }).payload);
   } catch (err) {
     return problem('payload', errorMessage(err));

@@ -133,6 +133,7 @@ export function verifyEvents(events: readonly unknown[], options: VerifyOptions 
   for (; i < events.length; i++) {
     first = checkEvent(events, i, prev);
     if (first !== null) break;
+    // cast: checkEvent accepted events[i], so it is an event with a string hash
     prev = (events[i] as { hash: string }).hash;
   }
   const verified = i;
@@ -154,6 +155,7 @@ function checkEvent(events: readonly unknown[], i: number, prev: string): Verify
   const ev = events[i];
   const shape = eventShapeProblem(ev);
   if (shape !== null) return failure('malformed', i, shape.message, undefined, shape.field);
+  // cast: eventShapeProblem found nothing wrong: every field is present and typed
   const e = ev as Record<string, unknown> & {
     seq: number;
     ts: number;
@@ -176,6 +178,7 @@ function checkEvent(events: readonly unknown[], i: number, prev: string): Verify
     return failure('hash_mismatch', i, 'fields do not hash to hash (event edited)');
   }
   if (e.seq !== i) {
+    // cast: x is untrusted: only an optional seq is read, through ?.
     const later = events.some((x, j) => j > i && (x as { seq?: unknown } | null)?.seq === i);
     return seqFailure(i, e.seq, later);
   }

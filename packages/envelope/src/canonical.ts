@@ -37,6 +37,7 @@ function fast(v: unknown, depth: number, maxDepth: number): string {
       }
       const proto = Object.getPrototypeOf(v);
       if (proto !== Object.prototype && proto !== null) throw BAIL;
+      // cast: a plain object (prototype checked just above): reading its own keys
       const rec = v as Record<string, unknown>;
       const keys = Object.keys(rec).sort();
       let s = '{';
@@ -109,6 +110,7 @@ function canonicalJsonSlow(value: unknown, limits: JsonLimits): string {
       default:
         fail(path, `unsupported type ${typeof v}`);
     }
+    // cast: typeof v is 'object' here (every other type returned or failed above) and null returned first
     const obj = v as object;
     if (depth >= limits.maxDepth) fail(path, `nesting deeper than ${limits.maxDepth}`);
     if (seen.has(obj)) fail(path, 'cycle');
@@ -123,6 +125,7 @@ function canonicalJsonSlow(value: unknown, limits: JsonLimits): string {
     } else {
       const proto = Object.getPrototypeOf(obj);
       if (proto !== Object.prototype && proto !== null) fail(path, 'only plain objects are allowed');
+      // cast: a plain object (prototype checked just above): reading its own keys
       const rec = obj as Record<string, unknown>;
       const keys = Object.keys(rec).sort();
       emit('{');

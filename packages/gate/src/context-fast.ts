@@ -50,6 +50,7 @@ export function fastParseContext(input: unknown): GateContext | undefined {
   if (typeof input !== 'object' || input === null) return undefined;
   const proto: unknown = Object.getPrototypeOf(input);
   if (proto !== Object.prototype && proto !== null) return undefined;
+  // cast: a plain object (prototype checked just above): its fields are checked one by one below
   const o = input as Record<string, unknown>;
   const keys = Object.keys(o);
   for (const k of keys) if (!KNOWN.has(k)) return undefined;

@@ -128,6 +128,7 @@ export async function buildCogPackage(
   let envelope: PackageEnvelope = {
     schema: PACKAGE_SCHEMA,
     kind: 'cog',
+    // cast: a cog body is one of the envelope's body kinds (checked by the registry when read)
     body: body as unknown as PackageEnvelope['body'],
     signatures: [],
   };

@@ -104,6 +104,7 @@ export function validateCogConfig(schema: CogConfigSchema, config: unknown): Rec
   if (config === null || typeof config !== 'object' || Array.isArray(config)) {
     throw new PackageError('config_invalid', 'config: expected an object', { field: 'config' });
   }
+  // cast: a non-array object (checked just above): each field is checked against the schema below
   const input = config as Record<string, unknown>;
   const out: Record<string, JsonValue> = {};
   for (const key of Object.keys(input)) {
@@ -142,6 +143,7 @@ export function validateCogConfig(schema: CogConfigSchema, config: unknown): Rec
           bad(`expected one of ${field.values.join(', ')}`);
         break;
     }
+    // cast: value passed its field's type check above (a string, integer, number or boolean)
     out[key] = value as JsonValue;
   }
   return out;

@@ -81,7 +81,9 @@ export const CogSourceSchema: z.ZodType<CogSource> = z
 export function parseVariantName(name: string): { arch: CogArch; route: CogRoute } | undefined {
   const dash = name.lastIndexOf('-');
   if (dash <= 0) return undefined;
+  // cast: checked against COG_ARCHES just below (undefined when unknown)
   const arch = name.slice(0, dash) as CogArch;
+  // cast: checked against COG_ROUTES just below (undefined when unknown)
   const route = name.slice(dash + 1) as CogRoute;
   if (!COG_ARCHES.includes(arch) || !COG_ROUTES.includes(route)) return undefined;
   if (!routeFitsArch(arch, route)) return undefined;

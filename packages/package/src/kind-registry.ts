@@ -45,6 +45,7 @@ export class KindRegistry {
         field: 'kind',
       });
     }
+    // cast: a registry holds kinds of every body type; parseBody validates with the kind's own schema
     this.#kinds.set(definition.kind, definition as unknown as KindDefinition<unknown>);
     return this;
   }

@@ -70,6 +70,7 @@ export function parseEnvelope(bytes: Uint8Array, options: ReadEnvelopeOptions = 
     const { field, message } = zodIssue(r.error);
     throw invalid(message, field);
   }
+  // cast: the schema accepted value; the value itself (not zod's copy) is kept
   const envelope = value as PackageEnvelope;
   const keys = envelope.signatures.map((s) => s.public_key);
   for (let i = 1; i < keys.length; i++) {

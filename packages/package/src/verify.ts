@@ -97,6 +97,7 @@ export async function verifyPackage<B = unknown>(
   return {
     dir: root,
     kind: pkg.envelope.kind,
+    // cast: the kind registry validated the body with the kind's schema; B is the caller's name for it
     body: pkg.body as B,
     packageId: pkg.packageId,
     manifestHash: pkg.manifestHash,

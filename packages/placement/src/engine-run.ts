@@ -62,6 +62,7 @@ export function common(
   };
 }
 
+// cast: Object.fromEntries types its keys as string; every ConstraintName is mapped
 const CONSTRAINT_INDEX: Readonly<Record<ConstraintName, number>> = Object.fromEntries(
   CONSTRAINTS.map((c, i) => [c, i]),
 ) as Record<ConstraintName, number>;

@@ -35,6 +35,7 @@ export interface EvalContext {
 function verdictFor(g: GovernanceInput, node: ViewNode, variant: RequestVariant): GovernanceVerdict {
   if (typeof g === 'function') return g(node.node_id, variant, node);
   if (g instanceof Map) return g.get(node.node_id) ?? MISSING;
+  // cast: the function and Map forms returned above: what is left is the record form
   const rec = g as Readonly<Record<string, GovernanceVerdict>>;
   return Object.hasOwn(rec, node.node_id) ? rec[node.node_id]! : MISSING;
 }

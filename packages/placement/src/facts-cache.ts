@@ -149,6 +149,7 @@ export class NodeFactsCache {
       issued_at_ms: facts.issued_at_ms,
       expires_at_ms: expires,
       capabilities: capProvenance(facts.capabilities, cap),
+      // cast: verifyNodeFacts(signed) succeeded above, so signed is well-formed signed facts
       signed: copySigned(signed as SignedNodeFacts),
     };
     this.#entries.set(facts.node_id, entry);

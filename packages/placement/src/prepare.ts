@@ -67,6 +67,7 @@ export function prepareRequest(input: PlacementRequest): PreparedRequest {
     cache.set(key, hit);
     return hit;
   }
+  // cast: key is JSON.stringify of the typed input, so it parses back to a PlacementRequest
   const request = deepFreeze(JSON.parse(key) as PlacementRequest);
   const order = request.variants
     .map((v, i) => ({ v, i, r: executionRank(v.execution) }))

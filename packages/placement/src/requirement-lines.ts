@@ -92,6 +92,7 @@ export function labelRequirementLines(out: ConstraintFailure[], from: number): v
   for (let i = from; i < kept; i++) {
     const f = out[i]!;
     if (f.constraint !== 'requirements' || f.variant === undefined) continue;
+    // cast: lines from `from` on are fresh objects requirementLine built for this call: detail may be rewritten
     if (f.alternative === undefined) (f as { detail: string }).detail = `${f.variant}: ${f.detail}`;
     else if (shared[i - from] === 1) {
       // One line for every alternative: the same fields without `alternative` (no spread: hot path).
@@ -103,6 +104,7 @@ export function labelRequirementLines(out: ConstraintFailure[], from: number): v
       if (f.requirement !== undefined) merged.requirement = f.requirement;
       if (f.reason !== undefined) merged.reason = f.reason;
       out[i] = merged;
+      // cast: as above
     } else (f as { detail: string }).detail = `${f.variant} (${f.alternative}): ${f.detail}`;
   }
 }

@@ -76,6 +76,7 @@ interface RequestFields {
 
 function requestFields(signed: SignedCtl): RequestFields | undefined {
   try {
+    // cast: only optional fields of unknown type are read, each checked before use
     const r = JSON.parse(signed.payload) as { method?: unknown; nonce?: unknown; expires_at_ms?: unknown };
     if (!isCtlMethod(r.method) || typeof r.nonce !== 'string' || typeof r.expires_at_ms !== 'number') {
       return undefined;

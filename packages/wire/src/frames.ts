@@ -196,6 +196,7 @@ export function parseFrame<F>(
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, code: 'malformed_frame', reason: 'the text frame is not a JSON object' };
   }
+  // cast: a non-array object (checked just above): only t is read, of unknown type
   const t = (value as { t?: unknown }).t;
   if (typeof t !== 'string' || !known.has(t)) {
     return {
@@ -204,6 +205,7 @@ export function parseFrame<F>(
       reason: `unknown frame type ${JSON.stringify(t)?.slice(0, 64)}`,
     };
   }
+  // cast: a non-array object (checked above)
   const fast = FAST_PATHS.get(schema)?.(value as Record<string, unknown>);
   if (fast !== undefined) return { ok: true, frame: fast as F };
   const r = schema.safeParse(value);

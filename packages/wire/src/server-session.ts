@@ -271,6 +271,7 @@ export class ServerSession {
         this.#pending.delete(id);
         reject(new WireError('timeout', `no answer to ${kind} request ${id} in ${timeoutMs} ms`));
       }, timeoutMs);
+      // cast: the pending map holds requests of every answer type; each is resolved with its own kind's parsed answer
       this.#pending.set(id, { kind, callId, resolve: resolve as (v: unknown) => void, reject, timer });
       sendJson(this.#ws, { ...frame, id, call_id: callId });
     });

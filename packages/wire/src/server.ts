@@ -147,8 +147,10 @@ export class WireServer {
         return;
       }
       // The TCP socket under a TLS one (admission counts TCP sockets).
+      // cast: ws gives a TLS socket's TCP socket as the undocumented _parent; the upgrade socket is a net.Socket
       const raw = ((socket as { _parent?: Socket })._parent ?? socket) as Socket;
       this.#wss.handleUpgrade(req, socket, head, (ws) => {
+        // cast: the upgrade socket of a node:http server is a net.Socket
         clearTimeout(this.#deadlines.get(socket as Socket));
         ws.on('error', () => {});
         if (this.#sessions.size >= maxSessions) {
