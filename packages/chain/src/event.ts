@@ -68,6 +68,7 @@ export function buildEvent(
     ts,
     source,
     kind,
+    // cast: JSON.parse returns JSON values
     payload: JSON.parse(payloadText) as JsonValue,
     payload_hash,
     prev_hash: prevHash,

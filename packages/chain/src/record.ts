@@ -98,6 +98,7 @@ export function recordEvent(buf: Buffer, f: RecordFields): ChainEvent {
     ts: f.ts,
     source: buf.toString('latin1', f.sourceStart, f.sourceEnd),
     kind: buf.toString('latin1', f.kindStart, f.kindEnd),
+    // cast: JSON.parse returns JSON values (the bytes were checked canonical)
     payload: JSON.parse(buf.toString('utf8', f.payloadStart, f.payloadEnd)) as JsonValue,
     payload_hash: buf.toString('latin1', f.payloadHashAt, f.payloadHashAt + 64),
     prev_hash: buf.toString('latin1', f.prevAt, f.prevAt + 64),

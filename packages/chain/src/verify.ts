@@ -145,7 +145,9 @@ export function verifyEvents(events: readonly unknown[], options: VerifyOptions 
           anchor,
           verified,
           first,
+          // cast: n <= verified: those events passed checkEvent, so each has a string hash
           (n) => (events[n] as { hash: string }).hash,
+          // cast: as above
           (n) => merkleRoot(events.slice(0, n).map((e) => (e as { hash: string }).hash)),
         );
   return { ok: bad === null, size: verified, head: prev, failure: bad };

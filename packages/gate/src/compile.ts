@@ -216,10 +216,13 @@ function fmtList(v: readonly string[] | '*' | undefined): string {
 export function policyForChain(policy: Policy): JsonValue {
   const rules = policy.rules.map((r) => {
     const out: { [k: string]: JsonValue } = {};
+    // cast: a validated rule's fields are JSON values; each is narrowed below
     for (const [k, v] of Object.entries(r) as [string, unknown][]) {
       if (v === undefined) continue;
       if (k === 'min_resource_cost' || k === 'max_resource_cost')
+        // cast: the resource cost fields of a validated rule are numbers
         out[`${k}_bp`] = costToBasisPoints(v as number);
+      // cast: the other fields of a validated rule are JSON values
       else out[k] = v as JsonValue;
     }
     return out;

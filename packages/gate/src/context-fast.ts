@@ -78,8 +78,11 @@ export function fastParseContext(input: unknown): GateContext | undefined {
   if (signer_keys === undefined || artifact_hashes === undefined) return undefined;
   const base = {
     kind,
+    // cast: checked against TRUST above
     package_trust: package_trust as GateContext['package_trust'],
+    // cast: checked against TIERS above
     node_tier: node_tier as GateContext['node_tier'],
+    // cast: checked against NETS above
     network: network as GateContext['network'],
     secrets,
     emulated,

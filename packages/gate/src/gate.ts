@@ -169,6 +169,7 @@ export class Gate {
         decision = { ...decision, reason: `${decision.reason} (not queued: ${errorMessage(err)})` };
       }
     }
+    // cast: a defer decision (draft is set only for defer) carries its approval reference
     if (draft) decision = { ...decision, approval: approvalRef(draft) } as Decision;
     const policy = { name: compiled.policy.name, hash: compiled.hash };
     let hash: string;

@@ -162,6 +162,7 @@ export function checkRevocations(check: RevocationCheck, ctx: GateContext): Revo
   try {
     const why = typeof hit.reason === 'string' && hit.reason !== '' ? `: ${hit.reason}` : '';
     if (hit.kind === 'list-unavailable') return unavailable(hit.reason ?? 'no reason given');
+    // cast: checked to be a key of FIELDS just before
     const kind = hit.kind in FIELDS ? (hit.kind as keyof typeof FIELDS) : undefined;
     return {
       rule: BUILTIN_RULES.revoked,

@@ -138,12 +138,14 @@ export function predicateHolds(cap: Capability, p: Predicate): boolean {
       return (
         !Array.isArray(v) &&
         Array.isArray(p.value) &&
+        // cast: both checked just above: p.value an array of scalars, v not an array
         (p.value as readonly AttrScalar[]).includes(v as AttrScalar)
       );
     case 'has':
       return (
         Array.isArray(v) &&
         !Array.isArray(p.value) &&
+        // cast: both checked just above: v an array of scalars, p.value not an array
         (v as readonly AttrScalar[]).includes(p.value as AttrScalar)
       );
   }

@@ -45,6 +45,7 @@ export const nodeBackend: Ed25519Backend = {
   name: 'node',
   publicKeyFromSecret(secretKey) {
     const jwk = createPublicKey(secretKeyObject(secretKey)).export({ format: 'jwk' });
+    // cast: the JWK export of an Ed25519 public key always has x
     return new Uint8Array(Buffer.from(jwk.x as string, 'base64url'));
   },
   sign(secretKey, message) {

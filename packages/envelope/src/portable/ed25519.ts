@@ -51,6 +51,7 @@ export function nodeIdFromPublicKey(publicKey: Uint8Array): string {
  * Throws a TypeError where the platform has no cryptographic random source.
  */
 export function generateKeyPair(): KeyPair {
+  // cast: WebCrypto is not in the types of every target and may be absent: read as optional
   const c = (globalThis as { crypto?: { getRandomValues?: (a: Uint8Array) => Uint8Array } }).crypto;
   if (typeof c?.getRandomValues !== 'function') throw new TypeError('crypto.getRandomValues is unavailable');
   const secretKey = c.getRandomValues(new Uint8Array(32));
