@@ -40,7 +40,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // Kill delays come from a seeded PRNG (mulberry32) so that a failing run can be replayed:
 // HEDDLE_CRASH_SEED=<seed> pnpm exec vitest run packages/chain/src/crash.test.ts
-// (The timing of a real process still varies from run to run; the seed fixes the delays.)
+// (The timing of a real process still varies from run to run; its PRNG seed fixes the delays.)
 const SEED: number = process.env.HEDDLE_CRASH_SEED
   ? Number(process.env.HEDDLE_CRASH_SEED) >>> 0
   : (Date.now() ^ (process.pid << 16)) >>> 0;

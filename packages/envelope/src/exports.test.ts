@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import * as browser from './browser.js';
 // The ctl messages are re-exported whole from ./ctl (moving to their own package); they are not listed here.
 import * as ctl from './ctl/index.js';
+import * as errors from './errors.js';
 import * as api from './index.js';
 
-/** The value exports of the main entry, sorted. */
+/** The value exports of the main entry (without the ctl messages), sorted. */
 const VALUES: readonly string[] = [
   'DEFAULT_JSON_LIMITS',
   'DomainTag',
@@ -65,7 +67,7 @@ const VALUES: readonly string[] = [
   'zodIssues',
 ];
 
-/** The names in the type-only export clauses (`export type { ... }`, `type X` inside `export { ... }`) of the main entry, sorted. */
+/** The names in the type-only export clauses of the main entry, sorted. */
 const TYPES: readonly string[] = [
   'AtomicWriteOptions',
   'Blake3Hasher',
@@ -79,6 +81,57 @@ const TYPES: readonly string[] = [
   'ParseJsonOptions',
   'SaveKeyFileOptions',
 ];
+
+/** The value exports of the ./browser entry, sorted. */
+const BROWSER_VALUES: readonly string[] = [
+  'DEFAULT_JSON_LIMITS',
+  'DomainTag',
+  'EnvelopeError',
+  'GROUP_ORDER',
+  'HeddleError',
+  'NODE_ID_HEX_LENGTH',
+  'blake3',
+  'blake3Hex',
+  'canonicalBytes',
+  'canonicalJson',
+  'concatBytes',
+  'domainMessage',
+  'equalBytes',
+  'fromHex',
+  'fromUtf8',
+  'generateKeyPair',
+  'isBytes',
+  'isCanonicalPointEncoding',
+  'isCanonicalScalar',
+  'isHex',
+  'isSmallOrderEncoding',
+  'nobleBackend',
+  'nodeIdFromPublicKey',
+  'parseJson',
+  'publicKeyFromSecret',
+  'sha256',
+  'sha256Hex',
+  'sign',
+  'signWithDomain',
+  'toHex',
+  'utf8',
+  'utf8Length',
+  'verify',
+  'verifyWithDomain',
+];
+
+/** The names in the type-only export clauses (and `type X` inside `export { ... }`) of the ./browser entry, sorted. */
+const BROWSER_TYPES: readonly string[] = [
+  'DomainTagValue',
+  'Ed25519Backend',
+  'JsonLimits',
+  'JsonValue',
+  'KeyPair',
+  'ParseJsonOptions',
+];
+
+/** The value exports of the ./errors entry (what loads without crypto or zod), sorted. */
+const ERRORS_VALUES: readonly string[] = ['EnvelopeError', 'HeddleError', 'errnoCode', 'errorMessage'];
 
 /** The type-only export names written in `file`, sorted. */
 function typeExports(file: URL): string[] {
@@ -118,5 +171,25 @@ describe('@heddle/envelope main entry exports', () => {
 
   it('type exports change only on purpose: update this list when you mean to change the API', () => {
     expect(typeExports(new URL('./index.ts', import.meta.url))).toEqual(TYPES);
+  });
+});
+
+describe('@heddle/envelope ./browser entry exports', () => {
+  it('value exports change only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(browser).sort()).toEqual(BROWSER_VALUES);
+  });
+
+  it('type exports change only on purpose: update this list when you mean to change the API', () => {
+    expect(typeExports(new URL('./browser.ts', import.meta.url))).toEqual(BROWSER_TYPES);
+  });
+});
+
+describe('@heddle/envelope ./errors entry exports', () => {
+  it('value exports change only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(errors).sort()).toEqual(ERRORS_VALUES);
+  });
+
+  it('declares its exports in place (no re-export clauses): update this list when you mean to change the API', () => {
+    expect(typeExports(new URL('./errors.ts', import.meta.url))).toEqual([]);
   });
 });
