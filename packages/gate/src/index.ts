@@ -1,4 +1,3 @@
-export type { FieldIssue } from './../../envelope/dist/zod-issues.d.js';
 export type { ApprovalQueueOptions, ApprovalReservation } from './approval-queue.js';
 export { ApprovalQueue } from './approval-queue.js';
 export type { ApprovalDecider, ApprovalRedecision } from './approval-resolution.js';
@@ -28,6 +27,7 @@ export type {
 } from './decision.js';
 export { BUILTIN_RULES } from './decision.js';
 export { DEFAULT_POLICY } from './default-policy.js';
+export type { FieldIssue } from './errors.js';
 export { GateError, ValidationError } from './errors.js';
 export type { RuleTrace } from './explain.js';
 export { explain } from './explain.js';
