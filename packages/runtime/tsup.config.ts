@@ -8,10 +8,10 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
-  // The WASI runner (and its WASI preview1, which it imports) is a plain script spawned as its own process (see src/wasi-process.ts): ship it
-  // beside dist/index.js, where WASI_RUNNER_PATH resolves it.
+  // The WASI runner (and its WASI preview1, which it imports) is a plain script spawned as its own process (see
+  // src/wasi/wasi-process.ts): ship it beside dist/index.js, where WASI_RUNNER_PATH resolves it.
   onSuccess: async () => {
-    copyFileSync('src/wasi-runner.mjs', 'dist/wasi-runner.mjs');
-    copyFileSync('src/wasi-preview1.mjs', 'dist/wasi-preview1.mjs');
+    copyFileSync('src/wasi/wasi-runner.mjs', 'dist/wasi-runner.mjs');
+    copyFileSync('src/wasi/wasi-preview1.mjs', 'dist/wasi-preview1.mjs');
   },
 });

@@ -17,7 +17,7 @@ import { controllerKeys, operatorKeys, publisherKeys, tempDir, testAnchors } fro
 /** The one image the fake engine holds (arm64). */
 export const ARM64_IMAGE: string = `registry.example/heddle/ctr-cog@sha256:${'c'.repeat(64)}`;
 
-const FAKE_ENGINE = resolve(import.meta.dirname, '../../runtime/src/container-fixtures/fake-engine.mjs');
+const FAKE_ENGINE = resolve(import.meta.dirname, '../../runtime/src/container/fixtures/fake-engine.mjs');
 
 /** A running container host. */
 export interface ContainerHost {
