@@ -2,7 +2,7 @@ import { copyFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: ['src/index.ts', 'src/testing.ts'],
   format: ['esm'],
   dts: true,
   clean: true,
@@ -13,5 +13,7 @@ export default defineConfig({
   onSuccess: async () => {
     copyFileSync('src/wasi/wasi-runner.mjs', 'dist/wasi-runner.mjs');
     copyFileSync('src/wasi/wasi-preview1.mjs', 'dist/wasi-preview1.mjs');
+    // The fake container engine of ./testing (fakeEnginePath resolves it beside the bundle).
+    copyFileSync('src/container/fixtures/fake-engine.mjs', 'dist/fake-engine.mjs');
   },
 });

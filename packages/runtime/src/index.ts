@@ -1,33 +1,56 @@
-export * from './container/container-args.js';
-export * from './container/container-engine.js';
-export * from './container/container-image-ref.js';
-export * from './container/container-inspect.js';
-export * from './container/container-runtime.js';
-export * from './container/container-user.js';
-export * from './contract.js';
-export * from './errors.js';
-export * from './governed/host-audit.js';
-export * from './governed/host-context.js';
-export * from './governed/host-redact.js';
-export * from './governed/workload-host.js';
-export * from './instance-id.js';
-export * from './lifecycle.js';
-export * from './native/native-admission.js';
-export * from './native/native-argv.js';
-export * from './native/native-instance-file.js';
-export * from './native/native-process.js';
-export * from './native/native-runtime.js';
-export * from './native/native-user.js';
-export * from './output/output-buffer.js';
-export * from './output/output-buffer-lines.js';
-export * from './output/output-buffer-log.js';
-export * from './probe/elf.js';
-export * from './probe/system-probe.js';
-export * from './probe/wasi-probe.js';
-export * from './shared/process-group.js';
-export * from './wasi/wasi-args.js';
-export * from './wasi/wasi-evidence.js';
-export * from './wasi/wasi-module.js';
-export * from './wasi/wasi-process.js';
-export * from './wasi/wasi-runtime.js';
-export * from './workload.js';
+// @heddle/runtime: what a host, a controller or another adapter needs. Test tools are in ./testing.
+
+export type { ContainerRuntimeOptions } from './container/container-runtime.js';
+export { ContainerRuntime } from './container/container-runtime.js';
+export type {
+  Admission,
+  ControlMode,
+  InstanceHandle,
+  InstanceState,
+  InstanceStatus,
+  LinkSecurity,
+  LoadedInstance,
+  NetworkExposure,
+  Preemption,
+  RunEvidence,
+  RunHooks,
+  WorkloadRuntime,
+} from './contract.js';
+export type { RuntimeErrorCode } from './errors.js';
+export { RuntimeError } from './errors.js';
+export type {
+  HostedInstance,
+  HostGate,
+  HostRecorder,
+  WorkloadHostOptions,
+} from './governed/workload-host.js';
+export {
+  RERUN_PHASE,
+  RUN_EXIT_KIND,
+  RUNTIME_CHAIN_SOURCE,
+  WorkloadHost,
+} from './governed/workload-host.js';
+export type { HostContextFacts } from './host-context.js';
+export { gateContextFor, STORE_PIN_RESOURCE_COST } from './host-context.js';
+export { deriveInstanceId } from './instance-id.js';
+export type { LifecycleState, LifecycleTransition } from './lifecycle.js';
+export {
+  canTransition,
+  InstanceLife,
+  isGone,
+  LIFECYCLE_HISTORY,
+  LIFECYCLE_STATES,
+  LIFECYCLE_TRANSITIONS,
+  LifecycleError,
+  lifecyclePayload,
+} from './lifecycle.js';
+export { processStartTime } from './native/native-instance-file.js';
+export type { NativeRuntimeOptions } from './native/native-runtime.js';
+export { NativeRuntime } from './native/native-runtime.js';
+export { hostCogArch } from './probe/elf.js';
+export type { SystemFacts } from './probe/system-probe.js';
+export { probeSystem } from './probe/system-probe.js';
+export type { WasiRuntimeOptions } from './wasi/wasi-runtime.js';
+export { WasiRuntime } from './wasi/wasi-runtime.js';
+export type { HostContract, RunMode, RuntimeWorkload, WorkloadConfig, WorkloadSource } from './workload.js';
+export { checkRunMode, MAX_INTERVAL_SECS, workloadFromPackage, workloadFromStorePin } from './workload.js';

@@ -1,5 +1,5 @@
 import type { GateContext, NetworkLevel, NodeTier, PackageTrust } from '@heddle/gate';
-import type { RuntimeWorkload } from '../workload.js';
+import type { RuntimeWorkload } from './workload.js';
 
 /** The resource cost a store pin is gated with: the store publishes no resource figures. */
 export const STORE_PIN_RESOURCE_COST = 0.25;
