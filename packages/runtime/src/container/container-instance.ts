@@ -25,11 +25,11 @@ export interface ContainerEntry {
   /** Bumped by start, stop and unload: an interval watcher of an older generation gives up. */
   generation: number;
   timer?: NodeJS.Timeout;
-  nextRunAtMs?: number;
+  nextRunAtMs?: number | undefined;
   /** The WorkloadHost's hooks: re-runs gated, exits reported (see `watchRuns`). */
   hooks?: RunHooks;
   /** Set when the hooks refused an interval re-run: why (the instance is `failed`). */
-  refused?: string;
+  refused?: string | undefined;
   /**
    * Set by adopt when the container's run had already ended: that run is history (its exit was
    * reported by the process that watched it), so the first `wait` after the adopt reports nothing.

@@ -8,9 +8,9 @@ import type {
   RunHooks,
 } from '../contract.js';
 import { RuntimeError } from '../errors.js';
-import { InstanceTable, instanceHandleFor, instanceIdFor } from '../shared/instance-table.js';
-import { checkConsoleCommand, checkDataDir, validatedConfig } from '../shared/load-checks.js';
-import { LocalRuntime } from '../shared/local-runtime.js';
+import { InstanceTable, instanceHandleFor, instanceIdFor } from '../local/instance-table.js';
+import { checkConsoleCommand, checkDataDir, validatedConfig } from '../local/load-checks.js';
+import { LocalRuntime } from '../local/local-runtime.js';
 import { checkRunMode, type RuntimeWorkload, type WorkloadConfig } from '../workload.js';
 import {
   type ContainerChoice,
@@ -92,7 +92,7 @@ export interface ContainerRuntimeOptions {
 }
 
 /**
- * The container adapter (DESIGN 9): runs `<arch>-container` variants with `docker` or `podman` through
+ * The container adapter (docs/runtimes.md, "Container adapter"): runs `<arch>-container` variants with `docker` or `podman` through
  * its CLI. Images are pinned by digest; containers get no network unless both the package and the host
  * policy allow it, a read-only root file system, the data directory at `/data`, the host contract as
  * environment, a non-root user, no capabilities, no new privileges, and memory, CPU and pid limits from

@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { InstanceHandle } from '../contract.js';
 import { RuntimeError } from '../errors.js';
-import { checkDataDir, validatedConfig } from '../shared/load-checks.js';
+import { checkDataDir, validatedConfig } from '../local/load-checks.js';
 import { checkRunMode, type RuntimeWorkload } from '../workload.js';
 import type { NativeAdmitted } from './native-admission.js';
 import { nativeConfigArgs, nativeEnvironment } from './native-argv.js';

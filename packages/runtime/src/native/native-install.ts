@@ -2,7 +2,7 @@ import { chmodSync, copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { hashFile } from '@heddle/package';
 import { RuntimeError } from '../errors.js';
-import { ensureDataDir } from '../shared/data-dir.js';
+import { ensureDataDir } from '../local/data-dir.js';
 import type { HostContract } from '../workload.js';
 import type { NativeAdmitted } from './native-admission.js';
 

@@ -4,11 +4,11 @@ import { blake3Hex } from '@heddle/envelope';
 import type { CogBody } from '@heddle/package';
 import type { RunEvidence } from '../contract.js';
 import { RuntimeError } from '../errors.js';
+import { ensureDataDir } from '../local/data-dir.js';
+import { emptyRunEvidence, RunLoop } from '../local/run-loop.js';
 import { DEFAULT_OUTPUT_BUFFER_BYTES } from '../output/output-buffer.js';
 import { LineTail } from '../output/output-buffer-lines.js';
 import { DEFAULT_LOG_FILE_BYTES, DEFAULT_LOG_FILES, RotatingLog } from '../output/output-buffer-log.js';
-import { ensureDataDir } from '../shared/data-dir.js';
-import { emptyRunEvidence, RunLoop } from '../shared/run-loop.js';
 import { nativeEnvironment, nativeModeArgs } from './native-argv.js';
 import {
   type NativeInstanceRecord,

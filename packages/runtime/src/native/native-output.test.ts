@@ -3,7 +3,7 @@ import { closeSync, lstatSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { killProcessGroup } from '../shared/process-group.js';
+import { killProcessGroup } from '../local/process-group.js';
 import { ensureOutputFifos, FifoReader, openForChild } from './native-output.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'heddle-fifo-'));

@@ -2,10 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { RunEvidence } from '../contract.js';
+import { childExited, killProcessGroup, terminateProcessGroup } from '../local/process-group.js';
 import { DEFAULT_OUTPUT_BUFFER_BYTES, OutputBuffer } from '../output/output-buffer.js';
 import type { LineTail } from '../output/output-buffer-lines.js';
 import type { RotatingLog } from '../output/output-buffer-log.js';
-import { childExited, killProcessGroup, terminateProcessGroup } from '../shared/process-group.js';
 import { FifoReader, type NativeFifos, openForChild } from './native-output.js';
 import type { NativeRunUser } from './native-user.js';
 

@@ -10,17 +10,17 @@ import type {
   RunHooks,
 } from '../contract.js';
 import { RuntimeError } from '../errors.js';
-import { probeNative } from '../probe/native-probe.js';
 import {
   assertNotRunning,
   InstanceTable,
   instanceHandleFor,
   instanceIdFor,
-} from '../shared/instance-table.js';
-import { checkConsoleCommand, checkDataDir, limitOption, validatedConfig } from '../shared/load-checks.js';
-import { LocalRuntime } from '../shared/local-runtime.js';
-import { terminateProcessGroup } from '../shared/process-group.js';
-import { consoleRunResult } from '../shared/run-loop.js';
+} from '../local/instance-table.js';
+import { checkConsoleCommand, checkDataDir, limitOption, validatedConfig } from '../local/load-checks.js';
+import { LocalRuntime } from '../local/local-runtime.js';
+import { terminateProcessGroup } from '../local/process-group.js';
+import { consoleRunResult } from '../local/run-loop.js';
+import { probeNative } from '../probe/native-probe.js';
 import { checkRunMode, type RuntimeWorkload, type WorkloadConfig } from '../workload.js';
 import { admitNative } from './native-admission.js';
 import { adoptedRecord, reattachNativeProcess } from './native-adopt.js';
@@ -49,9 +49,9 @@ export interface NativeRuntimeOptions {
   readonly stateDir: string;
   /**
    * The account workloads run as (name or uid from `/etc/passwd`). Required when the host runs as
-   * root: without it every workload is refused.
+   * root: without it (or with undefined) every workload is refused.
    */
-  readonly runAsUser?: string;
+  readonly runAsUser?: string | undefined;
   /**
    * Without `runAsUser` (and not root), run workloads as this host's own uid. Default false: refused,
    * because the workload could then read and write everything the host owns (its state dir, keys,
@@ -312,15 +312,16 @@ export class NativeRuntime extends LocalRuntime {
     const inst = this.#instances.get(handle);
     const declared = inst.body.console.map((c) => c.name);
     checkConsoleCommand(declared, command, inst.record.workloadId);
-    const run = new NativeRun({
-      ...nativeRunSpec(inst, this.options),
-      args: ['--console', command, ...inst.record.configArgs],
-      lines: undefined,
-      stdoutLog: undefined,
-      stderrLog: undefined,
-      // Its own pipes: the instance's FIFOs are read by the instance's run (one reader each).
-      fifos: undefined,
-    });
+    // Not the instance's line tail and log files, and its own pipes: the instance's FIFOs are read by the
+    // instance's run (one reader each).
+    const {
+      lines: _lines,
+      stdoutLog: _stdoutLog,
+      stderrLog: _stderrLog,
+      fifos: _fifos,
+      ...spec
+    } = nativeRunSpec(inst, this.options);
+    const run = new NativeRun({ ...spec, args: ['--console', command, ...inst.record.configArgs] });
     const timeoutMs = this.options.consoleTimeoutMs ?? 30_000;
     const { result, timedOut } = await consoleRunResult(run, timeoutMs);
     if (!timedOut) return result;

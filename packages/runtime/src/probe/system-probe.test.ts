@@ -37,7 +37,7 @@ describe('probeSystem', () => {
         totalMemBytes: 2 ** 30,
         release: '6',
         readFile: files({}),
-        armVersion,
+        ...(armVersion === undefined ? {} : { armVersion }),
       })[0]?.id;
     expect(id('x64')).toBe('cpu.arch.x86_64');
     expect(id('arm64')).toBe('cpu.arch.aarch64');

@@ -1,7 +1,7 @@
 import type { InstanceHandle } from '../contract.js';
+import { assertNoSymlinks, ensureDataDir } from '../local/data-dir.js';
+import { emptyRunEvidence, RunLoop } from '../local/run-loop.js';
 import { LineTail } from '../output/output-buffer-lines.js';
-import { assertNoSymlinks, ensureDataDir } from '../shared/data-dir.js';
-import { emptyRunEvidence, RunLoop } from '../shared/run-loop.js';
 import type { RuntimeWorkload, WorkloadConfig } from '../workload.js';
 import { WASI_DATA_DIR } from './wasi-args.js';
 import { wasiEvidence } from './wasi-evidence.js';

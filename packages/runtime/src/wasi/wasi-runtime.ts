@@ -8,18 +8,18 @@ import type {
   RunHooks,
 } from '../contract.js';
 import { RuntimeError } from '../errors.js';
-import { type NativeRunUser, resolveRunUser, runningAsRoot } from '../native/native-user.js';
-import { probeWasi } from '../probe/wasi-probe.js';
-import { assertReachableBy, checkDataDirUnder, ensureDataDir } from '../shared/data-dir.js';
+import { assertReachableBy, checkDataDirUnder, ensureDataDir } from '../local/data-dir.js';
 import {
   assertNotRunning,
   InstanceTable,
   instanceHandleFor,
   instanceIdFor,
-} from '../shared/instance-table.js';
-import { checkConsoleCommand, limitOption, validatedConfig } from '../shared/load-checks.js';
-import { LocalRuntime } from '../shared/local-runtime.js';
-import { consoleRunResult, emptyRunEvidence } from '../shared/run-loop.js';
+} from '../local/instance-table.js';
+import { checkConsoleCommand, limitOption, validatedConfig } from '../local/load-checks.js';
+import { LocalRuntime } from '../local/local-runtime.js';
+import { consoleRunResult, emptyRunEvidence } from '../local/run-loop.js';
+import { type NativeRunUser, resolveRunUser, runningAsRoot } from '../native/native-user.js';
+import { probeWasi } from '../probe/wasi-probe.js';
 import { checkRunMode, type RuntimeWorkload, type WorkloadConfig } from '../workload.js';
 import { admitWasi, wasiCapMb, wasiVerified } from './wasi-admission.js';
 import { wasiArgv, wasiEnv } from './wasi-args.js';
