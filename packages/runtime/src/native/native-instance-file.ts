@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type JsonValue, parseJson, readTextBounded, writeFileAtomic } from '@heddle/envelope';
+import { z } from 'zod';
 import type { HostContract, RunMode } from '../workload.js';
 
 /** What load records in the instance directory (`instance.json`, mode 0600: it may hold the ingest token). */
@@ -32,17 +33,52 @@ export const INSTANCE_FILE = 'instance.json';
 /** File name of the pid file inside the instance directory. */
 export const PID_FILE = 'run.pid.json';
 
+const RunModeSchema = z.union([
+  z.object({ type: z.literal('once') }),
+  z.object({ type: z.literal('interval'), secs: z.number() }),
+  z.object({ type: z.literal('listener') }),
+]);
+
+const HostContractSchema = z.object({
+  nodeId: z.string(),
+  dataDir: z.string(),
+  sensorFeedPort: z.number().exactOptional(),
+  ingestUrl: z.string().exactOptional(),
+  ingestToken: z.string().exactOptional(),
+});
+
+/** The shape of `instance.json` (a file the host wrote, read back after a restart: checked, not trusted). */
+const InstanceRecordSchema = z.object({
+  instanceId: z.string(),
+  workloadRef: z.string(),
+  workloadId: z.string(),
+  version: z.string(),
+  executable: z.string(),
+  configArgs: z.array(z.string()),
+  runMode: RunModeSchema,
+  host: HostContractSchema,
+  values: z.record(z.string(), z.json()),
+}) satisfies z.ZodType<NativeInstanceRecord>;
+
+/** The shape of `run.pid.json`: a pid that can lead a process group (above 1). */
+const PidRecordSchema = z.object({
+  pid: z.number().int().min(2).max(Number.MAX_SAFE_INTEGER),
+  startTime: z.string().nullable(),
+  startedAtMs: z.number(),
+}) satisfies z.ZodType<NativePidRecord>;
+
 /** Writes the instance record atomically. */
 export function writeInstanceRecord(dir: string, record: NativeInstanceRecord): void {
   writeFileAtomic(join(dir, INSTANCE_FILE), `${JSON.stringify(record)}\n`, { mode: 0o600 });
 }
 
-/** Reads the instance record, or undefined when it is missing or unreadable. */
+/** Reads the instance record, or undefined when it is missing, unreadable or not of the record's shape. */
 export function readInstanceRecord(dir: string): NativeInstanceRecord | undefined {
   try {
-    return parseJson(
-      readTextBounded(join(dir, INSTANCE_FILE), 1024 * 1024),
-    ) as unknown as NativeInstanceRecord;
+    const r = InstanceRecordSchema.safeParse(
+      parseJson(readTextBounded(join(dir, INSTANCE_FILE), 1024 * 1024)),
+    );
+    return r.success ? r.data : undefined;
   } catch {
     return undefined;
   }
@@ -53,11 +89,11 @@ export function writePidRecord(dir: string, record: NativePidRecord): void {
   writeFileSync(join(dir, PID_FILE), `${JSON.stringify(record)}\n`, { mode: 0o600 });
 }
 
-/** Reads the pid file, or undefined. */
+/** Reads the pid file, or undefined when it is missing, unreadable or not of the pid file's shape. */
 export function readPidRecord(dir: string): NativePidRecord | undefined {
   try {
-    const r = parseJson(readTextBounded(join(dir, PID_FILE), 64 * 1024)) as unknown as NativePidRecord;
-    return Number.isSafeInteger(r.pid) && r.pid > 1 ? r : undefined;
+    const r = PidRecordSchema.safeParse(parseJson(readTextBounded(join(dir, PID_FILE), 64 * 1024)));
+    return r.success ? r.data : undefined;
   } catch {
     return undefined;
   }
