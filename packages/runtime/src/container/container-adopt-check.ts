@@ -1,6 +1,6 @@
 import { RuntimeError } from '../errors.js';
 import { type ContainerEngine, runEngineOk } from './container-engine.js';
-import { parseJsonRecords } from './container-inspect.js';
+import { jsonObject, parseJsonRecords } from './container-inspect.js';
 
 /** What adopt requires of a container: what `create` set. */
 export interface AdoptExpectation {
@@ -24,8 +24,8 @@ export async function checkAdoptedContainer(
 ): Promise<void> {
   const r = await runEngineOk(engine, ['inspect', name], { timeoutMs: 30_000 });
   const c = parseJsonRecords(r.stdout)[0] ?? {};
-  const config = (c.Config ?? {}) as Record<string, unknown>;
-  const host = (c.HostConfig ?? {}) as Record<string, unknown>;
+  const config = jsonObject(c.Config);
+  const host = jsonObject(c.HostConfig);
   const capDrop = Array.isArray(host.CapDrop) ? host.CapDrop.map(String) : [];
   const wrong: string[] = [];
   if (config.Image !== want.image) wrong.push(`image ${str(config.Image)} (expected ${want.image})`);

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { basename, delimiter, join } from 'node:path';
 import { RuntimeError } from '../errors.js';
+import { isJsonObject } from './container-inspect.js';
 
 /** Which engine a CLI binary is: `docker` or `podman` (a binary named otherwise counts as `docker`). */
 export type ContainerEngineKind = 'docker' | 'podman';
@@ -182,12 +183,10 @@ export function parseEngineVersion(kind: ContainerEngineKind, text: string): Eng
   } catch {
     return undefined;
   }
-  if (json === null || typeof json !== 'object') return undefined;
-  const root = json as Record<string, unknown>;
-  let server = root.Server;
-  if ((server === null || server === undefined) && kind === 'podman') server = root.Client;
-  if (server === null || typeof server !== 'object') return undefined;
-  const s = server as Record<string, unknown>;
+  if (!isJsonObject(json)) return undefined;
+  let s = json.Server;
+  if ((s === null || s === undefined) && kind === 'podman') s = json.Client;
+  if (!isJsonObject(s)) return undefined;
   const version = typeof s.Version === 'string' ? s.Version : '';
   const rawArch = typeof s.Arch === 'string' ? s.Arch : typeof s.OsArch === 'string' ? s.OsArch : '';
   const arch = cogArchOfOci(rawArch);

@@ -33,9 +33,7 @@ export function parseJsonRecords(text: string): Record<string, unknown>[] {
   const t = text.trim();
   if (t === '') return [];
   const asRecords = (v: unknown): Record<string, unknown>[] =>
-    (Array.isArray(v) ? v : [v]).filter(
-      (x): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x),
-    );
+    (Array.isArray(v) ? v : [v]).filter(isJsonObject);
   try {
     return asRecords(JSON.parse(t));
   } catch {
@@ -52,8 +50,14 @@ export function parseJsonRecords(text: string): Record<string, unknown>[] {
   }
 }
 
-function obj(v: unknown): Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+/** Whether `v` is a JSON object (not null, not an array). */
+export function isJsonObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** `v` when it is a JSON object, else an empty one. */
+export function jsonObject(v: unknown): Record<string, unknown> {
+  return isJsonObject(v) ? v : {};
 }
 
 /** An engine timestamp (RFC 3339, nanoseconds allowed) as Unix ms; null for the zero time or garbage. */
@@ -72,7 +76,7 @@ function labelsOf(v: unknown): Record<string, string> {
       if (eq > 0) out[part.slice(0, eq)] = part.slice(eq + 1);
     }
   } else {
-    for (const [k, val] of Object.entries(obj(v))) if (typeof val === 'string') out[k] = val;
+    for (const [k, val] of Object.entries(jsonObject(v))) if (typeof val === 'string') out[k] = val;
   }
   return out;
 }
@@ -81,7 +85,8 @@ function labelsOf(v: unknown): Record<string, string> {
 export function parseInspect(text: string): ContainerInspect | undefined {
   const rec = parseJsonRecords(text)[0];
   if (rec === undefined) return undefined;
-  const state = obj(rec.State);
+  const state = jsonObject(rec.State);
+  const config = jsonObject(rec.Config);
   const name = typeof rec.Name === 'string' ? rec.Name.replace(/^\//, '') : '';
   return {
     name,
@@ -92,8 +97,8 @@ export function parseInspect(text: string): ContainerInspect | undefined {
     oomKilled: state.OOMKilled === true,
     startedAtMs: engineTimeMs(state.StartedAt),
     finishedAtMs: engineTimeMs(state.FinishedAt),
-    image: typeof obj(rec.Config).Image === 'string' ? (obj(rec.Config).Image as string) : '',
-    labels: labelsOf(obj(rec.Config).Labels),
+    image: typeof config.Image === 'string' ? config.Image : '',
+    labels: labelsOf(config.Labels),
   };
 }
 

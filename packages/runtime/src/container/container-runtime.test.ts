@@ -505,7 +505,7 @@ describe('ContainerRuntime against the fake engine', { timeout: 60_000 }, () => 
     expect(await rt.provides()).toEqual([]);
     const err = await rt.admit(w).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RuntimeError);
-    expect(String((err as Error).message)).toMatch(/did not answer "version"/);
+    expect(err).toMatchObject({ message: expect.stringMatching(/did not answer "version"/) });
     expect(() => new ContainerRuntime({ user: '0:0' })).toThrow(/never run as root/);
   });
 });

@@ -31,9 +31,10 @@ function parseId(spec: string, part: string, what: 'uid' | 'gid'): number {
       `the ${what} must be a decimal number: a name is resolved in the image's own files and may be root`,
     );
   }
-  const digits = (m[2] as string).replace(/^0+(?=\d)/, '');
+  const [, sign, digitText = ''] = m;
+  const digits = digitText.replace(/^0+(?=\d)/, '');
   if (digits.length > 10) refuse(spec, `the ${what} is out of range`);
-  const value = Number(digits) * (m[1] === '-' ? -1 : 1);
+  const value = Number(digits) * (sign === '-' ? -1 : 1);
   if (value === 0) refuse(spec, `containers never run as ${what === 'uid' ? 'root' : 'the root group'}`);
   if (value < 0 || value > MAX_CONTAINER_ID) refuse(spec, `the ${what} is out of range`);
   return value;
@@ -51,7 +52,8 @@ export function parseContainerUser(spec: string): ContainerUser {
   if (parts.length !== 2) {
     refuse(spec, 'must be "<uid>:<gid>" (without a gid the engine may use group 0)');
   }
-  const uid = parseId(spec, parts[0] as string, 'uid');
-  const gid = parseId(spec, parts[1] as string, 'gid');
+  const [uidText = '', gidText = ''] = parts;
+  const uid = parseId(spec, uidText, 'uid');
+  const gid = parseId(spec, gidText, 'gid');
   return { uid, gid, spec: `${uid}:${gid}` };
 }

@@ -52,7 +52,7 @@ export function utf8Tail(text: string, maxBytes: number): { text: string; droppe
   const buf = Buffer.from(text.toWellFormed(), 'utf8');
   if (buf.length <= maxBytes) return { text: buf.toString('utf8'), dropped: 0 };
   let start = buf.length - maxBytes;
-  while (start < buf.length && ((buf[start] as number) & 0xc0) === 0x80) start++;
+  while (start < buf.length && (buf.readUInt8(start) & 0xc0) === 0x80) start++;
   return { text: buf.subarray(start).toString('utf8'), dropped: start };
 }
 

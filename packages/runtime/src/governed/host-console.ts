@@ -1,11 +1,11 @@
 import { ChainKind } from '@heddle/chain';
 import { VERSION_RE } from '@heddle/package';
 import type { InstanceHandle, Preemption, RunEvidence } from '../contract.js';
-import { RuntimeError } from '../errors.js';
+import { messageOf, RuntimeError } from '../errors.js';
 import { type RuntimeWorkload, workloadFromStorePin } from '../workload.js';
 import { auditList, evidenceForAudit, redactEvidence } from './host-audit.js';
 import type { HostGovernance } from './host-governance.js';
-import { done, messageOf, type Settled, settle } from './host-settle.js';
+import { done, type Settled, settle } from './host-settle.js';
 
 interface Preempted {
   readonly p: Preemption;

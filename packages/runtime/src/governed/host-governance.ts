@@ -2,12 +2,12 @@ import { ChainKind, ChainSource } from '@heddle/chain';
 import type { JsonValue } from '@heddle/envelope';
 import { type Decision, NODE_TIERS, type NodeTier } from '@heddle/gate';
 import type { InstanceHandle, Preemption, WorkloadRuntime } from '../contract.js';
-import { RuntimeError } from '../errors.js';
+import { messageOf, RuntimeError } from '../errors.js';
 import { gateContextFor } from '../host-context.js';
 import type { RuntimeWorkload } from '../workload.js';
 import { AUDIT_LIMITS, auditText } from './host-audit.js';
 import { redactJson } from './host-redact.js';
-import { done, messageOf, type Settled } from './host-settle.js';
+import { done, type Settled } from './host-settle.js';
 import type { HostGate, HostRecorder, WorkloadHostOptions } from './workload-host.js';
 
 /** Chain source of the WorkloadHost's lifecycle outcomes (the gate chains its decisions as `workload`). */
@@ -173,7 +173,8 @@ export class HostGovernance {
       d.verdict === 'defer' ? `${action} deferred to a human: ${d.reason}` : `${action} denied: ${d.reason}`,
     );
     if (refuse !== null) {
-      const hash = (d as { event_hash?: unknown }).event_hash;
+      // A gate that chains its decisions (`Gate` of @heddle/gate) adds the decision record's hash.
+      const hash = 'event_hash' in d ? d.event_hash : undefined;
       const extra: Payload = { verdict: d.verdict, rule: auditText(d.rule, AUDIT_LIMITS.shortText) };
       if (typeof hash === 'string') extra.decision_event = auditText(hash, 128);
       await this.outcome(action, { ...refuse, ...extra }, { ok: false, error }, secrets, []);
@@ -235,7 +236,7 @@ export class HostGovernance {
 }
 
 function checkTier(tier: NodeTier): NodeTier {
-  if (!(NODE_TIERS as readonly unknown[]).includes(tier)) {
+  if (!NODE_TIERS.includes(tier)) {
     throw new RuntimeError('invalid_config', `nodeTier must be one of ${NODE_TIERS.join(', ')}`, {
       field: 'nodeTier',
     });

@@ -1,14 +1,9 @@
-import { RuntimeError } from '../errors.js';
+import { messageOf, RuntimeError } from '../errors.js';
 
 /** An adapter call's result: its value, or its error as a RuntimeError. */
 export type Settled<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly error: RuntimeError };
-
-/** The message of anything thrown. */
-export function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /** The adapter's RuntimeError as it is, anything else it threw as code `runtime`. */
 export function asRuntimeError(err: unknown): RuntimeError {

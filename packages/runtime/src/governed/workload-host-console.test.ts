@@ -1,3 +1,4 @@
+import type { JsonValue } from '@heddle/envelope';
 import { RevocationSet } from '@heddle/gate';
 import { describe, expect, it } from 'vitest';
 import type { Preemption } from '../contract.js';
@@ -15,6 +16,15 @@ import {
 
 const A: Preemption = { registry: 'seed', workloadId: 'radar', version: '1.0.0' };
 const B: Preemption = { registry: 'seed', workloadId: 'thermo', version: '2.1.0' };
+
+/** The `package_id` of a gate decision's context. */
+function packageIdOf(context: JsonValue | undefined): string {
+  const id =
+    typeof context === 'object' && context !== null && !Array.isArray(context)
+      ? context.package_id
+      : undefined;
+  return typeof id === 'string' ? id : '?';
+}
 
 describe('WorkloadHost.console', () => {
   it('without preemptions: gated as start, chained as start with phase console and the evidence', async () => {
@@ -53,7 +63,7 @@ describe('WorkloadHost.console', () => {
     const events = seen(chain, from);
     const what = (e: (typeof events)[number]): string =>
       e.source === 'workload'
-        ? `gate ${e.kind} ${(e.p.context as { package_id: string }).package_id}`
+        ? `gate ${e.kind} ${packageIdOf(e.p.context)}`
         : `runtime ${e.kind} ${e.p.phase} ${e.p.workload_id}`;
     const w = await signedCog();
     expect(events.map(what)).toEqual([

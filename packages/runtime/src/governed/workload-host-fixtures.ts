@@ -239,6 +239,7 @@ export function seen(chain: Chain, from = 0): Seen[] {
   return chain.range(from).map((e) => ({
     source: e.source,
     kind: e.kind,
+    // cast: every record the gate and the host chain has an object payload (a test reads them back).
     p: e.payload as { [key: string]: JsonValue },
     hash: e.hash,
   }));

@@ -106,7 +106,7 @@ describe('chained evidence is bounded and canonical', () => {
     expect(out.endsWith('END')).toBe(true);
     expect(out.startsWith('é')).toBe(true);
     expect(ev.stdout_truncated_bytes).toBe(10 + Buffer.byteLength(big) - Buffer.byteLength(out));
-    expect((ev.args as string[]).length).toBe(AUDIT_LIMITS.listEntries);
+    expect(ev.args).toHaveLength(AUDIT_LIMITS.listEntries);
     expect(ev.exit_code).toBe(1);
     expect(ev.started_at_ms).toBeNull();
     expect(ev.ended_at_ms).toBeNull();

@@ -1,8 +1,7 @@
 import { openMemoryChain } from '@heddle/chain';
-import type { Gate } from '@heddle/gate';
 import { describe, expect, it } from 'vitest';
 import { REDACTED } from './host-redact.js';
-import { WorkloadHost } from './workload-host.js';
+import { type HostGate, WorkloadHost } from './workload-host.js';
 import { configFor, harness, RecordingRuntime, seen, signedCog, trail } from './workload-host-fixtures.js';
 
 describe('WorkloadHost security fixes', () => {
@@ -29,14 +28,14 @@ describe('WorkloadHost security fixes', () => {
 
   it('chains a workload.refuse when the gate throws', async () => {
     const chain = await openMemoryChain();
-    const gate = {
+    const gate: HostGate = {
       check: async () => {
         throw new Error('gate exploded');
       },
       checkTeardown: async () => {
         throw new Error('gate exploded');
       },
-    } as unknown as Gate;
+    };
     const runtime = new RecordingRuntime();
     const host = new WorkloadHost({ runtime, gate, recorder: chain, agent: 'host-1', nodeTier: 'paired' });
     const w = await signedCog();

@@ -240,6 +240,7 @@ describe('WorkloadHost: refusals', () => {
 
   it('refuses a node tier outside the vocabulary', async () => {
     const { host } = await harness();
+    // cast: untyped input (a config file) can hold a tier outside the type, which is what is refused.
     expect(() => host.setNodeTier('trusted' as 'pinned')).toThrow(RuntimeError);
     expect(host.nodeTier).toBe('paired');
   });

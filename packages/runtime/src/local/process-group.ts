@@ -1,5 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
 
+/** The `code` of a system call's error (`ESRCH`, `EPERM`, ...), or undefined. */
+function errnoOf(err: unknown): string | undefined {
+  return err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+}
+
 /**
  * Sends `signal` to the whole process group led by `pid` (the child must have been spawned with
  * `detached: true`, which makes it the leader of a new session and group). Returns false when no
@@ -12,7 +17,7 @@ export function killProcessGroup(pid: number, signal: NodeJS.Signals): boolean {
     process.kill(-pid, signal);
     return true;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    if (errnoOf(err) === 'ESRCH') return false;
     throw err;
   }
 }
@@ -25,7 +30,7 @@ export function processGroupAlive(pid: number): boolean {
     return true;
   } catch (err) {
     // EPERM: it exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return errnoOf(err) === 'EPERM';
   }
 }
 

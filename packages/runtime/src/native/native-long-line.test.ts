@@ -9,6 +9,7 @@ import { scriptWorkload, tempDir } from './native-fixtures.test-util.js';
 import { NativeRuntime } from './native-runtime.js';
 
 setFlagsFromString('--expose-gc');
+// cast: `gc` is the function --expose-gc (set just above) defines.
 const gc = runInNewContext('gc') as () => void;
 
 /** The V8 heap in use after full collections. */

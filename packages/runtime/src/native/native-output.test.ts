@@ -14,9 +14,9 @@ describe('native output FIFOs', () => {
   it('creates the FIFOs once, replacing anything else at their paths', () => {
     writeFileSync(join(dir, 'stdout.fifo'), 'not a fifo');
     const fifos = ensureOutputFifos(dir);
-    expect(fifos).toBeDefined();
-    expect(lstatSync(fifos?.stdout as string).isFIFO()).toBe(true);
-    expect(lstatSync(fifos?.stderr as string).isFIFO()).toBe(true);
+    if (fifos === undefined) throw new Error('no FIFOs');
+    expect(lstatSync(fifos.stdout).isFIFO()).toBe(true);
+    expect(lstatSync(fifos.stderr).isFIFO()).toBe(true);
     expect(ensureOutputFifos(dir)).toEqual(fifos);
   });
 
@@ -53,10 +53,10 @@ describe('native output FIFOs', () => {
       expect(seen.length).toBeGreaterThan(5);
       const lastFirst = Number(first.trim().split('\n').at(-1)?.split(' ')[1]);
       expect(Number(seen[0]?.split(' ')[1])).toBeGreaterThan(lastFirst);
-      killProcessGroup(child.pid as number, 'SIGKILL');
+      killProcessGroup(child.pid ?? 0, 'SIGKILL');
       await again.ended;
     } finally {
-      killProcessGroup(child.pid as number, 'SIGKILL');
+      killProcessGroup(child.pid ?? 0, 'SIGKILL');
     }
   });
 });

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { RunEvidence } from '../contract.js';
+import { messageOf } from '../errors.js';
 import { childExited, killProcessGroup, terminateProcessGroup } from '../local/process-group.js';
 import { DEFAULT_OUTPUT_BUFFER_BYTES, OutputBuffer } from '../output/output-buffer.js';
 import type { LineTail } from '../output/output-buffer-lines.js';
@@ -197,17 +198,16 @@ export class NativeRun {
       readers.push(
         new FifoReader(fifos.stderr, this.#sink('stderr', this.#stderr, this.spec.stderrLog, 'stderr: ')),
       );
-      opened.push(openForChild(fifos.stdout));
-      opened.push(openForChild(fifos.stderr));
+      const stdout = openForChild(fifos.stdout);
+      opened.push(stdout);
+      const stderr = openForChild(fifos.stderr);
+      opened.push(stderr);
       this.#readers = readers;
-      return {
-        stdout: opened[0] as { write: number; keep: number },
-        stderr: opened[1] as { write: number; keep: number },
-      };
+      return { stdout, stderr };
     } catch (err) {
       for (const r of readers) r.destroy();
       for (const f of opened) closeFds(f.write, f.keep);
-      this.#notes.push(`output FIFOs unusable (${(err as Error).message}): output through pipes`);
+      this.#notes.push(`output FIFOs unusable (${messageOf(err)}): output through pipes`);
       return undefined;
     }
   }
@@ -233,7 +233,7 @@ export class NativeRun {
         log?.write(chunk);
       } catch (err) {
         if (!this.#notes.some((n) => n.startsWith(`${name} log`))) {
-          this.#notes.push(`${name} log write failed: ${(err as Error).message}`);
+          this.#notes.push(`${name} log write failed: ${messageOf(err)}`);
         }
       }
       this.spec.lines?.push(name, decoder.write(chunk), prefix);

@@ -12,7 +12,8 @@ describe('probeSystem', () => {
   it('describes this machine in the placement vocabulary, probed', () => {
     const caps = probeSystem();
     expect(parseCapabilities(caps)).toEqual(caps); // valid capabilities, nothing defaulted
-    const arch = { x64: 'x86_64', arm64: 'aarch64' }[process.arch as string] ?? process.arch;
+    const names: Readonly<Record<string, string>> = { x64: 'x86_64', arm64: 'aarch64' };
+    const arch = names[process.arch] ?? process.arch;
     const cpu = caps.find((c) => c.id.startsWith('cpu.arch.'));
     expect(cpu?.id).toBe(`cpu.arch.${arch}`);
     expect(cpu?.attrs.cores).toBeGreaterThanOrEqual(1);

@@ -95,7 +95,8 @@ function archId(arch: string, armVersion: number | undefined): string {
 }
 
 function defaultArmVersion(): number | undefined {
-  const v = (process.config.variables as Record<string, unknown>).arm_version;
+  // Node's own build variables; `arm_version` is set only on 32-bit ARM builds (not in their type).
+  const v: unknown = Reflect.get(process.config.variables, 'arm_version');
   const n = typeof v === 'string' ? Number.parseInt(v, 10) : typeof v === 'number' ? v : Number.NaN;
   return Number.isInteger(n) ? n : undefined;
 }
@@ -122,7 +123,8 @@ function cgroupLimits(read: (path: string) => string | undefined): CgroupLimits 
   for (const line of (read('/proc/self/cgroup') ?? '').split('\n')) {
     const m = /^[0-9]+:([^:]*):(\/.*)$/.exec(line.trim());
     if (m === null) continue;
-    for (const c of (m[1] as string).split(',')) own.set(c, m[2] === '/' ? '' : (m[2] as string));
+    const [, controllers = '', path = '/'] = m;
+    for (const c of controllers.split(',')) own.set(c, path === '/' ? '' : path);
   }
   const file = (mounts: readonly string[], controller: string, name: string): string | undefined => {
     const rel = own.get(controller) ?? '';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { blake3Hex } from '@heddle/envelope';
 import type { CogBody, VerifiedWorkload } from '@heddle/package';
-import { RuntimeError } from '../errors.js';
+import { messageOf, RuntimeError } from '../errors.js';
 import { WASI_VARIANT } from './wasi-admission.js';
 import { type CappedWasmModule, capWasmMemory } from './wasi-module.js';
 
@@ -39,19 +39,16 @@ export async function loadCappedModule(
 
 /** Compiles the capped module and checks it has `_start` and imports only WASI preview1 (and its memory). */
 async function checkModule(module: CappedWasmModule): Promise<void> {
+  // cast: the WebAssembly global has no type under lib ES2024 without DOM; WasmApi declares the two calls used.
   const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
   let compiled: object;
   try {
     compiled = await wasm.compile(module.bytes);
   } catch (err) {
-    throw new RuntimeError(
-      'admission',
-      `variant.file: the module does not compile: ${(err as Error).message}`,
-      {
-        field: 'variant.file',
-        cause: err,
-      },
-    );
+    throw new RuntimeError('admission', `variant.file: the module does not compile: ${messageOf(err)}`, {
+      field: 'variant.file',
+      cause: err,
+    });
   }
   if (!wasm.Module.exports(compiled).some((e) => e.name === '_start' && e.kind === 'function')) {
     throw new RuntimeError(

@@ -8,6 +8,7 @@ interface WasmApi {
   Module: new (b: Uint8Array) => object;
   Instance: new (m: object, i: object) => { exports: Record<string, unknown> };
 }
+// cast: the WebAssembly global has no type under lib ES2024 without DOM; WasmApi declares what is used.
 const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
 describe('capWasmMemory', () => {
@@ -20,6 +21,7 @@ describe('capWasmMemory', () => {
     expect(capped.capBinds).toBe(true);
     expect(capped.defined).toEqual({ min: 1 });
     const inst = new wasm.Instance(new wasm.Module(capped.bytes), {});
+    // cast: the module above exports `grow` as (i32) -> i32.
     const grow = inst.exports.grow as (n: number) => number;
     expect(grow(3)).toBe(1);
     expect(grow(1)).toBe(-1);

@@ -51,8 +51,10 @@ class Reader {
     this.pos = pos;
   }
   byte(): number {
-    if (this.pos >= this.end) throw bad('unexpected end of section');
-    return this.bytes[this.pos++] as number;
+    const b = this.pos < this.end ? this.bytes[this.pos] : undefined;
+    if (b === undefined) throw bad('unexpected end of section');
+    this.pos++;
+    return b;
   }
   u32(): number {
     let result = 0;

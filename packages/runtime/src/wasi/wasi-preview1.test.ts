@@ -10,6 +10,7 @@ function setup() {
   const data = join(root, 'data');
   mkdirSync(data);
   writeFileSync(join(root, 'secret.txt'), 'outside');
+  // cast: the WebAssembly global has no type under lib ES2024 without DOM; this declares what is used.
   const { WebAssembly: Wasm } = globalThis as unknown as {
     WebAssembly: { Memory: new (d: { initial: number; maximum: number }) => { buffer: ArrayBuffer } };
   };

@@ -1,12 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, constants, existsSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
 import { OutputBuffer } from '../output/output-buffer.js';
 import { readableRunnerPath } from './wasi-runner-copy.js';
 
 /**
- * Path of the runner script (`wasi-runner.mjs`), beside this module: `src/` under vitest and tsx,
- * `dist/` in the built package (tsup copies it there).
+ * Path of the runner script (`wasi-runner.mjs`), beside this module: `src/wasi/` under vitest and tsx,
+ * `dist/` in the built package (tsup copies it there, and the apps' builds copy it beside their bundle).
  */
 export const WASI_RUNNER_PATH: string = fileURLToPath(new URL('./wasi-runner.mjs', import.meta.url));
 
@@ -67,6 +68,32 @@ export interface WasiRunnerStatus {
   readonly message?: string;
   readonly memoryPages?: number | null;
   readonly capPages?: number;
+}
+
+/** One status line; a line of another shape is dropped like a torn one. */
+const WasiRunnerStatusSchema = z.object({
+  event: z.enum(['started', 'exit', 'trap', 'error']),
+  code: z.number().exactOptional(),
+  message: z.string().exactOptional(),
+  memoryPages: z.number().nullable().exactOptional(),
+  capPages: z.number().exactOptional(),
+}) satisfies z.ZodType<WasiRunnerStatus>;
+
+/** The status lines of a runner's fd 3 output, in order; blank, torn or malformed lines are skipped. */
+export function parseRunnerStatuses(text: string): WasiRunnerStatus[] {
+  const statuses: WasiRunnerStatus[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      continue; // a torn last line of a killed runner
+    }
+    const r = WasiRunnerStatusSchema.safeParse(json);
+    if (r.success) statuses.push(r.data);
+  }
+  return statuses;
 }
 
 /** How a run of the runner ended. */
@@ -184,15 +211,7 @@ export function spawnWasiRun(spec: WasiRunSpec): WasiRun {
     const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
       if (settled) return;
       settled = true;
-      const statuses: WasiRunnerStatus[] = [];
-      for (const line of statusText.split('\n')) {
-        if (line.trim() === '') continue;
-        try {
-          statuses.push(JSON.parse(line) as WasiRunnerStatus);
-        } catch {
-          // a torn last line of a killed runner: ignore
-        }
-      }
+      const statuses = parseRunnerStatuses(statusText);
       resolve({
         exitCode: code,
         signal,
