@@ -187,7 +187,7 @@ describe('installable apps', () => {
       ],
       { cwd: work, stdio: 'pipe' },
     );
-    const { spawnLogged } = await import('@heddle/cli-kit');
+    const { spawnLogged } = await import('@heddle/cli-kit/testing');
     host = spawnLogged(hostBin, ['run', '--config', join(hostDir, 'heddle-host.json')], { cwd: work });
     controller = spawnController(['controller', 'run', '--home', ctlHome], work);
     const [listening] = await Promise.all([

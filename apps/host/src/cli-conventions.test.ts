@@ -2,7 +2,9 @@
 // 0), did you mean, completion from the flags the commands parse.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { commandHelp, programHelp } from '@heddle/cli-kit';
 import { describe, expect, it } from 'vitest';
+import { PROGRAM } from './cli.js';
 import { runCaptured, tempDir } from './test-io.js';
 
 const VERSION = (
@@ -29,5 +31,26 @@ describe('heddle-host CLI conventions', () => {
     expect(bash.out).toContain(
       "init) words='--dir --listen --controller --trust --routes --tier --force --json --help' ;;",
     );
+  });
+
+  it('every help is the shared renderer of @heddle/cli-kit, from the command definitions', async () => {
+    const cwd = tempDir();
+    expect((await runCaptured(['--help'], cwd)).out).toBe(programHelp(PROGRAM));
+    for (const c of PROGRAM.commands) {
+      expect((await runCaptured([c.name, '--help'], cwd)).out, c.name).toBe(commandHelp(PROGRAM, c));
+    }
+    const init = await runCaptured(['init', '--help'], cwd);
+    expect(init.out.split('\n')[0]).toBe(
+      'usage: heddle-host init [--dir <dir>] [--listen <host:port>] [--controller <pubkey-hex>]... [--trust <file>] [--routes <native,wasi>] [--tier <discovered|paired|pinned>] [--force] [--json]',
+    );
+    expect(init.out).toContain('(default: 0.0.0.0:7400)');
+  });
+
+  it('reports a mistyped flag with its name, reason and a suggestion (exit 2)', async () => {
+    const cwd = tempDir();
+    const r = await runCaptured(['run', '--confg', 'x.json', '--json'], cwd);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.err).error).toMatchObject({ code: 'usage', field: 'confg', reason: 'unknown_flag' });
+    expect(JSON.parse(r.err).error.message).toContain('did you mean "--config"?');
   });
 });

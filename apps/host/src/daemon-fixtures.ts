@@ -3,7 +3,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { killLogged, type LoggedProcess, spawnLogged, waitForLog } from '@heddle/cli-kit';
+import { killLogged, type LoggedProcess, spawnLogged, waitForLog } from '@heddle/cli-kit/testing';
 import type { TestController } from './test-controller.js';
 import { runCaptured } from './test-io.js';
 

@@ -1,14 +1,16 @@
+import { positional, synopsis } from '@heddle/cli-kit';
 import type { RunEvidence } from '@heddle/runtime';
 import { SYNTHETIC_FEED_NOTE } from '@heddle/seed-adapter';
-import { cogId, parseCommandArgs } from '../args.js';
+import { cogId, parseSeedArgs } from '../args.js';
 import { CliError, ExitCode, toCliError } from '../cli-error.js';
+import { CONSOLE } from '../command-defs.js';
 import { evidenceJson, evidenceLines } from '../evidence-view.js';
 import { adoptAll, adoptOne, type Governed, openGoverned } from '../governed.js';
 import { readInstalled } from '../installed-file.js';
 import { type CliIo, emit } from '../io.js';
 
 /** The usage of `console`. */
-export const CONSOLE_USAGE = 'heddle-seed console <id> [--home D] [--json] [--] <command>...';
+export const CONSOLE_USAGE: string = synopsis('heddle-seed', CONSOLE);
 
 /**
  * `heddle-seed console <id> [--] <command>...`: runs one console command the operator pinned for the
@@ -22,13 +24,8 @@ export const CONSOLE_USAGE = 'heddle-seed console <id> [--home D] [--json] [--] 
  * (`invalid_config`, exit 3).
  */
 export async function consoleCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const a = parseCommandArgs(args, {
-    usage: CONSOLE_USAGE,
-    flags: {},
-    positionals: ['id', 'command'],
-    rest: true,
-  });
-  const id = cogId(a.positionals[0] ?? '');
+  const a = parseSeedArgs(CONSOLE, args);
+  const id = cogId(positional(a, 0));
   const command = a.positionals.slice(1).join(' ');
   const g = await openGoverned(a.home, io);
   try {
