@@ -7,6 +7,7 @@ const pkgDir = fileURLToPath(new URL('./packages/', import.meta.url));
 // Subpath entries (`@heddle/envelope/browser`) map to their own source file, before the package names.
 const alias = [
   { find: /^@heddle\/envelope\/browser$/, replacement: `${pkgDir}envelope/src/browser.ts` },
+  { find: /^@heddle\/envelope\/errors$/, replacement: `${pkgDir}envelope/src/errors.ts` },
   { find: /^@heddle\/cli-kit\/testing$/, replacement: `${pkgDir}cli-kit/src/testing.ts` },
   ...readdirSync(pkgDir).map((name) => ({
     find: new RegExp(`^@heddle/${name}$`),

@@ -1,5 +1,4 @@
 import { type CommandDef, dispatchCli, type ProgramDef } from '@heddle/cli-kit';
-import { toCliError } from './cli-error.js';
 import {
   CONFIG,
   CONSOLE,
@@ -76,7 +75,15 @@ export function runCli(argv: readonly string[], rawIo: CliIo = processIo): Promi
   const io = redactingIo(rawIo);
   return dispatchCli(argv, io, {
     program: PROGRAM,
-    run: async (command, args) => (await command.load())(args, io),
-    toCliError,
+    run: async (command, args) => {
+      const run = await command.load();
+      try {
+        return await run(args, io);
+      } catch (err) {
+        // Mapped here, not by dispatchCli's `toCliError` option: the mapping knows the Seed adapter's
+        // errors, whose module `--help` and `--version` need not load.
+        throw (await import('./cli-error.js')).toCliError(err);
+      }
+    },
   });
 }

@@ -1,4 +1,4 @@
-import { HeddleError } from '@heddle/envelope';
+import { HeddleError } from '@heddle/envelope/errors';
 
 /** Severity of a log line. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

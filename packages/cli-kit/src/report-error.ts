@@ -1,4 +1,4 @@
-import { HeddleError } from '@heddle/envelope';
+import { HeddleError } from '@heddle/envelope/errors';
 import { CliError, ExitCode } from './cli-error.js';
 import { systemCliError } from './system-error.js';
 
