@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { openChainFile } from '@heddle/chain';
 import { commandHelp, programHelp } from '@heddle/cli-kit';
+import { modulesLoaded } from '@heddle/cli-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { PROGRAM } from './cli.js';
 import { OPERATOR_COMMANDS } from './cli-reference.js';
@@ -177,5 +178,23 @@ describe('heddle CLI conventions', () => {
     }
     const typo = await runCaptured(['node', 'add', 'ws://h:1', '--tierr', 'paired'], cwd);
     expect(typo.err.split('\n')[0]).toBe('heddle node add: unknown flag --tierr; did you mean "--tier"?');
+  });
+
+  it('--help and --version load neither the crypto nor the validation stack, nor any command', () => {
+    for (const args of [['--help'], ['--version'], ['place', '--help']]) {
+      const r = modulesLoaded(['--import', tsx, join(here, 'bin.ts'), ...args], {
+        cwd: tempDir(),
+        env: { ...process.env, TSX_TSCONFIG_PATH: join(here, '..', 'tsconfig.source.json') },
+      });
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(
+        r.urls.some((u) => u.endsWith('/cli.ts')),
+        'the recording works',
+      ).toBe(true);
+      const heavy = r.urls.filter((u) =>
+        /\/zod\/|@noble|hash-wasm|envelope\/src\/index\.ts|\/commands\//.test(u),
+      );
+      expect(heavy, args.join(' ')).toEqual([]);
+    }
   });
 });

@@ -1,2 +1,3 @@
 export { killLogged, type LoggedProcess, spawnLogged, waitForLog } from './logged-process.js';
+export { type ModulesLoaded, modulesLoaded } from './modules-loaded.js';
 export { type CapturingIo, type CliRun, runCaptured, tempDir } from './run-captured.js';
