@@ -5,6 +5,7 @@ export type { CommandDef, FlagDef, PositionalDef } from './command-def.js';
 export { COMPLETION_SHELLS, type CompletionShell } from './completion.js';
 export { runUntilSignal } from './daemon-signals.js';
 export { type DispatchOptions, dispatchCli, type LineSink } from './dispatch.js';
+export { errnoCode, errorMessage } from './error-text.js';
 export { commandHelp, flagLabel, type ProgramDef, programHelp, synopsis } from './help.js';
 export { errorFields, type LogFields, Logger, type LogLevel } from './logger.js';
 export { type ParsedArgs, parseArgv, positional, requiredString } from './parse-args.js';

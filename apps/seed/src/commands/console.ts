@@ -1,4 +1,4 @@
-import { positional, synopsis } from '@heddle/cli-kit';
+import { errorMessage, positional, synopsis } from '@heddle/cli-kit';
 import type { RunEvidence } from '@heddle/runtime';
 import { SYNTHETIC_FEED_NOTE } from '@heddle/seed-adapter';
 import { cogId, parseSeedArgs } from '../args.js';
@@ -80,7 +80,7 @@ async function leftStopped(g: Governed, before: readonly string[]): Promise<stri
   try {
     running = (await g.client.installed()).filter((c) => c.running).map((c) => c.id);
   } catch (err) {
-    return `the Seed cannot be read now (${(err as Error).message.slice(0, 200)}); these cogs were stopped for the console run and may still be stopped: ${before.map(how).join(', ')}`;
+    return `the Seed cannot be read now (${errorMessage(err).slice(0, 200)}); these cogs were stopped for the console run and may still be stopped: ${before.map(how).join(', ')}`;
   }
   const stopped = before.filter((id) => !running.includes(id));
   if (stopped.length === 0) return '';

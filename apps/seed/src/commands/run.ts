@@ -139,8 +139,9 @@ async function load(
       forgetInstance(g.home, workload.id);
       throw err;
     }
-    const e = err as Error & { message: string };
-    e.message = `${e.message}. The install is recorded in installed.json: heddle-seed rm ${workload.id} removes it`;
+    if (err instanceof Error) {
+      err.message = `${err.message}. The install is recorded in installed.json: heddle-seed rm ${workload.id} removes it`;
+    }
     throw err;
   }
   rememberInstance(g.home, handle);
