@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCaptured, tempDir } from './testing.js';
+import { runCaptured, tempDir } from './run-captured.js';
 
 describe('test helpers', () => {
   it('runs a CLI with captured output and the given io fields', async () => {
