@@ -1,4 +1,4 @@
-import { COG_ROUTES, type CogRoute } from '@heddle/package';
+import { COG_ROUTES, type CogRoute } from '@heddle/model';
 import type { WorkloadHost } from '@heddle/runtime';
 import { HostServiceError } from './errors.js';
 

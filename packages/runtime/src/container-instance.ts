@@ -1,9 +1,10 @@
+import type { RunMode } from '@heddle/model';
 import { CONTAINER_LABELS, type ContainerCreateSpec } from './container-args.js';
 import { type ContainerEngine, runEngineOk } from './container-engine.js';
 import { type ContainerPsRow, parsePs } from './container-inspect.js';
 import type { InstanceHandle, RunHooks } from './contract.js';
 import { RuntimeError } from './errors.js';
-import type { RunMode, RuntimeWorkload } from './workload.js';
+import type { RuntimeWorkload } from './workload.js';
 
 /** Label recording an instance's run mode on its container (`once`, `listener`, `interval:<secs>`). */
 export const RUN_MODE_LABEL = 'heddle.run_mode';

@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RunMode } from '@heddle/model';
 import { describe, expect, it, type TestContext } from 'vitest';
 import {
   containerWorkload,
@@ -12,7 +13,7 @@ import {
 import { ContainerRuntime, type ContainerRuntimeOptions } from './container-runtime.js';
 import type { InstanceHandle } from './contract.js';
 import { RuntimeError } from './errors.js';
-import type { RunMode, WorkloadConfig } from './workload.js';
+import type { WorkloadConfig } from './workload.js';
 
 const IMAGE = `registry.example/acme/ctr-cog@${digest('a')}`;
 const LOOP = `console.log('hello ' + process.argv.slice(1).join(' ')); console.error('env ' + Object.keys(process.env).sort().join(','));

@@ -1,3 +1,4 @@
+import type { NetworkLevel } from '@heddle/model';
 import type { Capability } from '@heddle/placement';
 import {
   type ContainerChoice,
@@ -38,14 +39,7 @@ import {
 import { haltInterval, stopContainer, watchInterval } from './container-lifecycle.js';
 import { containerStatus } from './container-status.js';
 import { parseContainerUser } from './container-user.js';
-import type {
-  Admission,
-  InstanceHandle,
-  InstanceStatus,
-  NetworkExposure,
-  RunEvidence,
-  RunHooks,
-} from './contract.js';
+import type { Admission, InstanceHandle, InstanceStatus, RunEvidence, RunHooks } from './contract.js';
 import { RuntimeError } from './errors.js';
 import { InstanceTable, instanceHandleFor, instanceIdFor } from './instance-table.js';
 import { checkConsoleCommand, checkDataDir, validatedConfig } from './load-checks.js';
@@ -292,7 +286,7 @@ export class ContainerRuntime extends LocalRuntime {
   }
 
   /** `none`, or `egress` when the host policy allows network (`allowNetwork`). */
-  networkExposure(): NetworkExposure {
+  networkExposure(): NetworkLevel {
     return this.opts.allowNetwork === true ? 'egress' : 'none';
   }
 

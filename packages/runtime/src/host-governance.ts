@@ -1,10 +1,9 @@
-import { ChainKind, ChainSource } from '@heddle/chain';
 import type { JsonValue } from '@heddle/envelope';
-import { type Decision, NODE_TIERS, type NodeTier } from '@heddle/gate';
+import { type Decision, gateContextFor } from '@heddle/gate';
+import { ChainKind, ChainSource, NODE_TIERS, type NodeTier } from '@heddle/model';
 import type { InstanceHandle, Preemption, WorkloadRuntime } from './contract.js';
 import { RuntimeError } from './errors.js';
 import { AUDIT_LIMITS, auditText } from './host-audit.js';
-import { gateContextFor } from './host-context.js';
 import { redactJson } from './host-redact.js';
 import { done, messageOf, type Settled } from './host-settle.js';
 import type { RuntimeWorkload } from './workload.js';

@@ -1,9 +1,9 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RunMode } from '@heddle/model';
 import { describe, expect, it } from 'vitest';
 import { scriptWorkload, tempDir } from './native-fixtures.test-util.js';
 import { NativeRuntime, type NativeRuntimeOptions } from './native-runtime.js';
-import type { RunMode } from './workload.js';
 
 function runtime(extra: Partial<NativeRuntimeOptions> = {}): NativeRuntime {
   return new NativeRuntime({

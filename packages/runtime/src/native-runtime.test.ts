@@ -1,6 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RunMode } from '@heddle/model';
 import { parseStorePin } from '@heddle/package';
 import { describe, expect, it } from 'vitest';
 import type { InstanceHandle } from './contract.js';
@@ -10,7 +11,7 @@ import { admitNative } from './native-admission.js';
 import { scriptWorkload, tempDir } from './native-fixtures.test-util.js';
 import { processStartTime } from './native-instance-file.js';
 import { NativeRuntime, type NativeRuntimeOptions } from './native-runtime.js';
-import { type RunMode, type RuntimeWorkload, workloadFromStorePin } from './workload.js';
+import { type RuntimeWorkload, workloadFromStorePin } from './workload.js';
 
 const asRoot = process.getuid?.() === 0;
 

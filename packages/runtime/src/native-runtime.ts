@@ -1,14 +1,8 @@
 import { rmSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
+import type { NetworkLevel } from '@heddle/model';
 import type { Capability } from '@heddle/placement';
-import type {
-  Admission,
-  InstanceHandle,
-  InstanceStatus,
-  NetworkExposure,
-  RunEvidence,
-  RunHooks,
-} from './contract.js';
+import type { Admission, InstanceHandle, InstanceStatus, RunEvidence, RunHooks } from './contract.js';
 import { RuntimeError } from './errors.js';
 import { assertNotRunning, InstanceTable, instanceHandleFor, instanceIdFor } from './instance-table.js';
 import { checkConsoleCommand, checkDataDir, limitOption, validatedConfig } from './load-checks.js';
@@ -294,7 +288,7 @@ export class NativeRuntime extends LocalRuntime {
   }
 
   /** `egress`: native processes are not network-isolated. */
-  networkExposure(): NetworkExposure {
+  networkExposure(): NetworkLevel {
     return 'egress';
   }
 

@@ -1,12 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RunMode } from '@heddle/model';
 import { parseStorePin } from '@heddle/package';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InstanceHandle } from './contract.js';
 import { RuntimeError } from './errors.js';
 import { assembleWat, fixtureWasm, tempDir, wasiWorkload } from './wasi-fixtures/fixtures.js';
 import { WasiRuntime } from './wasi-runtime.js';
-import { type RunMode, type WorkloadConfig, workloadFromStorePin } from './workload.js';
+import { type WorkloadConfig, workloadFromStorePin } from './workload.js';
 
 const running: Array<{ rt: WasiRuntime; h: InstanceHandle }> = [];
 afterEach(async () => {

@@ -1,12 +1,6 @@
+import type { NetworkLevel } from '@heddle/model';
 import type { Capability } from '@heddle/placement';
-import type {
-  Admission,
-  InstanceHandle,
-  InstanceStatus,
-  NetworkExposure,
-  RunEvidence,
-  RunHooks,
-} from './contract.js';
+import type { Admission, InstanceHandle, InstanceStatus, RunEvidence, RunHooks } from './contract.js';
 import { assertReachableBy, checkDataDirUnder, ensureDataDir } from './data-dir.js';
 import { RuntimeError } from './errors.js';
 import { assertNotRunning, InstanceTable, instanceHandleFor, instanceIdFor } from './instance-table.js';
@@ -218,7 +212,7 @@ export class WasiRuntime extends LocalRuntime {
   }
 
   /** `none`: a WASI guest gets no sockets. */
-  networkExposure(): NetworkExposure {
+  networkExposure(): NetworkLevel {
     return 'none';
   }
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { NodeView } from '@heddle/control-plane';
-import { TRUST_TIERS, type TrustTier } from '@heddle/placement';
+import { NODE_TIERS, type NodeTier } from '@heddle/model';
 import { ExitCode, usageError } from '../cli-error.js';
 import { badValue, type CommandDef, choiceFlag, synopsis } from '../command-def.js';
 import { type Paint, paintState } from '../format/colour.js';
@@ -169,7 +169,7 @@ export function node(args: readonly string[], io: CliIo): Promise<number> {
           url,
           spki,
           token_file: resolve(ctx.io.cwd, ctx.parsed.strings['token-file'] as string),
-          tier: tierFlag(ctx, true) as TrustTier,
+          tier: tierFlag(ctx, true) as NodeTier,
           ...(ctx.parsed.booleans['allow-plain-http'] === true ? { allow_plain_http: true } : {}),
         });
         ctx.emit({ node }, () => [`added Seed ${node.node_id} (${node.url}) as ${node.tier}`]);
@@ -216,7 +216,7 @@ export function node(args: readonly string[], io: CliIo): Promise<number> {
 
 async function nodeAdd(ctx: OperatorContext): Promise<number> {
   const [url] = ctx.parsed.positionals as [string];
-  const tier = tierFlag(ctx, true) as TrustTier;
+  const tier = tierFlag(ctx, true) as NodeTier;
   const key = keyFlag(ctx, false);
   const n = await ctx.client().addNode(url, { tier, ...(key === undefined ? {} : { key }) });
   ctx.emit({ node: n }, () => [
@@ -225,14 +225,14 @@ async function nodeAdd(ctx: OperatorContext): Promise<number> {
   return ExitCode.ok;
 }
 
-function tierFlag(ctx: OperatorContext, required: boolean): TrustTier | undefined {
+function tierFlag(ctx: OperatorContext, required: boolean): NodeTier | undefined {
   const v = ctx.parsed.strings.tier;
   if (v === undefined) {
     if (required)
-      throw usageError(`--tier is required (${TRUST_TIERS.join(', ')})\nusage: ${synopsis(ctx.def)}`, 'tier');
+      throw usageError(`--tier is required (${NODE_TIERS.join(', ')})\nusage: ${synopsis(ctx.def)}`, 'tier');
     return undefined;
   }
-  return choiceFlag('tier', v, TRUST_TIERS);
+  return choiceFlag('tier', v, NODE_TIERS);
 }
 
 function keyFlag(ctx: OperatorContext, required: boolean): string | undefined {

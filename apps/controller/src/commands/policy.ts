@@ -9,11 +9,11 @@ import {
   loadPolicyFile,
   type Policy,
   parseContext,
-  type RevocationCheck,
   RevocationSet,
   type RuleTrace,
   ValidationError,
 } from '@heddle/gate';
+import type { RevocationCheck } from '@heddle/model';
 import { loadTrustFile, RevocationList } from '@heddle/package';
 import { parseCommandArgs } from '../args.js';
 import { CliError, ExitCode, usageError } from '../cli-error.js';

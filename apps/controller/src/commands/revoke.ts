@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { type KeyPair, toHex } from '@heddle/envelope';
-import { loadTrustFile, type RevocationKind, RevocationList } from '@heddle/package';
+import type { RevocationKind } from '@heddle/model';
+import { loadTrustFile, RevocationList } from '@heddle/package';
 import { parseCommandArgs } from '../args.js';
 import { CliError, ExitCode, usageError } from '../cli-error.js';
 import { type CliIo, emit } from '../io.js';

@@ -10,8 +10,7 @@ import {
   toHex,
   writeFileAtomic,
 } from '@heddle/envelope';
-import { NODE_TIERS, type NodeTier } from '@heddle/gate';
-import { COG_ROUTES, type CogRoute } from '@heddle/package';
+import { COG_ROUTES, type CogRoute, NODE_TIERS, type NodeTier } from '@heddle/model';
 import { boolFlag, parseCommandArgs, stringFlag, stringsFlag } from '../args.js';
 import { HOST_CONFIG_FILE, HOST_CONFIG_SCHEMA, type HostConfigFile, parseHostConfig } from '../config.js';
 import { EMPTY_TRUST_FILE, loadHostAnchors } from '../host-trust.js';
