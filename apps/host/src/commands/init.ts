@@ -10,7 +10,7 @@ import {
   toHex,
   writeFileAtomic,
 } from '@heddle/envelope';
-import { COG_ROUTES, type CogRoute, NODE_TIERS, type NodeTier } from '@heddle/model';
+import { COG_ROUTES, type CogRoute, isCogRoute, isNodeTier, NODE_TIERS, type NodeTier } from '@heddle/model';
 import { boolFlag, parseCommandArgs, stringFlag, stringsFlag } from '../args.js';
 import { HOST_CONFIG_FILE, HOST_CONFIG_SCHEMA, type HostConfigFile, parseHostConfig } from '../config.js';
 import { EMPTY_TRUST_FILE, loadHostAnchors } from '../host-trust.js';
@@ -38,23 +38,24 @@ export function parseListen(text: string): { host: string; port: number } {
 
 function parseRoutes(text: string): CogRoute[] {
   const routes = text.split(',').map((r) => r.trim());
-  const unique = [...new Set(routes)];
-  for (const r of unique) {
-    if (!(COG_ROUTES as readonly string[]).includes(r)) {
+  const unique: CogRoute[] = [];
+  for (const r of new Set(routes)) {
+    if (!isCogRoute(r)) {
       throw usageError(
         `--routes: unknown route ${JSON.stringify(r)} (expected ${COG_ROUTES.join(', ')})`,
         'routes',
       );
     }
+    unique.push(r);
   }
-  return unique as CogRoute[];
+  return unique;
 }
 
 function parseTier(text: string): NodeTier {
-  if (!(NODE_TIERS as readonly string[]).includes(text)) {
+  if (!isNodeTier(text)) {
     throw usageError(`--tier: expected one of ${NODE_TIERS.join(', ')}, got ${JSON.stringify(text)}`, 'tier');
   }
-  return text as NodeTier;
+  return text;
 }
 
 function parseController(text: string, i: number): string {
