@@ -21,16 +21,8 @@ import {
   writeFileAtomic,
 } from '@heddle/envelope';
 import { Gate, loadPolicyFile, type Policy } from '@heddle/gate';
-import {
-  loadTrustFile,
-  type RevocationCheck,
-  RevocationList,
-  type RevocationListFile,
-  type RevocationRefs,
-  type RevokedSubject,
-  type TrustAnchors,
-} from '@heddle/package';
-import { isGone } from '@heddle/runtime';
+import { isGone, type RevocationCheck, type RevocationRefs, type RevokedSubject } from '@heddle/model';
+import { loadTrustFile, RevocationList, type RevocationListFile, type TrustAnchors } from '@heddle/package';
 import { ApiServer } from './api/server.js';
 import type { ApiInfo } from './api/types.js';
 import { CliError, ExitCode } from './cli-error.js';

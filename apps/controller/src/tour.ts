@@ -36,6 +36,7 @@ import {
   verifyResponse,
 } from '@heddle/envelope';
 import { DEFAULT_POLICY, Gate } from '@heddle/gate';
+import type { NodeTier } from '@heddle/model';
 import {
   buildCogPackage,
   type CogBody,
@@ -120,7 +121,7 @@ async function main(): Promise<void> {
   const now0 = Date.now();
   const cache = new NodeFactsCache();
   const live = new LivenessTracker();
-  const node = (caps: Capability[], tier: 'discovered' | 'paired' | 'pinned', alive: boolean) => {
+  const node = (caps: Capability[], tier: NodeTier, alive: boolean) => {
     const keys = generateKeyPair();
     const nodeId = nodeIdFromPublicKey(keys.publicKey);
     const facts = { node_id: nodeId, issued_at_ms: now0, ttl_ms: 60_000, seq: 1, capabilities: caps };

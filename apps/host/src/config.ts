@@ -1,9 +1,8 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { badInput, errorMessage } from '@heddle/cli-kit';
 import { HEX64_RE, parseJson, readTextBounded } from '@heddle/envelope';
-import { NODE_TIERS, type NodeTier } from '@heddle/gate';
 import { DEFAULT_SUPERVISOR_POLICY } from '@heddle/host-service';
-import { COG_ROUTES, type CogRoute } from '@heddle/package';
+import { COG_ROUTES, type CogRoute, NODE_TIERS, type NodeTier } from '@heddle/model';
 import { z } from 'zod';
 
 /** The `schema` of a host configuration file. */

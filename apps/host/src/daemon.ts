@@ -22,7 +22,7 @@ import {
 } from '@heddle/envelope';
 import { DEFAULT_POLICY, Gate, loadPolicyFile, type Policy } from '@heddle/gate';
 import { HostService, RevocationHolder } from '@heddle/host-service';
-import type { CogRoute } from '@heddle/package';
+import type { CogRoute } from '@heddle/model';
 import {
   ContainerRuntime,
   NativeRuntime,

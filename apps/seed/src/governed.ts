@@ -1,7 +1,8 @@
 import { type Chain, openChainFile } from '@heddle/chain';
 import { errorMessage } from '@heddle/cli-kit';
 import type { JsonValue } from '@heddle/envelope';
-import { Gate, type NodeTier } from '@heddle/gate';
+import { Gate } from '@heddle/gate';
+import type { NodeTier } from '@heddle/model';
 import { type InstanceHandle, WorkloadHost } from '@heddle/runtime';
 import { SeedApiRuntime, type SeedPin, seedPinWorkload } from '@heddle/seed-adapter';
 import { badInput } from './cli-error.js';

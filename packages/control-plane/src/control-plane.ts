@@ -2,9 +2,8 @@ import { join } from 'node:path';
 import type { Chain } from '@heddle/chain';
 import { type KeyPair, nodeIdFromPublicKey } from '@heddle/envelope';
 import type { Gate } from '@heddle/gate';
-import type { KindRegistry, RevocationCheck, RevocationListFile, TrustAnchors } from '@heddle/package';
-import type { TrustTier } from '@heddle/placement';
-import { isGone } from '@heddle/runtime';
+import { isGone, type NodeTier, type RevocationCheck } from '@heddle/model';
+import type { KindRegistry, RevocationListFile, TrustAnchors } from '@heddle/package';
 import type { WireClientOptions } from '@heddle/wire';
 import { ackAlert } from './alerts.js';
 import { Caller } from './caller.js';
@@ -145,7 +144,7 @@ export class ControlPlane {
   }
 
   /** Learns the node at `url` (signed describe) under `tier`, requiring `key` when given. */
-  async addNode(url: string, options: { tier: TrustTier; key?: string }): Promise<NodeView> {
+  async addNode(url: string, options: { tier: NodeTier; key?: string }): Promise<NodeView> {
     return this.#view(await this.#ctx.book.add(url, options));
   }
 
@@ -155,7 +154,7 @@ export class ControlPlane {
   }
 
   /** Pins `key` for the node `nodeId` (a replaced machine, or a first-use key made explicit). */
-  async pinNode(nodeId: string, key: string, tier?: TrustTier): Promise<NodeView> {
+  async pinNode(nodeId: string, key: string, tier?: NodeTier): Promise<NodeView> {
     return this.#view(await this.#ctx.book.pin(nodeId, key, tier));
   }
 

@@ -9,7 +9,7 @@ import { planeConfig } from './config.js';
 import { engineView } from './engine-view.js';
 import { NodeBook } from './node-book.js';
 import { PackageStore } from './package-store.js';
-import { placeContext, routeOf } from './place-gate.js';
+import { placeContext } from './place-gate.js';
 import { SqliteStateStore } from './sqlite-store.js';
 import type { TargetRecord } from './state-store.js';
 import {
@@ -123,15 +123,6 @@ describe('engineView', () => {
   });
 });
 
-describe('routeOf', () => {
-  it('is what follows the last dash of a variant name', () => {
-    expect(routeOf('x86_64-native')).toBe('native');
-    expect(routeOf('wasm32-wasi')).toBe('wasi');
-    expect(routeOf('linux-x86_64-container')).toBe('container');
-    expect(routeOf('native')).toBe('native');
-  });
-});
-
 describe('placeContext', () => {
   it('gives the network of the route: native egress, wasi and container none, unknown egress', () => {
     const node = { tier: 'paired', memory_mb: 1024 } as const;
@@ -139,6 +130,13 @@ describe('placeContext', () => {
     expect(placeContext(verified, 'wasm32-wasi', node, false).network).toBe('none');
     expect(placeContext(verified, 'x86_64-container', node, false).network).toBe('none');
     expect(placeContext(verified, 'x86_64-other', node, false).network).toBe('egress');
+  });
+
+  it('takes a variant name that does not parse as the most exposed, not by what follows its last dash', () => {
+    const node = { tier: 'paired', memory_mb: 1024 } as const;
+    // Neither is a variant of the package: an unknown arch, and a route that does not go with its arch.
+    expect(placeContext(verified, 'mips-wasi', node, false).network).toBe('egress');
+    expect(placeContext(verified, 'x86_64-wasi', node, false).network).toBe('egress');
   });
 
   it('costs the cog memory over the node memory, at most 1 (1024 MB assumed when unknown)', () => {

@@ -1,5 +1,5 @@
 import type { JsonValue } from '@heddle/envelope';
-import { LIFECYCLE_STATES, type LifecycleState } from '@heddle/runtime';
+import { LIFECYCLE_STATES, type LifecycleState } from '@heddle/model';
 import { z } from 'zod';
 import { PLACEMENT_STATES, type PlacementState } from './state-store.js';
 

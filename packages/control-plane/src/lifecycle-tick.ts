@@ -1,6 +1,6 @@
 import { CallFailure } from '@heddle/envelope';
+import { isGone } from '@heddle/model';
 import type { RevocationList } from '@heddle/package';
-import { isGone } from '@heddle/runtime';
 import { mapBounded } from './health.js';
 import { type HostListing, type ListedInstance, lifeOf, parseListing } from './host-listing.js';
 import { sendVerb, startInstance } from './instance-verbs.js';

@@ -6,15 +6,14 @@ import {
   ResponseError,
   toHex,
 } from '@heddle/envelope';
+import { isGone, type NodeTier } from '@heddle/model';
 import {
   NodeFactsCache,
   PlacementError,
   type SignedNodeFacts,
   SignedNodeFactsSchema,
-  type TrustTier,
   verifyNodeFacts,
 } from '@heddle/placement';
-import { isGone } from '@heddle/runtime';
 import { asObject, type Caller } from './caller.js';
 import type { PlaneConfig } from './config.js';
 import { PlaneError } from './errors.js';
@@ -25,7 +24,7 @@ import type { HostSoftwareRecord, PlacementRecord, StateStore, TargetRecord } fr
 /** How to add a node. */
 export interface AddNodeOptions {
   /** The operator-assigned tier. */
-  readonly tier: TrustTier;
+  readonly tier: NodeTier;
   /** The key (64 hex) to require; without it, the key that answers is trusted on first use. */
   readonly key?: string;
 }
@@ -222,7 +221,7 @@ export class NodeBook {
    * node's (the machine was replaced), the new node takes the URL and the tier and the old record stays,
    * without a tier, for its placements (remove it with `node rm`).
    */
-  async pin(nodeId: string, key: string, tier?: TrustTier): Promise<TargetRecord> {
+  async pin(nodeId: string, key: string, tier?: NodeTier): Promise<TargetRecord> {
     if (!isHex(key, 32)) {
       throw new PlaneError('invalid_input', 'key: expected 64 lower-case hex characters', { field: 'key' });
     }

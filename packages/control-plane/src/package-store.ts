@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { RevocationCheck } from '@heddle/model';
 import {
   type CogBody,
   type KindRegistry,
   PackageError,
-  type RevocationCheck,
   type TrustAnchors,
   type VerifiedWorkload,
   verifyPackage,

@@ -1,6 +1,6 @@
 import { CallFailure, type JsonValue } from '@heddle/envelope';
+import { canTransition, isGone } from '@heddle/model';
 import type { CogBody, VerifiedWorkload } from '@heddle/package';
-import { canTransition, isGone } from '@heddle/runtime';
 import { DirPackageSource } from '@heddle/wire';
 import { asObject, countingSource } from './caller.js';
 import { engineView } from './engine-view.js';

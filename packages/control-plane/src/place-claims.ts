@@ -1,4 +1,4 @@
-import { deriveInstanceId, isGone } from '@heddle/runtime';
+import { deriveInstanceId, isGone } from '@heddle/model';
 import { PlaneError } from './errors.js';
 import type { PlaneContext } from './plane-context.js';
 import type { ClaimSpec } from './reservations.js';

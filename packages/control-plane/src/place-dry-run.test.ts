@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { openChainFile } from '@heddle/chain';
 import { Gate, type Policy, parsePolicy } from '@heddle/gate';
+import { routeNetwork } from '@heddle/model';
 import { NO_REVOCATIONS } from '@heddle/package';
 import { SeedApiRuntime, SeedClient, SeedSimulator, saveToken, selfSignedCert } from '@heddle/seed-adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +13,6 @@ import { type ContainerHost, containerPackage, startContainerHost } from './cont
 import { ControlPlane } from './control-plane.js';
 import { PlaneError } from './errors.js';
 import type { PlaceResult } from './place.js';
-import { routeNetwork } from './place-gate.js';
 import { SqliteStateStore } from './sqlite-store.js';
 import {
   controllerKeys,

@@ -1,5 +1,6 @@
+import { deriveInstanceId } from '@heddle/model';
 import { explainJson, type GovernanceVerdict, type PlacementRequest, place } from '@heddle/placement';
-import { deriveInstanceId, type InstanceHandle, RuntimeError, type RuntimeWorkload } from '@heddle/runtime';
+import { type InstanceHandle, RuntimeError, type RuntimeWorkload } from '@heddle/runtime';
 import { SeedInstallUnsureError, SeedStrandedInstallError, seedPinWorkload } from '@heddle/seed-adapter';
 import { engineView } from './engine-view.js';
 import { orderRecord, type PlaceOrderInput } from './order.js';

@@ -1,3 +1,4 @@
+import { isGone } from '@heddle/model';
 import type { CogBody, VerifiedWorkload } from '@heddle/package';
 import {
   cogPlacementRequest,
@@ -9,7 +10,6 @@ import {
   place,
   type ScoredCandidate,
 } from '@heddle/placement';
-import { isGone } from '@heddle/runtime';
 import type { TransferProgress } from './caller.js';
 import { engineView } from './engine-view.js';
 import { withIdempotencyKey } from './idempotency.js';

@@ -1,4 +1,4 @@
-import { canTransition } from '@heddle/runtime';
+import { canTransition } from '@heddle/model';
 import { describe, expect, it } from 'vitest';
 import { planeConfig } from './config.js';
 import { lifeOf, parseListing } from './host-listing.js';

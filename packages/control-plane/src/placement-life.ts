@@ -1,7 +1,6 @@
-import { ChainKind } from '@heddle/chain';
 import type { JsonValue } from '@heddle/envelope';
-import { type CogBody, readEnvelope } from '@heddle/package';
 import {
+  ChainKind,
   canTransition,
   isGone,
   LIFECYCLE_TRANSITIONS,
@@ -9,12 +8,13 @@ import {
   type LifecycleState,
   type LifecycleTransition,
   lifecyclePayload,
-} from '@heddle/runtime';
+} from '@heddle/model';
+import { type CogBody, readEnvelope } from '@heddle/package';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { PLACEMENT_STATES, type PlacementRecord, type PlacementState } from './state-store.js';
 
 // The one way a placement's state changes on the controller: checked against the lifecycle table of
-// @heddle/runtime and chained (`workload.lifecycle`, side `controller`). A change is staged (written
+// @heddle/model and chained (`workload.lifecycle`, side `controller`). A change is staged (written
 // to the store, synchronously, so it can join a transaction) and then chained.
 
 /** A staged change: the record as written and the transition to chain (none when the state did not change). */

@@ -1,7 +1,6 @@
-import { ChainKind } from '@heddle/chain';
 import { CallFailure, type CtlMethod, canonicalJson, isCtlMethod, type JsonValue } from '@heddle/envelope';
+import { ChainKind, isGone } from '@heddle/model';
 import { PackageError, RevocationList, type RevocationListFile, type TrustAnchors } from '@heddle/package';
-import { isGone } from '@heddle/runtime';
 import { z } from 'zod';
 import { asObject } from './caller.js';
 import { PlaneError } from './errors.js';

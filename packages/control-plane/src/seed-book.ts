@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { isHex } from '@heddle/envelope';
-import type { TrustTier } from '@heddle/placement';
+import type { NodeTier } from '@heddle/model';
 import { loadToken, SeedError } from '@heddle/seed-adapter';
 import { PlaneError } from './errors.js';
 import type { CheckedLiveness } from './health.js';
@@ -10,7 +10,7 @@ import type { StateStore, TargetRecord } from './state-store.js';
 
 /** How to register a Cognitum Seed. */
 export interface AddSeedOptions {
-  readonly tier: TrustTier;
+  readonly tier: NodeTier;
   /** SHA-256 (hex) of the Seed certificate's SubjectPublicKeyInfo. */
   readonly spki: string;
   /** The file holding the paired token (mode 0600). */

@@ -1,5 +1,6 @@
+import { NODE_TIERS } from '@heddle/model';
 import { RevocationListFileSchema } from '@heddle/package';
-import { SignedNodeFactsSchema, TRUST_TIERS } from '@heddle/placement';
+import { SignedNodeFactsSchema } from '@heddle/placement';
 import { z } from 'zod';
 import {
   type AlertRecord,
@@ -25,8 +26,8 @@ const TargetSchema: z.ZodType<TargetRecord> = z.object({
   url: z.string(),
   public_key: z.string(),
   key_source: z.enum(['tofu', 'pinned']),
-  tier: z.enum(TRUST_TIERS).nullable(),
-  assigned_tier: z.enum(TRUST_TIERS),
+  tier: z.enum(NODE_TIERS).nullable(),
+  assigned_tier: z.enum(NODE_TIERS),
   pending_key: z.string().nullable(),
   routes: strings,
   software: z

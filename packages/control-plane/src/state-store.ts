@@ -1,6 +1,6 @@
+import type { LifecycleState, NodeTier } from '@heddle/model';
 import type { RevocationListFile } from '@heddle/package';
-import type { SignedNodeFacts, TrustTier } from '@heddle/placement';
-import type { LifecycleState } from '@heddle/runtime';
+import type { SignedNodeFacts } from '@heddle/placement';
 
 /** A host the controller knows (DESIGN 10): where it is, its key, and the tier the operator gave it. */
 export interface TargetRecord {
@@ -16,9 +16,9 @@ export interface TargetRecord {
    * The operator-assigned tier, or null while the node has no tier (its address answered with another
    * key: it gets none until the operator pins the new key).
    */
-  readonly tier: TrustTier | null;
+  readonly tier: NodeTier | null;
   /** The tier the operator asked for (kept while `tier` is suspended). */
-  readonly assigned_tier: TrustTier;
+  readonly assigned_tier: NodeTier;
   /** Another key that answered at `url`, awaiting the operator's decision; null when none did. */
   readonly pending_key: string | null;
   /** The routes its advertisement lists (`native`, `wasi`, `container`). */
@@ -111,7 +111,7 @@ export interface OrderRecord {
 }
 
 /**
- * Where a placement stands, as the controller knows it: the lifecycle states of `@heddle/runtime` the
+ * Where a placement stands, as the controller knows it: the lifecycle states of `@heddle/model` the
  * controller uses (docs/lifecycle.md). Every change is checked with `canTransition` and chained
  * (`workload.lifecycle`, see `placement-life.ts`).
  */

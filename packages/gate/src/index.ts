@@ -16,3 +16,4 @@ export * from './package-id.js';
 export * from './policy.js';
 export * from './recorder.js';
 export * from './revocation.js';
+export * from './workload-context.js';

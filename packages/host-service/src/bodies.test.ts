@@ -1,6 +1,6 @@
 import { type JsonValue, Refusal } from '@heddle/envelope';
-import { COG_ID_RE, COG_ROUTES } from '@heddle/package';
-import { MAX_INTERVAL_SECS } from '@heddle/runtime';
+import { MAX_INTERVAL_SECS } from '@heddle/model';
+import { COG_ID_RE } from '@heddle/package';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -13,7 +13,6 @@ import {
   PlaceBodySchema,
   parseBody,
   requireInstanceId,
-  routeOfVariant,
 } from './bodies.js';
 
 const RUNS = { numRuns: 300 };
@@ -324,50 +323,6 @@ describe('parseBody properties', () => {
     fc.assert(
       fc.property(instanceArb, (body) => {
         expect(parseBody(InstanceBodySchema, body, 'workload.status')).toEqual(body);
-      }),
-      RUNS,
-    );
-  });
-});
-
-describe('routeOfVariant', () => {
-  it.each([
-    ['x86_64-native', 'native'],
-    ['aarch64-native', 'native'],
-    ['wasm32-wasi', 'wasi'],
-    ['x86_64-container', 'container'],
-    ['riscv64-container', 'container'],
-    ['weird-arch-wasi', 'wasi'],
-  ])('%s is the %s route', (variant, route) => {
-    expect(routeOfVariant(variant)).toBe(route);
-  });
-
-  it.each([
-    '',
-    'x86_64-',
-    'x86_64-remote.api',
-    'x86_64-Native',
-    'x86_64-native ',
-    'native-x86_64',
-    'x86_64-wasi2',
-  ])('%j names no route', (variant) => {
-    expect(routeOfVariant(variant)).toBeUndefined();
-  });
-
-  it('answers a cog route or undefined for any string, and the suffix after the last dash', () => {
-    fc.assert(
-      fc.property(fc.string(), (s) => {
-        const r = routeOfVariant(s);
-        if (r !== undefined) {
-          expect(COG_ROUTES).toContain(r);
-          expect(s.endsWith(r)).toBe(true);
-        }
-      }),
-      RUNS,
-    );
-    fc.assert(
-      fc.property(fc.string({ minLength: 1 }), fc.constantFrom(...COG_ROUTES), (arch, route) => {
-        expect(routeOfVariant(`${arch}-${route}`)).toBe(route);
       }),
       RUNS,
     );

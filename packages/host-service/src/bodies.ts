@@ -1,6 +1,6 @@
 import { type JsonValue, Refusal } from '@heddle/envelope';
-import { COG_ID_RE, COG_ROUTES, type CogRoute } from '@heddle/package';
-import { MAX_INTERVAL_SECS, type RunMode } from '@heddle/runtime';
+import { type RunMode, RunModeSchema } from '@heddle/model';
+import { COG_ID_RE } from '@heddle/package';
 import { z } from 'zod';
 
 /** Longest stop grace a request may ask for: 120 s (a call's answer must still fit its lifetime). */
@@ -16,12 +16,6 @@ export const MAX_CONFIG_VALUES = 64;
 
 const Hash = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex characters');
 const VARIANT_RE = /^[a-z0-9_]{1,16}-[a-z]{1,16}$/;
-
-const RunModeSchema: z.ZodType<RunMode> = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('once') }),
-  z.strictObject({ type: z.literal('interval'), secs: z.int().min(1).max(MAX_INTERVAL_SECS) }),
-  z.strictObject({ type: z.literal('listener') }),
-]);
 
 const ConfigValue: z.ZodType<JsonValue> = z.union([
   z.string().max(4096),
@@ -104,14 +98,6 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown, method: string
     authenticated: true,
     field,
   });
-}
-
-/** The route of a variant name (`x86_64-native` to `native`), or undefined when it names no route. */
-export function routeOfVariant(variant: string): CogRoute | undefined {
-  const dash = variant.lastIndexOf('-');
-  if (dash <= 0) return undefined;
-  const route = variant.slice(dash + 1);
-  return (COG_ROUTES as readonly string[]).includes(route) ? (route as CogRoute) : undefined;
 }
 
 /** The instance body's `instance_id`, or an `invalid_request` refusal naming it when absent. */

@@ -15,7 +15,8 @@ import {
   signResponse,
   verifyRequest,
 } from '@heddle/envelope';
-import type { CogRoute, KindRegistry, TrustAnchors } from '@heddle/package';
+import type { CogRoute } from '@heddle/model';
+import type { KindRegistry, TrustAnchors } from '@heddle/package';
 import { type HostRecorder, probeSystem, type WorkloadHost } from '@heddle/runtime';
 import type { CallContext, CallHandler, FetchOptions } from '@heddle/wire';
 import {

@@ -1,13 +1,6 @@
 import type { JsonValue } from '@heddle/envelope';
-import type { CogRoute } from '@heddle/package';
-import type {
-  InstanceHandle,
-  InstanceLife,
-  InstanceState,
-  InstanceStatus,
-  RunMode,
-  WorkloadHost,
-} from '@heddle/runtime';
+import type { CogRoute, InstanceLife, RunMode } from '@heddle/model';
+import type { InstanceHandle, InstanceState, InstanceStatus, WorkloadHost } from '@heddle/runtime';
 
 /** An instance this host placed: what it came from, who asked, and what the operator wants of it. */
 export interface PlacedInstance {

@@ -1,8 +1,14 @@
 import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { type JsonValue, parseJson, readTextBounded, writeFileAtomic } from '@heddle/envelope';
-import { COG_ROUTES, type CogRoute } from '@heddle/package';
-import { LIFECYCLE_STATES, type LifecycleState, MAX_INTERVAL_SECS, type RunMode } from '@heddle/runtime';
+import {
+  COG_ROUTES,
+  type CogRoute,
+  LIFECYCLE_STATES,
+  type LifecycleState,
+  type RunMode,
+  RunModeSchema,
+} from '@heddle/model';
 import { z } from 'zod';
 import type { PlacedInstance } from './instance-record.js';
 
@@ -55,12 +61,6 @@ export interface InstancesFile {
 
 const Hash = z.string().regex(/^[0-9a-f]{64}$/);
 const Id = z.string().min(1).max(128);
-
-const RunModeSchema: z.ZodType<RunMode> = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('once') }),
-  z.strictObject({ type: z.literal('interval'), secs: z.int().min(1).max(MAX_INTERVAL_SECS) }),
-  z.strictObject({ type: z.literal('listener') }),
-]);
 
 const StoredInstanceSchema: z.ZodType<StoredInstance> = z.strictObject({
   instance_id: Id,

@@ -1,4 +1,4 @@
-import type { LifecycleState } from '@heddle/runtime';
+import type { LifecycleState } from '@heddle/model';
 import { HostServiceError } from './errors.js';
 import type { HostState } from './host-state.js';
 import { moveLife } from './instance-life.js';

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { RevocationCheck } from '@heddle/model';
 import {
   type CogBody,
   checkSignatures,
   type KindRegistry,
   PackageError,
   type ParsedPackage,
-  type RevocationCheck,
   type TrustAnchors,
   type VerifiedWorkload,
   verifyPackage,

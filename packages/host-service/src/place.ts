@@ -1,14 +1,10 @@
 import { join } from 'node:path';
 import { type CtlRequest, type JsonValue, Refusal } from '@heddle/envelope';
-import {
-  deriveInstanceId,
-  type InstanceHandle,
-  type WorkloadHost,
-  workloadFromPackage,
-} from '@heddle/runtime';
+import { deriveInstanceId, parseVariantName } from '@heddle/model';
+import { type InstanceHandle, type WorkloadHost, workloadFromPackage } from '@heddle/runtime';
 import type { FetchOptions } from '@heddle/wire';
 import { WireError } from '@heddle/wire';
-import { type PlaceBody, PlaceBodySchema, parseBody, routeOfVariant } from './bodies.js';
+import { type PlaceBody, PlaceBodySchema, parseBody } from './bodies.js';
 import { HOST_KINDS, type HostState } from './host-state.js';
 import { moveLife, moveLifeThrough, newLife } from './instance-life.js';
 import {
@@ -64,11 +60,11 @@ export async function placeWorkload(
         'body.start',
       );
     }
-    const route = routeOfVariant(body.variant);
+    const route = parseVariantName(body.variant)?.route;
     if (route === undefined) {
       throw refuse(
         'invalid_request',
-        `body.variant: ${body.variant} names no route (native, wasi, container)`,
+        `body.variant: ${body.variant} is not a variant name (<arch>-<route>, a known arch and route that go together)`,
         'body.variant',
       );
     }

@@ -1,4 +1,5 @@
 import type { JsonValue } from '@heddle/envelope';
+import { canTransition, InstanceLife, type LifecycleState } from '@heddle/model';
 import {
   type CogBody,
   type KindRegistry,
@@ -7,11 +8,8 @@ import {
   verifyPackage,
 } from '@heddle/package';
 import {
-  canTransition,
   type InstanceHandle,
-  InstanceLife,
   type InstanceState,
-  type LifecycleState,
   type RuntimeWorkload,
   type WorkloadRuntime,
   workloadFromPackage,

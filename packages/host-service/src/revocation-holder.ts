@@ -1,5 +1,5 @@
 import { blake3Hex, utf8 } from '@heddle/envelope';
-import type { RevocationCheck, RevocationRefs, RevokedSubject } from '@heddle/gate';
+import type { RevocationCheck, RevocationRefs, RevokedSubject } from '@heddle/model';
 import { PackageError, RevocationList, readGenerationMark } from '@heddle/package';
 
 /** Options of a {@link RevocationHolder}. */

@@ -1,5 +1,5 @@
-import { ChainKind } from '@heddle/chain';
 import { type CtlRequest, type JsonValue, Refusal } from '@heddle/envelope';
+import { ChainKind } from '@heddle/model';
 import {
   MAX_GENERATION_STEP,
   PackageError,

@@ -10,7 +10,6 @@ export type {
   InstanceStatus,
   LinkSecurity,
   LoadedInstance,
-  NetworkExposure,
   Preemption,
   RunEvidence,
   RunHooks,
@@ -30,20 +29,6 @@ export {
   RUNTIME_CHAIN_SOURCE,
   WorkloadHost,
 } from './governed/workload-host.js';
-export type { HostContextFacts } from './host-context.js';
-export { gateContextFor, STORE_PIN_RESOURCE_COST } from './host-context.js';
-export { deriveInstanceId } from './instance-id.js';
-export type { LifecycleState, LifecycleTransition } from './lifecycle.js';
-export {
-  canTransition,
-  InstanceLife,
-  isGone,
-  LIFECYCLE_HISTORY,
-  LIFECYCLE_STATES,
-  LIFECYCLE_TRANSITIONS,
-  LifecycleError,
-  lifecyclePayload,
-} from './lifecycle.js';
 export { processStartTime } from './native/native-instance-file.js';
 export type { NativeRuntimeOptions } from './native/native-runtime.js';
 export { NativeRuntime } from './native/native-runtime.js';
@@ -52,5 +37,5 @@ export type { SystemFacts } from './probe/system-probe.js';
 export { probeSystem } from './probe/system-probe.js';
 export type { WasiRuntimeOptions } from './wasi/wasi-runtime.js';
 export { WasiRuntime } from './wasi/wasi-runtime.js';
-export type { HostContract, RunMode, RuntimeWorkload, WorkloadConfig, WorkloadSource } from './workload.js';
-export { checkRunMode, MAX_INTERVAL_SECS, workloadFromPackage, workloadFromStorePin } from './workload.js';
+export type { HostContract, RuntimeWorkload, WorkloadConfig, WorkloadSource } from './workload.js';
+export { checkRunMode, workloadFromPackage, workloadFromStorePin } from './workload.js';

@@ -1,13 +1,12 @@
+import { deriveInstanceId, type NetworkLevel } from '@heddle/model';
 import type { Capability } from '@heddle/placement';
 import {
   type Admission,
   type ControlMode,
   checkRunMode,
-  deriveInstanceId,
   type InstanceHandle,
   type InstanceStatus,
   type LinkSecurity,
-  type NetworkExposure,
   type Preemption,
   type RunEvidence,
   RuntimeError,
@@ -260,7 +259,7 @@ export class SeedApiRuntime implements WorkloadRuntime {
   }
 
   /** `egress`: the Seed's firmware, not Heddle, decides what its cogs reach, and the Seed has internet. */
-  networkExposure(): NetworkExposure {
+  networkExposure(): NetworkLevel {
     return 'egress';
   }
 

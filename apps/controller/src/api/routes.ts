@@ -7,9 +7,8 @@ import {
   type TransferProgress,
 } from '@heddle/control-plane';
 import type { JsonValue } from '@heddle/envelope';
+import { isGone, NODE_TIERS } from '@heddle/model';
 import { type RevocationListFile, RevocationListFileSchema } from '@heddle/package';
-import { TRUST_TIERS } from '@heddle/placement';
-import { isGone } from '@heddle/runtime';
 import { z } from 'zod';
 import { validate } from './body.js';
 import { ApiFailure } from './errors.js';
@@ -49,7 +48,7 @@ export interface Route {
 const Hex64 = z
   .string()
   .regex(/^[0-9a-f]{64}$/, 'expected an Ed25519 public key as 64 lower-case hex characters');
-const Tier = z.enum(TRUST_TIERS, { error: `expected one of ${TRUST_TIERS.join(', ')}` });
+const Tier = z.enum(NODE_TIERS, { error: `expected one of ${NODE_TIERS.join(', ')}` });
 const AddNodeBody = z.strictObject({
   url: z.string().min(1, 'expected a ws:// or wss:// URL').max(2048),
   tier: Tier,

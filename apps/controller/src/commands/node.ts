@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { positional, requiredString } from '@heddle/cli-kit';
 import type { NodeView } from '@heddle/control-plane';
-import { TRUST_TIERS, type TrustTier } from '@heddle/placement';
+import { NODE_TIERS, type NodeTier } from '@heddle/model';
 import { ExitCode, usageError } from '../cli-error.js';
 import { badValue, choiceFlag } from '../command-def.js';
 import { NODE_ADD, NODE_ADD_SEED, NODE_LS, NODE_PIN, NODE_REFRESH, NODE_RM } from '../defs/node.js';
@@ -86,14 +86,14 @@ async function nodeAdd(ctx: OperatorContext): Promise<number> {
 }
 
 /** `--tier`, when given: one of the trust tiers (else refused, exit 3). */
-function tierFlag(ctx: OperatorContext): TrustTier | undefined {
+function tierFlag(ctx: OperatorContext): NodeTier | undefined {
   const v = ctx.parsed.strings.tier;
-  return v === undefined ? undefined : choiceFlag('tier', v, TRUST_TIERS);
+  return v === undefined ? undefined : choiceFlag('tier', v, NODE_TIERS);
 }
 
 /** `--tier` where the definition requires it (the parser refused the line without it). */
-function requiredTier(ctx: OperatorContext): TrustTier {
-  return choiceFlag('tier', requiredString(ctx.parsed, 'tier'), TRUST_TIERS);
+function requiredTier(ctx: OperatorContext): NodeTier {
+  return choiceFlag('tier', requiredString(ctx.parsed, 'tier'), NODE_TIERS);
 }
 
 /** `--key`: a public key of 64 hex characters (else refused, exit 3), lower-cased. */

@@ -10,11 +10,11 @@ import {
   loadPolicyFile,
   type Policy,
   parseContext,
-  type RevocationCheck,
   RevocationSet,
   type RuleTrace,
   ValidationError,
 } from '@heddle/gate';
+import type { RevocationCheck } from '@heddle/model';
 import { loadTrustFile, RevocationList } from '@heddle/package';
 import { CliError, ExitCode, usageError } from '../cli-error.js';
 import { CONTEXT_FLAGS, POLICY_CHECK, POLICY_VALIDATE } from '../defs/policy.js';

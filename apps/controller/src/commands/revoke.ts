@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { type ParsedArgs, parseArgv, positional, requiredString } from '@heddle/cli-kit';
 import { type KeyPair, toHex } from '@heddle/envelope';
-import { loadTrustFile, type RevocationKind, RevocationList } from '@heddle/package';
+import type { RevocationKind } from '@heddle/model';
+import { loadTrustFile, RevocationList } from '@heddle/package';
 import { CliError, ExitCode, usageError } from '../cli-error.js';
 import { REVOKE_ADD, REVOKE_LS, REVOKE_RENEW } from '../defs/tools.js';
 import { type CliIo, emit } from '../io.js';

@@ -10,8 +10,7 @@ import {
   toHex,
   writeFileAtomic,
 } from '@heddle/envelope';
-import { NODE_TIERS, type NodeTier } from '@heddle/gate';
-import { COG_ROUTES, type CogRoute } from '@heddle/package';
+import { COG_ROUTES, type CogRoute, isCogRoute, isNodeTier, NODE_TIERS, type NodeTier } from '@heddle/model';
 import { INIT } from '../command-defs.js';
 import { HOST_CONFIG_FILE, HOST_CONFIG_SCHEMA, type HostConfigFile, parseHostConfig } from '../config.js';
 import { EMPTY_TRUST_FILE, loadHostAnchors } from '../host-trust.js';
@@ -41,24 +40,22 @@ function parseRoutes(text: string): CogRoute[] {
   const routes = text.split(',').map((r) => r.trim());
   const unique: CogRoute[] = [];
   for (const r of new Set(routes)) {
-    const route = COG_ROUTES.find((c) => c === r);
-    if (route === undefined) {
+    if (!isCogRoute(r)) {
       throw usageError(
         `--routes: unknown route ${JSON.stringify(r)} (expected ${COG_ROUTES.join(', ')})`,
         'routes',
       );
     }
-    unique.push(route);
+    unique.push(r);
   }
   return unique;
 }
 
 function parseTier(text: string): NodeTier {
-  const tier = NODE_TIERS.find((t) => t === text);
-  if (tier === undefined) {
+  if (!isNodeTier(text)) {
     throw usageError(`--tier: expected one of ${NODE_TIERS.join(', ')}, got ${JSON.stringify(text)}`, 'tier');
   }
-  return tier;
+  return text;
 }
 
 function parseController(text: string, i: number): string {

@@ -1,5 +1,6 @@
 import { positional } from '@heddle/cli-kit';
-import { deriveInstanceId, type InstanceHandle, type WorkloadConfig } from '@heddle/runtime';
+import { deriveInstanceId } from '@heddle/model';
+import type { InstanceHandle, WorkloadConfig } from '@heddle/runtime';
 import {
   SEED_RUNTIME_ID,
   SeedInstallUnsureError,

@@ -1,5 +1,6 @@
 import type { JsonValue } from '@heddle/envelope';
-import type { HostContract, RunMode } from '../workload.js';
+import type { RunMode } from '@heddle/model';
+import type { HostContract } from '../workload.js';
 
 /** Where the instance's data directory is mounted inside the container. */
 export const CONTAINER_DATA_DIR = '/data';

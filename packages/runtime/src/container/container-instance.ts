@@ -1,6 +1,7 @@
+import type { RunMode } from '@heddle/model';
 import type { InstanceHandle, RunHooks } from '../contract.js';
 import { RuntimeError } from '../errors.js';
-import type { RunMode, RuntimeWorkload } from '../workload.js';
+import type { RuntimeWorkload } from '../workload.js';
 import { CONTAINER_LABELS, type ContainerCreateSpec } from './container-args.js';
 import { type ContainerEngine, runEngineOk } from './container-engine.js';
 import { type ContainerPsRow, parsePs } from './container-inspect.js';

@@ -1,9 +1,10 @@
 import { mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RunMode } from '@heddle/model';
 import { describe, expect, it, type TestContext } from 'vitest';
 import type { InstanceHandle } from '../contract.js';
 import { RuntimeError } from '../errors.js';
-import type { RunMode, WorkloadConfig } from '../workload.js';
+import type { WorkloadConfig } from '../workload.js';
 import { ContainerRuntime, type ContainerRuntimeOptions } from './container-runtime.js';
 import {
   containerWorkload,

@@ -1,9 +1,9 @@
+import type { NetworkLevel } from '@heddle/model';
 import type { Capability } from '@heddle/placement';
 import type {
   Admission,
   InstanceHandle,
   InstanceStatus,
-  NetworkExposure,
   RunEvidence,
   RunHooks,
 } from '../contract.js';
@@ -292,7 +292,7 @@ export class ContainerRuntime extends LocalRuntime {
   }
 
   /** `none`, or `egress` when the host policy allows network (`allowNetwork`). */
-  networkExposure(): NetworkExposure {
+  networkExposure(): NetworkLevel {
     return this.opts.allowNetwork === true ? 'egress' : 'none';
   }
 

@@ -1,4 +1,4 @@
-import { ChainKind } from '@heddle/chain';
+import { ChainKind } from '@heddle/model';
 import { VERSION_RE } from '@heddle/package';
 import type { InstanceHandle, Preemption, RunEvidence } from '../contract.js';
 import { messageOf, RuntimeError } from '../errors.js';

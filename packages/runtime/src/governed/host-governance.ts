@@ -1,9 +1,8 @@
-import { ChainKind, ChainSource } from '@heddle/chain';
 import type { JsonValue } from '@heddle/envelope';
-import { type Decision, NODE_TIERS, type NodeTier } from '@heddle/gate';
+import { type Decision, gateContextFor } from '@heddle/gate';
+import { ChainKind, ChainSource, NODE_TIERS, type NodeTier } from '@heddle/model';
 import type { InstanceHandle, Preemption, WorkloadRuntime } from '../contract.js';
 import { messageOf, RuntimeError } from '../errors.js';
-import { gateContextFor } from '../host-context.js';
 import type { RuntimeWorkload } from '../workload.js';
 import { AUDIT_LIMITS, auditText } from './host-audit.js';
 import { redactJson } from './host-redact.js';

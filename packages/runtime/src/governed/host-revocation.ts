@@ -1,5 +1,5 @@
-import { ChainKind } from '@heddle/chain';
 import type { JsonValue } from '@heddle/envelope';
+import { ChainKind } from '@heddle/model';
 import type { InstanceHandle } from '../contract.js';
 import type { RuntimeError } from '../errors.js';
 import { auditJson, evidenceForAudit } from './host-audit.js';

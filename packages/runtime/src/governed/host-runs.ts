@@ -1,4 +1,4 @@
-import { ChainKind } from '@heddle/chain';
+import { ChainKind } from '@heddle/model';
 import type { InstanceHandle } from '../contract.js';
 import { evidenceForAudit } from './host-audit.js';
 import type { HostGovernance, Payload } from './host-governance.js';

@@ -1,11 +1,13 @@
 // Shared by the WorkloadHost tests (not exported from the package): a recording adapter, a signed cog,
 // a policy and a host over the real gate and a real memory chain.
+
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Chain, openMemoryChain } from '@heddle/chain';
 import { generateKeyPair, type JsonValue, toHex } from '@heddle/envelope';
-import { Gate, type NodeTier, type Policy, parsePolicy, type RevocationSet } from '@heddle/gate';
+import { Gate, type Policy, parsePolicy, type RevocationSet } from '@heddle/gate';
+import { deriveInstanceId, type NetworkLevel, type NodeTier } from '@heddle/model';
 import { buildCogPackage, type CogBody, NO_REVOCATIONS, TrustAnchors, verifyPackage } from '@heddle/package';
 import type { Capability } from '@heddle/placement';
 import type {
@@ -14,13 +16,11 @@ import type {
   InstanceHandle,
   InstanceStatus,
   LinkSecurity,
-  NetworkExposure,
   Preemption,
   RunEvidence,
   WorkloadRuntime,
 } from '../contract.js';
 import { RuntimeError } from '../errors.js';
-import { deriveInstanceId } from '../instance-id.js';
 import { type RuntimeWorkload, type WorkloadConfig, workloadFromPackage } from '../workload.js';
 import { WorkloadHost } from './workload-host.js';
 
@@ -29,7 +29,7 @@ export class RecordingRuntime implements WorkloadRuntime {
   readonly id: string = 'test';
   readonly route: string = 'native';
   readonly calls: string[] = [];
-  network: NetworkExposure = 'lan';
+  network: NetworkLevel = 'lan';
   emulated: boolean = false;
   storeInstalled: boolean = false;
   preemptions: Preemption[] = [];
@@ -109,7 +109,7 @@ export class RecordingRuntime implements WorkloadRuntime {
   linkSecurity(): LinkSecurity {
     return 'local';
   }
-  networkExposure(): NetworkExposure {
+  networkExposure(): NetworkLevel {
     return this.network;
   }
   async consolePreemptions(_h: InstanceHandle): Promise<readonly Preemption[]> {

@@ -1,6 +1,6 @@
-import { ChainKind } from '@heddle/chain';
 import type { JsonValue } from '@heddle/envelope';
-import type { Decision, GateContext, NodeTier } from '@heddle/gate';
+import type { Decision, GateContext } from '@heddle/gate';
+import { ChainKind, type NodeTier } from '@heddle/model';
 import type { InstanceHandle, InstanceStatus, RunEvidence, WorkloadRuntime } from '../contract.js';
 import type { RuntimeError } from '../errors.js';
 import {

@@ -1,6 +1,6 @@
+import { deriveInstanceId } from '@heddle/model';
 import type { InstanceHandle } from '../contract.js';
 import { RuntimeError } from '../errors.js';
-import { deriveInstanceId } from '../instance-id.js';
 import type { RuntimeWorkload, WorkloadConfig } from '../workload.js';
 
 /** The instances an adapter holds, by instance id. */

@@ -1,3 +1,4 @@
+import type { NetworkLevel } from '@heddle/model';
 import type { Capability } from '@heddle/placement';
 import type {
   Admission,
@@ -5,7 +6,6 @@ import type {
   InstanceHandle,
   InstanceStatus,
   LinkSecurity,
-  NetworkExposure,
   Preemption,
   RunEvidence,
   WorkloadRuntime,
@@ -29,7 +29,7 @@ export abstract class LocalRuntime implements WorkloadRuntime {
   abstract unload(handle: InstanceHandle): Promise<void>;
   abstract status(handle: InstanceHandle): Promise<InstanceStatus>;
   abstract logs(handle: InstanceHandle, lines: number): Promise<readonly string[]>;
-  abstract networkExposure(): NetworkExposure;
+  abstract networkExposure(): NetworkLevel;
   abstract console(handle: InstanceHandle, command: string): Promise<RunEvidence>;
 
   /** `managed`: this adapter starts and stops the processes. */

@@ -1,5 +1,5 @@
+import type { RunMode } from '@heddle/model';
 import type { InstanceState, InstanceStatus, RunEvidence, RunHooks } from '../contract.js';
-import type { RunMode } from '../workload.js';
 
 /** One run of an instance's process as a {@link RunLoop} drives it (a `NativeRun`, a `WasiRun`). */
 export interface LoopRun<Result> {

@@ -1,6 +1,7 @@
 import type { JsonValue } from '@heddle/envelope';
+import type { RunMode } from '@heddle/model';
 import { RuntimeError } from '../errors.js';
-import type { HostContract, RunMode } from '../workload.js';
+import type { HostContract } from '../workload.js';
 
 /**
  * The fixed `PATH` a native instance gets (nothing is inherited from the host's environment). Scripts

@@ -2,8 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type JsonValue, parseJson, readTextBounded, writeFileAtomic } from '@heddle/envelope';
+import type { RunMode } from '@heddle/model';
 import { z } from 'zod';
-import type { HostContract, RunMode } from '../workload.js';
+import type { HostContract } from '../workload.js';
 
 /** What load records in the instance directory (`instance.json`, mode 0600: it may hold the ingest token). */
 export interface NativeInstanceRecord {

@@ -1,7 +1,8 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RunMode } from '@heddle/model';
 import { describe, expect, it } from 'vitest';
-import type { RunMode } from '../workload.js';
+
 import { scriptWorkload, tempDir } from './native-fixtures.test-util.js';
 import { NativeRuntime, type NativeRuntimeOptions } from './native-runtime.js';
 

@@ -1,12 +1,13 @@
 import { readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RunMode } from '@heddle/model';
 import { parseStorePin } from '@heddle/package';
 import { describe, expect, it } from 'vitest';
 import type { InstanceHandle } from '../contract.js';
 import { RuntimeError } from '../errors.js';
 import { hostCogArch } from '../probe/elf.js';
-import { type RunMode, type RuntimeWorkload, workloadFromStorePin } from '../workload.js';
+import { type RuntimeWorkload, workloadFromStorePin } from '../workload.js';
 import { admitNative } from './native-admission.js';
 import { scriptWorkload, tempDir } from './native-fixtures.test-util.js';
 import { processStartTime } from './native-instance-file.js';

@@ -1,11 +1,11 @@
 import { rmSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
+import type { NetworkLevel } from '@heddle/model';
 import type { Capability } from '@heddle/placement';
 import type {
   Admission,
   InstanceHandle,
   InstanceStatus,
-  NetworkExposure,
   RunEvidence,
   RunHooks,
 } from '../contract.js';
@@ -299,7 +299,7 @@ export class NativeRuntime extends LocalRuntime {
   }
 
   /** `egress`: native processes are not network-isolated. */
-  networkExposure(): NetworkExposure {
+  networkExposure(): NetworkLevel {
     return 'egress';
   }
 

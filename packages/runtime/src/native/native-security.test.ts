@@ -1,7 +1,8 @@
 import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RunMode } from '@heddle/model';
 import { describe, expect, it } from 'vitest';
-import type { RunMode, WorkloadConfig } from '../workload.js';
+import type { WorkloadConfig } from '../workload.js';
 import { scriptWorkload, tempDir } from './native-fixtures.test-util.js';
 import { NativeRuntime, type NativeRuntimeOptions } from './native-runtime.js';
 

@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import type { CogArch } from '@heddle/package';
+import type { CogArch } from '@heddle/model';
 
 /** ELF e_machine values this module knows. */
 export const ELF_MACHINES: Readonly<Record<number, string>> = {

@@ -1,6 +1,7 @@
 import type { JsonValue } from '@heddle/envelope';
+import type { RunMode } from '@heddle/model';
 import { RuntimeError } from '../errors.js';
-import type { HostContract, RunMode } from '../workload.js';
+import type { HostContract } from '../workload.js';
 
 /** Where the instance's data directory appears inside the guest (the only preopened directory). */
 export const WASI_DATA_DIR = '/data';

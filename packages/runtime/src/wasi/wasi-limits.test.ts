@@ -1,9 +1,10 @@
 import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RunMode } from '@heddle/model';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InstanceHandle, RunEvidence } from '../contract.js';
 import { resolveRunUser, runningAsRoot } from '../native/native-user.js';
-import type { RunMode, WorkloadConfig } from '../workload.js';
+import type { WorkloadConfig } from '../workload.js';
 import { assembleWat, tempDir, wasiWorkload } from './fixtures/fixtures.js';
 import { WasiRuntime, type WasiRuntimeOptions } from './wasi-runtime.js';
 

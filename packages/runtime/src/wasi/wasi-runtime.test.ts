@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RunMode } from '@heddle/model';
 import { parseStorePin } from '@heddle/package';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InstanceHandle } from '../contract.js';
 import { RuntimeError } from '../errors.js';
-import { type RunMode, type WorkloadConfig, workloadFromStorePin } from '../workload.js';
+import { type WorkloadConfig, workloadFromStorePin } from '../workload.js';
 import { assembleWat, fixtureWasm, tempDir, wasiWorkload } from './fixtures/fixtures.js';
 import { WasiRuntime } from './wasi-runtime.js';
 

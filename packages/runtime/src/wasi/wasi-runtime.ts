@@ -1,9 +1,9 @@
+import type { NetworkLevel } from '@heddle/model';
 import type { Capability } from '@heddle/placement';
 import type {
   Admission,
   InstanceHandle,
   InstanceStatus,
-  NetworkExposure,
   RunEvidence,
   RunHooks,
 } from '../contract.js';
@@ -223,7 +223,7 @@ export class WasiRuntime extends LocalRuntime {
   }
 
   /** `none`: a WASI guest gets no sockets. */
-  networkExposure(): NetworkExposure {
+  networkExposure(): NetworkLevel {
     return 'none';
   }
 

@@ -1,8 +1,9 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { RunMode } from '@heddle/model';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InstanceHandle } from '../contract.js';
-import type { RunMode, WorkloadConfig } from '../workload.js';
+import type { WorkloadConfig } from '../workload.js';
 import { fixtureWasm, tempDir, wasiWorkload } from './fixtures/fixtures.js';
 import { WasiRuntime } from './wasi-runtime.js';
 

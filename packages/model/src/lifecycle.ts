@@ -63,6 +63,7 @@ export const LIFECYCLE_TRANSITIONS: Readonly<Record<LifecycleState, readonly Lif
 
 /** Every lifecycle state, in the order of {@link LIFECYCLE_TRANSITIONS}. */
 export const LIFECYCLE_STATES: readonly LifecycleState[] = Object.freeze(
+  // cast: Object.keys widens to string[]; the keys of TABLE are exactly the LifecycleStates
   Object.keys(TABLE) as LifecycleState[],
 );
 

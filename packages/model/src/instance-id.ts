@@ -1,5 +1,5 @@
 import { blake3Hex, canonicalJson, type JsonValue } from '@heddle/envelope';
-import type { RunMode } from './workload.js';
+import type { RunMode } from './run-mode.js';
 
 /**
  * The instance id of a workload reference (package id or store pin ref) loaded with these config
@@ -21,7 +21,7 @@ export function deriveInstanceId(
       canonicalJson({
         v: 1,
         ref,
-        values: values as Record<string, JsonValue>,
+        values,
         run_mode: mode,
         node_id: nodeId,
       }),
