@@ -7,6 +7,8 @@ const pkgDir = fileURLToPath(new URL('./packages/', import.meta.url));
 // Subpath entries (`@heddle/envelope/browser`) map to their own source file, before the package names.
 const alias = [
   { find: /^@heddle\/envelope\/browser$/, replacement: `${pkgDir}envelope/src/browser.ts` },
+  // Every other subpath entry (`@heddle/control-plane/testing`) is `src/<subpath>.ts` of its package.
+  { find: /^@heddle\/([a-z-]+)\/([a-z-]+)$/, replacement: `${pkgDir}$1/src/$2.ts` },
   ...readdirSync(pkgDir).map((name) => ({
     find: new RegExp(`^@heddle/${name}$`),
     replacement: `${pkgDir}${name}/src/index.ts`,

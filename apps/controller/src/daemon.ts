@@ -7,10 +7,10 @@ import {
   type PlaneConfig,
   PlaneError,
   type RevocationPushReport,
-  SqliteStateStore,
   type StateStore,
   type TickReport,
 } from '@heddle/control-plane';
+import { SqliteStateStore } from '@heddle/control-plane/sqlite';
 import {
   type KeyPair,
   loadKeyFile,
@@ -31,6 +31,7 @@ import {
   type TrustAnchors,
 } from '@heddle/package';
 import { isGone } from '@heddle/runtime';
+import { seedDriver } from '@heddle/seed-adapter/controller';
 import { ApiServer } from './api/server.js';
 import type { ApiInfo } from './api/types.js';
 import { CliError, ExitCode } from './cli-error.js';
@@ -219,6 +220,7 @@ async function assemble(
       revocations: p.revocations,
       stateDir: config.dataDir,
       config: planeTunables(config),
+      drivers: [seedDriver()],
     });
   } catch (err) {
     const message = (err as Error).message;

@@ -19,7 +19,6 @@ import { asObject, type Caller } from './caller.js';
 import type { PlaneConfig } from './config.js';
 import { PlaneError } from './errors.js';
 import { CheckedLiveness, withDeadline } from './health.js';
-import { type AddSeedOptions, addSeedTarget, refreshSeedTarget } from './seed-book.js';
 import type { HostSoftwareRecord, PlacementRecord, StateStore, TargetRecord } from './state-store.js';
 
 /** How to add a node. */
@@ -162,7 +161,7 @@ export class NodeBook {
   }
 
   /**
-   * Describes a known node again (a health check, bounded by `healthTimeoutMs` on its own), requiring
+   * Describes a known `heddle-host` again (the host driver's refresh: a health check, bounded by `healthTimeoutMs` on its own), requiring
    * its learned key. Returns the updated record; a node that cannot be reached in time, or answers
    * with another key, is recorded as unreachable (with the reason) and the record returned, never
    * thrown.
@@ -170,7 +169,6 @@ export class NodeBook {
   async refresh(nodeId: string): Promise<TargetRecord> {
     const t = this.get(nodeId);
     const now = this.#now();
-    if (t.seed !== undefined && t.seed !== null) return refreshSeedTarget(this.#store, this.liveness, t, now);
     try {
       const d = await withDeadline(
         this.#describe(t.url, undefined, true),
@@ -295,11 +293,6 @@ export class NodeBook {
     this.liveness.forget(nodeId);
     this.#heard.delete(nodeId);
     return lost;
-  }
-
-  /** Registers a Cognitum Seed (see {@link addSeedTarget}). */
-  addSeed(url: string, options: AddSeedOptions): Promise<TargetRecord> {
-    return addSeedTarget(this.#store, this.liveness, this.#now(), url, options);
   }
 
   /** Records a successful call to a node (any verified answer is contact). */

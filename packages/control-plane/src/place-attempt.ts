@@ -48,7 +48,7 @@ export async function attempt(
   extras: AttemptExtras = {},
 ): Promise<Attempt> {
   const target = ctx.book.get(nodeId);
-  const view = engineView(ctx.book, ctx.store, ctx.now()).get(nodeId);
+  const view = engineView(ctx, ctx.now()).get(nodeId);
   const finish = (
     o: Omit<AttemptOutcome, 'node_id' | 'variant'>,
     placement: PlacementRecord | null = null,

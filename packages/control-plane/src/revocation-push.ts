@@ -5,6 +5,7 @@ import { isGone } from '@heddle/runtime';
 import { z } from 'zod';
 import { asObject } from './caller.js';
 import { PlaneError } from './errors.js';
+import { nodeKind } from './node-drivers.js';
 import { setState } from './placement-life.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { backoffMs, revokedBy } from './reschedule.js';
@@ -16,7 +17,7 @@ export const REVOKE_METHOD = 'workload.revoke';
 /** How one node took a pushed list. */
 export interface RevocationNodeResult {
   readonly node_id: string;
-  /** `applied` (it took this generation now), `held` (it already held it), `failed` (with the reason), `skipped` (unreachable or a Seed). */
+  /** `applied` (it took this generation now), `held` (it already held it), `failed` (with the reason), `skipped` (unreachable, backing off, or of a kind that takes no list). */
   readonly outcome: 'applied' | 'held' | 'failed' | 'skipped';
   /** The generation it acknowledged (0 when none). */
   readonly generation: number;
@@ -156,8 +157,9 @@ export async function markRevoked(ctx: PlaneContext, list: RevocationList): Prom
 }
 
 /**
- * Pushes the held list to every reachable host whose acknowledged generation is behind (Seeds run no
- * Heddle host and are skipped). Each push is a `workload.revoke` carrying a chained controller
+ * Pushes the held list to every reachable node whose acknowledged generation is behind, through its
+ * kind's driver (`NodeDriver.pushRevocations`; a kind without it, such as a Seed, which runs no Heddle
+ * host, is skipped). Each push to a host is a `workload.revoke` carrying a chained controller
  * decision; the answer's generation is stored as the node's acknowledgement. A node that could not
  * take it keeps its old acknowledgement and is tried again after a backoff (10 s doubling to 5 min;
  * a new generation is pushed to everyone at once).
@@ -169,13 +171,15 @@ export async function pushBehind(ctx: PlaneContext, held: HeldRevocations): Prom
   for (const t of ctx.store.listTargets()) {
     const acked = ctx.store.getRevocationAck(t.node_id)?.generation ?? 0;
     if (acked >= list.generation) continue;
-    if ((t.seed !== undefined && t.seed !== null) || t.unreachable_since_ms !== null || t.tier === null) {
+    const push = ctx.drivers.find(t)?.pushRevocations;
+    if (push === undefined || t.unreachable_since_ms !== null || t.tier === null) {
       out.push({
         node_id: t.node_id,
         outcome: 'skipped',
         generation: acked,
         torn_down: [],
-        reason: 'not reachable',
+        reason:
+          push === undefined ? `a node of kind ${nodeKind(t)} takes no revocation list` : 'not reachable',
       });
       continue;
     }
@@ -189,14 +193,18 @@ export async function pushBehind(ctx: PlaneContext, held: HeldRevocations): Prom
       });
       continue;
     }
-    const r = await pushTo(ctx, t, list, acked);
+    const r = await push(ctx, t, list, acked);
     held.settled(ctx, t.node_id, r.outcome !== 'failed');
     out.push(r);
   }
   return out;
 }
 
-async function pushTo(
+/**
+ * Pushes `list` to the `heddle-host` `t` (the host driver's `pushRevocations`): a `workload.revoke`
+ * carrying a chained controller decision; the acknowledged generation (or the failure) is stored.
+ */
+export async function pushTo(
   ctx: PlaneContext,
   t: TargetRecord,
   list: RevocationList,

@@ -47,6 +47,10 @@ const TargetSchema: z.ZodType<TargetRecord> = z.object({
     .positive()
     .nullish()
     .transform((v) => v ?? undefined),
+  kind: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? undefined),
 });
 
 const OrderSchema: z.ZodType<OrderRecord> = z.object({

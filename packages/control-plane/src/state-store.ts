@@ -39,6 +39,11 @@ export interface TargetRecord {
   /** Why the last refresh failed, or null. */
   readonly last_error: string | null;
   /**
+   * The kind of node, which names the driver that reaches it (see `NodeDriver`); absent for a
+   * `heddle-host` reached over the signed wire protocol (kind `host`).
+   */
+  readonly kind?: string;
+  /**
    * Set for a Cognitum Seed driven through its HTTP API (no Heddle host runs on it): its certificate
    * pin and token file. `public_key` then holds the SPKI pin, and `routes` is `["remote.api"]`.
    */

@@ -15,15 +15,4 @@ export * from './seed-lifecycle.js';
 export * from './seed-load.js';
 export * from './seed-pins.js';
 export * from './seed-runtime.js';
-export * from './simulator/seed-simulator.js';
-export * from './simulator/sim-cli.js';
-export {
-  DEFAULT_CATALOG,
-  type NoAnswerMode,
-  type SeedSimulatorOptions,
-  type SimInstalledCog,
-  type SimRequest,
-  storeCog,
-} from './simulator/sim-types.js';
 export * from './spki.js';
-export * from './test-tls.js';

@@ -10,6 +10,7 @@ import type { JsonValue } from '@heddle/envelope';
 import { type RevocationListFile, RevocationListFileSchema } from '@heddle/package';
 import { TRUST_TIERS } from '@heddle/placement';
 import { isGone } from '@heddle/runtime';
+import { addSeed } from '@heddle/seed-adapter/controller';
 import { z } from 'zod';
 import { validate } from './body.js';
 import { ApiFailure } from './errors.js';
@@ -139,7 +140,7 @@ export const ROUTES: readonly Route[] = [
     path: ['v1', 'nodes', 'seed'],
     handle: async ({ plane, body }) => {
       const b = validate(AddSeedBody, body, 'body');
-      const node = await plane.addSeed(b.url, {
+      const node = await addSeed(plane, b.url, {
         tier: b.tier,
         spki: b.spki,
         tokenFile: b.token_file,

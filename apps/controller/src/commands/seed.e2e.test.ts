@@ -4,7 +4,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Logger } from '@heddle/cli-kit';
-import { SeedSimulator, saveToken, selfSignedCert } from '@heddle/seed-adapter';
+import { saveToken } from '@heddle/seed-adapter';
+import { SeedSimulator, selfSignedCert } from '@heddle/seed-adapter/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPlane, type TestPlane, tempDir } from '../../../../packages/control-plane/src/test-fixtures.js';
 import { ApiServer, type ApiServerOptions } from '../api/server.js';

@@ -1,4 +1,4 @@
-import { SeedSimulator, selfSignedCert } from '@heddle/seed-adapter';
+import { SeedSimulator, selfSignedCert } from '@heddle/seed-adapter/simulator';
 import { boolFlag, intFlag, parseCommandArgs, stringFlag } from '../args.js';
 import { badInput, ExitCode } from '../cli-error.js';
 import { type CliIo, emit } from '../io.js';

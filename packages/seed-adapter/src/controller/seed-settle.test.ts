@@ -1,17 +1,14 @@
 import { join } from 'node:path';
-import {
-  DEFAULT_CATALOG,
-  SeedClient,
-  SeedSimulator,
-  saveToken,
-  seedPinWorkload,
-  selfSignedCert,
-  storeCog,
-} from '@heddle/seed-adapter';
+import { type TestPlane, tempDir } from '@heddle/control-plane/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { seedContext } from './place-gate.js';
+import { saveToken } from '../credentials.js';
+import { SeedClient } from '../seed-client.js';
+import { seedPinWorkload } from '../seed-pins.js';
+import { DEFAULT_CATALOG, SeedSimulator, selfSignedCert, storeCog } from '../simulator.js';
+import { addSeed } from './seed-book.js';
+import { seedContext } from './seed-gate.js';
+import { openSeedPlane } from './seed-plane.test-util.js';
 import { SEED_INSTALL_WINDOW_MS } from './seed-settle.js';
-import { openPlane, type TestPlane, tempDir } from './test-fixtures.js';
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -24,12 +21,12 @@ async function seedPlane(
 ): Promise<{ sim: SeedSimulator; p: TestPlane; token: string; tokenFile: string; nodeId: string }> {
   const sim = await SeedSimulator.start({ https: selfSignedCert('seed-s'), installDelayMs, tickMs: 50 });
   open.push(sim);
-  const p = await openPlane(tempDir(), {}, now);
+  const p = await openSeedPlane(tempDir(), {}, now);
   open.push(p);
   const token = sim.addToken();
   const tokenFile = join(tempDir(), 'seed.token');
   saveToken(tokenFile, token);
-  const node = await p.plane.addSeed(sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile });
+  const node = await addSeed(p.plane, sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile });
   return { sim, p, token, tokenFile, nodeId: node.node_id };
 }
 
@@ -181,7 +178,7 @@ describe('the token of a Seed node', () => {
     const never = join(tempDir(), 'never.token');
     saveToken(never, 'seed_neverIssuedByThisSeed0123456789abcdef');
     await expect(
-      p.plane.addSeed(sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile: never }),
+      addSeed(p.plane, sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile: never }),
     ).rejects.toThrow(/heddle-seed pair/);
   });
 
