@@ -27,7 +27,7 @@ export interface TargetRecord {
    * The software its last describe reported (`heddle-host` `0.1.0`), or null/absent when it reported
    * none (an older host, a Seed). Shown to operators; never used to decide anything.
    */
-  readonly software?: HostSoftwareRecord | null;
+  readonly software?: HostSoftwareRecord | null | undefined;
   /** The last signed facts it sent (verified against `public_key`), or null. */
   readonly facts: SignedNodeFacts | null;
   /** When the key was first bound (Unix ms). */
@@ -42,17 +42,17 @@ export interface TargetRecord {
    * The kind of node, which names the driver that reaches it (see `NodeDriver`); absent for a
    * `heddle-host` reached over the signed wire protocol (kind `host`).
    */
-  readonly kind?: string;
+  readonly kind?: string | undefined;
   /**
    * Set for a Cognitum Seed driven through its HTTP API (no Heddle host runs on it): its certificate
    * pin and token file. `public_key` then holds the SPKI pin, and `routes` is `["remote.api"]`.
    */
-  readonly seed?: SeedTargetInfo | null;
+  readonly seed?: SeedTargetInfo | null | undefined;
   /**
    * The controller lease its host advertises (ms: it stops the continuous instances controllers placed
    * when no controller was heard from for this long), or null/absent when it has none.
    */
-  readonly lease_ms?: number | null;
+  readonly lease_ms?: number | null | undefined;
 }
 
 /** A program and version a host reports in `describe`. */
@@ -75,7 +75,7 @@ export interface SeedTargetInfo {
 export interface OrderStorePin {
   readonly id: string;
   readonly version: string;
-  readonly sha256?: string;
+  readonly sha256?: string | undefined;
   /** Console commands the operator allows for it. */
   readonly console_commands: readonly string[];
 }
@@ -112,7 +112,7 @@ export interface OrderRecord {
   readonly migratable: boolean;
   readonly created_at_ms: number;
   /** Set for an order of a Seed store cog (then `manifest_hash` is empty). */
-  readonly store_pin?: OrderStorePin | null;
+  readonly store_pin?: OrderStorePin | null | undefined;
 }
 
 /**

@@ -21,7 +21,7 @@ export interface SeedPin {
   readonly id: string;
   readonly version: string;
   /** SHA-256 of the store's artifact (64 lower-case hex), when the operator pins the content too. */
-  readonly sha256?: string;
+  readonly sha256?: string | undefined;
   /** The only console commands a console run of this cog may send (exact strings). */
   readonly console_commands: readonly string[];
 }
