@@ -73,7 +73,7 @@ export interface ControlPlaneOptions {
 }
 
 /**
- * The controller (DESIGN 10): learns hosts by signed describe, places signed packages through
+ * The controller (docs/lifecycle.md): learns hosts by signed describe, places signed packages through
  * governance and the placement engine, operates the instances, reconciles lost answers and keeps its
  * state in a {@link StateStore}. Every operation is chained. See docs/architecture.md and
  * docs/operator-guide.md.
@@ -277,7 +277,7 @@ export class ControlPlane {
   }
 
   /**
-   * The lifecycle tick (DESIGN 10, see `LifecycleTicker`): refresh every node, reconcile each
+   * The lifecycle tick (docs/lifecycle.md, see `LifecycleTicker`): refresh every node, reconcile each
    * reachable host's instances with its listing, detect dead nodes, run the reschedules and orphan
    * unloads that are due, push the revocation list to hosts behind, settle. One tick at a time: a
    * call while one runs gets that tick's report.

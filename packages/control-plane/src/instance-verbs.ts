@@ -68,7 +68,7 @@ export async function sendVerb(
         decision_id: decisionId,
         instance_id: p.instance_id,
         node_id: p.node_id,
-        reason: (err as Error).message.slice(0, 512),
+        reason: (err instanceof Error ? err.message : String(err)).slice(0, 512),
       });
     }
     throw planeFailure(err, `${method} ${p.instance_id} on ${p.node_id}`);
@@ -159,6 +159,7 @@ export async function instanceStatus(
   const remote = asObject(r.instance ?? null);
   const mode = asObject(remote.mode ?? null);
   const life = lifeOf({
+    // cast: lifeOf checks the value against the placement states
     life: typeof remote.life === 'string' ? (remote.life as ListedInstance['life']) : null,
     state: typeof remote.state === 'string' ? remote.state : 'unknown',
     mode: typeof mode.type === 'string' ? mode.type : null,

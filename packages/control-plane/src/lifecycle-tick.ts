@@ -48,7 +48,7 @@ export interface TickReport {
 }
 
 /**
- * The controller's lifecycle tick (DESIGN 10): refresh every node (a signed describe) -> reconcile
+ * The controller's lifecycle tick (docs/lifecycle.md): refresh every node (a signed describe) -> reconcile
  * each reachable host's instances with its listing -> death detection -> reschedules due -> orphan
  * unloads due -> revocation push to hosts behind -> settle. Only instances this controller placed are
  * touched. Time comes from the context's clock; the tick keeps the in-memory part of its state
@@ -98,7 +98,7 @@ export class LifecycleTicker {
     });
     // Lost instances that may still run on their node, which answers again: listed there but not
     // adopted back (a transient state), or on a node whose listing could not be read. None is replaced
-    // this tick (DESIGN 10: wait and ask).
+    // this tick (docs/lifecycle.md: wait and ask).
     const hold = new Set<string>();
     const holdNode = (nodeId: string): void => {
       for (const p of ctx.store.listPlacements(nodeId)) if (p.state === 'lost') hold.add(p.instance_id);

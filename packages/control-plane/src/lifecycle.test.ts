@@ -12,7 +12,7 @@ import {
   tempDir,
 } from './test-fixtures.js';
 
-// The lifecycle tick (DESIGN 10) against real hosts on loopback. The controller's clock is injected:
+// The lifecycle tick (docs/lifecycle.md) against real hosts on loopback. The controller's clock is injected:
 // real time plus an offset the test advances (kept under the protocol's 30 s skew, since requests are
 // signed with it), with short tunables.
 

@@ -52,6 +52,7 @@ const SOFTWARE_VERSION_RE = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
  */
 export function parseHostSoftware(value: unknown): HostSoftwareRecord | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  // cast: a non-null, non-array object; each field is checked below
   const { name, version } = value as { name?: unknown; version?: unknown };
   if (typeof name !== 'string' || !SOFTWARE_NAME_RE.test(name)) return null;
   if (typeof version !== 'string' || !SOFTWARE_VERSION_RE.test(version)) return null;
@@ -59,7 +60,7 @@ export function parseHostSoftware(value: unknown): HostSoftwareRecord | null {
 }
 
 /**
- * The hosts a controller knows (DESIGN 10): learned with a signed describe, trust bound to the key
+ * The hosts a controller knows (docs/lifecycle.md): learned with a signed describe, trust bound to the key
  * (first use, or the key the operator pinned), with the operator's tier; their verified facts go into
  * the engine's facts cache and their contact into the liveness tracker. A refresh requires the key
  * the node was learned with: a node that answers with another key is marked unreachable and loses its
@@ -306,7 +307,7 @@ export class NodeBook {
    * When the controller lease of `nodeId`'s host has surely expired and its continuous instances
    * stopped (Unix ms, this clock), or undefined when it advertises no lease: the last request this
    * process issued to it (or this process's start, for requests an earlier process issued) plus its
-   * lease and stop time, plus the clock skew the protocol allows (docs/lifecycle.md, "At most once").
+   * lease and stop time, plus the clock skew the protocol allows (docs/protocol.md, section 11).
    */
   leaseExpiredAtMs(nodeId: string): number | undefined {
     const t = this.#store.getTarget(nodeId);
@@ -373,10 +374,14 @@ export class NodeBook {
       const v = verifyNodeFacts(facts.data, hex);
       if (v.facts.node_id !== nodeId) throw new Error('facts name another node');
     } catch (err) {
-      throw new PlaneError('refused', `${url} (node ${nodeId}): facts refused: ${(err as Error).message}`, {
-        field: 'facts',
-        cause: err,
-      });
+      throw new PlaneError(
+        'refused',
+        `${url} (node ${nodeId}): facts refused: ${err instanceof Error ? err.message : String(err)}`,
+        {
+          field: 'facts',
+          cause: err,
+        },
+      );
     }
     const ad = asObject(body.advertisement ?? null);
     const routes = Array.isArray(ad.routes)

@@ -23,7 +23,7 @@ export const ROUTE_NETWORK: Readonly<Record<string, NetworkLevel>> = Object.free
 
 /** The network of `route` (`egress` for a route not in {@link ROUTE_NETWORK}). */
 export function routeNetwork(route: string): NetworkLevel {
-  return Object.hasOwn(ROUTE_NETWORK, route) ? (ROUTE_NETWORK[route] as NetworkLevel) : 'egress';
+  return (Object.hasOwn(ROUTE_NETWORK, route) ? ROUTE_NETWORK[route] : undefined) ?? 'egress';
 }
 
 /** The route of a variant name (`x86_64-native` to `native`: variant names are `<arch>-<route>`). */

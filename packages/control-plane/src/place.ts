@@ -78,7 +78,7 @@ export interface PlaceHooks {
 }
 
 /**
- * Places an order (DESIGN 10): validates it; verifies the package against the controller's anchors
+ * Places an order (docs/lifecycle.md): validates it; verifies the package against the controller's anchors
  * and revocations (and holds a copy); runs the engine on the view, with the gate's verdict for
  * `workload.place` at each node's tier; chains the decision (its hash is the decision id); then
  * dispatches to the winner and, when that fails safely, to the other candidates in rank order (a pin
@@ -237,7 +237,7 @@ export interface ReplaceOptions {
 }
 
 /**
- * Places a stored order again (a reschedule, DESIGN 10): the same path as {@link placeOrder} (the held
+ * Places a stored order again (a reschedule, docs/lifecycle.md): the same path as {@link placeOrder} (the held
  * package verified again, the engine with the gate's verdicts, a chained decision, ranked attempts
  * with their own gate checks, a lost answer reconciled before anything else) with `options.avoid`
  * added to the order's avoid list, each place bounded by `options.timeoutMs`, and the new placement

@@ -62,10 +62,14 @@ export class HeldRevocations {
       });
     } catch (err) {
       const field = err instanceof PackageError && err.field !== undefined ? `list.${err.field}` : 'list';
-      throw new PlaneError('invalid_input', `revocation list: ${(err as Error).message}`, {
-        field,
-        cause: err,
-      });
+      throw new PlaneError(
+        'invalid_input',
+        `revocation list: ${err instanceof Error ? err.message : String(err)}`,
+        {
+          field,
+          cause: err,
+        },
+      );
     }
   }
 
@@ -99,7 +103,7 @@ export class HeldRevocations {
 }
 
 /**
- * Takes a signed revocation list (DESIGN 10/13): verified against the controller's operator keys, a
+ * Takes a signed revocation list (docs/trust-and-revocation.md): verified against the controller's operator keys, a
  * generation below the held one (or the held generation with other entries) refused (`invalid_input`,
  * field `list.generation`), stored; every
  * placement it names is marked `revoked` at once (chained; a lost one is not rescheduled); then pushed
@@ -230,7 +234,9 @@ export async function pushTo(
     const r = await ctx.caller.call({
       url: t.url,
       target: t.node_id,
+      // cast: isCtlMethod(REVOKE_METHOD) was checked above
       method: REVOKE_METHOD as CtlMethod,
+      // cast: a revocation list document is JSON (toJSON builds it from JSON values)
       body: { list: list.toJSON() as unknown as JsonValue },
       decisionId: decision.hash,
       expectedKey: t.public_key,
@@ -265,7 +271,9 @@ export async function pushTo(
     const why =
       err instanceof CallFailure && err.refusal !== undefined
         ? `${err.refusal.code}: ${err.refusal.reason}`
-        : (err as Error).message;
+        : err instanceof Error
+          ? err.message
+          : String(err);
     await ctx.chain.append(PLANE_CHAIN_SOURCE, ChainKind.revoke, {
       phase: 'failed',
       decision_id: decision.hash,

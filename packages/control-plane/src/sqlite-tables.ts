@@ -185,6 +185,7 @@ function spec<R>(
   bools: string[],
   orderBy: string,
 ): TableSpec<R> {
+  // cast: every table schema is a z.object (spec() is only called with them); its shape names the columns
   const shape = (schema as unknown as z.ZodObject).shape;
   const columns = Object.keys(shape);
   const key = columns[0] ?? '';

@@ -2,7 +2,7 @@ import type { RevocationListFile } from '@heddle/package';
 import type { SignedNodeFacts, TrustTier } from '@heddle/placement';
 import type { LifecycleState } from '@heddle/runtime';
 
-/** A host the controller knows (DESIGN 10): where it is, its key, and the tier the operator gave it. */
+/** A host the controller knows (docs/lifecycle.md): where it is, its key, and the tier the operator gave it. */
 export interface TargetRecord {
   /** Node id (the id of `public_key`). */
   readonly node_id: string;
@@ -181,7 +181,7 @@ export interface PlacementRecord {
 }
 
 /**
- * A lost instance waiting to be placed again (DESIGN 10): persisted so that a controller restart
+ * A lost instance waiting to be placed again (docs/lifecycle.md): persisted so that a controller restart
  * continues it.
  */
 export interface RescheduleRecord {
@@ -207,7 +207,7 @@ export interface RescheduleRecord {
 /** Why an alert was raised. */
 export type AlertReason = 'pinned' | 'not_migratable' | 'reschedule_limit' | 'no_order';
 
-/** Something the operator must look at (DESIGN 10): raised once per (instance, reason). */
+/** Something the operator must look at (docs/lifecycle.md): raised once per (instance, reason). */
 export interface AlertRecord {
   /** `al-` and 16 hex, derived from the instance and the reason. */
   readonly alert_id: string;
@@ -242,7 +242,7 @@ export interface HeldRevocationList {
   readonly stored_at_ms: number;
 }
 
-/** A place whose answer was lost and could not yet be reconciled with its node (DESIGN 4). */
+/** A place whose answer was lost and could not yet be reconciled with its node (docs/protocol.md, section 11). */
 export interface UnsettledRecord {
   /** The decision id the place carried. */
   readonly decision_id: string;
@@ -275,7 +275,7 @@ export interface IdempotencyRecord {
 }
 
 /**
- * Where the controller keeps its state (DESIGN 10): targets, orders, placements, unsettled
+ * Where the controller keeps its state (docs/lifecycle.md): targets, orders, placements, unsettled
  * decisions, pending reschedules, alerts and the revocation list it distributes (with each node's
  * acknowledged generation). Every write is durable when it returns; {@link StateStore.transaction} groups writes
  * atomically (all or none). Implementations: `SqliteStateStore` (the default, an embedded SQLite

@@ -1,5 +1,5 @@
 /**
- * The Cognitum Seed's HTTP API as this package uses it (DESIGN 11; docs/seed.md). Every response is
+ * The Cognitum Seed's HTTP API as this package uses it (docs/seed.md). Every response is
  * parsed with zod at the boundary (see `api-schemas.ts`); these are the parsed shapes.
  */
 
