@@ -36,7 +36,10 @@ const until = async (ok: () => boolean): Promise<void> => {
 
 describe('Seed places whose install answer was lost are settled, as for hosts', () => {
   it('kept unsettled on disk, then settled from the Seed: recorded, running, visible, unloaded like any other', async () => {
-    const { sim, p, nodeId } = await seedPlane(4_600);
+    // The adapter reads the installed list back for about 4 s (SEED_RECONCILE: 5 reads, 1 s apart)
+    // before it answers unsettled; the install lands 8 s after it started, so the first settle below
+    // still finds nothing even when the machine is slow (4.6 s left it 0.6 s, too little under load).
+    const { sim, p, nodeId } = await seedPlane(8_000);
     sim.installWithoutAnswer('early');
     const r = await p.plane.place({ store_pin: { id: 'thermal', version: '1.0.3', console_commands: [] } });
     expect(r.status).toBe('unsettled');
