@@ -26,7 +26,7 @@ export interface AddNodeOptions {
   /** The operator-assigned tier. */
   readonly tier: TrustTier;
   /** The key (64 hex) to require; without it, the key that answers is trusted on first use. */
-  readonly key?: string;
+  readonly key?: string | undefined;
 }
 
 /** What a describe said: the responder's key, its verified facts and its advertised routes. */

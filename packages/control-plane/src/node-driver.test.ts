@@ -198,7 +198,9 @@ describe('a second kind of node, registered without touching the plane', () => {
     const view = await p.plane.addNodeOf('fake', 'fake://appliance-1', { tier: 'paired' });
     expect(view).toMatchObject({ node_id: FAKE_ID, routes: ['wasi'], liveness: 'alive' });
     expect(p.store.getTarget(FAKE_ID)?.kind).toBe('fake');
-    await p.plane.addNode(host.url, { tier: 'paired' });
+    const badTier = await planeError(p.plane.addNodeOf('host', host.url, { tier: 'gold' }));
+    expect({ code: badTier.code, field: badTier.field }).toEqual({ code: 'invalid_input', field: 'tier' });
+    await p.plane.addNodeOf('host', host.url, { tier: 'paired' }); // the host driver's add: a signed describe
     expect(p.store.getTarget(host.service.nodeId)?.kind).toBeUndefined();
   });
 
