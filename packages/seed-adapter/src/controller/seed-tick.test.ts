@@ -45,11 +45,11 @@ describe('a dead Cognitum Seed', () => {
     saveToken(tokenFile, SEED_TOKEN);
     const p = await openSeedPlane(undefined, TUNABLES, clock.now);
     open.push(p);
-    await addSeed(p.plane, sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile });
+    await addSeed(p.plane, sim.url, { tier: 'paired', spki: sim.spki ?? '', tokenFile });
     const r = await p.plane.place({
       store_pin: { id: 'air-quality', version: '1.2.0', console_commands: [] },
     });
-    const id = r.instance?.instance_id as string;
+    const id = r.instance?.instance_id ?? '';
     await sim.close();
     open.splice(open.indexOf(sim), 1);
     expect((await p.plane.tick()).dead).toEqual([]);

@@ -37,14 +37,14 @@ describe('a Cognitum Seed as a node of the controller', () => {
     const other = join(tempDir(), 'other.token');
     saveToken(other, 'not-a-paired-token-00000');
     const unpaired = await planeError(
-      addSeed(p.plane, sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile: other }),
+      addSeed(p.plane, sim.url, { tier: 'paired', spki: sim.spki ?? '', tokenFile: other }),
     );
     expect(unpaired.message).toContain('heddle-seed pair');
     expect(p.plane.nodes()).toEqual([]);
   });
 
   it('is registered with its claimed capabilities and placed onto with a store pin; status, logs, stop, unload', async () => {
-    const node = await addSeed(p.plane, sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile });
+    const node = await addSeed(p.plane, sim.url, { tier: 'paired', spki: sim.spki ?? '', tokenFile });
     seedId = node.node_id;
     expect(node).toMatchObject({ routes: ['remote.api'], tier: 'paired', liveness: 'alive' });
     const r = await p.plane.place({
@@ -57,7 +57,7 @@ describe('a Cognitum Seed as a node of the controller', () => {
       runtime: 'remote.api',
       state: 'running',
     });
-    const id = r.instance?.instance_id as string;
+    const id = r.instance?.instance_id ?? '';
     expect(sim.installed().find((c) => c.id === 'air-quality')?.running).toBe(true);
     expect((await p.plane.status(id)).node).toMatchObject({ state: 'running' });
     await new Promise((res) => setTimeout(res, 200));
@@ -92,12 +92,12 @@ describe('a controller restart', () => {
   it('adopts the Seed instances it placed again from its state, and still unloads only what it installed', async () => {
     const dir = tempDir();
     const first = await openSeedPlane(dir);
-    await addSeed(first.plane, sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile });
+    await addSeed(first.plane, sim.url, { tier: 'paired', spki: sim.spki ?? '', tokenFile });
     const r = await first.plane.place({
       store_pin: { id: 'presence', version: '2.0.0', console_commands: [] },
       start: false,
     });
-    const id = r.instance?.instance_id as string;
+    const id = r.instance?.instance_id ?? '';
     await first.close();
     const second = await openSeedPlane(dir);
     try {
