@@ -11,9 +11,9 @@ import { SeedSimulator, selfSignedCert } from '@heddle/seed-adapter/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiServer, type ApiServerOptions } from '../api/server.js';
 import { runCli } from '../cli.js';
+import { NODE_ADD_SEED } from '../defs/node.js';
 import type { CliIo } from '../io.js';
 import { JSON_OUTPUTS } from '../json-schemas.js';
-import { NODE_ADD_SEED } from './node.js';
 
 const TOKEN = 'seed-cli-token-0123456789';
 let sim: SeedSimulator;
