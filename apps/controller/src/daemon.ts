@@ -7,10 +7,10 @@ import {
   type PlaneConfig,
   PlaneError,
   type RevocationPushReport,
-  SqliteStateStore,
   type StateStore,
   type TickReport,
 } from '@heddle/control-plane';
+import { SqliteStateStore } from '@heddle/control-plane/sqlite';
 import {
   type KeyPair,
   loadKeyFile,
@@ -23,6 +23,7 @@ import {
 import { Gate, loadPolicyFile, type Policy } from '@heddle/gate';
 import { isGone, type RevocationCheck, type RevocationRefs, type RevokedSubject } from '@heddle/model';
 import { loadTrustFile, RevocationList, type RevocationListFile, type TrustAnchors } from '@heddle/package';
+import { seedDriver } from '@heddle/seed-adapter/controller';
 import { ApiServer } from './api/server.js';
 import type { ApiInfo } from './api/types.js';
 import { CliError, ExitCode } from './cli-error.js';
@@ -211,6 +212,7 @@ async function assemble(
       revocations: p.revocations,
       stateDir: config.dataDir,
       config: planeTunables(config),
+      drivers: [seedDriver()],
     });
   } catch (err) {
     const message = (err as Error).message;

@@ -3,7 +3,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deriveInstanceId } from '@heddle/model';
-import { SeedApiFailure, SeedSimulator, seedPinWorkload } from '@heddle/seed-adapter';
+import { SeedApiFailure, seedPinWorkload } from '@heddle/seed-adapter';
+import { SeedSimulator } from '@heddle/seed-adapter/simulator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toCliError } from './cli-error.js';
 import { nodeIdOf } from './governed.js';

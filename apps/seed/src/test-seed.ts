@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SeedSimulator, selfSignedCert } from '@heddle/seed-adapter';
+import { SeedSimulator, selfSignedCert } from '@heddle/seed-adapter/simulator';
 import { expect } from 'vitest';
 import { type CliRun, runCaptured } from './test-io.js';
 

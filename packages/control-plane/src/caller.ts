@@ -39,7 +39,7 @@ export interface CallSpec {
  * Makes signed round trips for a controller: builds and signs each request with the controller's key
  * (lifetime `requestTtlMs`), sends it over one connection per call (as `WireClient` does), and returns the
  * verified answer. Failures are the wire's `CallFailure`s, classed `refused`, `unreachable` or
- * `indeterminate` (DESIGN 4). `place` and `load` get `placeTimeoutMs`, everything else
+ * `indeterminate` (docs/protocol.md, section 11). `place` and `load` get `placeTimeoutMs`, everything else
  * `callTimeoutMs`.
  */
 export class Caller {

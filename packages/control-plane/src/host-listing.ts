@@ -46,6 +46,7 @@ const Instance = z.looseObject({
   desired_running: z.boolean().optional(),
   state: z.string().max(64).optional(),
   mode: z.looseObject({ type: z.string().max(32) }).nullish(),
+  // cast: z.enum wants a non-empty tuple; LIFECYCLE_STATES is a non-empty frozen list
   life: z.enum(LIFECYCLE_STATES as [LifecycleState, ...LifecycleState[]]).optional(),
   lease_stopped: z.boolean().optional(),
   restarts: z.int().nonnegative().optional(),
@@ -114,6 +115,7 @@ const CONTROLLER: ReadonlySet<string> = new Set(PLACEMENT_STATES);
  * runs of an interval, `stopped` otherwise). Undefined when it cannot be told.
  */
 export function lifeOf(i: Pick<ListedInstance, 'life' | 'state' | 'mode'>): PlacementState | undefined {
+  // cast: CONTROLLER.has(i.life) just said it is a placement state
   if (i.life !== null) return CONTROLLER.has(i.life) ? (i.life as PlacementState) : undefined;
   switch (i.state) {
     case 'running':

@@ -18,7 +18,6 @@ import { asObject, type Caller } from './caller.js';
 import type { PlaneConfig } from './config.js';
 import { PlaneError } from './errors.js';
 import { CheckedLiveness, withDeadline } from './health.js';
-import { type AddSeedOptions, addSeedTarget, refreshSeedTarget } from './seed-book.js';
 import type { HostSoftwareRecord, PlacementRecord, StateStore, TargetRecord } from './state-store.js';
 
 /** How to add a node. */
@@ -26,7 +25,7 @@ export interface AddNodeOptions {
   /** The operator-assigned tier. */
   readonly tier: NodeTier;
   /** The key (64 hex) to require; without it, the key that answers is trusted on first use. */
-  readonly key?: string;
+  readonly key?: string | undefined;
 }
 
 /** What a describe said: the responder's key, its verified facts and its advertised routes. */
@@ -52,6 +51,7 @@ const SOFTWARE_VERSION_RE = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
  */
 export function parseHostSoftware(value: unknown): HostSoftwareRecord | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  // cast: a non-null, non-array object; each field is checked below
   const { name, version } = value as { name?: unknown; version?: unknown };
   if (typeof name !== 'string' || !SOFTWARE_NAME_RE.test(name)) return null;
   if (typeof version !== 'string' || !SOFTWARE_VERSION_RE.test(version)) return null;
@@ -59,7 +59,7 @@ export function parseHostSoftware(value: unknown): HostSoftwareRecord | null {
 }
 
 /**
- * The hosts a controller knows (DESIGN 10): learned with a signed describe, trust bound to the key
+ * The hosts a controller knows (docs/lifecycle.md): learned with a signed describe, trust bound to the key
  * (first use, or the key the operator pinned), with the operator's tier; their verified facts go into
  * the engine's facts cache and their contact into the liveness tracker. A refresh requires the key
  * the node was learned with: a node that answers with another key is marked unreachable and loses its
@@ -161,7 +161,7 @@ export class NodeBook {
   }
 
   /**
-   * Describes a known node again (a health check, bounded by `healthTimeoutMs` on its own), requiring
+   * Describes a known `heddle-host` again (the host driver's refresh: a health check, bounded by `healthTimeoutMs` on its own), requiring
    * its learned key. Returns the updated record; a node that cannot be reached in time, or answers
    * with another key, is recorded as unreachable (with the reason) and the record returned, never
    * thrown.
@@ -169,7 +169,6 @@ export class NodeBook {
   async refresh(nodeId: string): Promise<TargetRecord> {
     const t = this.get(nodeId);
     const now = this.#now();
-    if (t.seed !== undefined && t.seed !== null) return refreshSeedTarget(this.#store, this.liveness, t, now);
     try {
       const d = await withDeadline(
         this.#describe(t.url, undefined, true),
@@ -296,11 +295,6 @@ export class NodeBook {
     return lost;
   }
 
-  /** Registers a Cognitum Seed (see {@link addSeedTarget}). */
-  addSeed(url: string, options: AddSeedOptions): Promise<TargetRecord> {
-    return addSeedTarget(this.#store, this.liveness, this.#now(), url, options);
-  }
-
   /** Records a successful call to a node (any verified answer is contact). */
   contact(nodeId: string): void {
     const now = this.#now();
@@ -312,7 +306,7 @@ export class NodeBook {
    * When the controller lease of `nodeId`'s host has surely expired and its continuous instances
    * stopped (Unix ms, this clock), or undefined when it advertises no lease: the last request this
    * process issued to it (or this process's start, for requests an earlier process issued) plus its
-   * lease and stop time, plus the clock skew the protocol allows (docs/lifecycle.md, "At most once").
+   * lease and stop time, plus the clock skew the protocol allows (docs/protocol.md, section 11).
    */
   leaseExpiredAtMs(nodeId: string): number | undefined {
     const t = this.#store.getTarget(nodeId);
@@ -379,10 +373,14 @@ export class NodeBook {
       const v = verifyNodeFacts(facts.data, hex);
       if (v.facts.node_id !== nodeId) throw new Error('facts name another node');
     } catch (err) {
-      throw new PlaneError('refused', `${url} (node ${nodeId}): facts refused: ${(err as Error).message}`, {
-        field: 'facts',
-        cause: err,
-      });
+      throw new PlaneError(
+        'refused',
+        `${url} (node ${nodeId}): facts refused: ${err instanceof Error ? err.message : String(err)}`,
+        {
+          field: 'facts',
+          cause: err,
+        },
+      );
     }
     const ad = asObject(body.advertisement ?? null);
     const routes = Array.isArray(ad.routes)

@@ -9,36 +9,36 @@ const NodeId = z.string().regex(/^[0-9a-f]{32}$/, 'expected a node id (32 lower-
 /** What an operator asks to place (the operator API's `POST /v1/place` body). */
 export interface PlaceOrderInput {
   /** A package directory on the controller's machine (verified and copied into its store). */
-  readonly package_dir?: string;
+  readonly package_dir?: string | undefined;
   /** Or a package the controller already holds. */
-  readonly manifest_hash?: string;
+  readonly manifest_hash?: string | undefined;
   /** Place on this node only. */
-  readonly node?: string;
+  readonly node?: string | undefined;
   /** Node ids to prefer and to avoid. */
-  readonly prefer?: readonly string[];
-  readonly avoid?: readonly string[];
+  readonly prefer?: readonly string[] | undefined;
+  readonly avoid?: readonly string[] | undefined;
   /** Run mode (default `{"type":"once"}`). */
-  readonly mode?: OrderRecord['mode'];
+  readonly mode?: OrderRecord['mode'] | undefined;
   /** Config values. */
-  readonly values?: Readonly<Record<string, string | number | boolean | null>>;
+  readonly values?: Readonly<Record<string, string | number | boolean | null>> | undefined;
   /** Start after placing (default true). */
-  readonly start?: boolean;
+  readonly start?: boolean | undefined;
   /** Emulated variants may be chosen (default false). */
-  readonly allow_emulated?: boolean;
+  readonly allow_emulated?: boolean | undefined;
   /**
    * Whether a lost instance may be placed again elsewhere (default true). Say false for a workload tied
    * to its node (a sensor or device there): its node's death then raises an alert instead.
    */
-  readonly migratable?: boolean;
+  readonly migratable?: boolean | undefined;
   /** Decide and explain, chain nothing, place nothing. */
-  readonly dry_run?: boolean;
+  readonly dry_run?: boolean | undefined;
   /** Or a Cognitum Seed store cog the operator pins (placed only on Seeds). */
-  readonly store_pin?: OrderStorePin;
+  readonly store_pin?: OrderStorePin | undefined;
   /**
    * A key the client chose for this place (1..128 of `A-Z a-z 0-9 . _ : -`): a retry with the same
    * key answers with the order it made and never makes a second (see `withIdempotencyKey`).
    */
-  readonly idempotency_key?: string;
+  readonly idempotency_key?: string | undefined;
 }
 
 /** Schema of {@link PlaceOrderInput}: exactly one of `package_dir` and `manifest_hash`. */

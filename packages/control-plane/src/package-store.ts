@@ -50,9 +50,13 @@ export class PackageStore {
         cpSync(original.dir, tmp, { recursive: true, dereference: false, errorOnExist: true });
         if (!isDirectory(final)) renameSync(tmp, final);
       } catch (err) {
-        throw new PlaneError('state', `cannot keep a copy of ${dir}: ${(err as Error).message}`, {
-          cause: err,
-        });
+        throw new PlaneError(
+          'state',
+          `cannot keep a copy of ${dir}: ${err instanceof Error ? err.message : String(err)}`,
+          {
+            cause: err,
+          },
+        );
       } finally {
         rmSync(tmp, { recursive: true, force: true });
       }
@@ -94,10 +98,14 @@ export class PackageStore {
       return v;
     } catch (err) {
       const code = err instanceof PackageError ? `${err.code}: ` : '';
-      throw new PlaneError('package_invalid', `${dir}: ${code}${(err as Error).message}`, {
-        field,
-        cause: err,
-      });
+      throw new PlaneError(
+        'package_invalid',
+        `${dir}: ${code}${err instanceof Error ? err.message : String(err)}`,
+        {
+          field,
+          cause: err,
+        },
+      );
     }
   }
 }

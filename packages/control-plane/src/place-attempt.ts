@@ -48,7 +48,7 @@ export async function attempt(
   extras: AttemptExtras = {},
 ): Promise<Attempt> {
   const target = ctx.book.get(nodeId);
-  const view = engineView(ctx.book, ctx.store, ctx.now()).get(nodeId);
+  const view = engineView(ctx, ctx.now()).get(nodeId);
   const finish = (
     o: Omit<AttemptOutcome, 'node_id' | 'variant'>,
     placement: PlacementRecord | null = null,
@@ -75,7 +75,7 @@ export async function attempt(
   // The request the Caller signs expires at most this late (its clock reads at or after this one).
   const expiresAtMs = ctx.now() + ctx.config.requestTtlMs + 1_000;
   // Until the answer is recorded the decision is unsettled on disk: if the controller dies in between,
-  // the next start settles it with this node instead of forgetting it (DESIGN 13).
+  // the next start settles it with this node instead of forgetting it (docs/lifecycle.md).
   const inProgress = markInProgress(ctx, order, decisionId, nodeId, variant);
   try {
     const r = await ctx.caller.call({
@@ -127,7 +127,7 @@ export async function attempt(
   }
 }
 
-/** An indeterminate place: reconcile with that node before anything else (DESIGN 4). */
+/** An indeterminate place: reconcile with that node before anything else (docs/protocol.md, section 11). */
 async function settleLost(
   ctx: PlaneContext,
   verified: VerifiedWorkload<CogBody>,

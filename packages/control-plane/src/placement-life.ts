@@ -45,6 +45,7 @@ export function stageState(
   if (p === undefined) throw new LifecycleError(instanceId, 'requested', to);
   const now = ctx.now();
   if (p.state === to) {
+    // cast: the patch's keys are PlacementRecord keys (PlacementPatch)
     const same = Object.entries(patch).every(([k, v]) => p[k as keyof PlacementRecord] === v);
     if (same) return { placement: p, transition: undefined };
     const next = { ...p, ...patch, updated_at_ms: now };
@@ -120,6 +121,7 @@ export function pathTo(from: PlacementState, to: PlacementState): PlacementState
   const prev = new Map<LifecycleState, LifecycleState>();
   const queue: LifecycleState[] = [from];
   while (queue.length > 0) {
+    // cast: the loop runs while the queue is not empty
     const s = queue.shift() as LifecycleState;
     for (const n of LIFECYCLE_TRANSITIONS[s]) {
       if (prev.has(n) || n === from || !CONTROLLER_STATES.has(n)) continue;
@@ -128,6 +130,7 @@ export function pathTo(from: PlacementState, to: PlacementState): PlacementState
       prev.set(n, s);
       if (n === to) {
         const path: PlacementState[] = [];
+        // cast: every state on the path back was put in prev when it was reached
         for (let c: LifecycleState = to; c !== from; c = prev.get(c) as LifecycleState)
           path.unshift(c as PlacementState);
         return path;
@@ -163,6 +166,7 @@ export function resourcesOf(
   let r = cache.get(manifestHash);
   if (r === undefined) {
     try {
+      // cast: the package store holds cog packages only (verified as such when added)
       r = (readEnvelope(ctx.packages.pathOf(manifestHash)).body as CogBody).resources;
     } catch {
       r = { ram_mb: 0, cpu_pct: 0 };

@@ -10,7 +10,7 @@ export type Settlement =
   | { readonly kind: 'unknown'; readonly reason: string };
 
 /**
- * Reconciles an indeterminate place with its node (DESIGN 4): asks `status` (every instance, the
+ * Reconciles an indeterminate place with its node (docs/protocol.md, section 11): asks `status` (every instance, the
  * decisions in flight) until the node says what became of `decisionId`: an instance whose
  * `decision_id` is it (placed), the decision still in flight (ask again), or neither (nothing was
  * done: safe to try elsewhere, but only once the request has expired by the allowed clock skew, so it

@@ -48,6 +48,10 @@ const TargetSchema: z.ZodType<TargetRecord> = z.object({
     .positive()
     .nullish()
     .transform((v) => v ?? undefined),
+  kind: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? undefined),
 });
 
 const OrderSchema: z.ZodType<OrderRecord> = z.object({
@@ -182,6 +186,7 @@ function spec<R>(
   bools: string[],
   orderBy: string,
 ): TableSpec<R> {
+  // cast: every table schema is a z.object (spec() is only called with them); its shape names the columns
   const shape = (schema as unknown as z.ZodObject).shape;
   const columns = Object.keys(shape);
   const key = columns[0] ?? '';

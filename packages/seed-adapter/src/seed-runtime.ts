@@ -55,7 +55,7 @@ export interface SeedApiRuntimeOptions {
 }
 
 /**
- * The `remote.api` adapter for a Cognitum Seed (DESIGN 11): drives the Seed's own HTTP API for
+ * The `remote.api` adapter for a Cognitum Seed (docs/seed.md): drives the Seed's own HTTP API for
  * operator-pinned store cogs. Only pinned id@version (and sha256) install; at most `concurrencyCap` cogs
  * run; an install auto-starts, so load stops it and start is explicit; after an install the Seed is read
  * back and anything but the pinned version is undone; unload uninstalls only what this adapter

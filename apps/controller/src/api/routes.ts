@@ -9,6 +9,7 @@ import {
 import type { JsonValue } from '@heddle/envelope';
 import { isGone, NODE_TIERS } from '@heddle/model';
 import { type RevocationListFile, RevocationListFileSchema } from '@heddle/package';
+import { addSeed } from '@heddle/seed-adapter/controller';
 import { z } from 'zod';
 import { validate } from './body.js';
 import { ApiFailure } from './errors.js';
@@ -138,7 +139,7 @@ export const ROUTES: readonly Route[] = [
     path: ['v1', 'nodes', 'seed'],
     handle: async ({ plane, body }) => {
       const b = validate(AddSeedBody, body, 'body');
-      const node = await plane.addSeed(b.url, {
+      const node = await addSeed(plane, b.url, {
         tier: b.tier,
         spki: b.spki,
         tokenFile: b.token_file,

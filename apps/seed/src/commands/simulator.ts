@@ -1,4 +1,4 @@
-import { SeedSimulator, selfSignedCert } from '@heddle/seed-adapter';
+import { SeedSimulator, selfSignedCert } from '@heddle/seed-adapter/simulator';
 import { intFlag, parseSeedArgs } from '../args.js';
 import { badInput, ExitCode } from '../cli-error.js';
 import { SIMULATOR } from '../command-defs.js';

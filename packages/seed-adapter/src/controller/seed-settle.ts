@@ -1,10 +1,18 @@
+import {
+  chainChange,
+  type OrderRecord,
+  PLANE_CHAIN_SOURCE,
+  type PlaneContext,
+  type SettleOutcome,
+  stageNew,
+  type TargetRecord,
+  type UnsettledRecord,
+} from '@heddle/control-plane/driver';
 import type { InstanceHandle } from '@heddle/runtime';
-import { SEED_RUNTIME_ID, seedPinWorkload } from '@heddle/seed-adapter';
+import { SEED_RUNTIME_ID } from '../seed-admission.js';
+import { seedPinWorkload } from '../seed-pins.js';
 import { seedInstanceId, seedPlacement } from './place-seed.js';
-import { chainChange, stageNew } from './placement-life.js';
-import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
-import { seedClient, seedPinOf } from './seed-nodes.js';
-import type { OrderRecord, TargetRecord, UnsettledRecord } from './state-store.js';
+import { type SeedHosts, seedClient, seedPinOf } from './seed-nodes.js';
 
 /**
  * How long after an unsettled Seed install its cog may still appear (the client's install timeout,
@@ -12,12 +20,9 @@ import type { OrderRecord, TargetRecord, UnsettledRecord } from './state-store.j
  */
 export const SEED_INSTALL_WINDOW_MS = 200_000;
 
-/** What settling one Seed decision did. */
-export type SeedSettlement = 'placed' | 'nothing' | 'pending';
-
 /**
  * Settles an unsettled place on a Seed (an install whose answer was lost, or one that could not be
- * undone) by reading the Seed's installed list, as a host's is settled by its status (DESIGN 4):
+ * undone) by reading the Seed's installed list, as a host's is settled by its status (docs/lifecycle.md):
  *
  * - the cog is there at the pinned version: it is adopted, started or stopped as the order asked,
  *   and recorded as a placement (chained, `settled`): visible to `ps`, `node ls`. Within
@@ -35,12 +40,13 @@ export type SeedSettlement = 'placed' | 'nothing' | 'pending';
  */
 export async function settleSeed(
   ctx: PlaneContext,
+  hosts: SeedHosts,
   u: UnsettledRecord,
   target: TargetRecord,
   order: OrderRecord,
-): Promise<SeedSettlement> {
+): Promise<SettleOutcome> {
   const pin = order.store_pin;
-  const pending = (why: string): SeedSettlement => {
+  const pending = (why: string): SettleOutcome => {
     ctx.store.putUnsettled({ ...u, attempts: u.attempts + 1, last_error: why.slice(0, 512) });
     return 'pending';
   };
@@ -60,7 +66,7 @@ export async function settleSeed(
   try {
     there = (await seedClient(target).installed()).find((c) => c.id === pin.id);
   } catch (err) {
-    return pending(`the Seed cannot be read: ${(err as Error).message}`);
+    return pending(`the Seed cannot be read: ${err instanceof Error ? err.message : String(err)}`);
   }
   const settled = async (outcome: string, extra: Record<string, string> = {}): Promise<void> => {
     await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
@@ -85,7 +91,7 @@ export async function settleSeed(
     return 'nothing';
   }
   try {
-    const host = await ctx.seeds.hostFor(ctx, target, pin);
+    const host = await hosts.hostFor(ctx, target, pin);
     await host.adopt(handle, workload);
     if (there.version !== pin.version) {
       await host.unload(handle); // a stranded install of this controller's: removed
@@ -96,7 +102,7 @@ export async function settleSeed(
     if (order.start) await host.start(handle);
     else await host.stop(handle, 5_000);
   } catch (err) {
-    return pending(`settling on the Seed failed: ${(err as Error).message}`);
+    return pending(`settling on the Seed failed: ${err instanceof Error ? err.message : String(err)}`);
   }
   ctx.book.contact(target.node_id);
   const placement = seedPlacement(ctx, order, u.decision_id, target.node_id, handle, workload, order.start);

@@ -1,10 +1,14 @@
-import type { CtlMethod, JsonObject, JsonValue } from '@heddle/envelope';
+import {
+  type InstanceVerb,
+  type PlacementRecord,
+  type PlaneContext,
+  PlaneError,
+  type TargetRecord,
+} from '@heddle/control-plane/driver';
+import type { JsonObject, JsonValue } from '@heddle/envelope';
 import { type RunEvidence, RuntimeError } from '@heddle/runtime';
-import { PlaneError } from './errors.js';
-import type { PlaneContext } from './plane-context.js';
 import { seedFailure } from './seed-book.js';
-import { seedHandle } from './seed-nodes.js';
-import type { PlacementRecord, TargetRecord } from './state-store.js';
+import { type SeedHosts, seedHandle } from './seed-nodes.js';
 
 /** Run evidence of a Seed instance as the operator API carries it (the token never in it). */
 function evidenceJson(e: RunEvidence): { [key: string]: JsonValue } {
@@ -29,12 +33,13 @@ function evidenceJson(e: RunEvidence): { [key: string]: JsonValue } {
  */
 export async function seedVerb(
   ctx: PlaneContext,
+  hosts: SeedHosts,
   t: TargetRecord,
   p: PlacementRecord,
-  method: CtlMethod,
+  method: InstanceVerb,
   body: JsonObject,
 ): Promise<{ [key: string]: JsonValue }> {
-  const host = await ctx.seeds.hostFor(ctx, t);
+  const host = await hosts.hostFor(ctx, t);
   const handle = seedHandle(p);
   const status = async (): Promise<{ [key: string]: JsonValue }> => {
     const s = await host.status(handle);

@@ -1,10 +1,17 @@
 import { join } from 'node:path';
+import type {
+  OrderStorePin,
+  PlacementRecord,
+  PlaneContext,
+  TargetRecord,
+} from '@heddle/control-plane/driver';
 import { sha256Hex, utf8 } from '@heddle/envelope';
 import type { Capability } from '@heddle/placement';
 import { type InstanceHandle, WorkloadHost } from '@heddle/runtime';
-import { loadToken, SeedApiRuntime, SeedClient, type SeedPin, seedPinWorkload } from '@heddle/seed-adapter';
-import type { PlaneContext } from './plane-context.js';
-import type { OrderStorePin, PlacementRecord, TargetRecord } from './state-store.js';
+import { loadToken } from '../credentials.js';
+import { SeedClient } from '../seed-client.js';
+import { type SeedPin, seedPinWorkload } from '../seed-pins.js';
+import { SeedApiRuntime } from '../seed-runtime.js';
 
 /** The node id of a Seed: 32 hex of SHA-256 over a tag and its certificate pin (stable per Seed key). */
 export function seedNodeId(spki: string): string {
@@ -52,7 +59,7 @@ export function seedClient(t: TargetRecord): SeedClient {
 }
 
 /**
- * The controller's governed hosts for Seeds (DESIGN 11, controller integration): one WorkloadHost over
+ * The controller's governed hosts for Seeds (docs/seed.md, "Under a controller"): one WorkloadHost over
  * a `SeedApiRuntime` per Seed, with the controller's gate and chain, holding the pins of every order
  * placed there. A new pin rebuilds the adapter; the instances it held are adopted again from the
  * controller's placements.

@@ -1,7 +1,10 @@
 import { join } from 'node:path';
-import { SeedSimulator, saveToken, selfSignedCert } from '@heddle/seed-adapter';
+import { planeError, type TestPlane, tempDir } from '@heddle/control-plane/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPlane, planeError, type TestPlane, tempDir } from './test-fixtures.js';
+import { saveToken } from '../credentials.js';
+import { SeedSimulator, selfSignedCert } from '../simulator.js';
+import { addSeed } from './seed-book.js';
+import { openSeedPlane } from './seed-plane.test-util.js';
 
 const TOKEN = 'sim-token-0123456789abcdef';
 let sim: SeedSimulator;
@@ -16,7 +19,7 @@ beforeAll(async () => {
     installDelayMs: 50,
     tickMs: 50,
   });
-  p = await openPlane();
+  p = await openSeedPlane();
   tokenFile = join(tempDir(), 'seed.token');
   saveToken(tokenFile, TOKEN);
 });
@@ -28,20 +31,20 @@ afterAll(async () => {
 describe('a Cognitum Seed as a node of the controller', () => {
   it('refuses a certificate that is not the pinned one, and a Seed that does not accept the token', async () => {
     const wrong = await planeError(
-      p.plane.addSeed(sim.url, { tier: 'paired', spki: 'ab'.repeat(32), tokenFile }),
+      addSeed(p.plane, sim.url, { tier: 'paired', spki: 'ab'.repeat(32), tokenFile }),
     );
     expect(wrong.code).toBe('key_mismatch');
     const other = join(tempDir(), 'other.token');
     saveToken(other, 'not-a-paired-token-00000');
     const unpaired = await planeError(
-      p.plane.addSeed(sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile: other }),
+      addSeed(p.plane, sim.url, { tier: 'paired', spki: sim.spki ?? '', tokenFile: other }),
     );
     expect(unpaired.message).toContain('heddle-seed pair');
     expect(p.plane.nodes()).toEqual([]);
   });
 
   it('is registered with its claimed capabilities and placed onto with a store pin; status, logs, stop, unload', async () => {
-    const node = await p.plane.addSeed(sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile });
+    const node = await addSeed(p.plane, sim.url, { tier: 'paired', spki: sim.spki ?? '', tokenFile });
     seedId = node.node_id;
     expect(node).toMatchObject({ routes: ['remote.api'], tier: 'paired', liveness: 'alive' });
     const r = await p.plane.place({
@@ -54,7 +57,7 @@ describe('a Cognitum Seed as a node of the controller', () => {
       runtime: 'remote.api',
       state: 'running',
     });
-    const id = r.instance?.instance_id as string;
+    const id = r.instance?.instance_id ?? '';
     expect(sim.installed().find((c) => c.id === 'air-quality')?.running).toBe(true);
     expect((await p.plane.status(id)).node).toMatchObject({ state: 'running' });
     await new Promise((res) => setTimeout(res, 200));
@@ -88,15 +91,15 @@ describe('a Cognitum Seed as a node of the controller', () => {
 describe('a controller restart', () => {
   it('adopts the Seed instances it placed again from its state, and still unloads only what it installed', async () => {
     const dir = tempDir();
-    const first = await openPlane(dir);
-    await first.plane.addSeed(sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile });
+    const first = await openSeedPlane(dir);
+    await addSeed(first.plane, sim.url, { tier: 'paired', spki: sim.spki ?? '', tokenFile });
     const r = await first.plane.place({
       store_pin: { id: 'presence', version: '2.0.0', console_commands: [] },
       start: false,
     });
-    const id = r.instance?.instance_id as string;
+    const id = r.instance?.instance_id ?? '';
     await first.close();
-    const second = await openPlane(dir);
+    const second = await openSeedPlane(dir);
     try {
       expect(second.plane.instance(id)).toMatchObject({
         node_id: r.instance?.node_id,

@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
-import { isHex } from '@heddle/envelope';
-import type { NodeTier } from '@heddle/model';
-import { loadToken, SeedError } from '@heddle/seed-adapter';
-import { PlaneError } from './errors.js';
-import type { CheckedLiveness } from './health.js';
+import type { ControlPlane, NodeView } from '@heddle/control-plane';
+import { type PlaneContext, PlaneError, type TargetRecord } from '@heddle/control-plane/driver';
+import { NODE_TIERS, type NodeTier } from '@heddle/model';
+import { z } from 'zod';
+import { loadToken } from '../credentials.js';
+import { SeedError } from '../errors.js';
 import { seedClient, seedNodeId } from './seed-nodes.js';
-import type { StateStore, TargetRecord } from './state-store.js';
+
+/** The kind of a Cognitum Seed node (`TargetRecord.kind`). */
+export const SEED_NODE_KIND = 'seed';
 
 /** How to register a Cognitum Seed. */
 export interface AddSeedOptions {
@@ -16,8 +19,18 @@ export interface AddSeedOptions {
   /** The file holding the paired token (mode 0600). */
   readonly tokenFile: string;
   /** Allow plain HTTP (the USB link or loopback only). */
-  readonly allowPlainHttp?: boolean;
+  readonly allowPlainHttp?: boolean | undefined;
 }
+
+/** Schema of {@link AddSeedOptions}. */
+export const AddSeedOptionsSchema: z.ZodType<AddSeedOptions> = z.strictObject({
+  tier: z.enum(NODE_TIERS),
+  spki: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex characters (SHA-256 of the Seed certificate key)'),
+  tokenFile: z.string().min(1).max(4096),
+  allowPlainHttp: z.boolean().optional(),
+});
 
 /**
  * Asks a Seed its status and installed list, and checks the token with a call the Seed authenticates
@@ -62,7 +75,7 @@ export const SEED_TOKEN_REFUSED = 'token refused:';
 export function seedFailure(err: unknown, url: string): PlaneError {
   if (err instanceof PlaneError) return err;
   const code = err instanceof SeedError ? err.code : 'unreachable';
-  const text = String((err as Error)?.message ?? err);
+  const text = err instanceof Error ? err.message : String(err);
   const message = text.startsWith(url) ? text : `${url}: ${text}`;
   switch (code) {
     case 'tls_pin':
@@ -84,29 +97,35 @@ export function seedFailure(err: unknown, url: string): PlaneError {
   }
 }
 
+/** `options` as {@link AddSeedOptions}; `invalid_input` naming the field otherwise. */
+export function parseAddSeedOptions(options: unknown): AddSeedOptions {
+  const r = AddSeedOptionsSchema.safeParse(options);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const path =
+    issue === undefined
+      ? []
+      : issue.code === 'unrecognized_keys'
+        ? [...issue.path, issue.keys[0] ?? '']
+        : issue.path;
+  const field = path.length === 0 ? '$' : path.join('.');
+  throw new PlaneError('invalid_input', `${field}: ${issue?.message ?? 'invalid'}`, { field });
+}
+
 /**
- * Registers a Cognitum Seed at `url` (DESIGN 11): TLS pinned to `spki`, the paired token read from
- * `tokenFile`. The Seed must answer its status and, with the token, its installed list (a Seed that
- * does not accept the token is refused: pair it first with `heddle-seed pair`). Its node id is
- * derived from the pin; it is placed onto with store-pinned cogs only.
+ * Registers a Cognitum Seed at `url` (docs/seed.md, "Under a controller"): TLS pinned to `spki`, the
+ * paired token read from `tokenFile`. The Seed must answer its status and, with the token, its
+ * installed list (a Seed that does not accept the token is refused: pair it first with `heddle-seed
+ * pair`). Its node id is derived from the pin; it is recorded as kind {@link SEED_NODE_KIND} and
+ * placed onto with store-pinned cogs only. `options` are parsed ({@link AddSeedOptionsSchema}).
  */
-export async function addSeedTarget(
-  store: StateStore,
-  liveness: Pick<CheckedLiveness, 'contact' | 'failure'>,
-  now: number,
-  url: string,
-  options: AddSeedOptions,
-): Promise<TargetRecord> {
-  if (!isHex(options.spki, 32)) {
-    throw new PlaneError(
-      'invalid_input',
-      'spki: expected 64 lower-case hex characters (SHA-256 of the Seed certificate key)',
-      { field: 'spki' },
-    );
-  }
+export async function addSeedTarget(ctx: PlaneContext, url: string, input: unknown): Promise<TargetRecord> {
+  const options = parseAddSeedOptions(input);
+  const now = ctx.now();
   const nodeId = seedNodeId(options.spki);
-  const held = store.getTarget(nodeId);
+  const held = ctx.store.getTarget(nodeId);
   const draft: TargetRecord = {
+    kind: SEED_NODE_KIND,
     node_id: nodeId,
     url,
     public_key: options.spki,
@@ -127,8 +146,8 @@ export async function addSeedTarget(
     },
   };
   await probeSeed(draft);
-  store.putTarget(draft);
-  liveness.contact(nodeId, now);
+  ctx.store.putTarget(draft);
+  ctx.book.contact(nodeId);
   return draft;
 }
 
@@ -136,12 +155,10 @@ export async function addSeedTarget(
  * Asks a Seed again (status, installed list, token); a failure marks it unreachable with the reason,
  * except a token the Seed refuses: then it stays alive with `last_error` starting {@link SEED_TOKEN_REFUSED}.
  */
-export async function refreshSeedTarget(
-  store: StateStore,
-  liveness: Pick<CheckedLiveness, 'contact' | 'failure'>,
-  t: TargetRecord,
-  now: number,
-): Promise<TargetRecord> {
+export async function refreshSeedTarget(ctx: PlaneContext, t: TargetRecord): Promise<TargetRecord> {
+  const { store } = ctx;
+  const liveness = ctx.book.liveness;
+  const now = ctx.now();
   const fp = tokenFingerprint(t);
   const knownRefused = fp !== undefined && refusedTokens.get(fp.key) === fp.hash;
   const refusedRecord = (): TargetRecord => ({
@@ -177,10 +194,22 @@ export async function refreshSeedTarget(
     const next: TargetRecord = {
       ...t,
       unreachable_since_ms: t.unreachable_since_ms ?? now,
-      last_error: String((err as Error)?.message ?? err).slice(0, 512),
+      last_error: (err instanceof Error ? err.message : String(err)).slice(0, 512),
     };
     store.putTarget(next);
     liveness.failure(t.node_id, now);
     return next;
   }
+}
+
+/**
+ * Registers the Cognitum Seed at `url` with `plane` (whose drivers include the Seed's, see
+ * `seedDriver`): `plane.addNodeOf('seed', url, options)`, typed.
+ */
+export function addSeed(
+  plane: Pick<ControlPlane, 'addNodeOf'>,
+  url: string,
+  options: AddSeedOptions,
+): Promise<NodeView> {
+  return plane.addNodeOf(SEED_NODE_KIND, url, options);
 }

@@ -1,20 +1,36 @@
-import { deriveInstanceId } from '@heddle/model';
+import {
+  type Attempt,
+  type AttemptOutcome,
+  chainAttempt,
+  chainChange,
+  chainDecision,
+  dispatchRanked,
+  dryRun,
+  dryRunChecks,
+  engineView,
+  type OrderRecord,
+  type OrderStorePin,
+  orderRecord,
+  PLANE_CHAIN_SOURCE,
+  type PlacementRecord,
+  type PlaceOrderInput,
+  type PlaceResult,
+  type PlaneContext,
+  PlaneError,
+  stageNew,
+  unplaceable,
+} from '@heddle/control-plane/driver';
 import { explainJson, type GovernanceVerdict, type PlacementRequest, place } from '@heddle/placement';
+import { deriveInstanceId } from '@heddle/model';
 import { type InstanceHandle, RuntimeError, type RuntimeWorkload } from '@heddle/runtime';
-import { SeedInstallUnsureError, SeedStrandedInstallError, seedPinWorkload } from '@heddle/seed-adapter';
-import { engineView } from './engine-view.js';
-import { orderRecord, type PlaceOrderInput } from './order.js';
-import type { AttemptOutcome, PlaceResult } from './place.js';
-import { chainDecision, dispatchRanked, dryRun, unplaceable } from './place-common.js';
-import { dryRunChecks, seedChecks, seedContext } from './place-gate.js';
-import { chainChange, stageNew } from './placement-life.js';
-import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
+import { SeedInstallUnsureError, SeedStrandedInstallError } from '../seed-install.js';
+import { seedPinWorkload } from '../seed-pins.js';
 import { seedFailure } from './seed-book.js';
-import { seedDataDir, seedPinOf, seedVariant } from './seed-nodes.js';
-import type { OrderRecord, OrderStorePin, PlacementRecord } from './state-store.js';
+import { seedChecks, seedContext } from './seed-gate.js';
+import { type SeedHosts, seedDataDir, seedPinOf, seedVariant } from './seed-nodes.js';
 
 /**
- * Places an operator's Seed store pin (DESIGN 11, controller integration): the engine picks among the
+ * Places an operator's Seed store pin (docs/seed.md, "Under a controller"): the engine picks among the
  * Seeds (nodes with `runtime.remote.api` and `node.class.cognitum-seed`), with the gate's verdict per
  * Seed; the decision is chained; then each candidate in rank order gets a chained gate check and a
  * load (and start) through the controller's governed WorkloadHost over a `SeedApiRuntime`, whose
@@ -23,10 +39,13 @@ import type { OrderRecord, OrderStorePin, PlacementRecord } from './state-store.
  */
 export async function placeStorePin(
   ctx: PlaneContext,
-  order: PlaceOrderInput & { store_pin: OrderStorePin },
-  orderId?: string,
+  hosts: SeedHosts,
+  order: PlaceOrderInput,
+  orderId: string | undefined,
 ): Promise<PlaceResult> {
   const pin = order.store_pin;
+  if (pin === undefined)
+    throw new PlaneError('invalid_input', 'order store_pin: missing', { field: 'store_pin' });
   const workload = seedPinWorkload(seedPinOf(pin));
   const now = ctx.now();
   const record = orderRecord(
@@ -51,7 +70,7 @@ export async function placeStorePin(
   };
   // Every check of the real place: the controller's `workload.place`, then the install, load (and
   // start) its WorkloadHost over the Seed asks of the same gate, with the same context.
-  const decision = place(request, engineView(ctx.book, ctx.store, now), ctx.reservations.state, {
+  const decision = place(request, engineView(ctx, now), ctx.reservations.state, {
     now_ms: now,
     governance: (_id, _v, node): GovernanceVerdict =>
       dryRunChecks(ctx, seedChecks(workload, node.tier, record.start)),
@@ -66,33 +85,25 @@ export async function placeStorePin(
     ...decision.candidates.filter((c) => c.node_id !== decision.node_id),
   ];
   return dispatchRanked(ctx, record, decisionId, ranked, decision.pinned, explanation, (c) =>
-    attemptSeed(ctx, record, pin, workload, decisionId, c.node_id),
+    attemptSeed(ctx, hosts, record, pin, workload, decisionId, c.node_id),
   );
 }
 
 async function attemptSeed(
   ctx: PlaneContext,
+  hosts: SeedHosts,
   order: OrderRecord,
   pin: OrderStorePin,
   workload: RuntimeWorkload,
   decisionId: string,
   nodeId: string,
-): Promise<{ outcome: AttemptOutcome; placement: PlacementRecord | null }> {
+): Promise<Attempt> {
   const t = ctx.book.get(nodeId);
-  const finish = async (
+  const finish = (
     o: Omit<AttemptOutcome, 'node_id' | 'variant'>,
     placement: PlacementRecord | null = null,
-  ) => {
-    const outcome: AttemptOutcome = { node_id: nodeId, variant: 'store-pin', ...o };
-    await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
-      phase: 'attempt',
-      decision_id: decisionId,
-      order_id: order.order_id,
-      ...outcome,
-      instance_id: placement?.instance_id ?? null,
-    });
-    return { outcome, placement };
-  };
+  ): Promise<Attempt> =>
+    chainAttempt(ctx, decisionId, order, { node_id: nodeId, variant: 'store-pin', ...o }, placement);
   const gate = await ctx.gate.check(
     ctx.nodeId,
     'workload.place',
@@ -101,7 +112,7 @@ async function attemptSeed(
   if (gate.verdict !== 'permit')
     return finish({ outcome: 'gate_denied', code: gate.rule, reason: gate.reason });
   try {
-    const host = await ctx.seeds.hostFor(ctx, t, pin);
+    const host = await hosts.hostFor(ctx, t, pin);
     const handle = await host.load(workload, {
       values: { ...order.values },
       runMode: order.mode,

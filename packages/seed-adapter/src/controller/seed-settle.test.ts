@@ -1,17 +1,14 @@
 import { join } from 'node:path';
-import {
-  DEFAULT_CATALOG,
-  SeedClient,
-  SeedSimulator,
-  saveToken,
-  seedPinWorkload,
-  selfSignedCert,
-  storeCog,
-} from '@heddle/seed-adapter';
+import { type TestPlane, tempDir } from '@heddle/control-plane/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { seedContext } from './place-gate.js';
+import { saveToken } from '../credentials.js';
+import { SeedClient } from '../seed-client.js';
+import { seedPinWorkload } from '../seed-pins.js';
+import { DEFAULT_CATALOG, SeedSimulator, selfSignedCert, storeCog } from '../simulator.js';
+import { addSeed } from './seed-book.js';
+import { seedContext } from './seed-gate.js';
+import { openSeedPlane } from './seed-plane.test-util.js';
 import { SEED_INSTALL_WINDOW_MS } from './seed-settle.js';
-import { openPlane, type TestPlane, tempDir } from './test-fixtures.js';
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -24,12 +21,12 @@ async function seedPlane(
 ): Promise<{ sim: SeedSimulator; p: TestPlane; token: string; tokenFile: string; nodeId: string }> {
   const sim = await SeedSimulator.start({ https: selfSignedCert('seed-s'), installDelayMs, tickMs: 50 });
   open.push(sim);
-  const p = await openPlane(tempDir(), {}, now);
+  const p = await openSeedPlane(tempDir(), {}, now);
   open.push(p);
   const token = sim.addToken();
   const tokenFile = join(tempDir(), 'seed.token');
   saveToken(tokenFile, token);
-  const node = await p.plane.addSeed(sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile });
+  const node = await addSeed(p.plane, sim.url, { tier: 'paired', spki: sim.spki ?? '', tokenFile });
   return { sim, p, token, tokenFile, nodeId: node.node_id };
 }
 
@@ -39,7 +36,10 @@ const until = async (ok: () => boolean): Promise<void> => {
 
 describe('Seed places whose install answer was lost are settled, as for hosts', () => {
   it('kept unsettled on disk, then settled from the Seed: recorded, running, visible, unloaded like any other', async () => {
-    const { sim, p, nodeId } = await seedPlane(4_600);
+    // The adapter reads the installed list back for about 4 s (SEED_RECONCILE: 5 reads, 1 s apart)
+    // before it answers unsettled; the install lands 8 s after it started, so the first settle below
+    // still finds nothing even when the machine is slow (4.6 s left it 0.6 s, too little under load).
+    const { sim, p, nodeId } = await seedPlane(8_000);
     sim.installWithoutAnswer('early');
     const r = await p.plane.place({ store_pin: { id: 'thermal', version: '1.0.3', console_commands: [] } });
     expect(r.status).toBe('unsettled');
@@ -50,7 +50,7 @@ describe('Seed places whose install answer was lost are settled, as for hosts', 
     const report = await p.plane.settle();
     expect(report.placed).toEqual([r.decision_id]);
     expect(p.plane.unsettled()).toEqual([]);
-    const inst = p.plane.instance(u?.expected_instance_id as string);
+    const inst = p.plane.instance(u?.expected_instance_id ?? '');
     expect(inst).toMatchObject({
       node_id: nodeId,
       workload: 'thermal',
@@ -64,6 +64,7 @@ describe('Seed places whose install answer was lost are settled, as for hosts', 
     const phases = p.chain
       .range(0)
       .filter((e) => e.kind === 'workload.place')
+      // cast: the plane chains its payloads as JSON objects
       .map((e) => (e.payload as { phase?: string }).phase);
     expect(phases).toContain('unsettled');
     expect(phases).toContain('settled');
@@ -89,12 +90,12 @@ describe('a Seed decision settled after its install window', () => {
     let skew = 0;
     const { sim, p, nodeId, token } = await seedPlane(20, () => Date.now() + skew);
     const r = await p.plane.place({ store_pin: { id: 'thermal', version: '1.0.3', console_commands: [] } });
-    const id = r.instance?.instance_id as string;
+    const id = r.instance?.instance_id ?? '';
     await p.plane.unload(id);
     // The record of a place whose install never reached the Seed, pending while the Seed was away...
     p.store.putUnsettled({
       decision_id: 'd-lost-2',
-      order_id: r.order_id as string,
+      order_id: r.order_id ?? '',
       node_id: nodeId,
       expected_instance_id: id,
       variant: 'store-pin-installed',
@@ -104,13 +105,14 @@ describe('a Seed decision settled after its install window', () => {
     });
     // ... meanwhile an operator installed the store's newer thermal by hand.
     sim.setCatalog([...DEFAULT_CATALOG.filter((c) => c.id !== 'thermal'), storeCog('thermal', '1.1.0')]);
-    await new SeedClient({ url: sim.url, spki: sim.spki as string, token }).install('thermal');
+    await new SeedClient({ url: sim.url, spki: sim.spki ?? '', token }).install('thermal');
     skew = SEED_INSTALL_WINDOW_MS + 1_000;
     expect((await p.plane.settle()).nothing).toEqual(['d-lost-2']);
     expect(sim.installed()).toMatchObject([{ id: 'thermal', version: '1.1.0' }]);
     expect(p.plane.unsettled()).toEqual([]);
     const settled = p.chain
       .range(0)
+      // cast: the plane chains its payloads as JSON objects
       .filter((e) => e.kind === 'workload.place' && (e.payload as { phase?: string }).phase === 'settled')
       .map((e) => e.payload as Record<string, unknown>);
     expect(settled.at(-1)).toMatchObject({ outcome: 'nothing', left: 'thermal@1.1.0' });
@@ -122,11 +124,11 @@ describe('a Seed decision settled after its install window, the pinned version t
     let skew = 0;
     const { sim, p, nodeId, token } = await seedPlane(20, () => Date.now() + skew);
     const r = await p.plane.place({ store_pin: { id: 'thermal', version: '1.0.3', console_commands: [] } });
-    const id = r.instance?.instance_id as string;
+    const id = r.instance?.instance_id ?? '';
     await p.plane.unload(id);
     p.store.putUnsettled({
       decision_id: 'd-lost-3',
-      order_id: r.order_id as string,
+      order_id: r.order_id ?? '',
       node_id: nodeId,
       expected_instance_id: id,
       variant: 'store-pin-installed',
@@ -135,7 +137,7 @@ describe('a Seed decision settled after its install window, the pinned version t
       last_error: 'lost',
     });
     // An operator installed thermal by hand while the Seed could not be read.
-    await new SeedClient({ url: sim.url, spki: sim.spki as string, token }).install('thermal');
+    await new SeedClient({ url: sim.url, spki: sim.spki ?? '', token }).install('thermal');
     skew = SEED_INSTALL_WINDOW_MS + 1_000;
     expect((await p.plane.settle()).placed).toEqual(['d-lost-3']);
     expect(p.plane.instance(id)).toMatchObject({ variant: 'store-pin' });
@@ -149,13 +151,13 @@ describe('a Seed decision whose install never landed', () => {
     let skew = 0;
     const { sim, p, nodeId } = await seedPlane(20, () => Date.now() + skew);
     const r = await p.plane.place({ store_pin: { id: 'thermal', version: '1.0.3', console_commands: [] } });
-    const id = r.instance?.instance_id as string;
+    const id = r.instance?.instance_id ?? '';
     await p.plane.unload(id);
     expect(sim.installed()).toEqual([]);
     // As if a second place of the same order had lost its answer and nothing reached the Seed.
     p.store.putUnsettled({
       decision_id: 'd-lost-1',
-      order_id: r.order_id as string,
+      order_id: r.order_id ?? '',
       node_id: nodeId,
       expected_instance_id: id,
       variant: 'store-pin-installed',
@@ -181,7 +183,7 @@ describe('the token of a Seed node', () => {
     const never = join(tempDir(), 'never.token');
     saveToken(never, 'seed_neverIssuedByThisSeed0123456789abcdef');
     await expect(
-      p.plane.addSeed(sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile: never }),
+      addSeed(p.plane, sim.url, { tier: 'paired', spki: sim.spki ?? '', tokenFile: never }),
     ).rejects.toThrow(/heddle-seed pair/);
   });
 
