@@ -1,14 +1,11 @@
 import {
-  type CtlMethod,
-  createRequest,
   fromHex,
   type JsonObject,
   type JsonValue,
   type KeyPair,
-  mutates,
   nodeIdFromPublicKey,
-  signRequest,
 } from '@heddle/envelope';
+import { type CtlMethod, createRequest, mutates, signRequest } from '@heddle/protocol';
 import { type CallResult, type PackageSource, type WireClientOptions, WireSession } from '@heddle/wire';
 import type { PlaneConfig } from './config.js';
 

@@ -6,10 +6,11 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openChainFile } from '@heddle/chain';
-import { AllowListPolicy, keyPairFromSecret, toHex } from '@heddle/envelope';
+import { keyPairFromSecret, toHex } from '@heddle/envelope';
 import { Gate, parsePolicy } from '@heddle/gate';
 import { HostService, RevocationHolder } from '@heddle/host-service';
 import { buildCogPackage } from '@heddle/package';
+import { AllowListPolicy } from '@heddle/protocol';
 import { ContainerRuntime, WorkloadHost } from '@heddle/runtime';
 import { WireServer } from '@heddle/wire';
 import { controllerKeys, operatorKeys, publisherKeys, tempDir, testAnchors } from './test-fixtures.js';

@@ -1,5 +1,5 @@
-import { CallFailure } from '@heddle/envelope';
 import type { RevocationList } from '@heddle/package';
+import { CallFailure } from '@heddle/protocol';
 import { isGone } from '@heddle/runtime';
 import { mapBounded } from './health.js';
 import { type HostListing, type ListedInstance, lifeOf, parseListing } from './host-listing.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { okOutcome, signResponse } from '@heddle/envelope';
 import { RevocationList } from '@heddle/package';
+import { okOutcome, signResponse } from '@heddle/protocol';
 import { SeedSimulator, saveToken, selfSignedCert } from '@heddle/seed-adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PlaceResult } from './place.js';

@@ -1,11 +1,4 @@
-import {
-  CallFailure,
-  isHex,
-  type JsonValue,
-  nodeIdFromPublicKey,
-  ResponseError,
-  toHex,
-} from '@heddle/envelope';
+import { isHex, type JsonValue, nodeIdFromPublicKey, toHex } from '@heddle/envelope';
 import {
   NodeFactsCache,
   PlacementError,
@@ -14,6 +7,7 @@ import {
   type TrustTier,
   verifyNodeFacts,
 } from '@heddle/placement';
+import { CallFailure, ResponseError } from '@heddle/protocol';
 import { isGone } from '@heddle/runtime';
 import { asObject, type Caller } from './caller.js';
 import type { PlaneConfig } from './config.js';

@@ -1,5 +1,6 @@
-import { CallFailure, type JsonValue } from '@heddle/envelope';
+import type { JsonValue } from '@heddle/envelope';
 import type { CogBody, VerifiedWorkload } from '@heddle/package';
+import { CallFailure } from '@heddle/protocol';
 import { canTransition, isGone } from '@heddle/runtime';
 import { DirPackageSource } from '@heddle/wire';
 import { asObject, countingSource } from './caller.js';

@@ -1,4 +1,5 @@
-import { CallFailure, type JsonValue } from '@heddle/envelope';
+import type { JsonValue } from '@heddle/envelope';
+import { CallFailure } from '@heddle/protocol';
 import { asObject } from './caller.js';
 import type { PlaneContext } from './plane-context.js';
 import type { TargetRecord } from './state-store.js';

@@ -1,6 +1,7 @@
 import { ChainKind } from '@heddle/chain';
-import { CallFailure, type CtlMethod, canonicalJson, isCtlMethod, type JsonValue } from '@heddle/envelope';
+import { canonicalJson, type JsonValue } from '@heddle/envelope';
 import { PackageError, RevocationList, type RevocationListFile, type TrustAnchors } from '@heddle/package';
+import { CallFailure, type CtlMethod, isCtlMethod } from '@heddle/protocol';
 import { isGone } from '@heddle/runtime';
 import { z } from 'zod';
 import { asObject } from './caller.js';

@@ -1,4 +1,5 @@
-import type { CtlMethod, JsonObject, JsonValue } from '@heddle/envelope';
+import type { JsonObject, JsonValue } from '@heddle/envelope';
+import type { CtlMethod } from '@heddle/protocol';
 import { type RunEvidence, RuntimeError } from '@heddle/runtime';
 import { PlaneError } from './errors.js';
 import type { PlaneContext } from './plane-context.js';

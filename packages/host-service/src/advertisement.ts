@@ -1,4 +1,5 @@
-import { CTL_METHODS, CTL_VERSION, type JsonValue } from '@heddle/envelope';
+import type { JsonValue } from '@heddle/envelope';
+import { CTL_METHODS, CTL_VERSION } from '@heddle/protocol';
 import { DEFAULT_MAX_CALLS_PER_SESSION } from '@heddle/wire';
 
 /** The service name a host advertises. */

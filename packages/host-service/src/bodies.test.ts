@@ -1,5 +1,6 @@
-import { type JsonValue, Refusal } from '@heddle/envelope';
+import type { JsonValue } from '@heddle/envelope';
 import { COG_ID_RE, COG_ROUTES } from '@heddle/package';
+import { Refusal } from '@heddle/protocol';
 import { MAX_INTERVAL_SECS } from '@heddle/runtime';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

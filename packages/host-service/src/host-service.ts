@@ -1,21 +1,19 @@
 import { join } from 'node:path';
+import { type JsonValue, type KeyPair, nodeIdFromPublicKey } from '@heddle/envelope';
+import type { CogRoute, KindRegistry, TrustAnchors } from '@heddle/package';
 import {
   type ControllerPolicy,
   type CtlRequest,
   claimedRequest,
-  type JsonValue,
-  type KeyPair,
   MAX_CLOCK_SKEW_MS,
   mutates,
   NonceGuard,
-  nodeIdFromPublicKey,
   okOutcome,
   Refusal,
   type SignedCtl,
   signResponse,
   verifyRequest,
-} from '@heddle/envelope';
-import type { CogRoute, KindRegistry, TrustAnchors } from '@heddle/package';
+} from '@heddle/protocol';
 import { type HostRecorder, probeSystem, type WorkloadHost } from '@heddle/runtime';
 import type { CallContext, CallHandler, FetchOptions } from '@heddle/wire';
 import {

@@ -1,4 +1,5 @@
-import { type CtlRequest, type JsonValue, Refusal } from '@heddle/envelope';
+import type { JsonValue } from '@heddle/envelope';
+import { type CtlRequest, Refusal } from '@heddle/protocol';
 import type { RunEvidence } from '@heddle/runtime';
 import {
   DEFAULT_GRACE_MS,

@@ -1,13 +1,11 @@
 import { closeSync, fdatasyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { HEX32_RE, readTextBounded, writeFileAtomic } from '@heddle/envelope';
 import {
-  HEX32_RE,
   MAX_CLOCK_SKEW_MS,
   NonceGuard,
   type NonceGuardOptions,
   type NonceJournalSink,
-  readTextBounded,
-  writeFileAtomic,
-} from '@heddle/envelope';
+} from '@heddle/protocol';
 
 /** Largest journal file read at start-up (about 8 times a full memory of 65,536 nonces). */
 export const MAX_NONCE_JOURNAL_BYTES: number = 32 * 1024 * 1024;

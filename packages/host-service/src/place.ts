@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { type CtlRequest, type JsonValue, Refusal } from '@heddle/envelope';
+import type { JsonValue } from '@heddle/envelope';
+import { type CtlRequest, Refusal } from '@heddle/protocol';
 import {
   deriveInstanceId,
   type InstanceHandle,

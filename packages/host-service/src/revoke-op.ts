@@ -1,5 +1,5 @@
 import { ChainKind } from '@heddle/chain';
-import { type CtlRequest, type JsonValue, Refusal } from '@heddle/envelope';
+import type { JsonValue } from '@heddle/envelope';
 import {
   MAX_GENERATION_STEP,
   PackageError,
@@ -7,6 +7,7 @@ import {
   type RevocationListFile,
   RevocationListFileSchema,
 } from '@heddle/package';
+import { type CtlRequest, Refusal } from '@heddle/protocol';
 import { z } from 'zod';
 import { parseBody } from './bodies.js';
 import type { HostState } from './host-state.js';

@@ -1,4 +1,4 @@
-import { HeddleError } from '../errors.js';
+import { HeddleError } from '@heddle/envelope';
 import { mutates } from './methods.js';
 import type { CtlRefused } from './response.js';
 

@@ -1,8 +1,15 @@
+import type { KeyPair } from '@heddle/envelope';
+import {
+  canonicalJson,
+  type DomainTagValue,
+  isHex,
+  signWithDomain,
+  toHex,
+  utf8,
+  utf8Length,
+  verifyWithDomain,
+} from '@heddle/envelope';
 import { z } from 'zod';
-import { isHex, toHex, utf8, utf8Length } from '../bytes.js';
-import { canonicalJson } from '../canonical.js';
-import { type DomainTagValue, signWithDomain, verifyWithDomain } from '../domain.js';
-import type { KeyPair } from '../keys.js';
 import { MAX_MESSAGE_BYTES, MAX_PAYLOAD_DEPTH } from './limits.js';
 
 /**

@@ -5,10 +5,10 @@
  * schema, which stays the authority and produces the error. So they change the cost of a valid
  * message, never which messages are accepted or how a refusal reads.
  */
+
+import type { JsonValue } from '@heddle/envelope';
+import { HEX32_RE, HEX64_RE, isJsonObject, type JsonObject, utf8Length } from '@heddle/envelope';
 import { z } from 'zod';
-import { utf8Length } from '../bytes.js';
-import { HEX32_RE, HEX64_RE, isJsonObject, type JsonObject } from '../formats.js';
-import type { JsonValue } from '../json-limits.js';
 import { MAX_LIFETIME_MS, MAX_REASON_LENGTH, MAX_TOKEN_LENGTH } from './limits.js';
 import { ANY_TARGET, DESCRIBE_METHOD, isCtlMethod, mutates } from './methods.js';
 import { isRefusalCode } from './refusal.js';
@@ -53,7 +53,7 @@ export const RequestFormSchema: z.ZodType<RequestForm> = z.strictObject({
   nonce: z.string().refine(tokenFits, TOKEN_MESSAGE),
   issued_at_ms: z.int().nonnegative(),
   expires_at_ms: z.int().nonnegative(),
-  decision_id: z.string().regex(HEX64_RE, 'expected 64 lower-case hex characters').optional(),
+  decision_id: z.string().regex(HEX64_RE, 'expected 64 lower-case hex characters').exactOptional(),
   body: z.custom<JsonObject>(isJsonObject, { message: 'expected a JSON object' }),
 });
 
