@@ -1,11 +1,14 @@
 import { join } from 'node:path';
-import { type JsonValue, type KeyPair, nodeIdFromPublicKey } from '@heddle/envelope';
+import { type KeyPair, nodeIdFromPublicKey } from '@heddle/envelope';
 import type { CogRoute, KindRegistry, TrustAnchors } from '@heddle/package';
 import {
   type ControllerPolicy,
+  type CtlMethod,
   type CtlRequest,
   claimedRequest,
+  type HostSoftware,
   MAX_CLOCK_SKEW_MS,
+  type MethodAnswer,
   mutates,
   NonceGuard,
   okOutcome,
@@ -13,15 +16,11 @@ import {
   type SignedCtl,
   signResponse,
   verifyRequest,
+  type WorkloadHostAdvertisement,
 } from '@heddle/protocol';
 import { type HostRecorder, probeSystem, type WorkloadHost } from '@heddle/runtime';
 import type { CallContext, CallHandler, FetchOptions } from '@heddle/wire';
-import {
-  advertisementJson,
-  type HostSoftware,
-  type WorkloadHostAdvertisement,
-  workloadHostAdvertisement,
-} from './advertisement.js';
+import { describeAnswer, workloadHostAdvertisement } from './advertisement.js';
 import { HostServiceError } from './errors.js';
 import { NodeFactsSource } from './facts-source.js';
 import { HOST_KINDS, HostState } from './host-state.js';
@@ -41,6 +40,9 @@ import { routeTable } from './route-table.js';
 import { drainInstances } from './shutdown.js';
 import { Supervisor, type SupervisorEvent } from './supervisor.js';
 import { type SupervisorOptions, supervisorPolicy } from './supervisor-policy.js';
+
+/** The answer of any method (the `result` of an `ok` outcome). */
+type HostAnswer = MethodAnswer<CtlMethod>;
 
 /** Options of a {@link HostService}. */
 export interface HostServiceOptions {
@@ -236,16 +238,18 @@ export class HostService {
   /** The `workload-host` advertisement. */
   advertisement(): WorkloadHostAdvertisement {
     const policy = this.#supervisor.policy;
-    return workloadHostAdvertisement(
-      this.nodeId,
-      this.#state.routes.keys(),
-      this.#address,
-      this.#software,
-      this.#maxCallsPerSession,
-      this.#lease === undefined
-        ? null
-        : { lease_ms: this.#lease.leaseMs, stops_within_ms: policy.intervalMs + policy.stopGraceMs },
-    );
+    return workloadHostAdvertisement({
+      nodeId: this.nodeId,
+      routes: this.#state.routes.keys(),
+      ...(this.#address === undefined ? {} : { address: this.#address }),
+      ...(this.#software === undefined ? {} : { software: this.#software }),
+      ...(this.#maxCallsPerSession === undefined ? {} : { maxCallsPerSession: this.#maxCallsPerSession }),
+      ...(this.#lease === undefined
+        ? {}
+        : {
+            lease: { lease_ms: this.#lease.leaseMs, stops_within_ms: policy.intervalMs + policy.stopGraceMs },
+          }),
+    });
   }
 
   /** The ids of the instances placed here. */
@@ -334,7 +338,7 @@ export class HostService {
       this.#lease.heard(Math.min(this.#state.now(), request.issued_at_ms));
       this.#leaseFile?.heard(this.#lease.lastHeardMs);
     }
-    let outcome: JsonValue | Refusal;
+    let outcome: HostAnswer | Refusal;
     try {
       if (this.#draining) {
         throw new Refusal('runtime', 'the host is shutting down; nothing was done, try again later', {
@@ -362,7 +366,7 @@ export class HostService {
     }
   }
 
-  async #dispatch(request: CtlRequest, ctx: HostCallContext): Promise<JsonValue> {
+  async #dispatch(request: CtlRequest, ctx: HostCallContext): Promise<HostAnswer> {
     if (!mutates(request.method)) return this.#route(request, ctx);
     try {
       return await this.#route(request, ctx);
@@ -372,13 +376,10 @@ export class HostService {
     }
   }
 
-  async #route(request: CtlRequest, ctx: HostCallContext): Promise<JsonValue> {
+  async #route(request: CtlRequest, ctx: HostCallContext): Promise<HostAnswer> {
     switch (request.method) {
       case 'workload.describe':
-        return {
-          facts: { ...(await this.#facts.current()) },
-          advertisement: advertisementJson(this.advertisement()),
-        };
+        return describeAnswer(await this.#facts.current(), this.advertisement());
       case 'workload.place':
       case 'workload.load':
         return placeWorkload(this.#state, request, ctx, this.#fetch);

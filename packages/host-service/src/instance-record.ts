@@ -1,5 +1,5 @@
-import type { JsonValue } from '@heddle/envelope';
 import type { CogRoute } from '@heddle/package';
+import type { AdapterStatus, ConfigValue, InstanceView } from '@heddle/protocol';
 import type {
   InstanceHandle,
   InstanceLife,
@@ -24,7 +24,7 @@ export interface PlacedInstance {
   readonly manifestHash: string;
   readonly mode: RunMode;
   /** The config values it was placed with (the supervisor's TCP readiness probe reads `port`). */
-  readonly values: Readonly<Record<string, JsonValue>>;
+  readonly values: Readonly<Record<string, ConfigValue>>;
   /** The decision id of the place or load that produced it. */
   readonly decisionId: string;
   /** The controller that placed it (node id). */
@@ -75,15 +75,16 @@ export function isContinuous(mode: RunMode): boolean {
 }
 
 /** An adapter status as it travels (snake case, only the fields that are set). */
-export function statusJson(status: InstanceStatus): { [key: string]: JsonValue } {
-  const out: { [key: string]: JsonValue } = { state: status.state };
-  if (status.pid !== undefined) out.pid = status.pid;
-  if (status.startedAtMs !== undefined) out.started_at_ms = status.startedAtMs;
-  if (status.lastExitCode !== undefined) out.last_exit_code = status.lastExitCode;
-  if (status.lastSignal !== undefined) out.last_signal = status.lastSignal;
-  if (status.runs !== undefined) out.runs = status.runs;
-  if (status.detail !== undefined) out.detail = status.detail;
-  return out;
+export function statusJson(status: InstanceStatus): AdapterStatus {
+  return {
+    state: status.state,
+    ...(status.pid === undefined ? {} : { pid: status.pid }),
+    ...(status.startedAtMs === undefined ? {} : { started_at_ms: status.startedAtMs }),
+    ...(status.lastExitCode === undefined ? {} : { last_exit_code: status.lastExitCode }),
+    ...(status.lastSignal === undefined ? {} : { last_signal: status.lastSignal }),
+    ...(status.runs === undefined ? {} : { runs: status.runs }),
+    ...(status.detail === undefined ? {} : { detail: status.detail }),
+  };
 }
 
 /** The adapter's status of `p`, or `unknown` with the reason when the adapter cannot say. */
@@ -97,7 +98,7 @@ export async function readStatus(p: PlacedInstance): Promise<InstanceStatus> {
 }
 
 /** One instance as `status` and `place` report it (docs/protocol.md, "Method bodies"). */
-export function instanceView(p: PlacedInstance, status: InstanceStatus): { [key: string]: JsonValue } {
+export function instanceView(p: PlacedInstance, status: InstanceStatus): InstanceView {
   return {
     instance_id: p.instanceId,
     workload: p.name,

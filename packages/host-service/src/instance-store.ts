@@ -1,8 +1,9 @@
 import { renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { type JsonValue, parseJson, readTextBounded, writeFileAtomic } from '@heddle/envelope';
+import { parseJson, readTextBounded, writeFileAtomic } from '@heddle/envelope';
 import { COG_ROUTES, type CogRoute } from '@heddle/package';
-import { LIFECYCLE_STATES, type LifecycleState, MAX_INTERVAL_SECS, type RunMode } from '@heddle/runtime';
+import { type ConfigValue, ConfigValuesSchema, RunModeSchema } from '@heddle/protocol';
+import { LIFECYCLE_STATES, type LifecycleState, type RunMode } from '@heddle/runtime';
 import { z } from 'zod';
 import type { PlacedInstance } from './instance-record.js';
 
@@ -34,7 +35,7 @@ export interface StoredInstance {
   /** The held package it runs (`<data_dir>/packages/<manifest hash>/`, verified again on adoption). */
   readonly manifest_hash: string;
   readonly mode: RunMode;
-  readonly values: Readonly<Record<string, JsonValue>>;
+  readonly values: Readonly<Record<string, ConfigValue>>;
   readonly decision_id: string;
   readonly last_decision_id: string;
   readonly requester: string;
@@ -56,12 +57,6 @@ export interface InstancesFile {
 const Hash = z.string().regex(/^[0-9a-f]{64}$/);
 const Id = z.string().min(1).max(128);
 
-const RunModeSchema: z.ZodType<RunMode> = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('once') }),
-  z.strictObject({ type: z.literal('interval'), secs: z.int().min(1).max(MAX_INTERVAL_SECS) }),
-  z.strictObject({ type: z.literal('listener') }),
-]);
-
 const StoredInstanceSchema: z.ZodType<StoredInstance> = z.strictObject({
   instance_id: Id,
   handle: z.strictObject({
@@ -69,7 +64,7 @@ const StoredInstanceSchema: z.ZodType<StoredInstance> = z.strictObject({
     runtime: Id,
     workload_id: Id,
     version: Id,
-    store_installed: z.boolean().optional(),
+    store_installed: z.boolean().exactOptional(),
   }),
   route: z.enum(COG_ROUTES),
   name: Id,
@@ -78,7 +73,7 @@ const StoredInstanceSchema: z.ZodType<StoredInstance> = z.strictObject({
   package_id: Hash,
   manifest_hash: Hash,
   mode: RunModeSchema,
-  values: z.record(z.string(), z.json()) as z.ZodType<Readonly<Record<string, JsonValue>>>,
+  values: ConfigValuesSchema,
   decision_id: z.string().max(128),
   last_decision_id: z.string().max(128),
   requester: z.string().max(128),

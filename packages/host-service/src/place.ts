@@ -1,6 +1,11 @@
 import { join } from 'node:path';
-import type { JsonValue } from '@heddle/envelope';
-import { type CtlRequest, Refusal } from '@heddle/protocol';
+import {
+  type CtlRequest,
+  type PlaceAnswer,
+  type PlaceBody,
+  parseRequestBody,
+  Refusal,
+} from '@heddle/protocol';
 import {
   deriveInstanceId,
   type InstanceHandle,
@@ -9,7 +14,7 @@ import {
 } from '@heddle/runtime';
 import type { FetchOptions } from '@heddle/wire';
 import { WireError } from '@heddle/wire';
-import { type PlaceBody, PlaceBodySchema, parseBody, routeOfVariant } from './bodies.js';
+import { routeOfVariant } from './bodies.js';
 import { HOST_KINDS, type HostState } from './host-state.js';
 import { moveLife, moveLifeThrough, newLife } from './instance-life.js';
 import {
@@ -49,7 +54,7 @@ export async function placeWorkload(
   req: CtlRequest,
   call: PlaceCall,
   fetchOptions: FetchOptions,
-): Promise<JsonValue> {
+): Promise<PlaceAnswer> {
   const decisionId = req.decision_id ?? '';
   const acceptedAtMs = state.now();
   const leave = state.inFlight.enter(decisionId, req.method, acceptedAtMs);
@@ -57,7 +62,11 @@ export async function placeWorkload(
   let placed = false;
   try {
     const listAtStart = state.revocations.version;
-    const body = parseBody(PlaceBodySchema, req.body, req.method);
+    const method = req.method;
+    if (method !== 'workload.place' && method !== 'workload.load') {
+      throw refuse('unknown_method', `${method} is not a place`);
+    }
+    const body = parseRequestBody(method, req.body);
     if (req.method === 'workload.load' && body.start) {
       throw refuse(
         'invalid_request',
@@ -194,7 +203,12 @@ interface FreshPlace {
   };
 }
 
-async function fresh(state: HostState, req: CtlRequest, body: PlaceBody, f: FreshPlace): Promise<JsonValue> {
+async function fresh(
+  state: HostState,
+  req: CtlRequest,
+  body: PlaceBody,
+  f: FreshPlace,
+): Promise<PlaceAnswer> {
   const { host, instanceId, obtained, times } = f;
   // The instance id is known only once the package is verified: the steps before the load are
   // chained now, in the order they happened, each with its own time.
@@ -292,7 +306,7 @@ async function again(
   body: PlaceBody,
   p: PlacedInstance,
   obtained: ObtainedPackage,
-): Promise<JsonValue> {
+): Promise<PlaceAnswer> {
   let started = false;
   if (req.method === 'workload.place' && body.start) {
     const status = await readStatus(p);
@@ -320,7 +334,7 @@ async function report(
   obtained: ObtainedPackage,
   started: boolean,
   alreadyPlaced: boolean,
-): Promise<JsonValue> {
+): Promise<PlaceAnswer> {
   const status = await readStatus(p);
   // The instance is listed (and maybe running): a record that cannot be chained must not turn the
   // answer into a refusal, or the controller would place it elsewhere too. It is reported instead.

@@ -65,7 +65,7 @@ export async function recoverInstances(state: HostState, options: RecoveryOption
     adopted: RecoveryReport['adopted'][number][];
     lost: RecoveryReport['lost'][number][];
     revoked: RecoveryReport['revoked'][number][];
-    problem?: RecoveryReport['problem'];
+    problem?: NonNullable<RecoveryReport['problem']>;
   } = { adopted: [], lost: [], revoked: [] };
   if (loaded.problem !== undefined) {
     report.problem = { reason: loaded.problem.reason, kept_as: loaded.problem.keptAs ?? null };
