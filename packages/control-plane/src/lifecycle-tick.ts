@@ -1,8 +1,8 @@
 import type { RevocationList } from '@heddle/package';
-import { CallFailure } from '@heddle/protocol';
+import { CallFailure, isListing } from '@heddle/protocol';
 import { isGone } from '@heddle/runtime';
 import { mapBounded } from './health.js';
-import { type HostListing, type ListedInstance, lifeOf, parseListing } from './host-listing.js';
+import { type HostListing, type ListedInstance, lifeOf, listingOf } from './host-listing.js';
 import { sendVerb, startInstance } from './instance-verbs.js';
 import { unloadOrphan } from './orphans.js';
 import { canReach, moveTo, setState } from './placement-life.js';
@@ -191,9 +191,8 @@ export class LifecycleTicker {
         health: true,
       });
       ctx.book.contact(t.node_id);
-      const parsed = parseListing(r.result);
-      if ('error' in parsed) throw new Error(parsed.error);
-      return parsed.listing;
+      if (!isListing(r.result)) throw new Error('the answer is not a listing');
+      return listingOf(r.result);
     } catch (err) {
       throw err instanceof CallFailure ? new Error(`status listing: ${err.message}`) : err;
     }

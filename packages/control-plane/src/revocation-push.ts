@@ -1,10 +1,8 @@
 import { ChainKind } from '@heddle/chain';
-import { canonicalJson, type JsonValue } from '@heddle/envelope';
+import { canonicalJson } from '@heddle/envelope';
 import { PackageError, RevocationList, type RevocationListFile, type TrustAnchors } from '@heddle/package';
-import { CallFailure, type CtlMethod, isCtlMethod } from '@heddle/protocol';
+import { CallFailure } from '@heddle/protocol';
 import { isGone } from '@heddle/runtime';
-import { z } from 'zod';
-import { asObject } from './caller.js';
 import { PlaneError } from './errors.js';
 import { setState } from './placement-life.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
@@ -12,7 +10,7 @@ import { backoffMs, revokedBy } from './reschedule.js';
 import type { TargetRecord } from './state-store.js';
 
 /** The host method that takes a revocation list (docs/protocol.md §14). */
-export const REVOKE_METHOD = 'workload.revoke';
+export const REVOKE_METHOD = 'workload.revoke' as const;
 
 /** How one node took a pushed list. */
 export interface RevocationNodeResult {
@@ -33,12 +31,6 @@ export interface RevocationPushReport {
   readonly revoked: readonly string[];
   readonly nodes: readonly RevocationNodeResult[];
 }
-
-const Answer = z.looseObject({
-  generation: z.int().nonnegative(),
-  applied: z.boolean().optional(),
-  torn_down: z.array(z.string().max(256)).max(100_000).optional(),
-});
 
 /**
  * The controller's held list (verified again, cached by generation): what is pushed and what
@@ -212,7 +204,6 @@ async function pushTo(
     });
     return { node_id: t.node_id, outcome: 'failed', generation: acked, torn_down: [], reason };
   };
-  if (!isCtlMethod(REVOKE_METHOD)) return failed(`this build's protocol has no ${REVOKE_METHOD} method`);
   const decision = await ctx.chain.append(PLANE_CHAIN_SOURCE, ChainKind.revoke, {
     phase: 'decision',
     controller: ctx.nodeId,
@@ -223,23 +214,22 @@ async function pushTo(
     const r = await ctx.caller.call({
       url: t.url,
       target: t.node_id,
-      method: REVOKE_METHOD as CtlMethod,
-      body: { list: list.toJSON() as unknown as JsonValue },
+      method: REVOKE_METHOD,
+      body: { list: list.toJSON() },
       decisionId: decision.hash,
       expectedKey: t.public_key,
     });
     ctx.book.contact(t.node_id);
-    const a = Answer.safeParse(asObject(r.result));
-    if (!a.success) return failed(`${REVOKE_METHOD}: the answer does not parse`);
-    const generation = Math.max(acked, a.data.generation);
-    const tornDown = a.data.torn_down ?? [];
+    const a = r.result;
+    const generation = Math.max(acked, a.generation);
+    const tornDown = a.torn_down;
     ctx.store.putRevocationAck({ node_id: t.node_id, generation, acked_at_ms: ctx.now(), last_error: null });
     await ctx.chain.append(PLANE_CHAIN_SOURCE, ChainKind.revoke, {
       phase: 'acknowledged',
       decision_id: decision.hash,
       node_id: t.node_id,
       generation,
-      applied: a.data.applied ?? false,
+      applied: a.applied,
       torn_down: tornDown,
     });
     for (const id of tornDown) {
@@ -249,7 +239,7 @@ async function pushTo(
     }
     return {
       node_id: t.node_id,
-      outcome: a.data.applied === true ? 'applied' : 'held',
+      outcome: a.applied ? 'applied' : 'held',
       generation,
       torn_down: tornDown,
       reason: null,
