@@ -95,7 +95,7 @@ describe('Caller: answers are parsed with the method schema', () => {
   });
 
   it('never crashes on junk answers: each is a CallFailure naming a result field', async () => {
-    for (const junk of [
+    const junks: JsonValue[] = [
       null,
       7,
       'ok',
@@ -103,7 +103,8 @@ describe('Caller: answers are parsed with the method schema', () => {
       {},
       { instance_id: INSTANCE },
       { instance_id: INSTANCE, lines: 'x' },
-    ]) {
+    ];
+    for (const junk of junks) {
       answer = junk;
       const f = await failureOf(call('workload.logs', { instance_id: INSTANCE }));
       expect(f.field, JSON.stringify(junk)).toMatch(/^result(\.|$)/);

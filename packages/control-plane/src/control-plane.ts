@@ -21,6 +21,7 @@ import {
 import { LifecycleTicker, type TickReport } from './lifecycle-tick.js';
 import { NodeBook } from './node-book.js';
 import { type NodeView, nodeView } from './node-view.js';
+import type { PlaceOrderInput } from './order.js';
 import { PackageStore } from './package-store.js';
 import { type PlaceHooks, type PlaceResult, placeOrder } from './place.js';
 import { chainChange, holdReservation, resourcesOf, stageState } from './placement-life.js';
@@ -194,8 +195,11 @@ export class ControlPlane {
     return nodeView(t, this.#ctx.book, this.#ctx.store, this.#ctx.now());
   }
 
-  /** Places an order (see `placeOrder`). */
-  place(order: unknown, hooks: PlaceHooks = {}): Promise<PlaceResult> {
+  /**
+   * Places an order (see `placeOrder`). The order is typed: an operator's order is parsed once, where
+   * it arrives (`parseOrder`, the operator API), and passed on as it is.
+   */
+  place(order: PlaceOrderInput, hooks: PlaceHooks = {}): Promise<PlaceResult> {
     return placeOrder(this.#ctx, order, hooks);
   }
 

@@ -1,14 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { ConfigValuesSchema, RunModeSchema } from '@heddle/protocol';
 import { z } from 'zod';
 import { PlaneError } from './errors.js';
 import type { OrderRecord, OrderStorePin } from './state-store.js';
 
 const NodeId = z.string().regex(/^[0-9a-f]{32}$/, 'expected a node id (32 lower-case hex characters)');
-const Mode = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('once') }),
-  z.strictObject({ type: z.literal('interval'), secs: z.int().min(1).max(86_400) }),
-  z.strictObject({ type: z.literal('listener') }),
-]);
 
 /** What an operator asks to place (the operator API's `POST /v1/place` body). */
 export interface PlaceOrderInput {
@@ -56,13 +52,10 @@ export const PlaceOrderInputSchema: z.ZodType<PlaceOrderInput> = z
     node: NodeId.optional(),
     prefer: z.array(NodeId).max(64).optional(),
     avoid: z.array(NodeId).max(64).optional(),
-    mode: Mode.optional(),
-    values: z
-      .record(
-        z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'expected a config field name'),
-        z.union([z.string().max(4096), z.number(), z.boolean(), z.null()]),
-      )
-      .optional(),
+    // The run mode and config values as the host's place body takes them (@heddle/protocol): an order
+    // the host would refuse is refused here, at the operator's boundary, naming the field.
+    mode: RunModeSchema.optional(),
+    values: ConfigValuesSchema.optional(),
     start: z.boolean().optional(),
     allow_emulated: z.boolean().optional(),
     migratable: z.boolean().optional(),
