@@ -107,7 +107,7 @@ export type HostCallContext = Pick<CallContext, 'method' | 'closeAfterReply'> &
   PlaceCall;
 
 /**
- * A node's `workload-host` (DESIGN 4 and 10): verifies every signed request in the protocol's order,
+ * A node's `workload-host` (docs/protocol.md, docs/host.md): verifies every signed request in the protocol's order,
  * dispatches it (describe, place, load, start, stop, unload, status, logs) and answers with a signed
  * response. A request that fails verification gets one signed refusal (the connection is then closed)
  * and is chained within a budget; a refusal of a verified request is always chained. See

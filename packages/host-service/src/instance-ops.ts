@@ -49,7 +49,7 @@ function isInstanceVerb(method: CtlMethod): method is InstanceVerb {
 export const MAX_LOG_BYTES: number = 160 * 1024;
 
 /**
- * `workload.start`, `stop`, `unload`, `status` and `logs` (DESIGN 4): each names an instance this
+ * `workload.start`, `stop`, `unload`, `status` and `logs` (docs/protocol.md section 14.3): each names an instance this
  * host placed (`unknown_instance` otherwise, or for `status` without an id: the listing). Mutations
  * run under the instance's lock, through the WorkloadHost (gated and chained there); a failure is
  * refused with the adapter's or the gate's code.

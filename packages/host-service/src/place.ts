@@ -37,7 +37,7 @@ const refuse = (code: Refusal['code'], reason: string, field?: string): Refusal 
   new Refusal(code, reason, { authenticated: true, ...(field === undefined ? {} : { field }) });
 
 /**
- * `workload.place` and `workload.load` (DESIGN 10): checks the body; picks the route's adapter (none:
+ * `workload.place` and `workload.load` (docs/protocol.md section 14.2): checks the body; picks the route's adapter (none:
  * `admission`); fetches the package over the call's connection unless it is held, and verifies it
  * against this node's anchors, kinds and revocations (`fetch` / `verify`); requires the package id to
  * be the placed name and the chosen variant to be the one this node's adapter would run; loads through

@@ -48,7 +48,7 @@ export interface RecoveryReport {
 }
 
 /**
- * Re-adopts the instances a previous run of this host placed (DESIGN 10, crash recovery): for each
+ * Re-adopts the instances a previous run of this host placed (docs/host.md, "Restarts and re-adoption"): for each
  * record of `<data_dir>/instances.json`, checks the revocation list first (revoked: torn down through
  * the adapter, not gated, chained, forgotten); rebuilds the workload from the held package, verified
  * again against this node's anchors and revocations; and adopts it through its route's WorkloadHost

@@ -11,7 +11,7 @@ const refuse = (code: Refusal['code'], reason: string, field?: string): Refusal 
   new Refusal(code, reason, { authenticated: true, ...(field === undefined ? {} : { field }) });
 
 /**
- * `workload.revoke` (DESIGN 10, revocation on notice): checks the signed list of the body against
+ * `workload.revoke` (docs/protocol.md section 14.4, docs/trust-and-revocation.md): checks the signed list of the body against
  * `trustedKeys` (this node's own trust anchors' operator keys, never the controller's) and refuses
  * (`verify`, naming `body.list.<field>`) a list they do not sign; refuses (`governance`, field
  * `body.list.generation`) a generation lower than the one this host holds, or the same generation

@@ -27,7 +27,7 @@ export interface SupervisorOptions {
 /** A {@link SupervisorOptions} with every default filled in. */
 export type SupervisorPolicy = Required<SupervisorOptions>;
 
-/** The defaults of DESIGN 10: checks every 1 s; 3 restarts per 10 minutes; 1 s doubling to 30 s, +-20%. */
+/** The defaults (docs/host.md, "Supervision and the controller lease"): checks every 1 s; 3 restarts per 10 minutes; 1 s doubling to 30 s, +-20%. */
 export const DEFAULT_SUPERVISOR_POLICY: Readonly<SupervisorPolicy> = Object.freeze({
   intervalMs: 1_000,
   maxRestarts: 3,

@@ -50,7 +50,7 @@ const describeExit = (s: InstanceStatus): string => {
 };
 
 /**
- * A host's supervisor (DESIGN 10, docs/host.md "Supervision and the controller lease"). Every
+ * A host's supervisor (docs/host.md "Supervision and the controller lease"). Every
  * `intervalMs` (sooner when a restart falls due) it checks each instance under its lock, so that it
  * never interleaves with a request on it:
  *
