@@ -21,7 +21,7 @@ import {
 import { type HostRecorder, probeSystem, type WorkloadHost } from '@heddle/runtime';
 import type { CallContext, CallHandler, FetchOptions } from '@heddle/wire';
 import { describeAnswer, workloadHostAdvertisement } from './advertisement.js';
-import { HostServiceError } from './errors.js';
+import { HostServiceError, messageOf } from './errors.js';
 import { NodeFactsSource } from './facts-source.js';
 import { HOST_KINDS, HostState } from './host-state.js';
 import { instanceOp } from './instance-ops.js';
@@ -350,7 +350,7 @@ export class HostService {
       outcome =
         err instanceof Refusal
           ? err
-          : new Refusal('runtime', `internal error: ${(err as Error)?.message ?? String(err)}`, {
+          : new Refusal('runtime', `internal error: ${messageOf(err)}`, {
               authenticated: true,
             });
     }
@@ -358,7 +358,7 @@ export class HostService {
     try {
       return signResponse(request, outcome instanceof Refusal ? outcome : okOutcome(outcome), this.#keys);
     } catch (err) {
-      const why = new Refusal('runtime', `the answer could not be signed: ${(err as Error).message}`, {
+      const why = new Refusal('runtime', `the answer could not be signed: ${messageOf(err)}`, {
         authenticated: true,
       });
       await this.#chainRefusal(request, 'respond', why);

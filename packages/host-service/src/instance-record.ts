@@ -8,6 +8,7 @@ import type {
   RunMode,
   WorkloadHost,
 } from '@heddle/runtime';
+import { messageOf } from './errors.js';
 
 /** An instance this host placed: what it came from, who asked, and what the operator wants of it. */
 export interface PlacedInstance {
@@ -93,7 +94,7 @@ export async function readStatus(p: PlacedInstance): Promise<InstanceStatus> {
     return await p.host.status(p.handle);
   } catch (err) {
     const state: InstanceState = 'unknown';
-    return { instanceId: p.instanceId, state, detail: `status failed: ${(err as Error).message}` };
+    return { instanceId: p.instanceId, state, detail: `status failed: ${messageOf(err)}` };
   }
 }
 

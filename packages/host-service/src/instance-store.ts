@@ -5,6 +5,7 @@ import { COG_ROUTES, type CogRoute } from '@heddle/package';
 import { type ConfigValue, ConfigValuesSchema, RunModeSchema } from '@heddle/protocol';
 import { LIFECYCLE_STATES, type LifecycleState, type RunMode } from '@heddle/runtime';
 import { z } from 'zod';
+import { errnoOf, messageOf } from './errors.js';
 import type { PlacedInstance } from './instance-record.js';
 
 /** The file a host keeps its instances in, under its data directory. */
@@ -165,14 +166,14 @@ export class InstanceStore {
     try {
       text = readTextBounded(this.path, MAX_INSTANCES_FILE_BYTES);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { instances: [] };
-      return this.#setAside(`cannot read ${this.path}: ${(err as Error).message}`);
+      if (errnoOf(err) === 'ENOENT') return { instances: [] };
+      return this.#setAside(`cannot read ${this.path}: ${messageOf(err)}`);
     }
     let value: unknown;
     try {
       value = parseJson(text, { maxBytes: MAX_INSTANCES_FILE_BYTES });
     } catch (err) {
-      return this.#setAside(`${this.path}: ${(err as Error).message}`);
+      return this.#setAside(`${this.path}: ${messageOf(err)}`);
     }
     const r = InstancesFileSchema.safeParse(value);
     if (!r.success) {

@@ -11,6 +11,7 @@ export function routeTable(hosts: Iterable<WorkloadHost>): ReadonlyMap<CogRoute,
   const table = new Map<CogRoute, WorkloadHost>();
   for (const host of hosts) {
     const route = host.adapter.route;
+    // cast: widen the tuple of route names to test an arbitrary string against it.
     if (!(COG_ROUTES as readonly string[]).includes(route)) {
       throw new HostServiceError(
         'invalid_config',
@@ -20,11 +21,13 @@ export function routeTable(hosts: Iterable<WorkloadHost>): ReadonlyMap<CogRoute,
         },
       );
     }
+    // cast: route was checked to be one of COG_ROUTES above.
     if (table.has(route as CogRoute)) {
       throw new HostServiceError('invalid_config', `routes: two adapters for the ${route} route`, {
         field: 'routes',
       });
     }
+    // cast: route was checked to be one of COG_ROUTES above.
     table.set(route as CogRoute, host);
   }
   return table;

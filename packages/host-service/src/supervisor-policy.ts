@@ -61,6 +61,7 @@ const INTEGER_BOUNDS: Readonly<
 export function supervisorPolicy(options: SupervisorOptions = {}): SupervisorPolicy {
   const p: SupervisorPolicy = { ...DEFAULT_SUPERVISOR_POLICY };
   for (const [key, value] of Object.entries(options)) {
+    // cast: copy each given option onto the defaults by its key (the keys are SupervisorOptions').
     if (value !== undefined) (p as unknown as Record<string, unknown>)[key] = value;
   }
   const bad = (field: string, why: string): never => {
@@ -69,6 +70,7 @@ export function supervisorPolicy(options: SupervisorOptions = {}): SupervisorPol
     });
   };
   for (const [field, [lo, hi]] of Object.entries(INTEGER_BOUNDS)) {
+    // cast: Object.keys of INTEGER_BOUNDS are its keys.
     const v = p[field as keyof typeof INTEGER_BOUNDS];
     if (!Number.isSafeInteger(v) || v < lo || v > hi)
       bad(field, `expected an integer from ${lo} to ${hi}, got ${v}`);

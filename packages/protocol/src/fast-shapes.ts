@@ -84,6 +84,7 @@ function onlyKeys(v: unknown, allowed: ReadonlySet<string>): v is Record<string,
   return true;
 }
 
+// cast: Number.isSafeInteger(n) has just proven n a number (it is no type guard).
 const isTimestamp = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
 const isToken = (s: unknown): s is string => typeof s === 'string' && tokenFits(s);
 
@@ -100,6 +101,7 @@ export function fastRequestForm(v: unknown): RequestForm | undefined {
   if (hasDecision && (typeof decision_id !== 'string' || !HEX64_RE.test(decision_id))) return undefined;
   if (!isJsonObject(body)) return undefined;
   return {
+    // cast: Number.isSafeInteger(version) was checked above (it is no type guard).
     version: version as number,
     method,
     requester,
@@ -107,6 +109,7 @@ export function fastRequestForm(v: unknown): RequestForm | undefined {
     nonce,
     issued_at_ms,
     expires_at_ms,
+    // cast: a present decision_id was checked to be a string above.
     ...(hasDecision ? { decision_id: decision_id as string } : {}),
     body,
   };
@@ -129,6 +132,7 @@ function fastOutcome(v: unknown): CtlOutcome | undefined {
   if (v.status === 'ok') {
     for (const key in v) if (key !== 'status' && key !== 'result') return undefined;
     const result = v.result;
+    // cast: the result comes from a strict JSON parse of the signed payload, so it is a JsonValue.
     return result === undefined ? undefined : { status: 'ok', result: result as JsonValue };
   }
   if (v.status !== 'refused') return undefined;

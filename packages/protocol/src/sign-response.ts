@@ -96,7 +96,8 @@ export function claimedRequest(signed: unknown, headerMethod?: string): Response
     const decoded = decodeSignedCtl(signed);
     const payload =
       decoded.ok || decoded.defect === 'key' || decoded.defect === 'signature'
-        ? (signed as { payload: string }).payload
+        ? // cast: decodeSignedCtl got past the payload checks, so `payload` is a string.
+          (signed as { payload: string }).payload
         : undefined;
     if (payload !== undefined) {
       const json = parseJson(payload, { maxBytes: MAX_MESSAGE_BYTES, maxDepth: MAX_PAYLOAD_DEPTH });

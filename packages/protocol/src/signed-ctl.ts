@@ -80,6 +80,7 @@ export function decodeSignedCtl(signed: unknown): DecodedSignedCtl {
     if (!FIELDS.has(key))
       return fail('shape', key, `unknown field ${JSON.stringify(key)} in the signed message`);
   }
+  // cast: `signed` was checked to be a non-null, non-array object just above.
   const { payload, public_key: publicKey, signature } = signed as Record<string, unknown>;
   if (typeof payload !== 'string') return fail('shape', 'payload', 'payload must be a string');
   if (typeof publicKey !== 'string') return fail('shape', 'public_key', 'public_key must be a string');
