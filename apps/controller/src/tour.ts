@@ -19,22 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openChainFile, verifyChainFile, verifyCheckpoint, verifyInclusion } from '@heddle/chain';
-import {
-  AllowListPolicy,
-  createRequest,
-  generateKeyPair,
-  NonceGuard,
-  nodeIdFromPublicKey,
-  okOutcome,
-  Refusal,
-  type SignedCtl,
-  saveKeyFile,
-  signRequest,
-  signResponse,
-  toHex,
-  verifyRequest,
-  verifyResponse,
-} from '@heddle/envelope';
+import { generateKeyPair, nodeIdFromPublicKey, saveKeyFile, toHex } from '@heddle/envelope';
 import { DEFAULT_POLICY, Gate } from '@heddle/gate';
 import type { NodeTier } from '@heddle/model';
 import {
@@ -56,6 +41,18 @@ import {
   signNodeFacts,
   viewFromCache,
 } from '@heddle/placement';
+import {
+  AllowListPolicy,
+  createRequest,
+  NonceGuard,
+  okOutcome,
+  Refusal,
+  type SignedCtl,
+  signRequest,
+  signResponse,
+  verifyRequest,
+  verifyResponse,
+} from '@heddle/protocol';
 import { NativeRuntime, RuntimeError, WasiRuntime, WorkloadHost, workloadFromPackage } from '@heddle/runtime';
 
 const bold = (s: string): string => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);

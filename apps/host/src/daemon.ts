@@ -12,7 +12,6 @@ import {
   systemCliError,
 } from '@heddle/cli-kit';
 import {
-  AllowListPolicy,
   type KeyPair,
   loadKeyFile,
   makeDirs,
@@ -23,6 +22,7 @@ import {
 import { DEFAULT_POLICY, Gate, loadPolicyFile, type Policy } from '@heddle/gate';
 import { HostService, RevocationHolder } from '@heddle/host-service';
 import type { CogRoute } from '@heddle/model';
+import { AllowListPolicy } from '@heddle/protocol';
 import {
   ContainerRuntime,
   NativeRuntime,

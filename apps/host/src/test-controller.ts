@@ -3,21 +3,17 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
-  CallFailure,
-  type CtlMethod,
   canonicalJson,
-  createRequest,
   DomainTag,
   type JsonValue,
   type KeyPair,
   nodeIdFromPublicKey,
-  type SignedCtl,
-  signRequest,
   signWithDomain,
   toHex,
   utf8,
 } from '@heddle/envelope';
 import { buildCogPackage } from '@heddle/package';
+import { CallFailure, type CtlMethod, createRequest, type SignedCtl, signRequest } from '@heddle/protocol';
 import { hostCogArch } from '@heddle/runtime';
 import { type CallResult, type PackageSource, WireSession } from '@heddle/wire';
 import { expect } from 'vitest';

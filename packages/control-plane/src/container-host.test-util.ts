@@ -6,10 +6,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openChainFile } from '@heddle/chain';
-import { AllowListPolicy, keyPairFromSecret, toHex } from '@heddle/envelope';
+import { keyPairFromSecret, toHex } from '@heddle/envelope';
 import { Gate, parsePolicy } from '@heddle/gate';
 import { HostService, RevocationHolder } from '@heddle/host-service';
 import { buildCogPackage } from '@heddle/package';
+import { AllowListPolicy } from '@heddle/protocol';
 import { ContainerRuntime, WorkloadHost } from '@heddle/runtime';
 import { fakeEnginePath } from '@heddle/runtime/testing';
 import { WireServer } from '@heddle/wire';

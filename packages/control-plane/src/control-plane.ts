@@ -24,6 +24,7 @@ import { NodeBook } from './node-book.js';
 import type { NodeDriver } from './node-driver.js';
 import { NodeDrivers, refreshNode } from './node-drivers.js';
 import { type NodeView, nodeView } from './node-view.js';
+import type { PlaceOrderInput } from './order.js';
 import { PackageStore } from './package-store.js';
 import { type PlaceHooks, type PlaceResult, placeOrder } from './place.js';
 import { chainChange, holdReservation, resourcesOf, stageState } from './placement-life.js';
@@ -219,8 +220,11 @@ export class ControlPlane {
     return nodeView(t, this.#ctx.book, this.#ctx.store, this.#ctx.now());
   }
 
-  /** Places an order (see `placeOrder`). */
-  place(order: unknown, hooks: PlaceHooks = {}): Promise<PlaceResult> {
+  /**
+   * Places an order (see `placeOrder`). The order is typed: an operator's order is parsed once, where
+   * it arrives (`parseOrder`, the operator API), and passed on as it is.
+   */
+  place(order: PlaceOrderInput, hooks: PlaceHooks = {}): Promise<PlaceResult> {
     return placeOrder(this.#ctx, order, hooks);
   }
 

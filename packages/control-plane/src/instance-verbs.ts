@@ -1,4 +1,5 @@
-import { CallFailure, type JsonObject, type JsonValue } from '@heddle/envelope';
+import type { JsonObject, JsonValue } from '@heddle/envelope';
+import { CallFailure, type CtlMethod } from '@heddle/protocol';
 import { asObject } from './caller.js';
 import { PlaneError } from './errors.js';
 import { type ListedInstance, lifeOf } from './host-listing.js';

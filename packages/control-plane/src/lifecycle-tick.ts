@@ -1,8 +1,8 @@
-import { CallFailure } from '@heddle/envelope';
 import { isGone } from '@heddle/model';
 import type { RevocationList } from '@heddle/package';
+import { CallFailure, isListing } from '@heddle/protocol';
 import { mapBounded } from './health.js';
-import { type HostListing, type ListedInstance, lifeOf, parseListing } from './host-listing.js';
+import { type HostListing, type ListedInstance, lifeOf, listingOf } from './host-listing.js';
 import { sendVerb, startInstance } from './instance-verbs.js';
 import { refreshNode } from './node-drivers.js';
 import { unloadOrphan } from './orphans.js';
@@ -360,9 +360,8 @@ export async function hostListing(ctx: PlaneContext, t: TargetRecord): Promise<H
       health: true,
     });
     ctx.book.contact(t.node_id);
-    const parsed = parseListing(r.result);
-    if ('error' in parsed) throw new Error(parsed.error);
-    return parsed.listing;
+    if (!isListing(r.result)) throw new Error('the answer is not a listing');
+    return listingOf(r.result);
   } catch (err) {
     throw err instanceof CallFailure ? new Error(`status listing: ${err.message}`) : err;
   }

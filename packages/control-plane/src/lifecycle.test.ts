@@ -1,5 +1,5 @@
-import { okOutcome, signResponse } from '@heddle/envelope';
 import { RevocationList } from '@heddle/package';
+import { okOutcome, signResponse } from '@heddle/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PlaceResult } from './place.js';
 import {

@@ -1,20 +1,14 @@
+import { isHex, nodeIdFromPublicKey, toHex } from '@heddle/envelope';
+import { isGone, type NodeTier } from '@heddle/model';
+import { NodeFactsCache, PlacementError, type SignedNodeFacts, verifyNodeFacts } from '@heddle/placement';
 import {
   CallFailure,
-  isHex,
-  type JsonValue,
-  nodeIdFromPublicKey,
+  type DescribeAnswer,
+  HostSoftwareSchema,
+  ProtocolError,
   ResponseError,
-  toHex,
-} from '@heddle/envelope';
-import { isGone, type NodeTier } from '@heddle/model';
-import {
-  NodeFactsCache,
-  PlacementError,
-  type SignedNodeFacts,
-  SignedNodeFactsSchema,
-  verifyNodeFacts,
-} from '@heddle/placement';
-import { asObject, type Caller } from './caller.js';
+} from '@heddle/protocol';
+import type { Caller } from './caller.js';
 import type { PlaneConfig } from './config.js';
 import { PlaneError } from './errors.js';
 import { CheckedLiveness, withDeadline } from './health.js';
@@ -42,20 +36,13 @@ interface Described {
 
 const URL_RE = /^wss?:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/;
 
-const SOFTWARE_NAME_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/;
-const SOFTWARE_VERSION_RE = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
-
 /**
  * The `software` of a describe's advertisement (docs/protocol.md 14.1), or null when absent or when it
  * does not fit (`name` and `version` of the documented forms): a host's report is shown, never trusted.
  */
 export function parseHostSoftware(value: unknown): HostSoftwareRecord | null {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  // cast: a non-null, non-array object; each field is checked below
-  const { name, version } = value as { name?: unknown; version?: unknown };
-  if (typeof name !== 'string' || !SOFTWARE_NAME_RE.test(name)) return null;
-  if (typeof version !== 'string' || !SOFTWARE_VERSION_RE.test(version)) return null;
-  return { name, version };
+  const r = HostSoftwareSchema.safeParse(value);
+  return r.success ? { name: r.data.name, version: r.data.version } : null;
 }
 
 /**
@@ -334,7 +321,7 @@ export class NodeBook {
   }
 
   async #describe(url: string, key: string | undefined, health = false): Promise<Described> {
-    let result: JsonValue;
+    let answer: DescribeAnswer;
     let publicKey: Uint8Array;
     try {
       const r = await this.#caller.call({
@@ -344,7 +331,7 @@ export class NodeBook {
         health,
         ...(key === undefined ? {} : { expectedKey: key }),
       });
-      result = r.result;
+      answer = r.result;
       publicKey = r.publicKey;
     } catch (err) {
       if (
@@ -357,6 +344,13 @@ export class NodeBook {
           cause: err,
         });
       }
+      if (err instanceof CallFailure && err.cause instanceof ProtocolError) {
+        // A signed answer that does not fit the describe answer's schema: refused, naming the field.
+        throw new PlaneError('refused', `${url}: ${err.cause.message}`, {
+          ...(err.field === undefined ? {} : { field: err.field }),
+          cause: err,
+        });
+      }
       const code = err instanceof CallFailure && err.code === 'refused' ? 'refused' : 'unreachable';
       throw new PlaneError(code, `${url}: ${err instanceof Error ? err.message : String(err)}`, {
         field: 'url',
@@ -365,12 +359,8 @@ export class NodeBook {
     }
     const hex = toHex(publicKey);
     const nodeId = nodeIdFromPublicKey(publicKey);
-    const body = asObject(result);
-    const facts = SignedNodeFactsSchema.safeParse(body.facts);
-    if (!facts.success)
-      throw new PlaneError('refused', `${url} (node ${nodeId}) sent no signed facts`, { field: 'facts' });
     try {
-      const v = verifyNodeFacts(facts.data, hex);
+      const v = verifyNodeFacts(answer.facts, hex);
       if (v.facts.node_id !== nodeId) throw new Error('facts name another node');
     } catch (err) {
       throw new PlaneError(
@@ -382,23 +372,19 @@ export class NodeBook {
         },
       );
     }
-    const ad = asObject(body.advertisement ?? null);
-    const routes = Array.isArray(ad.routes)
-      ? ad.routes.filter((r): r is string => typeof r === 'string' && /^[a-z.]{1,32}$/.test(r))
-      : [];
-    const lease = asObject(ad.lease ?? null);
-    const ms = (v: JsonValue | undefined): number | undefined =>
-      typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= 86_400_000 ? v : undefined;
-    const leaseMs = ms(lease.lease_ms);
-    const stopsMs = ms(lease.stops_within_ms);
+    const ad = answer.advertisement;
+    // An advertisement about another node says nothing about this one.
     const mine = ad.node_id === nodeId;
     return {
       publicKey: hex,
       nodeId,
-      facts: facts.data,
-      routes: mine ? routes : [],
-      software: mine ? parseHostSoftware(ad.software) : null,
-      leaseMs: mine && leaseMs !== undefined && leaseMs > 0 ? leaseMs + (stopsMs ?? 0) : null,
+      facts: answer.facts,
+      routes: mine ? [...ad.routes] : [],
+      software: mine ? ad.software : null,
+      leaseMs:
+        mine && ad.lease !== null && ad.lease.lease_ms > 0
+          ? ad.lease.lease_ms + ad.lease.stops_within_ms
+          : null,
     };
   }
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { RunModeSchema } from '@heddle/model';
+import { ConfigValuesSchema } from '@heddle/protocol';
 import { z } from 'zod';
 import { PlaneError } from './errors.js';
 import type { OrderRecord, OrderStorePin } from './state-store.js';
@@ -52,13 +53,10 @@ export const PlaceOrderInputSchema: z.ZodType<PlaceOrderInput> = z
     node: NodeId.optional(),
     prefer: z.array(NodeId).max(64).optional(),
     avoid: z.array(NodeId).max(64).optional(),
+    // The run mode and config values as the host's place body takes them (@heddle/protocol): an order
+    // the host would refuse is refused here, at the operator's boundary, naming the field.
     mode: RunModeSchema.optional(),
-    values: z
-      .record(
-        z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'expected a config field name'),
-        z.union([z.string().max(4096), z.number(), z.boolean(), z.null()]),
-      )
-      .optional(),
+    values: ConfigValuesSchema.optional(),
     start: z.boolean().optional(),
     allow_emulated: z.boolean().optional(),
     migratable: z.boolean().optional(),

@@ -1,8 +1,8 @@
-import { CallFailure, type JsonValue } from '@heddle/envelope';
 import { canTransition, isGone } from '@heddle/model';
 import type { CogBody, VerifiedWorkload } from '@heddle/package';
+import { CallFailure, type InstanceView, type PlaceBodyInput } from '@heddle/protocol';
 import { DirPackageSource } from '@heddle/wire';
-import { asObject, countingSource } from './caller.js';
+import { countingSource } from './caller.js';
 import { engineView } from './engine-view.js';
 import type { AttemptOutcome, PlaceHooks } from './place.js';
 import { expectedInstanceId } from './place-claims.js';
@@ -65,7 +65,7 @@ export async function attempt(
     hooks.onProgress === undefined
       ? dir
       : countingSource(dir, total, (bytes) => hooks.onProgress?.({ node_id: nodeId, bytes, total }));
-  const body: { [key: string]: JsonValue } = {
+  const body: PlaceBodyInput = {
     name: order.workload,
     manifest_hash: order.manifest_hash,
     variant,
@@ -90,7 +90,7 @@ export async function attempt(
     });
     ctx.book.contact(nodeId);
     const staged = ctx.store.transaction(() => {
-      const p = record(ctx, verified, order, decisionId, nodeId, asObject(r.result), extras);
+      const p = record(ctx, verified, order, decisionId, nodeId, r.result, extras);
       ctx.store.removeUnsettled(decisionId);
       return p;
     });
@@ -208,12 +208,12 @@ export function record(
   order: OrderRecord,
   decisionId: string,
   nodeId: string,
-  instance: { [key: string]: JsonValue },
+  instance: InstanceView,
   extras: AttemptExtras = {},
 ): StagedChange {
   const now = ctx.now();
   const state = instance.state === 'running' ? 'running' : 'placed';
-  const instanceId = String(instance.instance_id);
+  const instanceId = instance.instance_id;
   const p: PlacementRecord = {
     instance_id: instanceId,
     node_id: nodeId,
@@ -221,8 +221,8 @@ export function record(
     decision_id: decisionId,
     workload: order.workload,
     version: order.version,
-    variant: typeof instance.variant === 'string' ? instance.variant : '',
-    runtime: typeof instance.runtime === 'string' ? instance.runtime : '',
+    variant: instance.variant,
+    runtime: instance.runtime,
     manifest_hash: order.manifest_hash,
     package_id: order.package_id,
     signer_keys: [...verified.signerKeys],

@@ -14,8 +14,8 @@ import type { TransferProgress } from './caller.js';
 import { engineView } from './engine-view.js';
 import { PlaneError } from './errors.js';
 import { withIdempotencyKey } from './idempotency.js';
-import { orderRecord, type PlaceOrderInput, parseOrder } from './order.js';
-import type { Attempt } from './place-attempt.js';
+import { orderRecord, type PlaceOrderInput } from './order.js';
+import { type Attempt, attempt } from './place-attempt.js';
 import { claimSpec, duplicateInstance, expectedInstanceId, takenNodes } from './place-claims.js';
 import {
   attemptOn,
@@ -78,7 +78,7 @@ export interface PlaceHooks {
 }
 
 /**
- * Places an order (docs/lifecycle.md): validates it; verifies the package against the controller's anchors
+ * Places an order (docs/placement.md), already parsed at the operator's boundary (`parseOrder`): verifies the package against the controller's anchors
  * and revocations (and holds a copy); runs the engine on the view, with the gate's verdict for
  * `workload.place` at each node's tier; chains the decision (its hash is the decision id); then
  * dispatches to the winner and, when that fails safely, to the other candidates in rank order (a pin
@@ -88,10 +88,9 @@ export interface PlaceHooks {
  */
 export async function placeOrder(
   ctx: PlaneContext,
-  input: unknown,
+  order: PlaceOrderInput,
   hooks: PlaceHooks = {},
 ): Promise<PlaceResult> {
-  const order = parseOrder(input);
   if (order.node !== undefined) ctx.book.get(order.node);
   return withIdempotencyKey(ctx, order, (orderId) => placeParsed(ctx, order, orderId, hooks));
 }

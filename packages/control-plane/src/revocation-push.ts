@@ -1,8 +1,7 @@
-import { CallFailure, type CtlMethod, canonicalJson, isCtlMethod, type JsonValue } from '@heddle/envelope';
+import { canonicalJson } from '@heddle/envelope';
 import { ChainKind, isGone } from '@heddle/model';
 import { PackageError, RevocationList, type RevocationListFile, type TrustAnchors } from '@heddle/package';
-import { z } from 'zod';
-import { asObject } from './caller.js';
+import { CallFailure } from '@heddle/protocol';
 import { PlaneError } from './errors.js';
 import { nodeKind } from './node-drivers.js';
 import { setState } from './placement-life.js';
@@ -11,7 +10,7 @@ import { backoffMs, revokedBy } from './reschedule.js';
 import type { TargetRecord } from './state-store.js';
 
 /** The host method that takes a revocation list (docs/protocol.md §14). */
-export const REVOKE_METHOD = 'workload.revoke';
+export const REVOKE_METHOD = 'workload.revoke' as const;
 
 /** How one node took a pushed list. */
 export interface RevocationNodeResult {
@@ -32,12 +31,6 @@ export interface RevocationPushReport {
   readonly revoked: readonly string[];
   readonly nodes: readonly RevocationNodeResult[];
 }
-
-const Answer = z.looseObject({
-  generation: z.int().nonnegative(),
-  applied: z.boolean().optional(),
-  torn_down: z.array(z.string().max(256)).max(100_000).optional(),
-});
 
 /**
  * The controller's held list (verified again, cached by generation): what is pushed and what
@@ -222,7 +215,6 @@ export async function pushTo(
     });
     return { node_id: t.node_id, outcome: 'failed', generation: acked, torn_down: [], reason };
   };
-  if (!isCtlMethod(REVOKE_METHOD)) return failed(`this build's protocol has no ${REVOKE_METHOD} method`);
   const decision = await ctx.chain.append(PLANE_CHAIN_SOURCE, ChainKind.revoke, {
     phase: 'decision',
     controller: ctx.nodeId,
@@ -233,25 +225,22 @@ export async function pushTo(
     const r = await ctx.caller.call({
       url: t.url,
       target: t.node_id,
-      // cast: isCtlMethod(REVOKE_METHOD) was checked above
-      method: REVOKE_METHOD as CtlMethod,
-      // cast: a revocation list document is JSON (toJSON builds it from JSON values)
-      body: { list: list.toJSON() as unknown as JsonValue },
+      method: REVOKE_METHOD,
+      body: { list: list.toJSON() },
       decisionId: decision.hash,
       expectedKey: t.public_key,
     });
     ctx.book.contact(t.node_id);
-    const a = Answer.safeParse(asObject(r.result));
-    if (!a.success) return failed(`${REVOKE_METHOD}: the answer does not parse`);
-    const generation = Math.max(acked, a.data.generation);
-    const tornDown = a.data.torn_down ?? [];
+    const a = r.result;
+    const generation = Math.max(acked, a.generation);
+    const tornDown = a.torn_down;
     ctx.store.putRevocationAck({ node_id: t.node_id, generation, acked_at_ms: ctx.now(), last_error: null });
     await ctx.chain.append(PLANE_CHAIN_SOURCE, ChainKind.revoke, {
       phase: 'acknowledged',
       decision_id: decision.hash,
       node_id: t.node_id,
       generation,
-      applied: a.data.applied ?? false,
+      applied: a.applied,
       torn_down: tornDown,
     });
     for (const id of tornDown) {
@@ -261,7 +250,7 @@ export async function pushTo(
     }
     return {
       node_id: t.node_id,
-      outcome: a.data.applied === true ? 'applied' : 'held',
+      outcome: a.applied ? 'applied' : 'held',
       generation,
       torn_down: tornDown,
       reason: null,

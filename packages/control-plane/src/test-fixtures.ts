@@ -4,10 +4,11 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
-import { AllowListPolicy, type KeyPair, keyPairFromSecret, type SignedCtl, toHex } from '@heddle/envelope';
-import { Gate } from '@heddle/gate';
+import { type KeyPair, keyPairFromSecret, toHex } from '@heddle/envelope';
+import { Gate, type Policy, parsePolicy } from '@heddle/gate';
 import { HostService, type HostServiceOptions, RevocationHolder } from '@heddle/host-service';
-import { buildCogPackage } from '@heddle/package';
+import { buildCogPackage, NO_REVOCATIONS, TrustAnchors } from '@heddle/package';
+import { AllowListPolicy, type SignedCtl } from '@heddle/protocol';
 import { NativeRuntime, WasiRuntime, WorkloadHost } from '@heddle/runtime';
 import { type CallHandler, WireServer } from '@heddle/wire';
 import {

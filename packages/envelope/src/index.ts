@@ -2,7 +2,6 @@ export * from './atomic-file.js';
 export * from './bounded-fs.js';
 export * from './bytes.js';
 export * from './canonical.js';
-export * from './ctl/index.js';
 export * from './digest.js';
 export * from './domain.js';
 export type { Ed25519Backend } from './ed25519/backend.js';

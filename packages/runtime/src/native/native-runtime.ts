@@ -2,13 +2,7 @@ import { rmSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
 import type { NetworkLevel } from '@heddle/model';
 import type { Capability } from '@heddle/placement';
-import type {
-  Admission,
-  InstanceHandle,
-  InstanceStatus,
-  RunEvidence,
-  RunHooks,
-} from '../contract.js';
+import type { Admission, InstanceHandle, InstanceStatus, RunEvidence, RunHooks } from '../contract.js';
 import { RuntimeError } from '../errors.js';
 import {
   assertNotRunning,

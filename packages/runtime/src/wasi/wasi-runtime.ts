@@ -1,12 +1,6 @@
 import type { NetworkLevel } from '@heddle/model';
 import type { Capability } from '@heddle/placement';
-import type {
-  Admission,
-  InstanceHandle,
-  InstanceStatus,
-  RunEvidence,
-  RunHooks,
-} from '../contract.js';
+import type { Admission, InstanceHandle, InstanceStatus, RunEvidence, RunHooks } from '../contract.js';
 import { RuntimeError } from '../errors.js';
 import { assertReachableBy, checkDataDirUnder, ensureDataDir } from '../local/data-dir.js';
 import {

@@ -20,8 +20,8 @@ import {
   stageNew,
   unplaceable,
 } from '@heddle/control-plane/driver';
-import { explainJson, type GovernanceVerdict, type PlacementRequest, place } from '@heddle/placement';
 import { deriveInstanceId } from '@heddle/model';
+import { explainJson, type GovernanceVerdict, type PlacementRequest, place } from '@heddle/placement';
 import { type InstanceHandle, RuntimeError, type RuntimeWorkload } from '@heddle/runtime';
 import { SeedInstallUnsureError, SeedStrandedInstallError } from '../seed-install.js';
 import { seedPinWorkload } from '../seed-pins.js';

@@ -4,9 +4,9 @@
 // a dry run, then the same order for real, and the two must agree (chosen and placed, or refused).
 import { join } from 'node:path';
 import { type PlaceResult, PlaneError } from '@heddle/control-plane';
-import { routeNetwork } from '@heddle/model';
 import { type TestPlane, tempDir } from '@heddle/control-plane/testing';
 import { type Policy, parsePolicy } from '@heddle/gate';
+import { routeNetwork } from '@heddle/model';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveToken } from '../credentials.js';
 import { SeedClient } from '../seed-client.js';

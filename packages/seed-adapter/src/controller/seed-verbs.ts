@@ -6,6 +6,7 @@ import {
   type TargetRecord,
 } from '@heddle/control-plane/driver';
 import type { JsonObject, JsonValue } from '@heddle/envelope';
+import type { CtlMethod } from '@heddle/protocol';
 import { type RunEvidence, RuntimeError } from '@heddle/runtime';
 import { seedFailure } from './seed-book.js';
 import { type SeedHosts, seedHandle } from './seed-nodes.js';

@@ -5,10 +5,10 @@
  * schema, which stays the authority and produces the error. So they change the cost of a valid
  * message, never which messages are accepted or how a refusal reads.
  */
+
+import type { JsonValue } from '@heddle/envelope';
+import { HEX32_RE, HEX64_RE, isJsonObject, type JsonObject, utf8Length } from '@heddle/envelope';
 import { z } from 'zod';
-import { utf8Length } from '../bytes.js';
-import { HEX32_RE, HEX64_RE, isJsonObject, type JsonObject } from '../formats.js';
-import type { JsonValue } from '../json-limits.js';
 import { MAX_LIFETIME_MS, MAX_REASON_LENGTH, MAX_TOKEN_LENGTH } from './limits.js';
 import { ANY_TARGET, DESCRIBE_METHOD, isCtlMethod, mutates } from './methods.js';
 import { isRefusalCode } from './refusal.js';
@@ -53,7 +53,7 @@ export const RequestFormSchema: z.ZodType<RequestForm> = z.strictObject({
   nonce: z.string().refine(tokenFits, TOKEN_MESSAGE),
   issued_at_ms: z.int().nonnegative(),
   expires_at_ms: z.int().nonnegative(),
-  decision_id: z.string().regex(HEX64_RE, 'expected 64 lower-case hex characters').optional(),
+  decision_id: z.string().regex(HEX64_RE, 'expected 64 lower-case hex characters').exactOptional(),
   body: z.custom<JsonObject>(isJsonObject, { message: 'expected a JSON object' }),
 });
 
@@ -84,6 +84,7 @@ function onlyKeys(v: unknown, allowed: ReadonlySet<string>): v is Record<string,
   return true;
 }
 
+// cast: Number.isSafeInteger(n) has just proven n a number (it is no type guard).
 const isTimestamp = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
 const isToken = (s: unknown): s is string => typeof s === 'string' && tokenFits(s);
 
@@ -100,6 +101,7 @@ export function fastRequestForm(v: unknown): RequestForm | undefined {
   if (hasDecision && (typeof decision_id !== 'string' || !HEX64_RE.test(decision_id))) return undefined;
   if (!isJsonObject(body)) return undefined;
   return {
+    // cast: Number.isSafeInteger(version) was checked above (it is no type guard).
     version: version as number,
     method,
     requester,
@@ -107,6 +109,7 @@ export function fastRequestForm(v: unknown): RequestForm | undefined {
     nonce,
     issued_at_ms,
     expires_at_ms,
+    // cast: a present decision_id was checked to be a string above.
     ...(hasDecision ? { decision_id: decision_id as string } : {}),
     body,
   };
@@ -129,6 +132,7 @@ function fastOutcome(v: unknown): CtlOutcome | undefined {
   if (v.status === 'ok') {
     for (const key in v) if (key !== 'status' && key !== 'result') return undefined;
     const result = v.result;
+    // cast: the result comes from a strict JSON parse of the signed payload, so it is a JsonValue.
     return result === undefined ? undefined : { status: 'ok', result: result as JsonValue };
   }
   if (v.status !== 'refused') return undefined;

@@ -1,6 +1,5 @@
+import { nodeIdFromPublicKey, toHex } from '@heddle/envelope';
 import { describe, expect, it } from 'vitest';
-import { toHex } from '../bytes.js';
-import { nodeIdFromPublicKey } from '../keys.js';
 import { AllowListPolicy } from './controller-policy.js';
 import { MAX_MESSAGE_BYTES } from './limits.js';
 import { NonceGuard } from './nonce-guard.js';

@@ -22,8 +22,8 @@ export class MinHeap {
     let i = a.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if ((a[parent] as number) <= value) break;
-      a[i] = a[parent] as number;
+      if (a[parent]! <= value) break;
+      a[i] = a[parent]!;
       i = parent;
     }
     a[i] = value;
@@ -40,9 +40,9 @@ export class MinHeap {
       const l = 2 * i + 1;
       if (l >= a.length) break;
       const r = l + 1;
-      const c = r < a.length && (a[r] as number) < (a[l] as number) ? r : l;
-      if ((a[c] as number) >= last) break;
-      a[i] = a[c] as number;
+      const c = r < a.length && a[r]! < a[l]! ? r : l;
+      if (a[c]! >= last) break;
+      a[i] = a[c]!;
       i = c;
     }
     a[i] = last;

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { fromHex, keyPairFromSecret, nodeIdFromPublicKey, toHex } from '@heddle/envelope';
 import { describe, expect, it } from 'vitest';
-import { fromHex, toHex } from '../bytes.js';
-import { keyPairFromSecret, nodeIdFromPublicKey } from '../keys.js';
 import { AllowListPolicy } from './controller-policy.js';
 import { signRequest } from './create-request.js';
 import { NonceGuard } from './nonce-guard.js';
@@ -11,7 +10,7 @@ import { verifyRequest } from './verify-request.js';
 import { verifyResponse } from './verify-response.js';
 
 // The worked example of docs/protocol.md must verify, and must be what the reference signer produces.
-const doc = readFileSync(new URL('../../../../docs/protocol.md', import.meta.url), 'utf8');
+const doc = readFileSync(new URL('../../../docs/protocol.md', import.meta.url), 'utf8');
 
 function block(name: string): SignedCtl {
   const m = new RegExp(`\`\`\`json example:${name}\\n([\\s\\S]*?)\\n\`\`\``).exec(doc);

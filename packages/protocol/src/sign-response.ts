@@ -1,11 +1,14 @@
-import { utf8Length } from '../bytes.js';
-import { DomainTag } from '../domain.js';
-import { EnvelopeError } from '../errors.js';
-import { HEX32_RE } from '../formats.js';
-import { type KeyPair, nodeIdFromPublicKey } from '../keys.js';
-import { parseJson } from '../strict-json.js';
+import {
+  DomainTag,
+  HEX32_RE,
+  type KeyPair,
+  nodeIdFromPublicKey,
+  parseJson,
+  utf8Length,
+} from '@heddle/envelope';
 import { fastCtlResponse, parseFast } from './fast-shapes.js';
 import { MAX_MESSAGE_BYTES, MAX_PAYLOAD_DEPTH, MAX_REASON_LENGTH } from './limits.js';
+import { ProtocolError } from './protocol-error.js';
 import { Refusal } from './refusal.js';
 import {
   type CtlOutcome,
@@ -49,7 +52,7 @@ export function boundReason(reason: string): string {
  * for a request that failed verification) with the host's key. `outcome` is a {@link CtlOutcome} or a
  * {@link Refusal} (whose `authenticated` flag is carried into the signed outcome); reasons are bounded
  * with {@link boundReason}. The responder is the node id of
- * `keyPair`. Throws `EnvelopeError` `invalid_response` (naming the field) when the method or nonce does
+ * `keyPair`. Throws `ProtocolError` `invalid_response` (naming the field) when the method or nonce does
  * not have the response's form, or `canonical_json` when the result cannot be canonicalised or the
  * payload would exceed 256 KiB.
  */
@@ -73,7 +76,7 @@ export function signResponse(
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.join('.') || '$';
-    throw new EnvelopeError('invalid_response', `response field ${field}: ${issue?.message ?? 'invalid'}`, {
+    throw new ProtocolError('invalid_response', `response field ${field}: ${issue?.message ?? 'invalid'}`, {
       field,
     });
   }
@@ -93,7 +96,8 @@ export function claimedRequest(signed: unknown, headerMethod?: string): Response
     const decoded = decodeSignedCtl(signed);
     const payload =
       decoded.ok || decoded.defect === 'key' || decoded.defect === 'signature'
-        ? (signed as { payload: string }).payload
+        ? // cast: decodeSignedCtl got past the payload checks, so `payload` is a string.
+          (signed as { payload: string }).payload
         : undefined;
     if (payload !== undefined) {
       const json = parseJson(payload, { maxBytes: MAX_MESSAGE_BYTES, maxDepth: MAX_PAYLOAD_DEPTH });

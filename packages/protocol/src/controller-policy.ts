@@ -1,5 +1,4 @@
-import { isBytes, isHex, toHex } from '../bytes.js';
-import { isNodeId } from '../keys.js';
+import { isBytes, isHex, isNodeId, toHex } from '@heddle/envelope';
 import { type CtlMethod, isCtlMethod } from './methods.js';
 
 /** Who is asking, as a {@link ControllerPolicy} sees it: the requester is already proven to own the key. */

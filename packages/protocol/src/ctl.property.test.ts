@@ -1,8 +1,7 @@
+import type { JsonValue } from '@heddle/envelope';
+import { DomainTag, toHex, utf8 } from '@heddle/envelope';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toHex, utf8 } from '../bytes.js';
-import { DomainTag } from '../domain.js';
-import type { JsonValue } from '../json-limits.js';
 import { AllowListPolicy } from './controller-policy.js';
 import { createRequest, signRequest } from './create-request.js';
 import { CTL_METHODS, type CtlMethod, mutates } from './methods.js';

@@ -1,4 +1,4 @@
-import { HeddleError } from '../errors.js';
+import { HeddleError } from '@heddle/envelope';
 
 const RESPONSE_ERROR_CODES_VALUE = [
   'invalid_response',

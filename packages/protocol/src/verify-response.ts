@@ -1,8 +1,5 @@
-import { equalBytes, isBytes, toHex } from '../bytes.js';
-import { DomainTag } from '../domain.js';
-import type { JsonValue } from '../json-limits.js';
-import { nodeIdFromPublicKey } from '../keys.js';
-import { parseJson } from '../strict-json.js';
+import type { JsonValue } from '@heddle/envelope';
+import { DomainTag, equalBytes, isBytes, nodeIdFromPublicKey, parseJson, toHex } from '@heddle/envelope';
 import { fastCtlResponse, parseFast } from './fast-shapes.js';
 import { CTL_VERSION, MAX_CLOCK_SKEW_MS, MAX_MESSAGE_BYTES, MAX_PAYLOAD_DEPTH } from './limits.js';
 import type { CtlRequest } from './request.js';

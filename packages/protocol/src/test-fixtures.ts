@@ -1,7 +1,13 @@
 /** Shared fixtures of the `ctl/` tests (not exported by the package). */
-import { utf8 } from '../bytes.js';
-import { DomainTag, type DomainTagValue, signWithDomain } from '../domain.js';
-import { type KeyPair, keyPairFromSecret, nodeIdFromPublicKey } from '../keys.js';
+import {
+  DomainTag,
+  type DomainTagValue,
+  type KeyPair,
+  keyPairFromSecret,
+  nodeIdFromPublicKey,
+  signWithDomain,
+  utf8,
+} from '@heddle/envelope';
 import { AllowListPolicy } from './controller-policy.js';
 import { createRequest, signRequest } from './create-request.js';
 import type { CtlMethod } from './methods.js';

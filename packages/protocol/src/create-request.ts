@@ -1,11 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { DomainTag } from '../domain.js';
-import { EnvelopeError } from '../errors.js';
-import { HEX64_RE, isJsonObject } from '../formats.js';
-import { isNodeId, type KeyPair, nodeIdFromPublicKey } from '../keys.js';
+import {
+  DomainTag,
+  HEX64_RE,
+  isJsonObject,
+  isNodeId,
+  type KeyPair,
+  nodeIdFromPublicKey,
+} from '@heddle/envelope';
 import { fastCtlRequest, parseFast } from './fast-shapes.js';
 import { DEFAULT_REQUEST_TTL_MS, MAX_LIFETIME_MS, NONCE_HEX_LENGTH } from './limits.js';
 import { ANY_TARGET, type CtlMethod, DESCRIBE_METHOD, isCtlMethod, mutates } from './methods.js';
+import { ProtocolError } from './protocol-error.js';
 import { type CtlBody, type CtlRequest, CtlRequestSchema } from './request.js';
 import { type SignedCtl, signCtlMessage } from './signed-ctl.js';
 
@@ -46,12 +51,12 @@ function freshNonce(): string {
 }
 
 function invalid(field: string, message: string): never {
-  throw new EnvelopeError('invalid_request', message, { field });
+  throw new ProtocolError('invalid_request', message, { field });
 }
 
 /**
  * Builds a version 1 request with a fresh random nonce (16 bytes from `node:crypto`, drawn in
- * batches), issued at `now` and expiring `ttlMs` later. Throws `EnvelopeError` with code `unknown_method` for a method outside
+ * batches), issued at `now` and expiring `ttlMs` later. Throws `ProtocolError` with code `unknown_method` for a method outside
  * the list, or `invalid_request` naming the field for: a malformed requester, target or decision id;
  * target `"*"` with a method other than describe; a mutating method without a decision id; `now`
  * not a non-negative integer; `ttlMs` not an integer from 1 to 300,000 (300 s); a body that is not a
@@ -62,7 +67,7 @@ export function createRequest(input: CreateRequestInput): CtlRequest {
   const ttlMs = input.ttlMs ?? DEFAULT_REQUEST_TTL_MS;
   const body = input.body ?? {};
   if (!isCtlMethod(method)) {
-    throw new EnvelopeError('unknown_method', `method ${JSON.stringify(method)} is not a control method`, {
+    throw new ProtocolError('unknown_method', `method ${JSON.stringify(method)} is not a control method`, {
       field: 'method',
     });
   }
@@ -104,7 +109,7 @@ export function createRequest(input: CreateRequestInput): CtlRequest {
 
 /**
  * Signs a request with the requester's key: the payload is the canonical JSON of the request, the
- * signature covers `DomainTag.ctlRequest || UTF-8(payload)`. Throws `EnvelopeError`: `invalid_request`
+ * signature covers `DomainTag.ctlRequest || UTF-8(payload)`. Throws `ProtocolError` `invalid_request`
  * (naming the field) when the request does not match {@link CtlRequestSchema} or its requester is not
  * the node id of `keyPair`; `canonical_json` when the body cannot be canonicalised or the payload
  * exceeds 256 KiB.

@@ -1,5 +1,5 @@
+import { toHex } from '@heddle/envelope';
 import { describe, expect, it } from 'vitest';
-import { toHex } from '../bytes.js';
 import { AllowListPolicy } from './controller-policy.js';
 import { CONTROLLER_ID, controller, STRANGER_ID, stranger } from './test-fixtures.js';
 

@@ -1,10 +1,8 @@
+import { DomainTag, nodeIdFromPublicKey, signWithDomain, toHex, utf8 } from '@heddle/envelope';
 import { describe, expect, it } from 'vitest';
-import { toHex, utf8 } from '../bytes.js';
-import { DomainTag, signWithDomain } from '../domain.js';
-import { EnvelopeError } from '../errors.js';
-import { nodeIdFromPublicKey } from '../keys.js';
 import { CallFailure, lostCallKind, refusalKind } from './call-failure.js';
 import { MAX_REASON_LENGTH } from './limits.js';
+import { ProtocolError } from './protocol-error.js';
 import { Refusal } from './refusal.js';
 import { okOutcome, refusedOutcome } from './response.js';
 import { ResponseError, type ResponseErrorCode } from './response-error.js';
@@ -112,8 +110,8 @@ describe('signResponse and verifyResponse', () => {
   });
 
   it('refuses to sign a response with a malformed method or nonce', () => {
-    expect(() => signResponse({ method: 'a b', nonce: '' }, okOutcome(null), host)).toThrow(EnvelopeError);
-    expect(() => signResponse({ method: 'x', nonce: 'zz' }, okOutcome(null), host)).toThrow(EnvelopeError);
+    expect(() => signResponse({ method: 'a b', nonce: '' }, okOutcome(null), host)).toThrow(ProtocolError);
+    expect(() => signResponse({ method: 'x', nonce: 'zz' }, okOutcome(null), host)).toThrow(ProtocolError);
   });
 });
 

@@ -1,8 +1,15 @@
+import type { KeyPair } from '@heddle/envelope';
+import {
+  canonicalJson,
+  type DomainTagValue,
+  isHex,
+  signWithDomain,
+  toHex,
+  utf8,
+  utf8Length,
+  verifyWithDomain,
+} from '@heddle/envelope';
 import { z } from 'zod';
-import { isHex, toHex, utf8, utf8Length } from '../bytes.js';
-import { canonicalJson } from '../canonical.js';
-import { type DomainTagValue, signWithDomain, verifyWithDomain } from '../domain.js';
-import type { KeyPair } from '../keys.js';
 import { MAX_MESSAGE_BYTES, MAX_PAYLOAD_DEPTH } from './limits.js';
 
 /**
@@ -73,6 +80,7 @@ export function decodeSignedCtl(signed: unknown): DecodedSignedCtl {
     if (!FIELDS.has(key))
       return fail('shape', key, `unknown field ${JSON.stringify(key)} in the signed message`);
   }
+  // cast: `signed` was checked to be a non-null, non-array object just above.
   const { payload, public_key: publicKey, signature } = signed as Record<string, unknown>;
   if (typeof payload !== 'string') return fail('shape', 'payload', 'payload must be a string');
   if (typeof publicKey !== 'string') return fail('shape', 'public_key', 'public_key must be a string');

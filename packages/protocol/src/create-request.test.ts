@@ -1,22 +1,21 @@
+import { canonicalJson, DomainTag, fromHex, HeddleError, utf8, verifyWithDomain } from '@heddle/envelope';
 import { describe, expect, it } from 'vitest';
-import { fromHex, utf8 } from '../bytes.js';
-import { canonicalJson } from '../canonical.js';
-import { DomainTag, verifyWithDomain } from '../domain.js';
-import { EnvelopeError } from '../errors.js';
 import { createRequest, signRequest } from './create-request.js';
+import { ProtocolError } from './protocol-error.js';
 import { CtlRequestSchema } from './request.js';
 import { CONTROLLER_ID, controller, DECISION, HOST_ID, stranger, T0 } from './test-fixtures.js';
 
 const base = { method: 'workload.status', requester: CONTROLLER_ID, target: HOST_ID, now: T0 } as const;
 
-function errorOf(fn: () => unknown): EnvelopeError {
+// A ProtocolError for a malformed request; an EnvelopeError (canonical_json) from the serialiser.
+function errorOf(fn: () => unknown): HeddleError {
   try {
     fn();
   } catch (err) {
-    if (err instanceof EnvelopeError) return err;
+    if (err instanceof ProtocolError || err instanceof HeddleError) return err;
     throw err;
   }
-  throw new Error('expected an EnvelopeError');
+  throw new Error('expected a ProtocolError or an EnvelopeError');
 }
 
 describe('createRequest', () => {

@@ -1,4 +1,4 @@
-import { HeddleError } from '../errors.js';
+import { HeddleError } from '@heddle/envelope';
 
 const REFUSAL_CODES_VALUE = [
   'signature',

@@ -1,4 +1,4 @@
-import { HeddleError } from '../errors.js';
+import { HeddleError } from '@heddle/envelope';
 import { mutates } from './methods.js';
 import type { CtlRefused } from './response.js';
 
@@ -38,8 +38,15 @@ export class CallFailure extends HeddleError {
   /** The host's refusal, for `refused`. */
   readonly refusal: CtlRefused | undefined;
 
-  constructor(code: CallFailureKind, message: string, options?: { refusal?: CtlRefused; cause?: unknown }) {
-    super(code, `${code}: ${message}`, options?.cause === undefined ? undefined : { cause: options.cause });
+  constructor(
+    code: CallFailureKind,
+    message: string,
+    options?: { refusal?: CtlRefused; cause?: unknown; field?: string },
+  ) {
+    super(code, `${code}: ${message}`, {
+      ...(options?.cause === undefined ? {} : { cause: options.cause }),
+      ...(options?.field === undefined ? {} : { field: options.field }),
+    });
     this.refusal = options?.refusal;
   }
 

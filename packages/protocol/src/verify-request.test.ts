@@ -1,7 +1,5 @@
+import { DomainTag, GROUP_ORDER, signWithDomain, toHex, utf8 } from '@heddle/envelope';
 import { describe, expect, it } from 'vitest';
-import { toHex, utf8 } from '../bytes.js';
-import { DomainTag, signWithDomain } from '../domain.js';
-import { GROUP_ORDER } from '../ed25519/strict.js';
 import { AllowListPolicy, type ControllerPolicy } from './controller-policy.js';
 import { MAX_MESSAGE_BYTES } from './limits.js';
 import { NonceGuard } from './nonce-guard.js';

@@ -1,10 +1,13 @@
-import { toHex } from '../bytes.js';
-import { DomainTag } from '../domain.js';
-import { HeddleError } from '../errors.js';
-import { HEX32_RE } from '../formats.js';
-import type { JsonValue } from '../json-limits.js';
-import { isNodeId, nodeIdFromPublicKey } from '../keys.js';
-import { parseJson } from '../strict-json.js';
+import type { JsonValue } from '@heddle/envelope';
+import {
+  DomainTag,
+  HEX32_RE,
+  HeddleError,
+  isNodeId,
+  nodeIdFromPublicKey,
+  parseJson,
+  toHex,
+} from '@heddle/envelope';
 import type { ControllerPolicy } from './controller-policy.js';
 import { fastRequestForm, parseFast, RequestFormSchema } from './fast-shapes.js';
 import {

@@ -1,5 +1,5 @@
+import { HEX32_RE, HEX64_RE, isJsonObject, type JsonObject } from '@heddle/envelope';
 import { z } from 'zod';
-import { HEX32_RE, HEX64_RE, isJsonObject, type JsonObject } from '../formats.js';
 import { MAX_LIFETIME_MS } from './limits.js';
 import { ANY_TARGET, CTL_METHODS, type CtlMethod, DESCRIBE_METHOD, mutates } from './methods.js';
 
@@ -51,7 +51,7 @@ export const CtlRequestSchema: z.ZodType<CtlRequest> = z
     nonce: z.string().regex(HEX32_RE, 'expected 32 lower-case hex characters'),
     issued_at_ms: timestamp,
     expires_at_ms: timestamp,
-    decision_id: z.string().regex(HEX64_RE, 'expected 64 lower-case hex characters').optional(),
+    decision_id: z.string().regex(HEX64_RE, 'expected 64 lower-case hex characters').exactOptional(),
     body: jsonObject,
   })
   .superRefine((r, ctx) => {

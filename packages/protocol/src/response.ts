@@ -1,6 +1,6 @@
+import type { JsonValue } from '@heddle/envelope';
+import { utf8Length } from '@heddle/envelope';
 import { z } from 'zod';
-import { utf8Length } from '../bytes.js';
-import type { JsonValue } from '../json-limits.js';
 import { MAX_REASON_LENGTH } from './limits.js';
 import { REFUSAL_CODES, type RefusalCode } from './refusal.js';
 
