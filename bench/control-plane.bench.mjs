@@ -7,17 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openChainFile } from '@heddle/chain';
 import { ControlPlane, SqliteStateStore } from '@heddle/control-plane';
-import {
-  AllowListPolicy,
-  createRequest,
-  keyPairFromSecret,
-  nodeIdFromPublicKey,
-  signRequest,
-  toHex,
-} from '@heddle/envelope';
+import { keyPairFromSecret, nodeIdFromPublicKey, toHex } from '@heddle/envelope';
 import { Gate, parsePolicy } from '@heddle/gate';
-import { HostService, RevocationHolder } from '@heddle/host-service';
-import { buildCogPackage, NO_REVOCATIONS, RevocationList, TrustAnchors } from '@heddle/package';
+import { HostService } from '@heddle/host-service';
+import {
+  buildCogPackage,
+  NO_REVOCATIONS,
+  RevocationHolder,
+  RevocationList,
+  TrustAnchors,
+} from '@heddle/package';
+import { AllowListPolicy, createRequest, signRequest } from '@heddle/protocol';
 import { WasiRuntime, WorkloadHost } from '@heddle/runtime';
 import { WireClient, WireServer } from '@heddle/wire';
 import { report } from './harness.mjs';

@@ -10,12 +10,11 @@ import {
   decide,
   evaluate,
   Gate,
-  NETWORK_LEVELS,
-  NODE_TIERS,
   PACKAGE_TRUST_LEVELS,
   parsePolicy,
   RevocationSet,
 } from '@heddle/gate';
+import { NETWORK_LEVELS, NODE_TIERS } from '@heddle/model';
 import { bestOf, opsPerSecond, report } from './harness.mjs';
 
 const TRUST = PACKAGE_TRUST_LEVELS;

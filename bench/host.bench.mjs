@@ -7,17 +7,11 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openChainFile } from '@heddle/chain';
-import {
-  AllowListPolicy,
-  createRequest,
-  keyPairFromSecret,
-  nodeIdFromPublicKey,
-  signRequest,
-  toHex,
-} from '@heddle/envelope';
+import { keyPairFromSecret, nodeIdFromPublicKey, toHex } from '@heddle/envelope';
 import { Gate, parsePolicy } from '@heddle/gate';
-import { HostService, RevocationHolder } from '@heddle/host-service';
-import { buildCogPackage, RevocationList, TrustAnchors } from '@heddle/package';
+import { HostService } from '@heddle/host-service';
+import { buildCogPackage, RevocationHolder, RevocationList, TrustAnchors } from '@heddle/package';
+import { AllowListPolicy, createRequest, signRequest } from '@heddle/protocol';
 import { hostCogArch, NativeRuntime, WorkloadHost } from '@heddle/runtime';
 import { DirPackageSource, WireServer, WireSession } from '@heddle/wire';
 import { report } from './harness.mjs';

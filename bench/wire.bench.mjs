@@ -3,22 +3,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { blake3, keyPairFromSecret, nodeIdFromPublicKey, toHex } from '@heddle/envelope';
+import { NO_REVOCATIONS, TrustAnchors, verifyPackage } from '@heddle/package';
 import {
   AllowListPolicy,
-  blake3,
   createRequest,
-  keyPairFromSecret,
   NonceGuard,
-  nodeIdFromPublicKey,
   okOutcome,
   Refusal,
   signRequest,
   signResponse,
-  toHex,
   verifyRequest,
   verifyResponse,
-} from '@heddle/envelope';
-import { NO_REVOCATIONS, TrustAnchors, verifyPackage } from '@heddle/package';
+} from '@heddle/protocol';
 import { DirPackageSource, WireServer, WireSession } from '@heddle/wire';
 import { buildBigPackage } from './big-package.mjs';
 import { report } from './harness.mjs';

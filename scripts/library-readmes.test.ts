@@ -88,9 +88,22 @@ beforeAll(async () => {
     .find((d) => d.startsWith('better-sqlite3@'))
     ?.slice('better-sqlite3@'.length);
   const overrides = sqliteVersion === undefined ? {} : { 'better-sqlite3': sqliteVersion };
+  // better-sqlite3 is an optional peer of @heddle/control-plane (only its ./sqlite entry loads it): a
+  // consumer of the SQLite store installs it, as the control-plane README says.
+  const sqliteDependency = sqliteVersion === undefined ? {} : { 'better-sqlite3': sqliteVersion };
   writeFileSync(
     join(app, 'package.json'),
-    JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies, overrides }, null, 2),
+    JSON.stringify(
+      {
+        name: 'consumer',
+        private: true,
+        type: 'module',
+        dependencies: { ...dependencies, ...sqliteDependency },
+        overrides,
+      },
+      null,
+      2,
+    ),
   );
   install = await run(
     'npm',

@@ -10,7 +10,7 @@ import type {
   UnsettledRecord,
 } from '@heddle/control-plane';
 import { HeddleError, type JsonValue, readTextBounded } from '@heddle/envelope';
-import type { TrustTier } from '@heddle/placement';
+import type { NodeTier } from '@heddle/model';
 import { type ApiErrorBody, type ApiHealth, type ApiInfo, NDJSON } from './api/types.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
 import { type HttpAnswer, httpRequest } from './http-request.js';
@@ -154,7 +154,7 @@ export class ApiClient {
    * `tier`; with `key` (64 hex) only that key is accepted, otherwise the answering key is trusted on
    * first use.
    */
-  async addNode(url: string, options: { tier: TrustTier; key?: string }): Promise<NodeView> {
+  async addNode(url: string, options: { tier: NodeTier; key?: string }): Promise<NodeView> {
     const body = { url, tier: options.tier, ...(options.key === undefined ? {} : { key: options.key }) };
     return (await this.#call<{ node: NodeView }>('POST', '/v1/nodes', body)).node;
   }
@@ -164,7 +164,7 @@ export class ApiClient {
     url: string;
     spki: string;
     token_file: string;
-    tier: TrustTier;
+    tier: NodeTier;
     allow_plain_http?: boolean;
   }): Promise<NodeView> {
     return (await this.#call<{ node: NodeView }>('POST', '/v1/nodes/seed', options)).node;
@@ -187,7 +187,7 @@ export class ApiClient {
   }
 
   /** `POST /v1/nodes/<id>/pin`: pins `key` (64 hex) for the node, and optionally a new `tier`. */
-  async pinNode(nodeId: string, key: string, tier?: TrustTier): Promise<NodeView> {
+  async pinNode(nodeId: string, key: string, tier?: NodeTier): Promise<NodeView> {
     const body = { key, ...(tier === undefined ? {} : { tier }) };
     return (await this.#call<{ node: NodeView }>('POST', `/v1/nodes/${enc(nodeId)}/pin`, body)).node;
   }

@@ -7,10 +7,10 @@ import {
   type PlaneConfig,
   PlaneError,
   type RevocationPushReport,
-  SqliteStateStore,
   type StateStore,
   type TickReport,
 } from '@heddle/control-plane';
+import { SqliteStateStore } from '@heddle/control-plane/sqlite';
 import {
   type KeyPair,
   loadKeyFile,
@@ -21,6 +21,7 @@ import {
   writeFileAtomic,
 } from '@heddle/envelope';
 import { Gate, loadPolicyFile, type Policy } from '@heddle/gate';
+import { isGone } from '@heddle/model';
 import {
   loadTrustFile,
   RevocationHolder,
@@ -28,7 +29,7 @@ import {
   type RevocationListFile,
   type TrustAnchors,
 } from '@heddle/package';
-import { isGone } from '@heddle/runtime';
+import { seedDriver } from '@heddle/seed-adapter/controller';
 import { ApiServer } from './api/server.js';
 import type { ApiInfo } from './api/types.js';
 import { CliError, ExitCode } from './cli-error.js';
@@ -183,6 +184,7 @@ async function assemble(
       revocations: p.revocations,
       stateDir: config.dataDir,
       config: planeTunables(config),
+      drivers: [seedDriver()],
     });
   } catch (err) {
     const message = (err as Error).message;

@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openChainFile, verifyChainFile } from '@heddle/chain';
 import { Logger } from '@heddle/cli-kit';
-import { SqliteStateStore } from '@heddle/control-plane';
+import { SqliteStateStore } from '@heddle/control-plane/sqlite';
 import { describe, expect, it } from 'vitest';
 import { CliError } from './cli-error.js';
 import { type ControllerConfig, loadControllerConfig } from './controller-config.js';

@@ -19,23 +19,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openChainFile, verifyChainFile, verifyCheckpoint, verifyInclusion } from '@heddle/chain';
-import {
-  AllowListPolicy,
-  createRequest,
-  generateKeyPair,
-  NonceGuard,
-  nodeIdFromPublicKey,
-  okOutcome,
-  Refusal,
-  type SignedCtl,
-  saveKeyFile,
-  signRequest,
-  signResponse,
-  toHex,
-  verifyRequest,
-  verifyResponse,
-} from '@heddle/envelope';
+import { generateKeyPair, nodeIdFromPublicKey, saveKeyFile, toHex } from '@heddle/envelope';
 import { DEFAULT_POLICY, Gate } from '@heddle/gate';
+import type { NodeTier } from '@heddle/model';
 import {
   buildCogPackage,
   type CogBody,
@@ -55,6 +41,18 @@ import {
   signNodeFacts,
   viewFromCache,
 } from '@heddle/placement';
+import {
+  AllowListPolicy,
+  createRequest,
+  NonceGuard,
+  okOutcome,
+  Refusal,
+  type SignedCtl,
+  signRequest,
+  signResponse,
+  verifyRequest,
+  verifyResponse,
+} from '@heddle/protocol';
 import { NativeRuntime, RuntimeError, WasiRuntime, WorkloadHost, workloadFromPackage } from '@heddle/runtime';
 
 const bold = (s: string): string => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
@@ -120,7 +118,7 @@ async function main(): Promise<void> {
   const now0 = Date.now();
   const cache = new NodeFactsCache();
   const live = new LivenessTracker();
-  const node = (caps: Capability[], tier: 'discovered' | 'paired' | 'pinned', alive: boolean) => {
+  const node = (caps: Capability[], tier: NodeTier, alive: boolean) => {
     const keys = generateKeyPair();
     const nodeId = nodeIdFromPublicKey(keys.publicKey);
     const facts = { node_id: nodeId, issued_at_ms: now0, ttl_ms: 60_000, seq: 1, capabilities: caps };

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChainKind, openChainFile } from '@heddle/chain';
+import { openChainFile } from '@heddle/chain';
+import { ChainKind } from '@heddle/model';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChainWatch, illegalTransitions } from './chains.js';
 

@@ -1,8 +1,9 @@
 // Every chain of a cluster verified after each trial, and held to what was seen before: a chain that
 // verifies but lost events it had (truncated, or history rewritten) fails against the last checkpoint.
+
 import { readFileSync } from 'node:fs';
-import { ChainKind, type CheckpointAnchor, verifyChainFile } from '@heddle/chain';
-import { canTransition, LIFECYCLE_STATES, type LifecycleState } from '@heddle/runtime';
+import { type CheckpointAnchor, verifyChainFile } from '@heddle/chain';
+import { ChainKind, canTransition, LIFECYCLE_STATES, type LifecycleState } from '@heddle/model';
 
 const STATES: ReadonlySet<string> = new Set(LIFECYCLE_STATES);
 

@@ -11,10 +11,10 @@ import {
   type KeyPair,
   keyPairFromSecret,
   nodeIdFromPublicKey,
-  type SignedCtl,
   toHex,
 } from '@heddle/envelope';
 import { type PieceMapJson, RevocationList } from '@heddle/package';
+import type { SignedCtl } from '@heddle/protocol';
 import { DirPackageSource, type PackageSource } from '@heddle/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';

@@ -1,9 +1,8 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { badInput } from '@heddle/cli-kit';
+import { badInput, errorMessage } from '@heddle/cli-kit';
 import { HEX64_RE, parseJson, readTextBounded } from '@heddle/envelope';
-import { NODE_TIERS, type NodeTier } from '@heddle/gate';
 import { DEFAULT_SUPERVISOR_POLICY } from '@heddle/host-service';
-import { COG_ROUTES, type CogRoute } from '@heddle/package';
+import { COG_ROUTES, type CogRoute, NODE_TIERS, type NodeTier } from '@heddle/model';
 import { z } from 'zod';
 
 /** The `schema` of a host configuration file. */
@@ -231,13 +230,13 @@ export function loadHostConfig(path: string): HostConfig {
   try {
     text = readTextBounded(path, MAX_CONFIG_BYTES);
   } catch (err) {
-    throw badInput('config_unreadable', `cannot read config ${path}: ${(err as Error).message}`, '$', err);
+    throw badInput('config_unreadable', `cannot read config ${path}: ${errorMessage(err)}`, '$', err);
   }
   let value: unknown;
   try {
     value = parseJson(text, { maxBytes: MAX_CONFIG_BYTES });
   } catch (err) {
-    throw badInput('config_invalid', `${path}: not valid JSON: ${(err as Error).message}`, '$', err);
+    throw badInput('config_invalid', `${path}: not valid JSON: ${errorMessage(err)}`, '$', err);
   }
   return parseHostConfig(value, path);
 }

@@ -1,14 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  CallFailure,
-  createRequest,
-  generateKeyPair,
-  type KeyPair,
-  nodeIdFromPublicKey,
-  signRequest,
-  toHex,
-} from '@heddle/envelope';
+import { generateKeyPair, type KeyPair, nodeIdFromPublicKey, toHex } from '@heddle/envelope';
+import { CallFailure, createRequest, signRequest } from '@heddle/protocol';
 import { WireClient } from '@heddle/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Daemon, spawnHost, waitFor } from './daemon-fixtures.js';

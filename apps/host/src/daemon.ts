@@ -12,7 +12,6 @@ import {
   systemCliError,
 } from '@heddle/cli-kit';
 import {
-  AllowListPolicy,
   type KeyPair,
   loadKeyFile,
   makeDirs,
@@ -22,8 +21,9 @@ import {
 } from '@heddle/envelope';
 import { DEFAULT_POLICY, Gate, loadPolicyFile, type Policy } from '@heddle/gate';
 import { HostService } from '@heddle/host-service';
-import type { CogRoute } from '@heddle/package';
+import type { CogRoute } from '@heddle/model';
 import { RevocationHolder } from '@heddle/package';
+import { AllowListPolicy } from '@heddle/protocol';
 import {
   ContainerRuntime,
   NativeRuntime,

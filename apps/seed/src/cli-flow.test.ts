@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { verifyChainFile } from '@heddle/chain';
-import type { SeedSimulator } from '@heddle/seed-adapter';
+import type { SeedSimulator } from '@heddle/seed-adapter/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './test-io.js';
 import { httpsSimulator, ProfileRunner } from './test-seed.js';

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SeedSimulator } from '@heddle/seed-adapter';
+import { SeedSimulator } from '@heddle/seed-adapter/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured, tempDir } from './test-io.js';
 import { httpsSimulator, ProfileRunner } from './test-seed.js';

@@ -1,8 +1,10 @@
 // Issue 17 against the documented Seed (the simulator): one code per cause, recorded installs, console.
+
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deriveInstanceId } from '@heddle/runtime';
-import { SeedApiFailure, SeedSimulator, seedPinWorkload } from '@heddle/seed-adapter';
+import { deriveInstanceId } from '@heddle/model';
+import { SeedApiFailure, seedPinWorkload } from '@heddle/seed-adapter';
+import { SeedSimulator } from '@heddle/seed-adapter/simulator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toCliError } from './cli-error.js';
 import { nodeIdOf } from './governed.js';

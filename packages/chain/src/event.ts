@@ -13,9 +13,9 @@ export interface ChainEvent {
   readonly seq: number;
   /** Milliseconds since the Unix epoch (integer), from the chain's clock. */
   readonly ts: number;
-  /** Who wrote it: a dotted lower-case identifier (see `ChainSource`). */
+  /** Who wrote it: a dotted lower-case identifier (Heddle's own are `ChainSource` of `@heddle/model`). */
   readonly source: string;
-  /** What happened: a dotted lower-case identifier (see `ChainKind`). */
+  /** What happened: a dotted lower-case identifier (Heddle's own are `ChainKind` of `@heddle/model`). */
   readonly kind: string;
   /** Any canonical-JSON value (integers only). */
   readonly payload: JsonValue;

@@ -1,47 +1,5 @@
 import { ChainError } from './errors.js';
 
-const ChainSource_VALUE = {
-  /** The governance gate's decisions. */
-  workload: 'workload',
-  /** The controller's placement records. */
-  placement: 'workload.placement',
-  /** A host's placement records and refusals. */
-  host: 'workload.host',
-  /** A runtime adapter's lifecycle outcomes. */
-  runtime: 'workload.runtime',
-} as const;
-/**
- * The well-known event sources: who wrote an event. Any other dotted lower-case identifier is accepted
- * too (see {@link isIdentifier}), so library users can add their own.
- */
-export const ChainSource: typeof ChainSource_VALUE = Object.freeze(ChainSource_VALUE);
-
-const ChainKind_VALUE = {
-  install: 'workload.install',
-  place: 'workload.place',
-  load: 'workload.load',
-  start: 'workload.start',
-  stop: 'workload.stop',
-  unload: 'workload.unload',
-  migrate: 'workload.migrate',
-  refuse: 'workload.refuse',
-  revoke: 'workload.revoke',
-  lifecycle: 'workload.lifecycle',
-  artifactFetch: 'artifact.fetch',
-  artifactPieceRejected: 'artifact.piece_rejected',
-  artifactServe: 'artifact.serve',
-} as const;
-/**
- * The well-known event kinds: what happened. Any other dotted lower-case identifier is accepted too
- * (see {@link isIdentifier}).
- */
-export const ChainKind: typeof ChainKind_VALUE = Object.freeze(ChainKind_VALUE);
-
-/** One of the well-known sources. */
-export type KnownChainSource = (typeof ChainSource)[keyof typeof ChainSource];
-/** One of the well-known kinds. */
-export type KnownChainKind = (typeof ChainKind)[keyof typeof ChainKind];
-
 /** Longest accepted source or kind, in characters. */
 export const MAX_IDENTIFIER_LENGTH = 128;
 

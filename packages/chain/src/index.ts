@@ -18,10 +18,7 @@ export { CHAIN_FILE_HEADER } from './file-format.js';
 export type { FileChainStoreOptions, FileStoreStats } from './file-store.js';
 export { FileChainStore } from './file-store.js';
 export { EVENT_HASH_TAG, GENESIS_PREV_HASH, isEventHash, PAYLOAD_HASH_TAG } from './hashing.js';
-export type { KnownChainKind, KnownChainSource } from './identifiers.js';
 export {
-  ChainKind,
-  ChainSource,
   IDENTIFIER_PATTERN,
   isIdentifier,
   MAX_IDENTIFIER_LENGTH,

@@ -12,7 +12,7 @@ export function alertId(instanceId: string, reason: AlertReason): string {
 }
 
 /**
- * Raises an alert for `p` (DESIGN 10: a pinned or non-migratable workload lost with its node, a
+ * Raises an alert for `p` (docs/lifecycle.md: a pinned or non-migratable workload lost with its node, a
  * lineage past its reschedule limit): stored and chained (`workload.alert`) once per (instance,
  * reason); raising it again returns the held one and chains nothing. Returns the alert and whether
  * it is new.

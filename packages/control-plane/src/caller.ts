@@ -1,25 +1,29 @@
+import { fromHex, type JsonValue, type KeyPair, nodeIdFromPublicKey } from '@heddle/envelope';
 import {
+  CallFailure,
+  type CtlBody,
   type CtlMethod,
   createRequest,
-  fromHex,
-  type JsonObject,
-  type JsonValue,
-  type KeyPair,
+  lostCallKind,
+  type MethodAnswer,
+  type MethodBodyInput,
   mutates,
-  nodeIdFromPublicKey,
+  ProtocolError,
+  parseAnswer,
   signRequest,
-} from '@heddle/envelope';
+} from '@heddle/protocol';
 import { type CallResult, type PackageSource, type WireClientOptions, WireSession } from '@heddle/wire';
 import type { PlaneConfig } from './config.js';
 
-/** One signed call to a node. */
-export interface CallSpec {
+/** One signed call to a node: `method` with a body built to its schema (`@heddle/protocol`). */
+export interface CallSpec<M extends CtlMethod = CtlMethod> {
   /** Where the node listens. */
   readonly url: string;
   /** The node id the request is addressed to (`*` for a describe of a node not yet known). */
   readonly target: string;
-  readonly method: CtlMethod;
-  readonly body?: JsonObject;
+  readonly method: M;
+  /** The method's body (default `{}`). */
+  readonly body?: MethodBodyInput<M>;
   /** Required for mutating methods: the chain hash of the controller's decision. */
   readonly decisionId?: string;
   /** The node's key (64 hex), when known: an answer signed by any other key is not accepted. */
@@ -39,7 +43,7 @@ export interface CallSpec {
  * Makes signed round trips for a controller: builds and signs each request with the controller's key
  * (lifetime `requestTtlMs`), sends it over one connection per call (as `WireClient` does), and returns the
  * verified answer. Failures are the wire's `CallFailure`s, classed `refused`, `unreachable` or
- * `indeterminate` (DESIGN 4). `place` and `load` get `placeTimeoutMs`, everything else
+ * `indeterminate` (docs/protocol.md, section 11). `place` and `load` get `placeTimeoutMs`, everything else
  * `callTimeoutMs`.
  */
 export class Caller {
@@ -63,15 +67,24 @@ export class Caller {
     this.#now = now ?? Date.now;
   }
 
-  /** Sends one signed call; resolves with the verified `ok` answer or rejects with a `CallFailure`. */
-  async call(spec: CallSpec): Promise<CallResult> {
+  /**
+   * Sends one signed call; resolves with the verified `ok` answer, its `result` parsed with the
+   * method's answer schema, or rejects with a `CallFailure`. An answer that does not fit its schema is
+   * a `CallFailure` of the lost kind (`indeterminate` for a mutating method: the host said it acted,
+   * but not in a form that can be read; `unreachable` otherwise), its `field` the offending
+   * `result.<path>` and its cause a `ProtocolError` `invalid_answer`.
+   */
+  async call<M extends CtlMethod>(spec: CallSpec<M>): Promise<AnsweredCall<M>> {
     const now = this.#now();
+    // cast: a method body built to its schema's input type holds only JSON values (strings, numbers,
+    // booleans, null, arrays, plain objects); createRequest checks it is an object, signing canonicalises it.
+    const body = (spec.body ?? {}) as CtlBody;
     const signed = signRequest(
       createRequest({
         method: spec.method,
         requester: this.#requester,
         target: spec.target,
-        body: spec.body ?? {},
+        body,
         now,
         ttlMs: this.#config.requestTtlMs,
         ...(spec.decisionId === undefined ? {} : { decisionId: spec.decisionId }),
@@ -91,8 +104,9 @@ export class Caller {
     // answered the connection: from then on it may act on it (and renew its lease up to `now`).
     const session = await WireSession.connect(spec.url, health ? this.#healthClient : this.#client);
     for (const k of [spec.target, spec.url]) this.#issued.set(k, Math.max(now, this.#issued.get(k) ?? 0));
+    let r: CallResult;
     try {
-      return await session.call(signed, {
+      r = await session.call(signed, {
         timeoutMs,
         ...(spec.expectedKey === undefined ? {} : { expectedPublicKey: fromHex(spec.expectedKey) }),
         ...(spec.source === undefined ? {} : { source: spec.source }),
@@ -100,6 +114,15 @@ export class Caller {
       });
     } finally {
       await session.close();
+    }
+    try {
+      return { ...r, result: parseAnswer(spec.method, r.result, body) };
+    } catch (err) {
+      if (!(err instanceof ProtocolError)) throw err;
+      throw new CallFailure(lostCallKind(spec.method, true), `invalid answer: ${err.message}`, {
+        cause: err,
+        ...(err.field === undefined ? {} : { field: err.field }),
+      });
     }
   }
 
@@ -118,6 +141,12 @@ export class Caller {
   static mutates(method: string): boolean {
     return mutates(method);
   }
+}
+
+/** A verified `ok` answer to `M`, its `result` parsed with the method's answer schema. */
+export interface AnsweredCall<M extends CtlMethod> extends Omit<CallResult, 'result'> {
+  /** The method's answer. */
+  readonly result: MethodAnswer<M>;
 }
 
 /** Progress of a package transfer: bytes served so far of `total`. */

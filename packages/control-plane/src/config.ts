@@ -1,4 +1,4 @@
-/** Tunables of a control plane (DESIGN 10; the defaults are the original's). */
+/** Tunables of a control plane (docs/operator-guide.md). */
 export interface PlaneConfig {
   /** Timeout of read-only and instance calls (default 20 s). */
   readonly callTimeoutMs: number;

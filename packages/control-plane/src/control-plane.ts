@@ -2,14 +2,15 @@ import { join } from 'node:path';
 import type { Chain } from '@heddle/chain';
 import { type KeyPair, nodeIdFromPublicKey } from '@heddle/envelope';
 import type { Gate } from '@heddle/gate';
-import type { KindRegistry, RevocationCheck, RevocationListFile, TrustAnchors } from '@heddle/package';
-import type { TrustTier } from '@heddle/placement';
-import { isGone } from '@heddle/runtime';
+import { isGone, type NodeTier, type RevocationCheck } from '@heddle/model';
+import type { KindRegistry, RevocationListFile, TrustAnchors } from '@heddle/package';
 import type { WireClientOptions } from '@heddle/wire';
 import { ackAlert } from './alerts.js';
 import { Caller } from './caller.js';
 import { type PlaneConfig, planeConfig } from './config.js';
+import { PlaneError } from './errors.js';
 import { mapBounded } from './health.js';
+import { hostDriver } from './host-driver.js';
 import {
   instanceLogs,
   instanceStatus,
@@ -20,15 +21,16 @@ import {
 } from './instance-verbs.js';
 import { LifecycleTicker, type TickReport } from './lifecycle-tick.js';
 import { NodeBook } from './node-book.js';
+import type { NodeDriver } from './node-driver.js';
+import { NodeDrivers, refreshNode } from './node-drivers.js';
 import { type NodeView, nodeView } from './node-view.js';
+import type { PlaceOrderInput } from './order.js';
 import { PackageStore } from './package-store.js';
 import { type PlaceHooks, type PlaceResult, placeOrder } from './place.js';
 import { chainChange, holdReservation, resourcesOf, stageState } from './placement-life.js';
 import type { PlaneContext } from './plane-context.js';
 import { Reservations } from './reservations.js';
 import { applyRevocations, HeldRevocations, type RevocationPushReport } from './revocation-push.js';
-import type { AddSeedOptions } from './seed-book.js';
-import { SeedHosts } from './seed-nodes.js';
 import { type SettleReport, settleUnsettled } from './settle.js';
 import type {
   AlertRecord,
@@ -63,10 +65,15 @@ export interface ControlPlaneOptions {
   readonly kinds?: KindRegistry;
   /** The clock (Unix ms; default `Date.now`). */
   readonly now?: () => number;
+  /**
+   * Drivers of other kinds of node besides the built-in `heddle-host` one (`hostDriver`), such as
+   * the Cognitum Seed's (`seedDriver()` of `@heddle/seed-adapter/controller`).
+   */
+  readonly drivers?: readonly NodeDriver[];
 }
 
 /**
- * The controller (DESIGN 10): learns hosts by signed describe, places signed packages through
+ * The controller (docs/lifecycle.md): learns hosts by signed describe, places signed packages through
  * governance and the placement engine, operates the instances, reconciles lost answers and keeps its
  * state in a {@link StateStore}. Every operation is chained. See docs/architecture.md and
  * docs/operator-guide.md.
@@ -102,7 +109,7 @@ export class ControlPlane {
       config,
       now,
       reservations: new Reservations(),
-      seeds: new SeedHosts(),
+      drivers: new NodeDrivers([hostDriver, ...(options.drivers ?? [])]),
       stateDir: options.stateDir,
       inProgress: new Set(),
       idempotent: new Map(),
@@ -145,17 +152,32 @@ export class ControlPlane {
   }
 
   /** Learns the node at `url` (signed describe) under `tier`, requiring `key` when given. */
-  async addNode(url: string, options: { tier: TrustTier; key?: string }): Promise<NodeView> {
+  async addNode(url: string, options: { tier: NodeTier; key?: string }): Promise<NodeView> {
     return this.#view(await this.#ctx.book.add(url, options));
   }
 
-  /** Registers a Cognitum Seed (TLS pinned to its SPKI, its paired token in a file) under `tier`. */
-  async addSeed(url: string, options: AddSeedOptions): Promise<NodeView> {
-    return this.#view(await this.#ctx.book.addSeed(url, options));
+  /**
+   * Registers the node at `url` through the driver of `kind` (`options` are that driver's, checked by
+   * it: a Cognitum Seed's are its tier, certificate pin and token file); `no_driver` for a kind this
+   * plane has no driver for.
+   */
+  async addNodeOf(kind: string, url: string, options: unknown): Promise<NodeView> {
+    const driver = this.#ctx.drivers.get(kind);
+    if (driver.add === undefined) {
+      throw new PlaneError('invalid_input', `nodes of kind ${kind} are not added this way`, {
+        field: 'kind',
+      });
+    }
+    return this.#view(await driver.add(this.#ctx, url, options));
+  }
+
+  /** The kinds of node this plane drives (`host`, and those of its `drivers`). */
+  nodeKinds(): string[] {
+    return this.#ctx.drivers.kinds();
   }
 
   /** Pins `key` for the node `nodeId` (a replaced machine, or a first-use key made explicit). */
-  async pinNode(nodeId: string, key: string, tier?: TrustTier): Promise<NodeView> {
+  async pinNode(nodeId: string, key: string, tier?: NodeTier): Promise<NodeView> {
     return this.#view(await this.#ctx.book.pin(nodeId, key, tier));
   }
 
@@ -165,18 +187,22 @@ export class ControlPlane {
    */
   async removeNode(nodeId: string, force = false): Promise<NodeView> {
     const ctx = this.#ctx;
-    const view = this.#view(ctx.book.get(nodeId));
+    const target = ctx.book.get(nodeId);
+    const view = this.#view(target);
     const lost = ctx.book.remove(nodeId, force, (p) =>
       stageState(ctx, p.instance_id, 'lost', 'node removed by the operator (--force)'),
     );
     for (const change of lost) await chainChange(ctx, change);
+    ctx.drivers.find(target)?.forget?.(nodeId);
     return view;
   }
 
   /** Describes every known node again (in parallel, each bounded on its own); returns them all. */
   async refreshNodes(): Promise<NodeView[]> {
-    const { store, book, config } = this.#ctx;
-    await mapBounded(store.listTargets(), config.healthConcurrency, (t) => book.refresh(t.node_id));
+    const ctx = this.#ctx;
+    await mapBounded(ctx.store.listTargets(), ctx.config.healthConcurrency, (t) =>
+      refreshNode(ctx, t.node_id).catch(() => undefined),
+    );
     return this.nodes();
   }
 
@@ -194,8 +220,11 @@ export class ControlPlane {
     return nodeView(t, this.#ctx.book, this.#ctx.store, this.#ctx.now());
   }
 
-  /** Places an order (see `placeOrder`). */
-  place(order: unknown, hooks: PlaceHooks = {}): Promise<PlaceResult> {
+  /**
+   * Places an order (see `placeOrder`). The order is typed: an operator's order is parsed once, where
+   * it arrives (`parseOrder`, the operator API), and passed on as it is.
+   */
+  place(order: PlaceOrderInput, hooks: PlaceHooks = {}): Promise<PlaceResult> {
     return placeOrder(this.#ctx, order, hooks);
   }
 
@@ -251,7 +280,7 @@ export class ControlPlane {
   }
 
   /**
-   * The lifecycle tick (DESIGN 10, see `LifecycleTicker`): refresh every node, reconcile each
+   * The lifecycle tick (docs/lifecycle.md, see `LifecycleTicker`): refresh every node, reconcile each
    * reachable host's instances with its listing, detect dead nodes, run the reschedules and orphan
    * unloads that are due, push the revocation list to hosts behind, settle. One tick at a time: a
    * call while one runs gets that tick's report.

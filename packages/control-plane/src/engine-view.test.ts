@@ -7,9 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Caller } from './caller.js';
 import { planeConfig } from './config.js';
 import { engineView } from './engine-view.js';
+import { hostDriver } from './host-driver.js';
 import { NodeBook } from './node-book.js';
+import { NodeDrivers } from './node-drivers.js';
 import { PackageStore } from './package-store.js';
-import { placeContext, routeOf } from './place-gate.js';
+import { placeContext } from './place-gate.js';
 import { SqliteStateStore } from './sqlite-store.js';
 import type { TargetRecord } from './state-store.js';
 import {
@@ -52,12 +54,13 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
+const vctx = () => ({ book, store, drivers: new NodeDrivers([hostDriver]) });
 const capsOf = (view: PlacementView, nodeId: string): string[] =>
   (view.get(nodeId)?.caps ?? []).map((c) => c.id);
 
 describe('engineView', () => {
   it('has every known node with its tier, liveness and the runtimes of its advertised routes', () => {
-    const view = engineView(book, store, now);
+    const view = engineView(vctx(), now);
     expect(view.size).toBe(2);
     const a = view.get(both.service.nodeId);
     expect(a).toMatchObject({ tier: 'paired', liveness: 'alive' });
@@ -77,12 +80,12 @@ describe('engineView', () => {
     expect(held).toContain('runtime.native');
     try {
       store.putTarget({ ...t, routes: ['wasi'] });
-      const caps = capsOf(engineView(book, store, now), id);
+      const caps = capsOf(engineView(vctx(), now), id);
       expect(caps).not.toContain('runtime.native');
       expect(caps).toContain('runtime.wasi');
       expect(caps).toEqual(held.filter((c) => c !== 'runtime.native'));
       store.putTarget({ ...t, routes: [] });
-      expect(capsOf(engineView(book, store, now), id).filter((c) => c.startsWith('runtime.'))).toEqual([]);
+      expect(capsOf(engineView(vctx(), now), id).filter((c) => c.startsWith('runtime.'))).toEqual([]);
     } finally {
       store.putTarget(t);
     }
@@ -93,7 +96,7 @@ describe('engineView', () => {
     const t = store.getTarget(id) as TargetRecord;
     try {
       store.putTarget({ ...t, tier: null });
-      const view = engineView(book, store, now);
+      const view = engineView(vctx(), now);
       expect(view.get(id)).toBeUndefined();
       expect(view.size).toBe(1);
     } finally {
@@ -101,8 +104,8 @@ describe('engineView', () => {
     }
     store.putTarget({ ...t, node_id: 'e'.repeat(32), url: 'ws://127.0.0.1:1/' });
     try {
-      expect(engineView(book, store, now).get('e'.repeat(32))).toBeUndefined();
-      expect(engineView(book, store, now).size).toBe(2);
+      expect(engineView(vctx(), now).get('e'.repeat(32))).toBeUndefined();
+      expect(engineView(vctx(), now).size).toBe(2);
     } finally {
       store.removeTarget('e'.repeat(32));
     }
@@ -110,25 +113,16 @@ describe('engineView', () => {
 
   it('reports the liveness of its checks: silence it did not ask about does not count, failures do', () => {
     const cfg = planeConfig();
-    const later = engineView(book, store, now + cfg.deadAfterMs + 1);
+    const later = engineView(vctx(), now + cfg.deadAfterMs + 1);
     expect(later.get(both.service.nodeId)?.liveness).toBe('alive');
     book.liveness.failure(both.service.nodeId, now + 1);
     try {
-      expect(engineView(book, store, now + 2).get(both.service.nodeId)?.liveness).toBe('suspect');
-      const dead = engineView(book, store, now + cfg.deadAfterMs + 1);
+      expect(engineView(vctx(), now + 2).get(both.service.nodeId)?.liveness).toBe('suspect');
+      const dead = engineView(vctx(), now + cfg.deadAfterMs + 1);
       expect(dead.get(both.service.nodeId)?.liveness).toBe('dead');
     } finally {
       book.liveness.contact(both.service.nodeId, now + 2);
     }
-  });
-});
-
-describe('routeOf', () => {
-  it('is what follows the last dash of a variant name', () => {
-    expect(routeOf('x86_64-native')).toBe('native');
-    expect(routeOf('wasm32-wasi')).toBe('wasi');
-    expect(routeOf('linux-x86_64-container')).toBe('container');
-    expect(routeOf('native')).toBe('native');
   });
 });
 
@@ -139,6 +133,13 @@ describe('placeContext', () => {
     expect(placeContext(verified, 'wasm32-wasi', node, false).network).toBe('none');
     expect(placeContext(verified, 'x86_64-container', node, false).network).toBe('none');
     expect(placeContext(verified, 'x86_64-other', node, false).network).toBe('egress');
+  });
+
+  it('takes a variant name that does not parse as the most exposed, not by what follows its last dash', () => {
+    const node = { tier: 'paired', memory_mb: 1024 } as const;
+    // Neither is a variant of the package: an unknown arch, and a route that does not go with its arch.
+    expect(placeContext(verified, 'mips-wasi', node, false).network).toBe('egress');
+    expect(placeContext(verified, 'x86_64-wasi', node, false).network).toBe('egress');
   });
 
   it('costs the cog memory over the node memory, at most 1 (1024 MB assumed when unknown)', () => {
@@ -179,7 +180,7 @@ describe('placeContext', () => {
   });
 
   it('uses the memory of a real node from the engine view', () => {
-    const node = engineView(book, store, now).get(both.service.nodeId);
+    const node = engineView(vctx(), now).get(both.service.nodeId);
     expect(node).toBeDefined();
     if (node === undefined) return;
     const c = placeContext(verified, 'wasm32-wasi', node, false);

@@ -1,46 +1,44 @@
 import { type NodeInput, PlacementView } from '@heddle/placement';
 import type { NodeBook } from './node-book.js';
-import { SEED_CAPABILITIES } from './seed-nodes.js';
-import type { StateStore } from './state-store.js';
+import type { PlaneContext } from './plane-context.js';
+import type { TargetRecord } from './state-store.js';
 
 /**
- * The engine's view (DESIGN 10): every known node with a tier and held facts, with liveness, and
- * without the `runtime.<route>` (and `runtime.<route>.*`, such as `runtime.container.docker`)
- * capabilities of routes its `workload-host` does not advertise (a node without an advertisement
- * offers no runtime at all). Nodes without a tier (their key changed) are left out, and so are the
- * nodes in `exclude` (those where the order would meet another order's instance).
+ * The engine's view: every known node with a tier, as its driver presents it (`NodeDriver.viewNode`),
+ * with liveness. Nodes without a tier (their key changed), nodes whose kind has no driver here, and
+ * the nodes in `exclude` (those where the order would meet another order's instance) are left out.
  */
 export function engineView(
-  book: NodeBook,
-  store: StateStore,
+  ctx: Pick<PlaneContext, 'book' | 'store' | 'drivers'>,
   now: number,
   exclude?: ReadonlyMap<string, string>,
 ): PlacementView {
   const nodes: NodeInput[] = [];
-  for (const t of store.listTargets()) {
+  for (const t of ctx.store.listTargets()) {
     if (t.tier === null || exclude?.has(t.node_id) === true) continue;
-    if (t.seed !== undefined && t.seed !== null) {
-      // A Seed signs no facts: what it offers is what its adapter claims.
-      nodes.push({
-        node_id: t.node_id,
-        tier: t.tier,
-        liveness: book.liveness.get(t.node_id, now),
-        capabilities: SEED_CAPABILITIES,
-      });
-      continue;
-    }
-    const held = book.cache.get(t.node_id);
-    if (held === undefined) continue;
-    const routes = new Set(t.routes);
-    nodes.push({
-      node_id: t.node_id,
-      tier: t.tier,
-      liveness: book.liveness.get(t.node_id, now),
-      capabilities: held.capabilities.filter((c) => !c.id.startsWith('runtime.') || offered(routes, c.id)),
-      expires_at_ms: held.expires_at_ms,
-    });
+    const node = ctx.drivers.find(t)?.viewNode(ctx.book, t, now);
+    if (node !== undefined) nodes.push(node);
   }
   return PlacementView.create(nodes, { validate: false });
+}
+
+/**
+ * What a `heddle-host` offers the engine: its held signed facts, without the `runtime.<route>` (and
+ * `runtime.<route>.*`, such as `runtime.container.docker`) capabilities of routes its `workload-host`
+ * does not advertise (a node without an advertisement offers no runtime at all); undefined while no
+ * facts are held.
+ */
+export function hostViewNode(book: NodeBook, t: TargetRecord, now: number): NodeInput | undefined {
+  const held = book.cache.get(t.node_id);
+  if (held === undefined || t.tier === null) return undefined;
+  const routes = new Set(t.routes);
+  return {
+    node_id: t.node_id,
+    tier: t.tier,
+    liveness: book.liveness.get(t.node_id, now),
+    capabilities: held.capabilities.filter((c) => !c.id.startsWith('runtime.') || offered(routes, c.id)),
+    expires_at_ms: held.expires_at_ms,
+  };
 }
 
 /** Whether capability `id` (`runtime.<route>` or `runtime.<route>.<more>`) is of an advertised route. */

@@ -15,6 +15,7 @@ import { HeddleError } from '@heddle/envelope';
  * - `duplicate_instance`: a pinned order's node already holds, may hold or is placing the identical
  *   instance (same package, config values and mode) for another order;
  * - `idempotency_conflict`: an idempotency key was already used for a different order;
+ * - `no_driver`: the node's kind has no driver in this controller (see `NodeDriver`);
  * - `state`: the state store failed.
  */
 export type PlaneErrorCode =
@@ -32,6 +33,7 @@ export type PlaneErrorCode =
   | 'unplaceable'
   | 'duplicate_instance'
   | 'idempotency_conflict'
+  | 'no_driver'
   | 'state';
 
 /** An error of the control plane, with a stable {@link PlaneErrorCode}. */

@@ -27,7 +27,7 @@ const phases = (p: TestPlane): string[] =>
     .find({ source: 'workload.placement', kind: 'workload.place' })
     .map((e) => (e.payload as { phase: string }).phase);
 
-describe('lost answers (DESIGN 4)', () => {
+describe('lost answers (docs/protocol.md, section 11)', () => {
   it('a place whose answer is lost after the host placed it is reconciled: one instance, no retry elsewhere', async () => {
     const a = await host(['wasi']);
     const b = await host(['wasi']);

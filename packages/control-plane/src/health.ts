@@ -76,6 +76,7 @@ export async function mapBounded<T, R>(
   const worker = async (): Promise<void> => {
     while (next < items.length) {
       const i = next++;
+      // cast: i < items.length: the element exists (noUncheckedIndexedAccess cannot see it)
       out[i] = await fn(items[i] as T);
     }
   };

@@ -1,6 +1,6 @@
 import type { JsonValue } from '@heddle/envelope';
-import { LIFECYCLE_STATES, type LifecycleState } from '@heddle/runtime';
-import { z } from 'zod';
+import type { LifecycleState } from '@heddle/model';
+import type { HostListingAnswer } from '@heddle/protocol';
 import { PLACEMENT_STATES, type PlacementState } from './state-store.js';
 
 /** One instance of a host's `workload.status` listing, as the controller reads it. */
@@ -14,7 +14,7 @@ export interface ListedInstance {
   readonly state: string;
   /** Run mode type (`once`, `interval`, `listener`). */
   readonly mode: string | null;
-  /** The host's lifecycle state (hosts of issue 8 on). */
+  /** The host's lifecycle state (null when a Seed's adapter reports none). */
   readonly life: LifecycleState | null;
   /** Stopped by the host because the controller lease expired. */
   readonly lease_stopped: boolean;
@@ -39,70 +39,30 @@ export interface HostListing {
   readonly in_flight: readonly string[];
 }
 
-const Instance = z.looseObject({
-  instance_id: z.string().min(1).max(256),
-  decision_id: z.string().max(256).nullish(),
-  requester: z.string().max(256).nullish(),
-  desired_running: z.boolean().optional(),
-  state: z.string().max(64).optional(),
-  mode: z.looseObject({ type: z.string().max(32) }).nullish(),
-  life: z.enum(LIFECYCLE_STATES as [LifecycleState, ...LifecycleState[]]).optional(),
-  lease_stopped: z.boolean().optional(),
-  restarts: z.int().nonnegative().optional(),
-  adopted: z.boolean().optional(),
-});
-
-const Listing = z.looseObject({
-  instances: z.array(Instance).max(100_000),
-  in_flight: z
-    .array(z.looseObject({ decision_id: z.string().max(256) }))
-    .max(100_000)
-    .optional(),
-  departed: z
-    .array(
-      z.looseObject({
-        instance_id: z.string().min(1).max(256),
-        reason: z.string().max(64),
-        at_ms: z.number().nonnegative().optional(),
-      }),
-    )
-    .max(100_000)
-    .optional(),
-});
-
 /**
- * Parses a host's listing (zod at the boundary). A listing that does not parse is refused as a whole
- * (undefined, with the reason): reading it partly would make its missing instances look lost.
- * Departed entries with a reason this controller does not know are left out.
+ * The controller's reading of a host's listing (an answer already parsed with the protocol's
+ * `HostListingAnswerSchema` by the Caller, so a listing that does not fit was refused as a whole:
+ * reading it partly would make its missing instances look lost). A decision id of `""` reads as none.
  */
-export function parseListing(value: JsonValue): { listing: HostListing } | { error: string } {
-  const r = Listing.safeParse(value);
-  if (!r.success) {
-    const i = r.error.issues[0];
-    return { error: `listing ${i?.path.join('.') || '$'}: ${i?.message ?? 'invalid'}` };
-  }
-  const instances = r.data.instances.map(
+export function listingOf(answer: HostListingAnswer): HostListing {
+  const instances = answer.instances.map(
     (i): ListedInstance => ({
       instance_id: i.instance_id,
-      decision_id: i.decision_id ?? null,
-      requester: i.requester ?? null,
-      desired_running: i.desired_running ?? false,
-      state: i.state ?? 'unknown',
-      mode: i.mode?.type ?? null,
-      life: i.life ?? null,
-      lease_stopped: i.lease_stopped ?? false,
-      restarts: i.restarts ?? 0,
-      adopted: i.adopted ?? false,
+      decision_id: i.decision_id === '' ? null : i.decision_id,
+      requester: i.requester,
+      desired_running: i.desired_running,
+      state: i.state,
+      mode: i.mode.type,
+      life: i.life,
+      lease_stopped: i.lease_stopped,
+      restarts: i.restarts,
+      adopted: i.adopted,
     }),
   );
-  const departed: DepartedEntry[] = [];
-  for (const d of r.data.departed ?? []) {
-    if (d.reason === 'unloaded' || d.reason === 'revoked' || d.reason === 'lost')
-      departed.push({ instance_id: d.instance_id, reason: d.reason, at_ms: d.at_ms ?? 0 });
-  }
-  return {
-    listing: { instances, departed, in_flight: (r.data.in_flight ?? []).map((d) => d.decision_id) },
-  };
+  const departed = (answer.departed ?? []).map(
+    (d): DepartedEntry => ({ instance_id: d.instance_id, reason: d.reason, at_ms: d.at_ms }),
+  );
+  return { instances, departed, in_flight: answer.in_flight.map((d) => d.decision_id) };
 }
 
 const CONTROLLER: ReadonlySet<string> = new Set(PLACEMENT_STATES);
@@ -114,6 +74,7 @@ const CONTROLLER: ReadonlySet<string> = new Set(PLACEMENT_STATES);
  * runs of an interval, `stopped` otherwise). Undefined when it cannot be told.
  */
 export function lifeOf(i: Pick<ListedInstance, 'life' | 'state' | 'mode'>): PlacementState | undefined {
+  // cast: CONTROLLER.has(i.life) just said it is a placement state
   if (i.life !== null) return CONTROLLER.has(i.life) ? (i.life as PlacementState) : undefined;
   switch (i.state) {
     case 'running':

@@ -19,6 +19,7 @@ export const IDEMPOTENCY_KEY_PATTERN: RegExp = /^[A-Za-z0-9._:-]{1,128}$/;
 /** The fingerprint of an order: BLAKE3 of its canonical JSON, the key itself left out. */
 export function orderFingerprint(order: PlaceOrderInput): string {
   const { idempotency_key: _key, ...rest } = order;
+  // cast: an order input is JSON (parsed by PlaceOrderInputSchema)
   return blake3Hex(new TextEncoder().encode(canonicalJson(rest as unknown as JsonValue)));
 }
 
@@ -101,6 +102,7 @@ function replayOf(ctx: PlaneContext, held: IdempotencyRecord): PlaceResult | und
   const latest = placements.at(-1);
   const unsettled = ctx.store.listUnsettled().find((u) => u.order_id === held.order_id);
   if (held.result !== null) {
+    // cast: written by this store from a PlaceResult (JSON.stringify of one)
     const r = JSON.parse(held.result) as PlaceResult;
     if (r.status === 'placed') {
       const id = r.instance?.instance_id;

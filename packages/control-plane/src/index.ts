@@ -1,35 +1,39 @@
-export * from './alerts.js';
-export * from './caller.js';
-export * from './config.js';
-export * from './control-plane.js';
-export * from './engine-view.js';
-export * from './errors.js';
-export * from './health.js';
-export * from './host-listing.js';
-export * from './idempotency.js';
-export * from './instance-verbs.js';
-export * from './lifecycle-tick.js';
-export * from './migrations.js';
-export * from './node-book.js';
-export * from './node-view.js';
-export * from './order.js';
-export * from './orphans.js';
-export * from './package-store.js';
-export * from './place.js';
-export * from './place-attempt.js';
-export * from './place-common.js';
-export * from './place-gate.js';
-export * from './place-seed.js';
-export * from './placement-life.js';
-export * from './plane-context.js';
-export * from './reconcile.js';
-export * from './reschedule.js';
-export * from './reservations.js';
-export * from './revocation-push.js';
-export * from './seed-book.js';
-export * from './seed-nodes.js';
-export * from './seed-settle.js';
-export * from './seed-verbs.js';
-export * from './settle.js';
-export * from './sqlite-store.js';
-export * from './state-store.js';
+export { ALERT_KIND } from './alerts.js';
+export { Caller, type CallSpec, type TransferProgress } from './caller.js';
+export { DEFAULT_PLANE_CONFIG, type PlaneConfig, planeConfig } from './config.js';
+export { ControlPlane, type ControlPlaneOptions } from './control-plane.js';
+export {
+  PlaneError,
+  type PlaneErrorCode,
+  StateError,
+  type StateErrorCode,
+} from './errors.js';
+export { hostDriver } from './host-driver.js';
+export { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_TTL_MS } from './idempotency.js';
+export type { TickReport } from './lifecycle-tick.js';
+export type { AddNodeOptions } from './node-book.js';
+export { HOST_NODE_KIND, type NodeDriver } from './node-driver.js';
+export type { NodeView } from './node-view.js';
+export { type PlaceOrderInput, PlaceOrderInputSchema, parseOrder } from './order.js';
+export type { AttemptOutcome, AttemptOutcomeKind, PlaceHooks, PlaceResult } from './place.js';
+export { PLANE_CHAIN_SOURCE } from './plane-context.js';
+export { REVOKE_METHOD, type RevocationNodeResult, type RevocationPushReport } from './revocation-push.js';
+export type { SettleReport } from './settle.js';
+export {
+  type AlertReason,
+  type AlertRecord,
+  type HeldRevocationList,
+  type HostSoftwareRecord,
+  type IdempotencyRecord,
+  type OrderRecord,
+  type OrderStorePin,
+  PLACEMENT_STATES,
+  type PlacementRecord,
+  type PlacementState,
+  type RescheduleRecord,
+  type RevocationAckRecord,
+  type SeedTargetInfo,
+  type StateStore,
+  type TargetRecord,
+  type UnsettledRecord,
+} from './state-store.js';

@@ -1,11 +1,12 @@
-import { CallFailure, type CtlMethod, type JsonObject, type JsonValue } from '@heddle/envelope';
+import type { JsonObject, JsonValue } from '@heddle/envelope';
+import { CallFailure, type CtlMethod } from '@heddle/protocol';
 import { asObject } from './caller.js';
 import { PlaneError } from './errors.js';
 import { type ListedInstance, lifeOf } from './host-listing.js';
+import type { InstanceVerb } from './node-driver.js';
 import { canReach, isLive, moveTo, setState } from './placement-life.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
-import { seedVerb } from './seed-verbs.js';
-import type { PlacementRecord, PlacementState } from './state-store.js';
+import type { PlacementRecord, PlacementState, TargetRecord } from './state-store.js';
 
 /** The placement with `instanceId`; `unknown_instance` otherwise. */
 export function placementOf(ctx: PlaneContext, instanceId: string): PlacementRecord {
@@ -35,13 +36,13 @@ export function planeFailure(err: unknown, what: string): PlaneError {
 }
 
 /**
- * Sends an instance verb to the node of `p`; a mutation carries a chained controller decision (with
- * `why` in its payload).
+ * Sends an instance verb to the node of `p` through its kind's driver; a mutation carries a chained
+ * controller decision (with `why` in its payload).
  */
 export async function sendVerb(
   ctx: PlaneContext,
   p: PlacementRecord,
-  method: CtlMethod,
+  method: InstanceVerb,
   body: JsonObject,
   why: JsonObject = {},
 ): Promise<{ [key: string]: JsonValue }> {
@@ -58,21 +59,9 @@ export async function sendVerb(
     decisionId = event.hash;
   }
   try {
-    if (target.seed !== undefined && target.seed !== null) {
-      const answer = await seedVerb(ctx, target, p, method, body);
-      ctx.book.contact(target.node_id);
-      return answer;
-    }
-    const r = await ctx.caller.call({
-      url: target.url,
-      target: target.node_id,
-      method,
-      body,
-      expectedKey: target.public_key,
-      ...(decisionId === undefined ? {} : { decisionId }),
-    });
+    const answer = await ctx.drivers.of(target).verb(ctx, target, p, method, body, decisionId);
     ctx.book.contact(target.node_id);
-    return asObject(r.result);
+    return answer;
   } catch (err) {
     if (decisionId !== undefined) {
       await ctx.chain.append(PLANE_CHAIN_SOURCE, method, {
@@ -80,11 +69,33 @@ export async function sendVerb(
         decision_id: decisionId,
         instance_id: p.instance_id,
         node_id: p.node_id,
-        reason: (err as Error).message.slice(0, 512),
+        reason: (err instanceof Error ? err.message : String(err)).slice(0, 512),
       });
     }
     throw planeFailure(err, `${method} ${p.instance_id} on ${p.node_id}`);
   }
+}
+
+/**
+ * An instance verb to a `heddle-host` (the host driver's): one signed call, the answer's `result`.
+ * Rejects with the wire's `CallFailure`.
+ */
+export async function callHostVerb(
+  ctx: PlaneContext,
+  target: TargetRecord,
+  method: InstanceVerb,
+  body: JsonObject,
+  decisionId: string | undefined,
+): Promise<{ [key: string]: JsonValue }> {
+  const r = await ctx.caller.call({
+    url: target.url,
+    target: target.node_id,
+    method,
+    body,
+    expectedKey: target.public_key,
+    ...(decisionId === undefined ? {} : { decisionId }),
+  });
+  return asObject(r.result);
 }
 
 /** Refuses (`invalid_input`) a verb that would move `p` where its lifecycle cannot go. */
@@ -149,6 +160,7 @@ export async function instanceStatus(
   const remote = asObject(r.instance ?? null);
   const mode = asObject(remote.mode ?? null);
   const life = lifeOf({
+    // cast: lifeOf checks the value against the placement states
     life: typeof remote.life === 'string' ? (remote.life as ListedInstance['life']) : null,
     state: typeof remote.state === 'string' ? remote.state : 'unknown',
     mode: typeof mode.type === 'string' ? mode.type : null,

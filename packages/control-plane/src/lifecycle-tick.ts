@@ -1,9 +1,10 @@
-import { CallFailure } from '@heddle/envelope';
+import { isGone } from '@heddle/model';
 import type { RevocationList } from '@heddle/package';
-import { isGone } from '@heddle/runtime';
+import { CallFailure, isListing } from '@heddle/protocol';
 import { mapBounded } from './health.js';
-import { type HostListing, type ListedInstance, lifeOf, parseListing } from './host-listing.js';
+import { type HostListing, type ListedInstance, lifeOf, listingOf } from './host-listing.js';
 import { sendVerb, startInstance } from './instance-verbs.js';
+import { refreshNode } from './node-drivers.js';
 import { unloadOrphan } from './orphans.js';
 import { canReach, moveTo, setState } from './placement-life.js';
 import type { PlaneContext } from './plane-context.js';
@@ -47,7 +48,7 @@ export interface TickReport {
 }
 
 /**
- * The controller's lifecycle tick (DESIGN 10): refresh every node (a signed describe) -> reconcile
+ * The controller's lifecycle tick (docs/lifecycle.md): refresh every node (a signed describe) -> reconcile
  * each reachable host's instances with its listing -> death detection -> reschedules due -> orphan
  * unloads due -> revocation push to hosts behind -> settle. Only instances this controller placed are
  * touched. Time comes from the context's clock; the tick keeps the in-memory part of its state
@@ -85,23 +86,27 @@ export class LifecycleTicker {
     }
     // Health checks: each bounded on its own, in parallel (bounded concurrency).
     await mapBounded(ctx.store.listTargets(), ctx.config.healthConcurrency, (t) =>
-      ctx.book.refresh(t.node_id).catch((err) => report(`refresh ${t.node_id}`, err)),
+      refreshNode(ctx, t.node_id).catch((err) => report(`refresh ${t.node_id}`, err)),
     );
     const targets = ctx.store.listTargets();
     const reachable = targets.filter((t) => t.unreachable_since_ms === null);
-    // Listings are asked in parallel (a Seed has none), then reconciled one node after the other.
-    const hosts = reachable.filter((t) => t.seed === undefined || t.seed === null);
+    // Listings are asked in parallel (of the kinds of node that list their instances), then reconciled
+    // one node after the other.
+    const listers = reachable.flatMap((t) => {
+      const list = ctx.drivers.find(t)?.listInstances;
+      return list === undefined ? [] : [{ t, list }];
+    });
     // Lost instances that may still run on their node, which answers again: listed there but not
     // adopted back (a transient state), or on a node whose listing could not be read. None is replaced
-    // this tick (DESIGN 10: wait and ask).
+    // this tick (docs/lifecycle.md: wait and ask).
     const hold = new Set<string>();
     const holdNode = (nodeId: string): void => {
       for (const p of ctx.store.listPlacements(nodeId)) if (p.state === 'lost') hold.add(p.instance_id);
     };
-    const listings = await mapBounded(hosts, ctx.config.healthConcurrency, async (t) => {
+    const listings = await mapBounded(listers, ctx.config.healthConcurrency, async ({ t, list }) => {
       const asked = ctx.now();
       try {
-        return { t, asked, listing: await this.#listing(t) };
+        return { t, asked, listing: await list(ctx, t) };
       } catch (err) {
         holdNode(t.node_id);
         report(`reconcile ${t.node_id}`, err);
@@ -124,7 +129,8 @@ export class LifecycleTicker {
       }
     }
     for (const t of reachable) {
-      if (t.seed !== undefined && t.seed !== null) await this.#seedRejoin(t, adopted, report);
+      const driver = ctx.drivers.find(t);
+      if (driver !== undefined && driver.listInstances === undefined) await this.#rejoin(t, adopted, report);
     }
     const dead = new Set(targets.filter((t) => this.isDead(t)).map((t) => t.node_id));
     for (const nodeId of dead) {
@@ -177,26 +183,6 @@ export class LifecycleTicker {
     if (t.unreachable_since_ms === null) return false;
     const since = Math.max(t.unreachable_since_ms, this.startedAtMs, this.#ctx.book.heardAt(t.node_id) ?? 0);
     return this.#ctx.now() - since >= this.#ctx.config.deadAfterMs;
-  }
-
-  async #listing(t: TargetRecord): Promise<HostListing> {
-    const ctx = this.#ctx;
-    try {
-      const r = await ctx.caller.call({
-        url: t.url,
-        target: t.node_id,
-        method: 'workload.status',
-        body: { include_departed: true },
-        expectedKey: t.public_key,
-        health: true,
-      });
-      ctx.book.contact(t.node_id);
-      const parsed = parseListing(r.result);
-      if ('error' in parsed) throw new Error(parsed.error);
-      return parsed.listing;
-    } catch (err) {
-      throw err instanceof CallFailure ? new Error(`status listing: ${err.message}`) : err;
-    }
   }
 
   /** Reconciles the controller's placements on `t` with the host's listing taken at `asked`. */
@@ -299,10 +285,10 @@ export class LifecycleTicker {
   }
 
   /**
-   * A Seed has no listing: each placement lost on a Seed that answers again is asked for its status,
-   * and adopted back when the Seed still has it.
+   * A node whose kind lists nothing (a Seed): each placement lost there, on a node that answers again,
+   * is asked for its status, and adopted back when the node still has it.
    */
-  async #seedRejoin(
+  async #rejoin(
     t: TargetRecord,
     adopted: string[],
     report: (what: string, err: unknown) => void,
@@ -321,7 +307,7 @@ export class LifecycleTicker {
         await moveTo(ctx, p.instance_id, life, 'adopted back: still on its node');
         adopted.push(p.instance_id);
       } catch (err) {
-        report(`seed status ${p.instance_id}`, err);
+        report(`status ${p.instance_id}`, err);
       }
     }
   }
@@ -356,5 +342,27 @@ export class LifecycleTicker {
       }
     }
     return done;
+  }
+}
+
+/**
+ * A `heddle-host`'s listing of its instances (the host driver's `listInstances`): `workload.status`
+ * with `include_departed`, as a health call, parsed (a listing that does not parse is refused whole).
+ */
+export async function hostListing(ctx: PlaneContext, t: TargetRecord): Promise<HostListing> {
+  try {
+    const r = await ctx.caller.call({
+      url: t.url,
+      target: t.node_id,
+      method: 'workload.status',
+      body: { include_departed: true },
+      expectedKey: t.public_key,
+      health: true,
+    });
+    ctx.book.contact(t.node_id);
+    if (!isListing(r.result)) throw new Error('the answer is not a listing');
+    return listingOf(r.result);
+  } catch (err) {
+    throw err instanceof CallFailure ? new Error(`status listing: ${err.message}`) : err;
   }
 }

@@ -1,7 +1,5 @@
-import { join } from 'node:path';
-import { okOutcome, signResponse } from '@heddle/envelope';
 import { RevocationList } from '@heddle/package';
-import { SeedSimulator, saveToken, selfSignedCert } from '@heddle/seed-adapter';
+import { okOutcome, signResponse } from '@heddle/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PlaceResult } from './place.js';
 import {
@@ -14,7 +12,7 @@ import {
   tempDir,
 } from './test-fixtures.js';
 
-// The lifecycle tick (DESIGN 10) against real hosts on loopback. The controller's clock is injected:
+// The lifecycle tick (docs/lifecycle.md) against real hosts on loopback. The controller's clock is injected:
 // real time plus an offset the test advances (kept under the protocol's 30 s skew, since requests are
 // signed with it), with short tunables.
 
@@ -22,8 +20,6 @@ const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const x of open.splice(0).reverse()) await x.close().catch(() => undefined);
 });
-
-const SEED_TOKEN = 'sim-token-0123456789abcdef';
 
 const TUNABLES = {
   deadAfterMs: 1_000,
@@ -306,41 +302,6 @@ describe('node death and rescheduling', () => {
     expect(placed.rescheduled).toEqual([
       { instance_id: id, replaced_by: expect.any(String), node_id: b.service.nodeId },
     ]);
-    expect(p.plane.reschedules()).toEqual([]);
-  });
-});
-
-describe('a dead Cognitum Seed', () => {
-  it('its store cog is not moved: alert not_migratable, once', async () => {
-    const clock = new Clock();
-    const sim = await SeedSimulator.start({
-      https: selfSignedCert('seed-9'),
-      tokens: [SEED_TOKEN],
-      tickMs: 50,
-    });
-    open.push(sim);
-    const tokenFile = join(tempDir(), 'seed.token');
-    saveToken(tokenFile, SEED_TOKEN);
-    const p = await plane(clock);
-    await p.plane.addSeed(sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile });
-    const r = await p.plane.place({
-      store_pin: { id: 'air-quality', version: '1.2.0', console_commands: [] },
-    });
-    const id = r.instance?.instance_id as string;
-    await sim.close();
-    open.splice(open.indexOf(sim), 1);
-    expect((await p.plane.tick()).dead).toEqual([]);
-    clock.advance(TUNABLES.deadAfterMs + 100);
-    const t = await p.plane.tick();
-    expect(t.lost).toEqual([id]);
-    expect(t.alerts).toEqual([
-      expect.objectContaining({
-        instance_id: id,
-        reason: 'not_migratable',
-        detail: expect.stringContaining('Seed'),
-      }),
-    ]);
-    expect((await p.plane.tick()).alerts).toEqual([]);
     expect(p.plane.reschedules()).toEqual([]);
   });
 });

@@ -310,7 +310,7 @@ describe('version 4', () => {
     db.close();
     let store = SqliteStateStore.open(path);
     try {
-      expect(store.schemaVersion).toBe(5);
+      expect(store.schemaVersion).toBe(SCHEMA_VERSION);
       const t = store.getTarget('n1') as NonNullable<ReturnType<typeof store.getTarget>>;
       expect(t).toMatchObject({
         url: 'ws://x',
@@ -349,7 +349,7 @@ describe('version 5', () => {
     db.close();
     const store = SqliteStateStore.open(path);
     try {
-      expect(store.schemaVersion).toBe(5);
+      expect(store.schemaVersion).toBe(SCHEMA_VERSION);
       const t = store.getTarget('n1') as NonNullable<ReturnType<typeof store.getTarget>>;
       expect(t.lease_ms).toBeUndefined();
       store.putTarget({ ...t, lease_ms: 5_000 });
@@ -361,6 +361,41 @@ describe('version 5', () => {
       expect(store.pruneIdempotencyKeys(15)).toBe(1);
       expect(store.getIdempotencyKey('k-1')).toBeUndefined();
       expect(store.removeIdempotencyKey('k-2')).toBe(true);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('version 6', () => {
+  it('upgrades a version 5 database in place: a Seed recorded before is kind seed, a host has no kind', () => {
+    const path = dbPath();
+    const db = new Database(path);
+    migrate(db, MIGRATIONS.slice(0, 5));
+    const insert = db.prepare(
+      'INSERT INTO targets (node_id, url, public_key, key_source, tier, assigned_tier, pending_key, routes, facts, learned_at_ms, last_seen_ms, unreachable_since_ms, last_error, seed) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, NULL, 1, 1, NULL, NULL, ?)',
+    );
+    insert.run('h1', 'ws://h:1', 'k', 'tofu', 'paired', 'paired', '[]', null);
+    insert.run(
+      's1',
+      'https://seed:8443',
+      'ab'.repeat(32),
+      'pinned',
+      'paired',
+      'paired',
+      '["remote.api"]',
+      JSON.stringify({ spki: 'ab'.repeat(32), token_file: '/t', allow_plain_http: false }),
+    );
+    db.close();
+    const store = SqliteStateStore.open(path);
+    try {
+      expect(store.schemaVersion).toBe(6);
+      expect(store.getTarget('s1')?.kind).toBe('seed');
+      expect(store.getTarget('h1')?.kind).toBeUndefined();
+      const h1 = store.getTarget('h1');
+      if (h1 === undefined) throw new Error('h1 is gone');
+      store.putTarget({ ...h1, kind: 'fake' });
+      expect(store.getTarget('h1')?.kind).toBe('fake');
     } finally {
       store.close();
     }

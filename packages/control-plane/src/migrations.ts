@@ -194,6 +194,15 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec(V5_SCHEMA);
     },
   },
+  {
+    version: 6,
+    description:
+      'the kind of each node, naming its driver (targets.kind; Seeds recorded before are kind seed)',
+    up: (db) => {
+      db.exec('ALTER TABLE targets ADD COLUMN kind TEXT');
+      db.exec("UPDATE targets SET kind = 'seed' WHERE seed IS NOT NULL");
+    },
+  },
 ];
 
 /** The schema version this code writes and understands (the last of {@link MIGRATIONS}). */

@@ -1,33 +1,25 @@
+import { isHex, nodeIdFromPublicKey, toHex } from '@heddle/envelope';
+import { isGone, type NodeTier } from '@heddle/model';
+import { NodeFactsCache, PlacementError, type SignedNodeFacts, verifyNodeFacts } from '@heddle/placement';
 import {
   CallFailure,
-  isHex,
-  type JsonValue,
-  nodeIdFromPublicKey,
+  type DescribeAnswer,
+  HostSoftwareSchema,
+  ProtocolError,
   ResponseError,
-  toHex,
-} from '@heddle/envelope';
-import {
-  NodeFactsCache,
-  PlacementError,
-  type SignedNodeFacts,
-  SignedNodeFactsSchema,
-  type TrustTier,
-  verifyNodeFacts,
-} from '@heddle/placement';
-import { isGone } from '@heddle/runtime';
-import { asObject, type Caller } from './caller.js';
+} from '@heddle/protocol';
+import type { Caller } from './caller.js';
 import type { PlaneConfig } from './config.js';
 import { PlaneError } from './errors.js';
 import { CheckedLiveness, withDeadline } from './health.js';
-import { type AddSeedOptions, addSeedTarget, refreshSeedTarget } from './seed-book.js';
 import type { HostSoftwareRecord, PlacementRecord, StateStore, TargetRecord } from './state-store.js';
 
 /** How to add a node. */
 export interface AddNodeOptions {
   /** The operator-assigned tier. */
-  readonly tier: TrustTier;
+  readonly tier: NodeTier;
   /** The key (64 hex) to require; without it, the key that answers is trusted on first use. */
-  readonly key?: string;
+  readonly key?: string | undefined;
 }
 
 /** What a describe said: the responder's key, its verified facts and its advertised routes. */
@@ -44,23 +36,17 @@ interface Described {
 
 const URL_RE = /^wss?:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/;
 
-const SOFTWARE_NAME_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/;
-const SOFTWARE_VERSION_RE = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
-
 /**
  * The `software` of a describe's advertisement (docs/protocol.md 14.1), or null when absent or when it
  * does not fit (`name` and `version` of the documented forms): a host's report is shown, never trusted.
  */
 export function parseHostSoftware(value: unknown): HostSoftwareRecord | null {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  const { name, version } = value as { name?: unknown; version?: unknown };
-  if (typeof name !== 'string' || !SOFTWARE_NAME_RE.test(name)) return null;
-  if (typeof version !== 'string' || !SOFTWARE_VERSION_RE.test(version)) return null;
-  return { name, version };
+  const r = HostSoftwareSchema.safeParse(value);
+  return r.success ? { name: r.data.name, version: r.data.version } : null;
 }
 
 /**
- * The hosts a controller knows (DESIGN 10): learned with a signed describe, trust bound to the key
+ * The hosts a controller knows (docs/lifecycle.md): learned with a signed describe, trust bound to the key
  * (first use, or the key the operator pinned), with the operator's tier; their verified facts go into
  * the engine's facts cache and their contact into the liveness tracker. A refresh requires the key
  * the node was learned with: a node that answers with another key is marked unreachable and loses its
@@ -162,7 +148,7 @@ export class NodeBook {
   }
 
   /**
-   * Describes a known node again (a health check, bounded by `healthTimeoutMs` on its own), requiring
+   * Describes a known `heddle-host` again (the host driver's refresh: a health check, bounded by `healthTimeoutMs` on its own), requiring
    * its learned key. Returns the updated record; a node that cannot be reached in time, or answers
    * with another key, is recorded as unreachable (with the reason) and the record returned, never
    * thrown.
@@ -170,7 +156,6 @@ export class NodeBook {
   async refresh(nodeId: string): Promise<TargetRecord> {
     const t = this.get(nodeId);
     const now = this.#now();
-    if (t.seed !== undefined && t.seed !== null) return refreshSeedTarget(this.#store, this.liveness, t, now);
     try {
       const d = await withDeadline(
         this.#describe(t.url, undefined, true),
@@ -222,7 +207,7 @@ export class NodeBook {
    * node's (the machine was replaced), the new node takes the URL and the tier and the old record stays,
    * without a tier, for its placements (remove it with `node rm`).
    */
-  async pin(nodeId: string, key: string, tier?: TrustTier): Promise<TargetRecord> {
+  async pin(nodeId: string, key: string, tier?: NodeTier): Promise<TargetRecord> {
     if (!isHex(key, 32)) {
       throw new PlaneError('invalid_input', 'key: expected 64 lower-case hex characters', { field: 'key' });
     }
@@ -297,11 +282,6 @@ export class NodeBook {
     return lost;
   }
 
-  /** Registers a Cognitum Seed (see {@link addSeedTarget}). */
-  addSeed(url: string, options: AddSeedOptions): Promise<TargetRecord> {
-    return addSeedTarget(this.#store, this.liveness, this.#now(), url, options);
-  }
-
   /** Records a successful call to a node (any verified answer is contact). */
   contact(nodeId: string): void {
     const now = this.#now();
@@ -313,7 +293,7 @@ export class NodeBook {
    * When the controller lease of `nodeId`'s host has surely expired and its continuous instances
    * stopped (Unix ms, this clock), or undefined when it advertises no lease: the last request this
    * process issued to it (or this process's start, for requests an earlier process issued) plus its
-   * lease and stop time, plus the clock skew the protocol allows (docs/lifecycle.md, "At most once").
+   * lease and stop time, plus the clock skew the protocol allows (docs/protocol.md, section 11).
    */
   leaseExpiredAtMs(nodeId: string): number | undefined {
     const t = this.#store.getTarget(nodeId);
@@ -341,7 +321,7 @@ export class NodeBook {
   }
 
   async #describe(url: string, key: string | undefined, health = false): Promise<Described> {
-    let result: JsonValue;
+    let answer: DescribeAnswer;
     let publicKey: Uint8Array;
     try {
       const r = await this.#caller.call({
@@ -351,7 +331,7 @@ export class NodeBook {
         health,
         ...(key === undefined ? {} : { expectedKey: key }),
       });
-      result = r.result;
+      answer = r.result;
       publicKey = r.publicKey;
     } catch (err) {
       if (
@@ -364,6 +344,13 @@ export class NodeBook {
           cause: err,
         });
       }
+      if (err instanceof CallFailure && err.cause instanceof ProtocolError) {
+        // A signed answer that does not fit the describe answer's schema: refused, naming the field.
+        throw new PlaneError('refused', `${url}: ${err.cause.message}`, {
+          ...(err.field === undefined ? {} : { field: err.field }),
+          cause: err,
+        });
+      }
       const code = err instanceof CallFailure && err.code === 'refused' ? 'refused' : 'unreachable';
       throw new PlaneError(code, `${url}: ${err instanceof Error ? err.message : String(err)}`, {
         field: 'url',
@@ -372,36 +359,32 @@ export class NodeBook {
     }
     const hex = toHex(publicKey);
     const nodeId = nodeIdFromPublicKey(publicKey);
-    const body = asObject(result);
-    const facts = SignedNodeFactsSchema.safeParse(body.facts);
-    if (!facts.success)
-      throw new PlaneError('refused', `${url} (node ${nodeId}) sent no signed facts`, { field: 'facts' });
     try {
-      const v = verifyNodeFacts(facts.data, hex);
+      const v = verifyNodeFacts(answer.facts, hex);
       if (v.facts.node_id !== nodeId) throw new Error('facts name another node');
     } catch (err) {
-      throw new PlaneError('refused', `${url} (node ${nodeId}): facts refused: ${(err as Error).message}`, {
-        field: 'facts',
-        cause: err,
-      });
+      throw new PlaneError(
+        'refused',
+        `${url} (node ${nodeId}): facts refused: ${err instanceof Error ? err.message : String(err)}`,
+        {
+          field: 'facts',
+          cause: err,
+        },
+      );
     }
-    const ad = asObject(body.advertisement ?? null);
-    const routes = Array.isArray(ad.routes)
-      ? ad.routes.filter((r): r is string => typeof r === 'string' && /^[a-z.]{1,32}$/.test(r))
-      : [];
-    const lease = asObject(ad.lease ?? null);
-    const ms = (v: JsonValue | undefined): number | undefined =>
-      typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= 86_400_000 ? v : undefined;
-    const leaseMs = ms(lease.lease_ms);
-    const stopsMs = ms(lease.stops_within_ms);
+    const ad = answer.advertisement;
+    // An advertisement about another node says nothing about this one.
     const mine = ad.node_id === nodeId;
     return {
       publicKey: hex,
       nodeId,
-      facts: facts.data,
-      routes: mine ? routes : [],
-      software: mine ? parseHostSoftware(ad.software) : null,
-      leaseMs: mine && leaseMs !== undefined && leaseMs > 0 ? leaseMs + (stopsMs ?? 0) : null,
+      facts: answer.facts,
+      routes: mine ? [...ad.routes] : [],
+      software: mine ? ad.software : null,
+      leaseMs:
+        mine && ad.lease !== null && ad.lease.lease_ms > 0
+          ? ad.lease.lease_ms + ad.lease.stops_within_ms
+          : null,
     };
   }
 }

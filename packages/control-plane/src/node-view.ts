@@ -1,5 +1,5 @@
-import type { Liveness, TrustTier } from '@heddle/placement';
-import { isGone } from '@heddle/runtime';
+import { isGone, type NodeTier } from '@heddle/model';
+import type { Liveness } from '@heddle/placement';
 import type { NodeBook } from './node-book.js';
 import type { StateStore, TargetRecord } from './state-store.js';
 
@@ -10,8 +10,8 @@ export interface NodeView {
   readonly public_key: string;
   readonly key_source: 'tofu' | 'pinned';
   /** The tier in force, or null while suspended (another key answered). */
-  readonly tier: TrustTier | null;
-  readonly assigned_tier: TrustTier;
+  readonly tier: NodeTier | null;
+  readonly assigned_tier: NodeTier;
   readonly pending_key: string | null;
   readonly liveness: Liveness;
   readonly routes: readonly string[];

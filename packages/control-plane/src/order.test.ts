@@ -1,3 +1,4 @@
+import { MAX_CONFIG_VALUES } from '@heddle/protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PlaneError } from './errors.js';
@@ -19,6 +20,19 @@ function refusal(input: unknown): PlaneError {
 }
 
 describe('parseOrder', () => {
+  it('refuses at the operator boundary what the host would refuse in the place body (one schema)', () => {
+    // The host takes at most MAX_CONFIG_VALUES values; an order used to accept more and fail on the host.
+    const values = Object.fromEntries(Array.from({ length: MAX_CONFIG_VALUES + 1 }, (_, i) => [`v${i}`, i]));
+    const err = refusal({ manifest_hash: HASH, values });
+    expect(err.code).toBe('invalid_input');
+    expect(err.field).toBe('values');
+    const ok = Object.fromEntries(Array.from({ length: MAX_CONFIG_VALUES }, (_, i) => [`v${i}`, i]));
+    expect(parseOrder({ manifest_hash: HASH, values: ok }).values).toEqual(ok);
+    expect(refusal({ manifest_hash: HASH, mode: { type: 'interval', secs: 86_401 } }).field).toBe(
+      'mode.secs',
+    );
+  });
+
   it('accepts an order by package directory or by manifest hash, every field given', () => {
     expect(parseOrder({ package_dir: '/pkgs/hello' })).toEqual({ package_dir: '/pkgs/hello' });
     expect(parseOrder({ manifest_hash: HASH })).toEqual({ manifest_hash: HASH });

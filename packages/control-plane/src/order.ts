@@ -1,48 +1,45 @@
 import { randomBytes } from 'node:crypto';
+import { RunModeSchema } from '@heddle/model';
+import { ConfigValuesSchema } from '@heddle/protocol';
 import { z } from 'zod';
 import { PlaneError } from './errors.js';
 import type { OrderRecord, OrderStorePin } from './state-store.js';
 
 const NodeId = z.string().regex(/^[0-9a-f]{32}$/, 'expected a node id (32 lower-case hex characters)');
-const Mode = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('once') }),
-  z.strictObject({ type: z.literal('interval'), secs: z.int().min(1).max(86_400) }),
-  z.strictObject({ type: z.literal('listener') }),
-]);
 
 /** What an operator asks to place (the operator API's `POST /v1/place` body). */
 export interface PlaceOrderInput {
   /** A package directory on the controller's machine (verified and copied into its store). */
-  readonly package_dir?: string;
+  readonly package_dir?: string | undefined;
   /** Or a package the controller already holds. */
-  readonly manifest_hash?: string;
+  readonly manifest_hash?: string | undefined;
   /** Place on this node only. */
-  readonly node?: string;
+  readonly node?: string | undefined;
   /** Node ids to prefer and to avoid. */
-  readonly prefer?: readonly string[];
-  readonly avoid?: readonly string[];
+  readonly prefer?: readonly string[] | undefined;
+  readonly avoid?: readonly string[] | undefined;
   /** Run mode (default `{"type":"once"}`). */
-  readonly mode?: OrderRecord['mode'];
+  readonly mode?: OrderRecord['mode'] | undefined;
   /** Config values. */
-  readonly values?: Readonly<Record<string, string | number | boolean | null>>;
+  readonly values?: Readonly<Record<string, string | number | boolean | null>> | undefined;
   /** Start after placing (default true). */
-  readonly start?: boolean;
+  readonly start?: boolean | undefined;
   /** Emulated variants may be chosen (default false). */
-  readonly allow_emulated?: boolean;
+  readonly allow_emulated?: boolean | undefined;
   /**
    * Whether a lost instance may be placed again elsewhere (default true). Say false for a workload tied
    * to its node (a sensor or device there): its node's death then raises an alert instead.
    */
-  readonly migratable?: boolean;
+  readonly migratable?: boolean | undefined;
   /** Decide and explain, chain nothing, place nothing. */
-  readonly dry_run?: boolean;
+  readonly dry_run?: boolean | undefined;
   /** Or a Cognitum Seed store cog the operator pins (placed only on Seeds). */
-  readonly store_pin?: OrderStorePin;
+  readonly store_pin?: OrderStorePin | undefined;
   /**
    * A key the client chose for this place (1..128 of `A-Z a-z 0-9 . _ : -`): a retry with the same
    * key answers with the order it made and never makes a second (see `withIdempotencyKey`).
    */
-  readonly idempotency_key?: string;
+  readonly idempotency_key?: string | undefined;
 }
 
 /** Schema of {@link PlaceOrderInput}: exactly one of `package_dir` and `manifest_hash`. */
@@ -56,13 +53,10 @@ export const PlaceOrderInputSchema: z.ZodType<PlaceOrderInput> = z
     node: NodeId.optional(),
     prefer: z.array(NodeId).max(64).optional(),
     avoid: z.array(NodeId).max(64).optional(),
-    mode: Mode.optional(),
-    values: z
-      .record(
-        z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'expected a config field name'),
-        z.union([z.string().max(4096), z.number(), z.boolean(), z.null()]),
-      )
-      .optional(),
+    // The run mode and config values as the host's place body takes them (@heddle/protocol): an order
+    // the host would refuse is refused here, at the operator's boundary, naming the field.
+    mode: RunModeSchema.optional(),
+    values: ConfigValuesSchema.optional(),
     start: z.boolean().optional(),
     allow_emulated: z.boolean().optional(),
     migratable: z.boolean().optional(),

@@ -5,7 +5,7 @@ import type { PlaneContext } from './plane-context.js';
 import type { PlacementRecord } from './state-store.js';
 
 /**
- * Removes an orphan from its node (DESIGN 10): an instance the controller replaced (`rescheduled`) or
+ * Removes an orphan from its node (docs/lifecycle.md): an instance the controller replaced (`rescheduled`) or
  * revoked while its node was away, found there again. It is stopped (a refusal, such as "not
  * running", is no obstacle) and unloaded, each a chained controller decision, then recorded
  * `unloaded`. Throws the plane error of a failed unload (the tick retries with backoff).

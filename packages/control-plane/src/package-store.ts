@@ -1,8 +1,8 @@
+import type { RevocationCheck } from '@heddle/model';
 import {
   type CogBody,
   type KindRegistry,
   PackageError,
-  type RevocationCheck,
   type TrustAnchors,
   VerifiedPackageStore,
   type VerifiedWorkload,

@@ -1,8 +1,8 @@
-import { CallFailure, type JsonValue } from '@heddle/envelope';
+import { canTransition, isGone } from '@heddle/model';
 import type { CogBody, VerifiedWorkload } from '@heddle/package';
-import { canTransition, isGone } from '@heddle/runtime';
+import { CallFailure, type InstanceView, type PlaceBodyInput } from '@heddle/protocol';
 import { DirPackageSource } from '@heddle/wire';
-import { asObject, countingSource } from './caller.js';
+import { countingSource } from './caller.js';
 import { engineView } from './engine-view.js';
 import type { AttemptOutcome, PlaceHooks } from './place.js';
 import { expectedInstanceId } from './place-claims.js';
@@ -48,7 +48,7 @@ export async function attempt(
   extras: AttemptExtras = {},
 ): Promise<Attempt> {
   const target = ctx.book.get(nodeId);
-  const view = engineView(ctx.book, ctx.store, ctx.now()).get(nodeId);
+  const view = engineView(ctx, ctx.now()).get(nodeId);
   const finish = (
     o: Omit<AttemptOutcome, 'node_id' | 'variant'>,
     placement: PlacementRecord | null = null,
@@ -65,7 +65,7 @@ export async function attempt(
     hooks.onProgress === undefined
       ? dir
       : countingSource(dir, total, (bytes) => hooks.onProgress?.({ node_id: nodeId, bytes, total }));
-  const body: { [key: string]: JsonValue } = {
+  const body: PlaceBodyInput = {
     name: order.workload,
     manifest_hash: order.manifest_hash,
     variant,
@@ -75,7 +75,7 @@ export async function attempt(
   // The request the Caller signs expires at most this late (its clock reads at or after this one).
   const expiresAtMs = ctx.now() + ctx.config.requestTtlMs + 1_000;
   // Until the answer is recorded the decision is unsettled on disk: if the controller dies in between,
-  // the next start settles it with this node instead of forgetting it (DESIGN 13).
+  // the next start settles it with this node instead of forgetting it (docs/lifecycle.md).
   const inProgress = markInProgress(ctx, order, decisionId, nodeId, variant);
   try {
     const r = await ctx.caller.call({
@@ -90,7 +90,7 @@ export async function attempt(
     });
     ctx.book.contact(nodeId);
     const staged = ctx.store.transaction(() => {
-      const p = record(ctx, verified, order, decisionId, nodeId, asObject(r.result), extras);
+      const p = record(ctx, verified, order, decisionId, nodeId, r.result, extras);
       ctx.store.removeUnsettled(decisionId);
       return p;
     });
@@ -127,7 +127,7 @@ export async function attempt(
   }
 }
 
-/** An indeterminate place: reconcile with that node before anything else (DESIGN 4). */
+/** An indeterminate place: reconcile with that node before anything else (docs/protocol.md, section 11). */
 async function settleLost(
   ctx: PlaneContext,
   verified: VerifiedWorkload<CogBody>,
@@ -208,12 +208,12 @@ export function record(
   order: OrderRecord,
   decisionId: string,
   nodeId: string,
-  instance: { [key: string]: JsonValue },
+  instance: InstanceView,
   extras: AttemptExtras = {},
 ): StagedChange {
   const now = ctx.now();
   const state = instance.state === 'running' ? 'running' : 'placed';
-  const instanceId = String(instance.instance_id);
+  const instanceId = instance.instance_id;
   const p: PlacementRecord = {
     instance_id: instanceId,
     node_id: nodeId,
@@ -221,8 +221,8 @@ export function record(
     decision_id: decisionId,
     workload: order.workload,
     version: order.version,
-    variant: typeof instance.variant === 'string' ? instance.variant : '',
-    runtime: typeof instance.runtime === 'string' ? instance.runtime : '',
+    variant: instance.variant,
+    runtime: instance.runtime,
     manifest_hash: order.manifest_hash,
     package_id: order.package_id,
     signer_keys: [...verified.signerKeys],

@@ -1,16 +1,16 @@
-import { deriveInstanceId, isGone } from '@heddle/runtime';
+import { deriveInstanceId, isGone } from '@heddle/model';
 import { PlaneError } from './errors.js';
 import type { PlaneContext } from './plane-context.js';
 import type { ClaimSpec } from './reservations.js';
 import type { OrderRecord } from './state-store.js';
 
 // Each acknowledged order gets its own instance (issue 15 item 8). A host derives an instance's id
-// from (package id, config values, run mode, node id) (DESIGN 9), so two orders for the same package
+// from (package id, config values, run mode, node id) (docs/protocol.md), so two orders for the same package
 // with the same values and mode land on the same instance when they meet on one node. The controller
 // computes that id for each node and never sends a place that would meet another order's instance:
 // an unpinned order skips those nodes, a pinned one is refused with `duplicate_instance`.
 
-/** The instance id `nodeId` derives when `order` is placed there (DESIGN 9, `deriveInstanceId`). */
+/** The instance id `nodeId` derives when `order` is placed there (docs/protocol.md, `deriveInstanceId`). */
 export function expectedInstanceId(
   order: Pick<OrderRecord, 'workload' | 'package_id' | 'values' | 'mode'>,
   nodeId: string,

@@ -2,12 +2,15 @@ import type { JsonValue } from '@heddle/envelope';
 import type { Decision as GateDecision } from '@heddle/gate';
 import type { Decision, Explanation, GovernanceVerdict, PlacedDecision } from '@heddle/placement';
 import { PlaneError } from './errors.js';
+import type { PackageAttempt } from './node-driver.js';
 import type { AttemptOutcome, PlaceResult } from './place.js';
+import type { Attempt } from './place-attempt.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import type { OrderRecord, PlacementRecord } from './state-store.js';
 
-// What the package flow (place.ts) and the Seed store-pin flow (place-seed.ts) share: how a decision
-// is judged, chained and dispatched, and how each attempt and the final failure are reported.
+// What every placing flow shares (the package flow in place.ts, and a driver's own, such as the Seed
+// store-pin flow of @heddle/seed-adapter/controller): how a decision is judged, chained and
+// dispatched, and how each attempt and the final failure are reported.
 
 /** The gate's dry-run decision as the engine's governance verdict. */
 export function verdictOf(d: GateDecision): GovernanceVerdict {
@@ -66,7 +69,7 @@ export async function chainAttempt(
   order: OrderRecord,
   outcome: AttemptOutcome,
   placement: PlacementRecord | null,
-): Promise<{ outcome: AttemptOutcome; placement: PlacementRecord | null }> {
+): Promise<Attempt> {
   await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
     phase: 'attempt',
     decision_id: decisionId,
@@ -90,10 +93,7 @@ export async function dispatchRanked<C extends { readonly node_id: string }>(
   ranked: readonly C[],
   pinned: boolean,
   explanation: Explanation,
-  attempt: (
-    candidate: C,
-    index: number,
-  ) => Promise<{ outcome: AttemptOutcome; placement: PlacementRecord | null }>,
+  attempt: (candidate: C, index: number) => Promise<Attempt>,
   options: { readonly keepOrder?: boolean } = {},
 ): Promise<PlaceResult> {
   const attempts: AttemptOutcome[] = [];
@@ -111,6 +111,30 @@ export async function dispatchRanked<C extends { readonly node_id: string }>(
   throw new PlaneError('refused', `${order.workload}: every candidate failed (${attempts.length} tried)`, {
     reasons,
   });
+}
+
+/**
+ * Places a package on one node through its kind's driver (`NodeDriver.placePackage`); a kind that
+ * takes no packages is a `refused` attempt (code `no_driver`), chained.
+ */
+export async function attemptOn(ctx: PlaneContext, a: PackageAttempt): Promise<Attempt> {
+  const driver = ctx.drivers.find(ctx.book.get(a.nodeId));
+  if (driver?.placePackage === undefined) {
+    return chainAttempt(
+      ctx,
+      a.decisionId,
+      a.order,
+      {
+        node_id: a.nodeId,
+        variant: a.variant,
+        outcome: 'refused',
+        code: 'no_driver',
+        reason: `node ${a.nodeId} is of a kind whose driver here takes no packages`,
+      },
+      null,
+    );
+  }
+  return driver.placePackage(ctx, a);
 }
 
 /** A dry run's result: decided and explained, nothing chained or placed. */

@@ -1,18 +1,17 @@
 // Issue 16 item 10: a dry run runs the same checks as the real place, on every route. Real hosts
-// (native, WASI, container over the fake engine), a Seed simulator behind pinned TLS, and a real control plane whose gate policy is
-// switched between cases; each case places a dry run, then the same order for real, and the two
+// (native, WASI, container over the fake engine) and a real control plane whose gate policy is
+// switched between cases (the Seed's cases are in @heddle/seed-adapter, src/controller/seed-dry-run.test.ts); each case places a dry run, then the same order for real, and the two
 // must agree (chosen and placed, or refused).
 import { join } from 'node:path';
 import { openChainFile } from '@heddle/chain';
 import { Gate, type Policy, parsePolicy } from '@heddle/gate';
+import { routeNetwork } from '@heddle/model';
 import { NO_REVOCATIONS } from '@heddle/package';
-import { SeedApiRuntime, SeedClient, SeedSimulator, saveToken, selfSignedCert } from '@heddle/seed-adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ContainerHost, containerPackage, startContainerHost } from './container-host.test-util.js';
 import { ControlPlane } from './control-plane.js';
 import { PlaneError } from './errors.js';
 import type { PlaceResult } from './place.js';
-import { routeNetwork } from './place-gate.js';
 import { SqliteStateStore } from './sqlite-store.js';
 import {
   controllerKeys,
@@ -59,32 +58,6 @@ const EMULATION_OK: Policy = parsePolicy({
     },
   ],
 });
-/** Any network, but loads and starts only on `pinned` nodes. */
-const LOAD_ON_PINNED: Policy = parsePolicy({
-  version: 1,
-  name: 'load-on-pinned',
-  rules: [
-    {
-      id: 'place',
-      effect: 'permit',
-      actions: ['workload.place', 'workload.stop', 'workload.unload'],
-      kinds: ['cog'],
-      max_network: 'egress',
-    },
-    {
-      id: 'run-pinned',
-      effect: 'permit',
-      actions: ['workload.install', 'workload.load', 'workload.start'],
-      kinds: ['cog'],
-      max_network: 'egress',
-      min_node_tier: 'pinned',
-    },
-  ],
-});
-
-const TOKEN = 'sim-token-0123456789abcdef';
-let sim: SeedSimulator;
-let tokenFile: string;
 let wasiHost: TestHost;
 let nativeHost: TestHost;
 let plane: ControlPlane;
@@ -97,14 +70,6 @@ let ctrHost: ContainerHost;
 let ctrPkg: string;
 
 beforeAll(async () => {
-  sim = await SeedSimulator.start({
-    https: selfSignedCert('seed-1'),
-    tokens: [TOKEN],
-    installDelayMs: 20,
-    tickMs: 50,
-  });
-  tokenFile = join(tempDir(), 'seed.token');
-  saveToken(tokenFile, TOKEN);
   [wasiHost, nativeHost] = await Promise.all([startHost(['wasi']), startHost(['native'])]);
   ctrHost = await startContainerHost();
   [wasiPkg, nativePkg, ctrPkg] = await Promise.all([
@@ -133,7 +98,6 @@ afterAll(async () => {
   await Promise.all([wasiHost?.close(), nativeHost?.close(), ctrHost?.close()]);
   store?.close();
   await closeChain?.();
-  await sim?.close();
 });
 
 /** What a dry run said and what the real place then did. */
@@ -171,15 +135,12 @@ function governanceDetail(p: Pair): string {
 }
 
 describe('a dry run and the real place agree, route by route (issue 16 item 10)', () => {
-  let seedId = '';
-
-  it('registers a WASI host, a native host, a container host and a Seed', async () => {
+  it('registers a WASI host, a native host and a container host', async () => {
     await plane.addNode(wasiHost.url, { tier: 'paired' });
     await plane.addNode(nativeHost.url, { tier: 'paired' });
     const ctr = await plane.addNode(ctrHost.url, { tier: 'paired' });
     expect(ctr.routes).toEqual(['container']);
-    seedId = (await plane.addSeed(sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile })).node_id;
-    expect(plane.nodes()).toHaveLength(4);
+    expect(plane.nodes()).toHaveLength(3);
   });
 
   it('wasi (network none): chosen and placed under a LAN-only policy', async () => {
@@ -212,40 +173,7 @@ describe('a dry run and the real place agree, route by route (issue 16 item 10)'
     });
   });
 
-  it('Seed (its firmware gives cogs egress): refused by both under a LAN-only policy, placed by both when egress is allowed', async () => {
-    const order = { store_pin: { id: 'air-quality', version: '1.2.0', console_commands: [] } };
-    gate.setPolicy(LAN_ONLY);
-    const refused = await dryThenReal(order);
-    expect(refused.dry.explanation.outcome).toBe('unplaceable');
-    expect(governanceDetail(refused)).toMatch(/^deny: workload\.place: .*network <= lan \(is egress\)/);
-    expect(refused.real).toBeInstanceOf(PlaneError);
-    expect((refused.real as PlaneError).code).toBe('unplaceable');
-    expect(sim.installed().find((c) => c.id === 'air-quality')).toBeUndefined();
-    gate.setPolicy(ANY_NETWORK);
-    const placed = await dryThenReal(order);
-    expect(placed.dry.explanation.node_id).toBe(seedId);
-  });
-
-  it('Seed: a dry run also asks for the load and the start (a policy that permits the place but not the load)', async () => {
-    gate.setPolicy(LOAD_ON_PINNED);
-    const order = { store_pin: { id: 'air-quality', version: '1.2.0', console_commands: [] } };
-    const refused = await dryThenReal(order);
-    expect(governanceDetail(refused)).toMatch(/^deny: workload\.install: /);
-    // Added again as pinned: the controller's host for that Seed is governed at the new tier.
-    await plane.addSeed(sim.url, { tier: 'pinned', spki: sim.spki as string, tokenFile });
-    const placed = await dryThenReal(order);
-    expect(placed.dry.explanation.outcome).toBe('placed');
-    // And back to paired: a demotion applies to the next load too, in the dry run and for real.
-    await plane.addSeed(sim.url, { tier: 'paired', spki: sim.spki as string, tokenFile });
-    const demoted = await dryThenReal(order);
-    expect(demoted.real).toBeInstanceOf(PlaneError);
-  });
-
   it('the network of each route is what its adapter reports', () => {
-    const client = new SeedClient({ url: sim.url, spki: sim.spki as string, token: TOKEN });
-    expect(routeNetwork('remote.api')).toBe(
-      new SeedApiRuntime({ api: client, pins: [], nodeId: 'x' }).networkExposure(),
-    );
     expect(routeNetwork('native')).toBe('egress');
     expect(routeNetwork('wasi')).toBe('none');
     expect(routeNetwork('no-such-route')).toBe('egress');

@@ -1,7 +1,7 @@
-import type { Action, GateContext, NetworkLevel, NodeTier } from '@heddle/gate';
+import { type Action, type GateContext, type GatedWorkload, gateContextFor } from '@heddle/gate';
+import { type NodeTier, parseVariantName, routeNetwork } from '@heddle/model';
 import type { CogBody, VerifiedWorkload } from '@heddle/package';
 import type { GovernanceVerdict, ViewNode } from '@heddle/placement';
-import { gateContextFor, type RuntimeWorkload } from '@heddle/runtime';
 import { verdictOf } from './place-common.js';
 import type { PlaneContext } from './plane-context.js';
 
@@ -10,32 +10,10 @@ import type { PlaneContext } from './plane-context.js';
 // checked and chained), so a dry run says "chosen" exactly when the real place gets past the gate.
 
 /**
- * The network each route gives an instance, as its adapter reports it (`networkExposure()`): native
- * processes are not network-isolated (`egress`), WASI guests have no sockets (`none`), containers get
- * `--network none` unless their host allows more, and a Cognitum Seed's firmware decides its cogs'
- * network (`egress`, what `SeedApiRuntime` reports). An unknown route is taken as `egress`.
- */
-export const ROUTE_NETWORK: Readonly<Record<string, NetworkLevel>> = Object.freeze({
-  native: 'egress',
-  wasi: 'none',
-  container: 'none',
-  'remote.api': 'egress',
-});
-
-/** The network of `route` (`egress` for a route not in {@link ROUTE_NETWORK}). */
-export function routeNetwork(route: string): NetworkLevel {
-  return Object.hasOwn(ROUTE_NETWORK, route) ? (ROUTE_NETWORK[route] as NetworkLevel) : 'egress';
-}
-
-/** The route of a variant name (`x86_64-native` to `native`: variant names are `<arch>-<route>`). */
-export function routeOf(variant: string): string {
-  return variant.slice(variant.lastIndexOf('-') + 1);
-}
-
-/**
  * The gate context of placing `verified` as `variant` on `node` (the controller verified the package
  * against its own anchors: `pinned_signer`): the network of the variant's route (its `route` in the
- * body, else the one its name ends with), `emulated` when the emulated alternative runs, and as
+ * body, else the one its name parses to; `egress`, the most exposed, when neither names a known route),
+ * `emulated` when the emulated alternative runs, and as
  * `resource_cost` the cog's memory over the node's (1,024 MB when the node reports none).
  */
 export function placeContext(
@@ -52,7 +30,7 @@ export function placeContext(
     kind: verified.kind,
     package_trust: 'pinned_signer',
     node_tier: node.tier,
-    network: routeNetwork(declared ?? routeOf(variant)),
+    network: routeNetwork(declared ?? parseVariantName(variant)?.route),
     secrets: false,
     emulated,
     resource_cost: Math.min(1, verified.body.resources.ram_mb / size),
@@ -71,16 +49,6 @@ export interface PlaceCheck {
 }
 
 /**
- * The gate context of an operator's store pin on a Cognitum Seed at `tier`: the context the
- * controller's WorkloadHost over the Seed's `SeedApiRuntime` builds for install, load and start
- * (`gateContextFor`: trust `operator_attested`, the store pin's resource cost, no secrets, no
- * emulation), with the Seed route's network.
- */
-export function seedContext(w: RuntimeWorkload, tier: NodeTier): GateContext {
-  return gateContextFor(w, { nodeTier: tier, network: routeNetwork('remote.api'), emulated: false });
-}
-
-/**
  * The controller-side checks of placing a package variant on a host: `workload.place` with
  * {@link placeContext} (the host's own gate checks load and start against its own policy, which the
  * controller does not hold).
@@ -92,18 +60,6 @@ export function packageChecks(
   emulated: boolean,
 ): PlaceCheck[] {
   return [{ action: 'workload.place', context: placeContext(verified, variant, node, emulated) }];
-}
-
-/**
- * The checks of placing a store pin on a Seed: `workload.place` (the controller's attempt), then
- * `workload.install`, `workload.load` and, when the order starts it, `workload.start`, which the
- * controller's own WorkloadHost over the Seed asks of the same gate with the same context.
- */
-export function seedChecks(w: RuntimeWorkload, tier: NodeTier, start: boolean): PlaceCheck[] {
-  const context = seedContext(w, tier);
-  const actions: Action[] = ['workload.place', 'workload.install', 'workload.load'];
-  if (start) actions.push('workload.start');
-  return actions.map((action) => ({ action, context }));
 }
 
 /**

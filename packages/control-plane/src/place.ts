@@ -1,3 +1,4 @@
+import { isGone } from '@heddle/model';
 import type { CogBody, VerifiedWorkload } from '@heddle/package';
 import {
   cogPlacementRequest,
@@ -9,16 +10,22 @@ import {
   place,
   type ScoredCandidate,
 } from '@heddle/placement';
-import { isGone } from '@heddle/runtime';
 import type { TransferProgress } from './caller.js';
 import { engineView } from './engine-view.js';
+import { PlaneError } from './errors.js';
 import { withIdempotencyKey } from './idempotency.js';
-import { orderRecord, type PlaceOrderInput, parseOrder } from './order.js';
+import { orderRecord, type PlaceOrderInput } from './order.js';
 import { type Attempt, attempt } from './place-attempt.js';
 import { claimSpec, duplicateInstance, expectedInstanceId, takenNodes } from './place-claims.js';
-import { chainAttempt, chainDecision, dispatchRanked, dryRun, unplaceable } from './place-common.js';
+import {
+  attemptOn,
+  chainAttempt,
+  chainDecision,
+  dispatchRanked,
+  dryRun,
+  unplaceable,
+} from './place-common.js';
 import { dryRunChecks, packageChecks } from './place-gate.js';
-import { placeStorePin } from './place-seed.js';
 import type { PlaneContext } from './plane-context.js';
 import type { PlaceClaim } from './reservations.js';
 import type { OrderRecord, PlacementRecord } from './state-store.js';
@@ -71,7 +78,7 @@ export interface PlaceHooks {
 }
 
 /**
- * Places an order (DESIGN 10): validates it; verifies the package against the controller's anchors
+ * Places an order (docs/placement.md), already parsed at the operator's boundary (`parseOrder`): verifies the package against the controller's anchors
  * and revocations (and holds a copy); runs the engine on the view, with the gate's verdict for
  * `workload.place` at each node's tier; chains the decision (its hash is the decision id); then
  * dispatches to the winner and, when that fails safely, to the other candidates in rank order (a pin
@@ -81,10 +88,9 @@ export interface PlaceHooks {
  */
 export async function placeOrder(
   ctx: PlaneContext,
-  input: unknown,
+  order: PlaceOrderInput,
   hooks: PlaceHooks = {},
 ): Promise<PlaceResult> {
-  const order = parseOrder(input);
   if (order.node !== undefined) ctx.book.get(order.node);
   return withIdempotencyKey(ctx, order, (orderId) => placeParsed(ctx, order, orderId, hooks));
 }
@@ -95,12 +101,14 @@ async function placeParsed(
   orderId: string | undefined,
   hooks: PlaceHooks,
 ): Promise<PlaceResult> {
-  if (order.store_pin !== undefined)
-    return placeStorePin(ctx, { ...order, store_pin: order.store_pin }, orderId);
+  const owner = ctx.drivers.ownerOf(order);
+  if (owner?.placeOrder !== undefined) return owner.placeOrder(ctx, order, orderId);
   const verified =
     order.package_dir !== undefined
       ? await ctx.packages.add(order.package_dir)
-      : await ctx.packages.get(order.manifest_hash as string);
+      : order.manifest_hash !== undefined
+        ? await ctx.packages.get(order.manifest_hash)
+        : noPlacer(ctx);
   const now = ctx.now();
   const record = orderRecord(
     order,
@@ -136,24 +144,30 @@ async function placeParsed(
       explanation,
       (c, i) =>
         claimed(ctx, claim, record, decisionId, c, i, () =>
-          attempt(
-            ctx,
+          attemptOn(ctx, {
             verified,
-            record,
+            order: record,
             decisionId,
-            c.node_id,
-            c.variant,
-            c.execution === 'emulated',
+            nodeId: c.node_id,
+            variant: c.variant,
+            emulated: c.execution === 'emulated',
             hooks,
-            {
-              claim,
-            },
-          ),
+            extras: { claim },
+          }),
         ),
     );
   } finally {
     claim.release();
   }
+}
+
+/** An order only a driver places (a store pin), when no registered driver places it. */
+function noPlacer(ctx: PlaneContext): never {
+  throw new PlaneError(
+    'no_driver',
+    `order store_pin: no node driver of this controller places store pins (it drives: ${ctx.drivers.kinds().join(', ')})`,
+    { field: 'store_pin' },
+  );
 }
 
 /** Claims the winner of `decision` for `order` (see `Reservations.claim`). */
@@ -189,7 +203,7 @@ async function claimed(
     const why =
       held !== undefined && !isGone(held.state)
         ? `already holds the identical instance ${target.instance_id} (order ${held.order_id})`
-        : claim.move(target, engineView(ctx.book, ctx.store, ctx.now()));
+        : claim.move(target, engineView(ctx, ctx.now()));
     if (why !== undefined) {
       return chainAttempt(
         ctx,
@@ -222,7 +236,7 @@ export interface ReplaceOptions {
 }
 
 /**
- * Places a stored order again (a reschedule, DESIGN 10): the same path as {@link placeOrder} (the held
+ * Places a stored order again (a reschedule, docs/lifecycle.md): the same path as {@link placeOrder} (the held
  * package verified again, the engine with the gate's verdicts, a chained decision, ranked attempts
  * with their own gate checks, a lost answer reconciled before anything else) with `options.avoid`
  * added to the order's avoid list, each place bounded by `options.timeoutMs`, and the new placement
@@ -266,17 +280,16 @@ export async function placeStoredOrder(
       explanation,
       (c, i) =>
         claimed(ctx, claim, wanted, decisionId, c, i, () =>
-          attempt(
-            ctx,
+          attemptOn(ctx, {
             verified,
-            wanted,
+            order: wanted,
             decisionId,
-            c.node_id,
-            c.variant,
-            c.execution === 'emulated',
-            {},
+            nodeId: c.node_id,
+            variant: c.variant,
+            emulated: c.execution === 'emulated',
+            hooks: {},
             extras,
-          ),
+          }),
         ),
       { keepOrder: true },
     );
@@ -300,7 +313,7 @@ function decide(
   now: number,
   taken: ReadonlyMap<string, string>,
 ): Decision {
-  const view = engineView(ctx.book, ctx.store, now, taken);
+  const view = engineView(ctx, now, taken);
   const request = cogPlacementRequest(verified.body, {
     workload: verified.body.id,
     package_id: verified.packageId,

@@ -1,7 +1,6 @@
-import { ChainKind } from '@heddle/chain';
 import type { JsonValue } from '@heddle/envelope';
-import { type CogBody, readEnvelope } from '@heddle/package';
 import {
+  ChainKind,
   canTransition,
   isGone,
   LIFECYCLE_TRANSITIONS,
@@ -9,12 +8,13 @@ import {
   type LifecycleState,
   type LifecycleTransition,
   lifecyclePayload,
-} from '@heddle/runtime';
+} from '@heddle/model';
+import { type CogBody, readEnvelope } from '@heddle/package';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { PLACEMENT_STATES, type PlacementRecord, type PlacementState } from './state-store.js';
 
 // The one way a placement's state changes on the controller: checked against the lifecycle table of
-// @heddle/runtime and chained (`workload.lifecycle`, side `controller`). A change is staged (written
+// @heddle/model and chained (`workload.lifecycle`, side `controller`). A change is staged (written
 // to the store, synchronously, so it can join a transaction) and then chained.
 
 /** A staged change: the record as written and the transition to chain (none when the state did not change). */
@@ -45,6 +45,7 @@ export function stageState(
   if (p === undefined) throw new LifecycleError(instanceId, 'requested', to);
   const now = ctx.now();
   if (p.state === to) {
+    // cast: the patch's keys are PlacementRecord keys (PlacementPatch)
     const same = Object.entries(patch).every(([k, v]) => p[k as keyof PlacementRecord] === v);
     if (same) return { placement: p, transition: undefined };
     const next = { ...p, ...patch, updated_at_ms: now };
@@ -120,6 +121,7 @@ export function pathTo(from: PlacementState, to: PlacementState): PlacementState
   const prev = new Map<LifecycleState, LifecycleState>();
   const queue: LifecycleState[] = [from];
   while (queue.length > 0) {
+    // cast: the loop runs while the queue is not empty
     const s = queue.shift() as LifecycleState;
     for (const n of LIFECYCLE_TRANSITIONS[s]) {
       if (prev.has(n) || n === from || !CONTROLLER_STATES.has(n)) continue;
@@ -128,6 +130,7 @@ export function pathTo(from: PlacementState, to: PlacementState): PlacementState
       prev.set(n, s);
       if (n === to) {
         const path: PlacementState[] = [];
+        // cast: every state on the path back was put in prev when it was reached
         for (let c: LifecycleState = to; c !== from; c = prev.get(c) as LifecycleState)
           path.unshift(c as PlacementState);
         return path;
@@ -163,6 +166,7 @@ export function resourcesOf(
   let r = cache.get(manifestHash);
   if (r === undefined) {
     try {
+      // cast: the package store holds cog packages only (verified as such when added)
       r = (readEnvelope(ctx.packages.pathOf(manifestHash)).body as CogBody).resources;
     } catch {
       r = { ram_mb: 0, cpu_pct: 0 };

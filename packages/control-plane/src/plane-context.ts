@@ -3,10 +3,10 @@ import type { Gate } from '@heddle/gate';
 import type { Caller } from './caller.js';
 import type { PlaneConfig } from './config.js';
 import type { NodeBook } from './node-book.js';
+import type { NodeDrivers } from './node-drivers.js';
 import type { PackageStore } from './package-store.js';
 import type { PlaceResult } from './place.js';
 import type { Reservations } from './reservations.js';
-import type { SeedHosts } from './seed-nodes.js';
 import type { StateStore } from './state-store.js';
 
 /** The chain source of a controller's placement records. */
@@ -26,8 +26,8 @@ export interface PlaneContext {
   readonly now: () => number;
   /** Resource reservations of the live placements (rebuilt from the store on open), places in flight and unsettled decisions. */
   readonly reservations: Reservations;
-  /** The controller's governed hosts for Cognitum Seeds. */
-  readonly seeds: SeedHosts;
+  /** The driver of each kind of node (every call about a node goes through its kind's driver). */
+  readonly drivers: NodeDrivers;
   /** The controller's state directory. */
   readonly stateDir: string;
   /** Decisions whose place is being dispatched by this process right now (settling leaves them alone). */

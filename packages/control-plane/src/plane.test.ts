@@ -1,5 +1,6 @@
 import { toHex } from '@heddle/envelope';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseOrder } from './order.js';
 import {
   examplePackage,
   openPlane,
@@ -117,11 +118,12 @@ describe('placing', () => {
     expect(err.reasons[wasiOnly.service.nodeId]).toContain('runtime.native');
   });
 
-  it('refuses an order that does not fit, and a package that does not verify, naming the field', async () => {
+  it('refuses an order that does not fit (at the operator boundary, parseOrder), and a package that does not verify, naming the field', async () => {
+    const placeParsed = async (input: unknown) => p.plane.place(parseOrder(input));
     expect(
-      (await planeError(p.plane.place({ package_dir: wasiPkg, mode: { type: 'interval', secs: 0 } }))).field,
+      (await planeError(placeParsed({ package_dir: wasiPkg, mode: { type: 'interval', secs: 0 } }))).field,
     ).toBe('mode.secs');
-    expect((await planeError(p.plane.place({}))).field).toBe('package_dir');
+    expect((await planeError(placeParsed({}))).field).toBe('package_dir');
     const err = await planeError(p.plane.place({ package_dir: '/nonexistent' }));
     expect(err.code).toBe('package_invalid');
   });

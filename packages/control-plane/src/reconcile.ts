@@ -1,16 +1,15 @@
-import { CallFailure, type JsonValue } from '@heddle/envelope';
-import { asObject } from './caller.js';
+import { CallFailure, type InstanceView, isListing } from '@heddle/protocol';
 import type { PlaneContext } from './plane-context.js';
 import type { TargetRecord } from './state-store.js';
 
 /** What a node says became of a decision whose answer was lost. */
 export type Settlement =
-  | { readonly kind: 'placed'; readonly instance: { [key: string]: JsonValue } }
+  | { readonly kind: 'placed'; readonly instance: InstanceView }
   | { readonly kind: 'nothing' }
   | { readonly kind: 'unknown'; readonly reason: string };
 
 /**
- * Reconciles an indeterminate place with its node (DESIGN 4): asks `status` (every instance, the
+ * Reconciles an indeterminate place with its node (docs/protocol.md, section 11): asks `status` (every instance, the
  * decisions in flight) until the node says what became of `decisionId`: an instance whose
  * `decision_id` is it (placed), the decision still in flight (ask again), or neither (nothing was
  * done: safe to try elsewhere, but only once the request has expired by the allowed clock skew, so it
@@ -41,14 +40,13 @@ export async function reconcilePlace(
         timeoutMs: Math.min(ctx.config.callTimeoutMs, Math.max(1000, until - ctx.now())),
       });
       ctx.book.contact(target.node_id);
-      const status = asObject(r.result);
-      const instances = Array.isArray(status.instances) ? status.instances : [];
-      const mine = instances
-        .map(asObject)
-        .find((i) => i.decision_id === decisionId || i.last_decision_id === decisionId);
+      const status = r.result;
+      if (!isListing(status)) throw new Error('workload.status without instance_id answered one instance');
+      const mine = status.instances.find(
+        (i) => i.decision_id === decisionId || i.last_decision_id === decisionId,
+      );
       if (mine !== undefined) return { kind: 'placed', instance: mine };
-      const inFlight = Array.isArray(status.in_flight) ? status.in_flight.map(asObject) : [];
-      if (inFlight.some((d) => d.decision_id === decisionId)) {
+      if (status.in_flight.some((d) => d.decision_id === decisionId)) {
         reason = `decision ${decisionId} still in flight on ${target.node_id}`;
       } else if (ctx.now() > finalAfter) {
         return { kind: 'nothing' };

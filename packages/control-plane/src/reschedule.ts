@@ -6,7 +6,7 @@ import { chainChange, type StagedChange, stageState } from './placement-life.js'
 import type { PlaneContext } from './plane-context.js';
 import type { AlertRecord, OrderRecord, PlacementRecord, RescheduleRecord } from './state-store.js';
 
-// Node death and rescheduling (DESIGN 10): a lost instance meant to run is placed again elsewhere
+// Node death and rescheduling (docs/lifecycle.md): a lost instance meant to run is placed again elsewhere
 // through the normal place path, with backoff while no node takes it, at most `maxReschedules` times
 // per lineage; pinned and non-migratable workloads raise an alert instead.
 

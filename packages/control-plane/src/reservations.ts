@@ -187,7 +187,7 @@ export class Reservations {
           current = next;
           return undefined;
         } catch (err) {
-          return `no longer fits: ${(err as Error).message}`;
+          return `no longer fits: ${err instanceof Error ? err.message : String(err)}`;
         }
       },
       placed(instanceId) {

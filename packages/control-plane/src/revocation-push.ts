@@ -1,22 +1,21 @@
-import { ChainKind } from '@heddle/chain';
-import { CallFailure, type CtlMethod, canonicalJson, isCtlMethod, type JsonValue } from '@heddle/envelope';
+import { canonicalJson } from '@heddle/envelope';
+import { ChainKind, isGone } from '@heddle/model';
 import { PackageError, RevocationList, type RevocationListFile, type TrustAnchors } from '@heddle/package';
-import { isGone } from '@heddle/runtime';
-import { z } from 'zod';
-import { asObject } from './caller.js';
+import { CallFailure } from '@heddle/protocol';
 import { PlaneError } from './errors.js';
+import { nodeKind } from './node-drivers.js';
 import { setState } from './placement-life.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { backoffMs, revokedBy } from './reschedule.js';
 import type { TargetRecord } from './state-store.js';
 
 /** The host method that takes a revocation list (docs/protocol.md §14). */
-export const REVOKE_METHOD = 'workload.revoke';
+export const REVOKE_METHOD = 'workload.revoke' as const;
 
 /** How one node took a pushed list. */
 export interface RevocationNodeResult {
   readonly node_id: string;
-  /** `applied` (it took this generation now), `held` (it already held it), `failed` (with the reason), `skipped` (unreachable or a Seed). */
+  /** `applied` (it took this generation now), `held` (it already held it), `failed` (with the reason), `skipped` (unreachable, backing off, or of a kind that takes no list). */
   readonly outcome: 'applied' | 'held' | 'failed' | 'skipped';
   /** The generation it acknowledged (0 when none). */
   readonly generation: number;
@@ -32,12 +31,6 @@ export interface RevocationPushReport {
   readonly revoked: readonly string[];
   readonly nodes: readonly RevocationNodeResult[];
 }
-
-const Answer = z.looseObject({
-  generation: z.int().nonnegative(),
-  applied: z.boolean().optional(),
-  torn_down: z.array(z.string().max(256)).max(100_000).optional(),
-});
 
 /**
  * The controller's held list (verified again, cached by generation): what is pushed and what
@@ -61,10 +54,14 @@ export class HeldRevocations {
       });
     } catch (err) {
       const field = err instanceof PackageError && err.field !== undefined ? `list.${err.field}` : 'list';
-      throw new PlaneError('invalid_input', `revocation list: ${(err as Error).message}`, {
-        field,
-        cause: err,
-      });
+      throw new PlaneError(
+        'invalid_input',
+        `revocation list: ${err instanceof Error ? err.message : String(err)}`,
+        {
+          field,
+          cause: err,
+        },
+      );
     }
   }
 
@@ -98,7 +95,7 @@ export class HeldRevocations {
 }
 
 /**
- * Takes a signed revocation list (DESIGN 10/13): verified against the controller's operator keys, a
+ * Takes a signed revocation list (docs/trust-and-revocation.md): verified against the controller's operator keys, a
  * generation below the held one (or the held generation with other entries) refused (`invalid_input`,
  * field `list.generation`), stored; every
  * placement it names is marked `revoked` at once (chained; a lost one is not rescheduled); then pushed
@@ -156,8 +153,9 @@ export async function markRevoked(ctx: PlaneContext, list: RevocationList): Prom
 }
 
 /**
- * Pushes the held list to every reachable host whose acknowledged generation is behind (Seeds run no
- * Heddle host and are skipped). Each push is a `workload.revoke` carrying a chained controller
+ * Pushes the held list to every reachable node whose acknowledged generation is behind, through its
+ * kind's driver (`NodeDriver.pushRevocations`; a kind without it, such as a Seed, which runs no Heddle
+ * host, is skipped). Each push to a host is a `workload.revoke` carrying a chained controller
  * decision; the answer's generation is stored as the node's acknowledgement. A node that could not
  * take it keeps its old acknowledgement and is tried again after a backoff (10 s doubling to 5 min;
  * a new generation is pushed to everyone at once).
@@ -169,13 +167,15 @@ export async function pushBehind(ctx: PlaneContext, held: HeldRevocations): Prom
   for (const t of ctx.store.listTargets()) {
     const acked = ctx.store.getRevocationAck(t.node_id)?.generation ?? 0;
     if (acked >= list.generation) continue;
-    if ((t.seed !== undefined && t.seed !== null) || t.unreachable_since_ms !== null || t.tier === null) {
+    const push = ctx.drivers.find(t)?.pushRevocations;
+    if (push === undefined || t.unreachable_since_ms !== null || t.tier === null) {
       out.push({
         node_id: t.node_id,
         outcome: 'skipped',
         generation: acked,
         torn_down: [],
-        reason: 'not reachable',
+        reason:
+          push === undefined ? `a node of kind ${nodeKind(t)} takes no revocation list` : 'not reachable',
       });
       continue;
     }
@@ -189,14 +189,18 @@ export async function pushBehind(ctx: PlaneContext, held: HeldRevocations): Prom
       });
       continue;
     }
-    const r = await pushTo(ctx, t, list, acked);
+    const r = await push(ctx, t, list, acked);
     held.settled(ctx, t.node_id, r.outcome !== 'failed');
     out.push(r);
   }
   return out;
 }
 
-async function pushTo(
+/**
+ * Pushes `list` to the `heddle-host` `t` (the host driver's `pushRevocations`): a `workload.revoke`
+ * carrying a chained controller decision; the acknowledged generation (or the failure) is stored.
+ */
+export async function pushTo(
   ctx: PlaneContext,
   t: TargetRecord,
   list: RevocationList,
@@ -211,7 +215,6 @@ async function pushTo(
     });
     return { node_id: t.node_id, outcome: 'failed', generation: acked, torn_down: [], reason };
   };
-  if (!isCtlMethod(REVOKE_METHOD)) return failed(`this build's protocol has no ${REVOKE_METHOD} method`);
   const decision = await ctx.chain.append(PLANE_CHAIN_SOURCE, ChainKind.revoke, {
     phase: 'decision',
     controller: ctx.nodeId,
@@ -222,23 +225,22 @@ async function pushTo(
     const r = await ctx.caller.call({
       url: t.url,
       target: t.node_id,
-      method: REVOKE_METHOD as CtlMethod,
-      body: { list: list.toJSON() as unknown as JsonValue },
+      method: REVOKE_METHOD,
+      body: { list: list.toJSON() },
       decisionId: decision.hash,
       expectedKey: t.public_key,
     });
     ctx.book.contact(t.node_id);
-    const a = Answer.safeParse(asObject(r.result));
-    if (!a.success) return failed(`${REVOKE_METHOD}: the answer does not parse`);
-    const generation = Math.max(acked, a.data.generation);
-    const tornDown = a.data.torn_down ?? [];
+    const a = r.result;
+    const generation = Math.max(acked, a.generation);
+    const tornDown = a.torn_down;
     ctx.store.putRevocationAck({ node_id: t.node_id, generation, acked_at_ms: ctx.now(), last_error: null });
     await ctx.chain.append(PLANE_CHAIN_SOURCE, ChainKind.revoke, {
       phase: 'acknowledged',
       decision_id: decision.hash,
       node_id: t.node_id,
       generation,
-      applied: a.data.applied ?? false,
+      applied: a.applied,
       torn_down: tornDown,
     });
     for (const id of tornDown) {
@@ -248,7 +250,7 @@ async function pushTo(
     }
     return {
       node_id: t.node_id,
-      outcome: a.data.applied === true ? 'applied' : 'held',
+      outcome: a.applied ? 'applied' : 'held',
       generation,
       torn_down: tornDown,
       reason: null,
@@ -257,7 +259,9 @@ async function pushTo(
     const why =
       err instanceof CallFailure && err.refusal !== undefined
         ? `${err.refusal.code}: ${err.refusal.reason}`
-        : (err as Error).message;
+        : err instanceof Error
+          ? err.message
+          : String(err);
     await ctx.chain.append(PLANE_CHAIN_SOURCE, ChainKind.revoke, {
       phase: 'failed',
       decision_id: decision.hash,

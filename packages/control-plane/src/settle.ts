@@ -1,8 +1,9 @@
+import type { SettleOutcome } from './node-driver.js';
 import { record } from './place-attempt.js';
 import { chainChange } from './placement-life.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { reconcilePlace } from './reconcile.js';
-import { settleSeed } from './seed-settle.js';
+import type { OrderRecord, TargetRecord, UnsettledRecord } from './state-store.js';
 
 /** What a settling pass did, decision id by decision id. */
 export interface SettleReport {
@@ -15,10 +16,11 @@ export interface SettleReport {
 }
 
 /**
- * Settles unsettled decisions (DESIGN 4): each is reconciled with its node (`status`); a decision that
- * produced an instance is recorded as a placement, one the node never acted on is dropped (chained
- * either way), one whose node still cannot be asked stays, its attempts counted. Run at start and
- * on every tick of the controller daemon.
+ * Settles unsettled decisions (docs/lifecycle.md): each is settled with its node by the node's
+ * driver (`NodeDriver.settle`: a host is asked its `status`); a decision that produced an instance is
+ * recorded as a placement, one the node never acted on is dropped (chained either way), one whose
+ * node still cannot be asked (or whose kind has no driver here) stays, its attempts counted. Run at
+ * start and on every tick of the controller daemon.
  */
 export async function settleUnsettled(ctx: PlaneContext, timeoutMs = 2_000): Promise<SettleReport> {
   const placed: string[] = [];
@@ -28,55 +30,65 @@ export async function settleUnsettled(ctx: PlaneContext, timeoutMs = 2_000): Pro
     if (ctx.inProgress.has(u.decision_id)) continue; // its attempt in this process settles it
     const target = ctx.store.getTarget(u.node_id);
     const order = ctx.store.getOrder(u.order_id);
-    if (target === undefined || order === undefined) {
+    const driver = target === undefined ? undefined : ctx.drivers.find(target);
+    if (target === undefined || order === undefined || driver === undefined) {
       pending.push(u.decision_id);
       continue;
     }
-    if (target.seed !== undefined && target.seed !== null) {
-      // A Seed is asked through its own API (its installed list), not the host protocol.
-      const r = await settleSeed(ctx, u, target, order);
-      (r === 'placed' ? placed : r === 'nothing' ? nothing : pending).push(u.decision_id);
-      continue;
-    }
-    // The request was signed before the decision became unsettled: it expires by since + its lifetime.
-    const expiresAtMs = u.since_ms + ctx.config.requestTtlMs + 1_000;
-    const s = await reconcilePlace(ctx, target, u.decision_id, expiresAtMs, timeoutMs);
-    if (ctx.store.getUnsettled(u.decision_id) === undefined) continue; // settled meanwhile
-    if (s.kind === 'unknown') {
-      ctx.store.putUnsettled({ ...u, attempts: u.attempts + 1, last_error: s.reason.slice(0, 512) });
-      pending.push(u.decision_id);
-      continue;
-    }
-    if (s.kind === 'placed') {
-      let verified: Awaited<ReturnType<typeof ctx.packages.get>>;
-      try {
-        verified = await ctx.packages.get(order.manifest_hash);
-      } catch (err) {
-        // The node placed it, but the package cannot be read back here: keep it unsettled, say why.
-        const why = `placed on ${u.node_id}, but the package ${order.manifest_hash} no longer verifies here: ${(err as Error).message}`;
-        ctx.store.putUnsettled({ ...u, attempts: u.attempts + 1, last_error: why.slice(0, 512) });
-        pending.push(u.decision_id);
-        continue;
-      }
-      const staged = ctx.store.transaction(() => {
-        const change = record(ctx, verified, order, u.decision_id, u.node_id, s.instance);
-        ctx.store.removeUnsettled(u.decision_id);
-        return change;
-      });
-      ctx.reservations.settled(u.decision_id);
-      await chainChange(ctx, staged, { why: 'settled' });
-      placed.push(u.decision_id);
-    } else {
-      ctx.store.removeUnsettled(u.decision_id);
-      ctx.reservations.settled(u.decision_id);
-      nothing.push(u.decision_id);
-    }
-    await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
-      phase: 'settled',
-      decision_id: u.decision_id,
-      node_id: u.node_id,
-      outcome: s.kind,
-    });
+    const r = await driver.settle(ctx, u, target, order, timeoutMs);
+    if (r === 'placed') placed.push(u.decision_id);
+    else if (r === 'nothing') nothing.push(u.decision_id);
+    else if (r === 'pending') pending.push(u.decision_id);
   }
   return { placed, nothing, pending };
+}
+
+/**
+ * Settles one unsettled decision with a `heddle-host` (the host driver's): reconciled with its
+ * `status` (see `reconcilePlace`); the instance it made is recorded, or the decision dropped, or kept
+ * with its attempts counted.
+ */
+export async function settleOnHost(
+  ctx: PlaneContext,
+  u: UnsettledRecord,
+  target: TargetRecord,
+  order: OrderRecord,
+  timeoutMs: number,
+): Promise<SettleOutcome> {
+  // The request was signed before the decision became unsettled: it expires by since + its lifetime.
+  const expiresAtMs = u.since_ms + ctx.config.requestTtlMs + 1_000;
+  const s = await reconcilePlace(ctx, target, u.decision_id, expiresAtMs, timeoutMs);
+  if (ctx.store.getUnsettled(u.decision_id) === undefined) return 'gone'; // settled meanwhile
+  if (s.kind === 'unknown') {
+    ctx.store.putUnsettled({ ...u, attempts: u.attempts + 1, last_error: s.reason.slice(0, 512) });
+    return 'pending';
+  }
+  if (s.kind === 'placed') {
+    let verified: Awaited<ReturnType<typeof ctx.packages.get>>;
+    try {
+      verified = await ctx.packages.get(order.manifest_hash);
+    } catch (err) {
+      // The node placed it, but the package cannot be read back here: keep it unsettled, say why.
+      const why = `placed on ${u.node_id}, but the package ${order.manifest_hash} no longer verifies here: ${err instanceof Error ? err.message : String(err)}`;
+      ctx.store.putUnsettled({ ...u, attempts: u.attempts + 1, last_error: why.slice(0, 512) });
+      return 'pending';
+    }
+    const staged = ctx.store.transaction(() => {
+      const change = record(ctx, verified, order, u.decision_id, u.node_id, s.instance);
+      ctx.store.removeUnsettled(u.decision_id);
+      return change;
+    });
+    ctx.reservations.settled(u.decision_id);
+    await chainChange(ctx, staged, { why: 'settled' });
+  } else {
+    ctx.store.removeUnsettled(u.decision_id);
+    ctx.reservations.settled(u.decision_id);
+  }
+  await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
+    phase: 'settled',
+    decision_id: u.decision_id,
+    node_id: u.node_id,
+    outcome: s.kind,
+  });
+  return s.kind;
 }

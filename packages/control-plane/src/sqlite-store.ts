@@ -86,6 +86,7 @@ class Table<R> {
   /** Validates `record` and turns it into column values, in column order. */
   encode(record: R): unknown[] {
     const { name, key, columns, json, bools, schema } = this.spec;
+    // cast: the record is validated by the table schema below; only its key is read here
     const keyValue = (record as Record<string, unknown> | null)?.[key];
     const parsed = schema.safeParse(record);
     if (!parsed.success) {
@@ -97,6 +98,7 @@ class Table<R> {
         },
       );
     }
+    // cast: a parsed row of a z.object schema is a plain object
     const rec = parsed.data as Record<string, unknown>;
     return columns.map((c) => {
       const v = rec[c];
@@ -109,6 +111,7 @@ class Table<R> {
   /** Turns a row back into a record; a row that does not parse is `StateError` `corrupt`. */
   decode(row: unknown): R {
     const { name, key, json, bools, schema } = this.spec;
+    // cast: better-sqlite3 answers rows as plain objects
     const raw = { ...(row as Record<string, unknown>) };
     const keyValue = String(raw[key]);
     for (const c of json) {
@@ -167,10 +170,15 @@ function prepareFile(path: string): void {
     makeDirs(dirname(resolve(path)), 0o700);
     closeSync(openSync(path, 'wx', 0o600));
   } catch (error) {
+    // cast: fs errors carry an errno code
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
-    throw new StateError('io', `cannot create state database ${path}: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw new StateError(
+      'io',
+      `cannot create state database ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 
@@ -262,6 +270,7 @@ export class SqliteStateStore implements StateStore {
     const tx = this.tx;
     this.live();
     try {
+      // cast: better-sqlite3's transaction wrapper returns the function's own result
       return tx.immediate(fn) as T;
     } catch (error) {
       throw toStateError(error, 'transaction');

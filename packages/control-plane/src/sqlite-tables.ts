@@ -1,5 +1,6 @@
+import { NODE_TIERS } from '@heddle/model';
 import { RevocationListFileSchema } from '@heddle/package';
-import { SignedNodeFactsSchema, TRUST_TIERS } from '@heddle/placement';
+import { SignedNodeFactsSchema } from '@heddle/placement';
 import { z } from 'zod';
 import {
   type AlertRecord,
@@ -25,8 +26,8 @@ const TargetSchema: z.ZodType<TargetRecord> = z.object({
   url: z.string(),
   public_key: z.string(),
   key_source: z.enum(['tofu', 'pinned']),
-  tier: z.enum(TRUST_TIERS).nullable(),
-  assigned_tier: z.enum(TRUST_TIERS),
+  tier: z.enum(NODE_TIERS).nullable(),
+  assigned_tier: z.enum(NODE_TIERS),
   pending_key: z.string().nullable(),
   routes: strings,
   software: z
@@ -45,6 +46,10 @@ const TargetSchema: z.ZodType<TargetRecord> = z.object({
   lease_ms: z
     .int()
     .positive()
+    .nullish()
+    .transform((v) => v ?? undefined),
+  kind: z
+    .string()
     .nullish()
     .transform((v) => v ?? undefined),
 });
@@ -181,6 +186,7 @@ function spec<R>(
   bools: string[],
   orderBy: string,
 ): TableSpec<R> {
+  // cast: every table schema is a z.object (spec() is only called with them); its shape names the columns
   const shape = (schema as unknown as z.ZodObject).shape;
   const columns = Object.keys(shape);
   const key = columns[0] ?? '';

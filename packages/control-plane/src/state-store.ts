@@ -1,8 +1,8 @@
+import type { LifecycleState, NodeTier } from '@heddle/model';
 import type { RevocationListFile } from '@heddle/package';
-import type { SignedNodeFacts, TrustTier } from '@heddle/placement';
-import type { LifecycleState } from '@heddle/runtime';
+import type { SignedNodeFacts } from '@heddle/placement';
 
-/** A host the controller knows (DESIGN 10): where it is, its key, and the tier the operator gave it. */
+/** A host the controller knows (docs/lifecycle.md): where it is, its key, and the tier the operator gave it. */
 export interface TargetRecord {
   /** Node id (the id of `public_key`). */
   readonly node_id: string;
@@ -16,9 +16,9 @@ export interface TargetRecord {
    * The operator-assigned tier, or null while the node has no tier (its address answered with another
    * key: it gets none until the operator pins the new key).
    */
-  readonly tier: TrustTier | null;
+  readonly tier: NodeTier | null;
   /** The tier the operator asked for (kept while `tier` is suspended). */
-  readonly assigned_tier: TrustTier;
+  readonly assigned_tier: NodeTier;
   /** Another key that answered at `url`, awaiting the operator's decision; null when none did. */
   readonly pending_key: string | null;
   /** The routes its advertisement lists (`native`, `wasi`, `container`). */
@@ -27,7 +27,7 @@ export interface TargetRecord {
    * The software its last describe reported (`heddle-host` `0.1.0`), or null/absent when it reported
    * none (an older host, a Seed). Shown to operators; never used to decide anything.
    */
-  readonly software?: HostSoftwareRecord | null;
+  readonly software?: HostSoftwareRecord | null | undefined;
   /** The last signed facts it sent (verified against `public_key`), or null. */
   readonly facts: SignedNodeFacts | null;
   /** When the key was first bound (Unix ms). */
@@ -39,15 +39,20 @@ export interface TargetRecord {
   /** Why the last refresh failed, or null. */
   readonly last_error: string | null;
   /**
+   * The kind of node, which names the driver that reaches it (see `NodeDriver`); absent for a
+   * `heddle-host` reached over the signed wire protocol (kind `host`).
+   */
+  readonly kind?: string | undefined;
+  /**
    * Set for a Cognitum Seed driven through its HTTP API (no Heddle host runs on it): its certificate
    * pin and token file. `public_key` then holds the SPKI pin, and `routes` is `["remote.api"]`.
    */
-  readonly seed?: SeedTargetInfo | null;
+  readonly seed?: SeedTargetInfo | null | undefined;
   /**
    * The controller lease its host advertises (ms: it stops the continuous instances controllers placed
    * when no controller was heard from for this long), or null/absent when it has none.
    */
-  readonly lease_ms?: number | null;
+  readonly lease_ms?: number | null | undefined;
 }
 
 /** A program and version a host reports in `describe`. */
@@ -70,7 +75,7 @@ export interface SeedTargetInfo {
 export interface OrderStorePin {
   readonly id: string;
   readonly version: string;
-  readonly sha256?: string;
+  readonly sha256?: string | undefined;
   /** Console commands the operator allows for it. */
   readonly console_commands: readonly string[];
 }
@@ -107,11 +112,11 @@ export interface OrderRecord {
   readonly migratable: boolean;
   readonly created_at_ms: number;
   /** Set for an order of a Seed store cog (then `manifest_hash` is empty). */
-  readonly store_pin?: OrderStorePin | null;
+  readonly store_pin?: OrderStorePin | null | undefined;
 }
 
 /**
- * Where a placement stands, as the controller knows it: the lifecycle states of `@heddle/runtime` the
+ * Where a placement stands, as the controller knows it: the lifecycle states of `@heddle/model` the
  * controller uses (docs/lifecycle.md). Every change is checked with `canTransition` and chained
  * (`workload.lifecycle`, see `placement-life.ts`).
  */
@@ -176,7 +181,7 @@ export interface PlacementRecord {
 }
 
 /**
- * A lost instance waiting to be placed again (DESIGN 10): persisted so that a controller restart
+ * A lost instance waiting to be placed again (docs/lifecycle.md): persisted so that a controller restart
  * continues it.
  */
 export interface RescheduleRecord {
@@ -202,7 +207,7 @@ export interface RescheduleRecord {
 /** Why an alert was raised. */
 export type AlertReason = 'pinned' | 'not_migratable' | 'reschedule_limit' | 'no_order';
 
-/** Something the operator must look at (DESIGN 10): raised once per (instance, reason). */
+/** Something the operator must look at (docs/lifecycle.md): raised once per (instance, reason). */
 export interface AlertRecord {
   /** `al-` and 16 hex, derived from the instance and the reason. */
   readonly alert_id: string;
@@ -237,7 +242,7 @@ export interface HeldRevocationList {
   readonly stored_at_ms: number;
 }
 
-/** A place whose answer was lost and could not yet be reconciled with its node (DESIGN 4). */
+/** A place whose answer was lost and could not yet be reconciled with its node (docs/protocol.md, section 11). */
 export interface UnsettledRecord {
   /** The decision id the place carried. */
   readonly decision_id: string;
@@ -270,7 +275,7 @@ export interface IdempotencyRecord {
 }
 
 /**
- * Where the controller keeps its state (DESIGN 10): targets, orders, placements, unsettled
+ * Where the controller keeps its state (docs/lifecycle.md): targets, orders, placements, unsettled
  * decisions, pending reschedules, alerts and the revocation list it distributes (with each node's
  * acknowledged generation). Every write is durable when it returns; {@link StateStore.transaction} groups writes
  * atomically (all or none). Implementations: `SqliteStateStore` (the default, an embedded SQLite

@@ -1,62 +1,36 @@
 // Shared helpers of this package's tests (not exported from the package): real hosts (host service
-// behind a real WebSocket server, real WASI and native runtimes) and a real control plane (SQLite
-// store, chain file, gate) in temporary directories.
-import { chmodSync, cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// behind a real WebSocket server, real WASI and native runtimes), example packages, and (from
+// test-plane.ts) a real control plane in a temporary directory.
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
-import { AllowListPolicy, type KeyPair, keyPairFromSecret, type SignedCtl, toHex } from '@heddle/envelope';
+import { type KeyPair, keyPairFromSecret, toHex } from '@heddle/envelope';
 import { Gate, type Policy, parsePolicy } from '@heddle/gate';
 import { HostService, type HostServiceOptions } from '@heddle/host-service';
 import { buildCogPackage, NO_REVOCATIONS, RevocationHolder, TrustAnchors } from '@heddle/package';
+import { AllowListPolicy, type SignedCtl } from '@heddle/protocol';
 import { NativeRuntime, WasiRuntime, WorkloadHost } from '@heddle/runtime';
 import { type CallHandler, WireServer } from '@heddle/wire';
-import { expect } from 'vitest';
-import { ControlPlane, type ControlPlaneOptions } from './control-plane.js';
-import { PlaneError } from './errors.js';
-import { SqliteStateStore } from './sqlite-store.js';
+import {
+  controllerKeys,
+  OPEN_POLICY,
+  operatorKeys,
+  publisherKeys,
+  tempDir,
+  testAnchors,
+} from './test-plane.js';
 
-export const controllerKeys: KeyPair = keyPairFromSecret(new Uint8Array(32).fill(0x81));
-export const publisherKeys: KeyPair = keyPairFromSecret(new Uint8Array(32).fill(0x82));
-/** The operator key hosts and controller trust for revocation lists. */
-export const operatorKeys: KeyPair = keyPairFromSecret(new Uint8Array(32).fill(0x83));
-
-/** The trust anchors of test hosts and controllers: the publisher and the operator. */
-export function testAnchors(): TrustAnchors {
-  return new TrustAnchors([
-    { id: 'publisher', role: 'publisher', publicKey: toHex(publisherKeys.publicKey) },
-    { id: 'operator', role: 'operator', publicKey: toHex(operatorKeys.publicKey) },
-  ]);
-}
-
-/** Permits every action on cogs, any network. */
-export const OPEN_POLICY: Policy = parsePolicy({
-  version: 1,
-  name: 'control-plane-test',
-  rules: [
-    {
-      id: 'all',
-      effect: 'permit',
-      actions: [
-        'workload.install',
-        'workload.place',
-        'workload.load',
-        'workload.start',
-        'workload.stop',
-        'workload.unload',
-      ],
-      kinds: ['cog'],
-      max_network: 'egress',
-    },
-  ],
-});
-
-/** A world-traversable temporary directory (native workloads run as `nobody` under root). */
-export function tempDir(prefix = 'heddle-cp-'): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  chmodSync(d, 0o755);
-  return d;
-}
+export {
+  controllerKeys,
+  OPEN_POLICY,
+  openPlane,
+  operatorKeys,
+  planeError,
+  publisherKeys,
+  type TestPlane,
+  tempDir,
+  testAnchors,
+} from './test-plane.js';
 
 const EXAMPLES = resolve(import.meta.dirname, '../../../examples');
 
@@ -170,54 +144,4 @@ export async function startHost(
     },
   };
   return host;
-}
-
-/** A control plane in `dir` (a fresh one by default), with its SQLite store and chain there. */
-export interface TestPlane {
-  readonly plane: ControlPlane;
-  readonly store: SqliteStateStore;
-  readonly chain: Chain;
-  readonly dir: string;
-  close(): Promise<void>;
-}
-
-/** Opens a control plane in `dir`. */
-export async function openPlane(
-  dir: string = tempDir(),
-  config: ControlPlaneOptions['config'] = {},
-  now?: () => number,
-): Promise<TestPlane> {
-  const store = SqliteStateStore.open(join(dir, 'state.db'));
-  const chain = await openChainFile(join(dir, 'chain.jsonl'));
-  const plane = new ControlPlane({
-    keys: controllerKeys,
-    store,
-    chain,
-    gate: new Gate({ policy: OPEN_POLICY, recorder: chain }),
-    anchors: testAnchors(),
-    revocations: NO_REVOCATIONS,
-    stateDir: dir,
-    config: { reconcileTimeoutMs: 3_000, callTimeoutMs: 5_000, placeTimeoutMs: 20_000, ...config },
-    ...(now === undefined ? {} : { now }),
-  });
-  return {
-    plane,
-    store,
-    chain,
-    dir,
-    close: async () => {
-      store.close();
-      await chain.close();
-    },
-  };
-}
-
-/** The PlaneError a promise rejects with (fails the test when it resolves or rejects otherwise). */
-export async function planeError(promise: Promise<unknown>): Promise<PlaneError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PlaneError);
-  return err as PlaneError;
 }

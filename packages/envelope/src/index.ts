@@ -13,8 +13,6 @@ export {
   utf8Length,
 } from './bytes.js';
 export { canonicalBytes, canonicalJson } from './canonical.js';
-// The signed control messages; they move to their own package (issue 18), hence the one export *.
-export * from './ctl/index.js';
 export type { Blake3Hasher } from './digest.js';
 export { blake3, blake3Hex, createBlake3, sha256, sha256Hex } from './digest.js';
 export { signWithDomain, verifyWithDomain } from './domain.js';

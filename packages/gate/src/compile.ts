@@ -1,14 +1,7 @@
 import { blake3Hex, canonicalBytes, type JsonValue } from '@heddle/envelope';
+import { networkRank, tierRank } from '@heddle/model';
 import type { GateContext } from './context.js';
-import {
-  ACTIONS,
-  type Action,
-  ALL_ACTIONS,
-  costToBasisPoints,
-  networkRank,
-  tierRank,
-  trustRank,
-} from './levels.js';
+import { ACTIONS, type Action, ALL_ACTIONS, costToBasisPoints, trustRank } from './levels.js';
 import type { Policy, PolicyRule, RuleEffect } from './policy.js';
 
 /** A rule with its conditions turned into integer bounds and sets, ready for fast matching. */

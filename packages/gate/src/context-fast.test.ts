@@ -1,8 +1,9 @@
+import { NETWORK_LEVELS, NODE_TIERS } from '@heddle/model';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { GateContextSchema } from './context.js';
 import { fastParseContext } from './context-fast.js';
-import { NETWORK_LEVELS, NODE_TIERS, PACKAGE_TRUST_LEVELS } from './levels.js';
+import { PACKAGE_TRUST_LEVELS } from './levels.js';
 import { BASE } from './test-util.js';
 
 const maybe = <T>(a: fc.Arbitrary<T>) => fc.oneof(a, fc.anything());

@@ -1,5 +1,6 @@
+import { NETWORK_LEVELS, NODE_TIERS } from '@heddle/model';
 import { type GateContext, MAX_CONTEXT_REFS } from './context.js';
-import { NETWORK_LEVELS, NODE_TIERS, PACKAGE_TRUST_LEVELS } from './levels.js';
+import { PACKAGE_TRUST_LEVELS } from './levels.js';
 import { normalisePackageId } from './package-id.js';
 
 // A hand-written validator for the common case: a plain, well-formed context. It accepts a strict

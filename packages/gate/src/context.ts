@@ -1,18 +1,11 @@
 import type { JsonValue } from '@heddle/envelope';
 import { errorMessage } from '@heddle/envelope';
+import { NETWORK_LEVELS, type NetworkLevel, NODE_TIERS, type NodeTier } from '@heddle/model';
 import { z } from 'zod';
 import { fastParseContext } from './context-fast.js';
 import { ValidationError } from './errors.js';
 import { zodIssues } from './issues.js';
-import {
-  costToBasisPoints,
-  NETWORK_LEVELS,
-  type NetworkLevel,
-  NODE_TIERS,
-  type NodeTier,
-  PACKAGE_TRUST_LEVELS,
-  type PackageTrust,
-} from './levels.js';
+import { costToBasisPoints, PACKAGE_TRUST_LEVELS, type PackageTrust } from './levels.js';
 import { normalisePackageId } from './package-id.js';
 
 /**

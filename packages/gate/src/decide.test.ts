@@ -1,3 +1,4 @@
+import { NETWORK_LEVELS, NODE_TIERS } from '@heddle/model';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compilePolicy } from './compile.js';
@@ -5,7 +6,7 @@ import type { GateContext } from './context.js';
 import { decide, decideTeardown, evaluate } from './decide.js';
 import { DEFAULT_POLICY } from './default-policy.js';
 import { explain } from './explain.js';
-import { ACTIONS, type Action, NETWORK_LEVELS, NODE_TIERS, PACKAGE_TRUST_LEVELS } from './levels.js';
+import { ACTIONS, type Action, PACKAGE_TRUST_LEVELS } from './levels.js';
 import type { Policy, PolicyRule } from './policy.js';
 import { parsePolicy } from './policy.js';
 import { RevocationSet } from './revocation.js';

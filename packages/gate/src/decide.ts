@@ -1,3 +1,4 @@
+import type { RevocationCheck } from '@heddle/model';
 import {
   type CompiledPolicy,
   describeMismatch,
@@ -10,7 +11,7 @@ import type { GateContext } from './context.js';
 import { safeParseContext } from './context.js';
 import { BUILTIN_RULES, type Decision } from './decision.js';
 import { type Action, isAction, TEARDOWN_ACTIONS } from './levels.js';
-import { checkRevocations, type RevocationCheck } from './revocation.js';
+import { checkRevocations } from './revocation.js';
 
 /** The result of {@link evaluate}: the decision, and the validated action and context when they were valid. */
 export interface Evaluation {

@@ -1,4 +1,4 @@
-import type { NodeTier } from './levels.js';
+import type { NodeTier } from '@heddle/model';
 
 /** Rule ids the gate itself decides with (a policy cannot use the `builtin:` prefix). */
 export const BUILTIN_RULES = {

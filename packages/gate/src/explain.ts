@@ -1,9 +1,10 @@
+import type { RevocationCheck } from '@heddle/model';
 import { type CompiledPolicy, describeMismatch, mismatch, prepareContext } from './compile.js';
 import { safeParseContext } from './context.js';
 import { BUILTIN_RULES } from './decision.js';
 import { ACTIONS, ALL_ACTIONS, isAction } from './levels.js';
 import type { RuleEffect } from './policy.js';
-import { checkRevocations, type RevocationCheck } from './revocation.js';
+import { checkRevocations } from './revocation.js';
 
 /** How one evaluation step or policy rule applied to a request. */
 export interface RuleTrace {

@@ -1,4 +1,5 @@
 import { errorMessage } from '@heddle/envelope';
+import type { RevocationCheck } from '@heddle/model';
 import type { ApprovalQueue, ApprovalReservation } from './approval-queue.js';
 import { type ApprovalRedecision, approvalRef } from './approval-resolution.js';
 import type { ApprovalRequest } from './approval-store.js';
@@ -15,7 +16,7 @@ import {
   decisionPayload,
   type RecordedDecision,
 } from './recorder.js';
-import { type RevocationCheck, RevocationSet } from './revocation.js';
+import { RevocationSet } from './revocation.js';
 
 /** Options of {@link Gate}. */
 export interface GateOptions {

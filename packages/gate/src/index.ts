@@ -34,24 +34,13 @@ export { explain } from './explain.js';
 export { FileApprovalStore } from './file-approval-store.js';
 export type { GateOptions, WaitOptions } from './gate.js';
 export { Gate } from './gate.js';
-export type { Action, NetworkLevel, NodeTier, PackageTrust } from './levels.js';
-export {
-  ACTIONS,
-  ALL_ACTIONS,
-  COST_SCALE,
-  NETWORK_LEVELS,
-  NODE_TIERS,
-  PACKAGE_TRUST_LEVELS,
-} from './levels.js';
+export type { Action, PackageTrust } from './levels.js';
+export { ACTIONS, ALL_ACTIONS, COST_SCALE, PACKAGE_TRUST_LEVELS } from './levels.js';
 export type { Policy, PolicyRule, RuleEffect } from './policy.js';
 export { loadPolicyFile, PolicySchema, parsePolicy, parsePolicyText } from './policy.js';
 export type { DecisionRecord, DecisionRecorder, RecordedDecision } from './recorder.js';
 export { DECISION_SOURCE, decisionKind, decisionPayload, REFUSE_KIND } from './recorder.js';
-export type {
-  RevocationCheck,
-  RevocationFinding,
-  RevocationInput,
-  RevocationRefs,
-  RevokedSubject,
-} from './revocation.js';
+export type { RevocationFinding, RevocationInput } from './revocation.js';
 export { checkRevocations, RevocationInputSchema, RevocationSet } from './revocation.js';
+export type { GatedWorkload, HostContextFacts } from './workload-context.js';
+export { gateContextFor, STORE_PIN_RESOURCE_COST } from './workload-context.js';

@@ -1,6 +1,6 @@
 /**
- * The ordered vocabularies of the gate context and the eight governed actions. Each order is listed
- * from least to most trusted (or least to most exposed, for the network).
+ * The ordered vocabularies of the gate context and the eight governed actions (node tiers and network
+ * levels are `@heddle/model`'s). Each order is listed from least to most trusted.
  */
 
 /** Package trust, lowest first: a rule's `min_package_trust` admits that level and every later one. */
@@ -14,18 +14,6 @@ export const PACKAGE_TRUST_LEVELS = [
 
 /** How far a package's signature chain is trusted. */
 export type PackageTrust = (typeof PACKAGE_TRUST_LEVELS)[number];
-
-/** Operator-assigned node tiers, lowest first (a node never sets its own tier). */
-export const NODE_TIERS = ['discovered', 'paired', 'pinned'] as const;
-
-/** The trust tier the operator gave a node. */
-export type NodeTier = (typeof NODE_TIERS)[number];
-
-/** Network exposure, least first: a rule's `max_network` admits that level and every earlier one. */
-export const NETWORK_LEVELS = ['none', 'lan', 'egress'] as const;
-
-/** The network an instance is given. */
-export type NetworkLevel = (typeof NETWORK_LEVELS)[number];
 
 /** The eight governed actions. Any other `workload.*` action is denied (and recorded). */
 export const ACTIONS = [
@@ -56,16 +44,6 @@ export function isAction(value: unknown): value is Action {
 /** Position of a package trust level in its order (0 = `unsigned`). */
 export function trustRank(t: PackageTrust): number {
   return PACKAGE_TRUST_LEVELS.indexOf(t);
-}
-
-/** Position of a node tier in its order (0 = `discovered`). */
-export function tierRank(t: NodeTier): number {
-  return NODE_TIERS.indexOf(t);
-}
-
-/** Position of a network level in its order (0 = `none`). */
-export function networkRank(n: NetworkLevel): number {
-  return NETWORK_LEVELS.indexOf(n);
 }
 
 /** Resource costs are fractions in 0..1, held as integer basis points (0..10000) so that they can be chained. */

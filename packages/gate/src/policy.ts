@@ -1,4 +1,12 @@
 import { errorMessage, HeddleError, parseJson, readTextBounded } from '@heddle/envelope';
+import {
+  NETWORK_LEVELS,
+  type NetworkLevel,
+  NODE_TIERS,
+  type NodeTier,
+  networkRank,
+  tierRank,
+} from '@heddle/model';
 import { z } from 'zod';
 import { referenceString } from './context.js';
 import { GateError, ValidationError } from './errors.js';
@@ -7,14 +15,8 @@ import {
   ACTIONS,
   type Action,
   ALL_ACTIONS,
-  NETWORK_LEVELS,
-  type NetworkLevel,
-  NODE_TIERS,
-  type NodeTier,
-  networkRank,
   PACKAGE_TRUST_LEVELS,
   type PackageTrust,
-  tierRank,
   trustRank,
 } from './levels.js';
 

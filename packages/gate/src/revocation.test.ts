@@ -1,3 +1,4 @@
+import type { RevocationCheck, RevocationRefs } from '@heddle/model';
 import { describe, expect, it } from 'vitest';
 import { compilePolicy } from './compile.js';
 import { evaluate } from './decide.js';
@@ -5,7 +6,7 @@ import { DEFAULT_POLICY } from './default-policy.js';
 import { explain } from './explain.js';
 import { Gate } from './gate.js';
 import { ACTIONS } from './levels.js';
-import { type RevocationCheck, type RevocationRefs, RevocationSet } from './revocation.js';
+import { RevocationSet } from './revocation.js';
 import { BASE, ctx, TestRecorder } from './test-util.js';
 
 const compiled = compilePolicy(DEFAULT_POLICY);

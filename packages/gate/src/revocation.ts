@@ -1,43 +1,10 @@
 import { errorMessage } from '@heddle/envelope';
+import type { RevocationCheck, RevocationRefs, RevokedSubject } from '@heddle/model';
 import { z } from 'zod';
 import { type GateContext, referenceString } from './context.js';
 import { BUILTIN_RULES } from './decision.js';
 import { ValidationError } from './errors.js';
 import { zodIssues } from './issues.js';
-
-/**
- * The references of a workload that revocations are checked against. The same shape as
- * `RevocationRefs` of `@heddle/package` (the gate does not depend on that package).
- */
-export interface RevocationRefs {
-  /** The package id (lower-cased when it is 64 hex characters). */
-  readonly packageId?: string;
-  /** Public keys (hex, lower-case) of the signers that vouched for it. */
-  readonly signerKeys: readonly string[];
-  /** Hashes (hex, lower-case) of its files. */
-  readonly artifactHashes: readonly string[];
-}
-
-/**
- * The first revoked reference found; `list-unavailable` when the revocation list could not be
- * loaded or verified and the check fails closed (the gate then denies everything). The same shape as
- * `RevokedSubject` of `@heddle/package`.
- */
-export interface RevokedSubject {
-  readonly kind: 'package' | 'signer' | 'artifact' | 'list-unavailable';
-  readonly ref: string;
-  readonly reason?: string;
-}
-
-/**
- * What the gate asks about revocations: structurally `RevocationCheck` of `@heddle/package`, so the
- * signed `RevocationList` that `heddle revoke` writes (loaded with `RevocationList.loadOrFailClosed`)
- * can be given to the gate directly. {@link RevocationSet} is a simple in-memory implementation.
- */
-export interface RevocationCheck {
-  /** The first revoked reference among `refs` (package, then signers, then artifacts), or undefined. */
-  firstRevoked(refs: RevocationRefs): RevokedSubject | undefined;
-}
 
 /** Revoked references for a {@link RevocationSet}: package ids, signer keys, artifact hashes. */
 export interface RevocationInput {

@@ -1,5 +1,6 @@
+import type { DepartedInstance } from '@heddle/protocol';
 import { describe, expect, it } from 'vitest';
-import { DEPARTED_CAPACITY, type DepartedInstance, DepartedLog } from './departed.js';
+import { DEPARTED_CAPACITY, DepartedLog } from './departed.js';
 
 const entry = (i: number, reason: DepartedInstance['reason'] = 'unloaded'): DepartedInstance => ({
   instance_id: `cog-${i.toString(16).padStart(16, '0')}`,

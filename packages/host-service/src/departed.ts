@@ -1,21 +1,7 @@
+import type { DepartedInstance } from '@heddle/protocol';
+
 /** How many departed instances a host remembers. */
 export const DEPARTED_CAPACITY = 256;
-
-/**
- * Why an instance departed: taken down on purpose (`unloaded`, `revoked`), or found by a restart of
- * the host but not adopted again (`lost`: a WASI run died with the host, its package is gone).
- */
-export type DepartureReason = 'unloaded' | 'revoked' | 'lost';
-
-/** An instance that departed, as `status` reports it. */
-export interface DepartedInstance {
-  readonly instance_id: string;
-  readonly reason: DepartureReason;
-  /** When it departed (Unix ms). */
-  readonly at_ms: number;
-  /** The decision id of the request that took it down, when one did. */
-  readonly decision_id: string | null;
-}
 
 /**
  * The last {@link DEPARTED_CAPACITY} instances taken down on purpose (unloaded, revoked) or lost with a

@@ -15,3 +15,13 @@ export class HostServiceError extends HeddleError {
     super(code, message, options);
   }
 }
+
+/** The message of a thrown value: an Error's message, or the value as text. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The `code` of a failed system call (`ENOENT`, ...), or undefined for anything else. */
+export function errnoOf(err: unknown): unknown {
+  return typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
+}

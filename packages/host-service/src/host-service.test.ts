@@ -1,7 +1,7 @@
 import { cpSync } from 'node:fs';
-import { type CtlOutcome, type CtlRequest, type SignedCtl, verifyResponse } from '@heddle/envelope';
 import { parsePolicy } from '@heddle/gate';
 import { RevocationList } from '@heddle/package';
+import { type CtlOutcome, type CtlRequest, type SignedCtl, verifyResponse } from '@heddle/protocol';
 import { hostCogArch } from '@heddle/runtime';
 import { WireSession } from '@heddle/wire';
 import { afterEach, describe, expect, it } from 'vitest';

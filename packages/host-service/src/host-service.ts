@@ -1,31 +1,33 @@
 import { join } from 'node:path';
+import { type KeyPair, nodeIdFromPublicKey } from '@heddle/envelope';
+import type { CogRoute } from '@heddle/model';
+import {
+  type KindRegistry,
+  type RevocationHolder,
+  type TrustAnchors,
+  VerifiedPackageStore,
+} from '@heddle/package';
 import {
   type ControllerPolicy,
+  type CtlMethod,
   type CtlRequest,
   claimedRequest,
-  type JsonValue,
-  type KeyPair,
+  type HostSoftware,
   MAX_CLOCK_SKEW_MS,
+  type MethodAnswer,
   mutates,
   NonceGuard,
-  nodeIdFromPublicKey,
   okOutcome,
   Refusal,
   type SignedCtl,
   signResponse,
   verifyRequest,
-} from '@heddle/envelope';
-import type { CogRoute, KindRegistry, RevocationHolder, TrustAnchors } from '@heddle/package';
-import { VerifiedPackageStore } from '@heddle/package';
+  type WorkloadHostAdvertisement,
+} from '@heddle/protocol';
 import { type HostRecorder, probeSystem, type WorkloadHost } from '@heddle/runtime';
 import type { CallContext, CallHandler, FetchOptions } from '@heddle/wire';
-import {
-  advertisementJson,
-  type HostSoftware,
-  type WorkloadHostAdvertisement,
-  workloadHostAdvertisement,
-} from './advertisement.js';
-import { HostServiceError } from './errors.js';
+import { describeAnswer, workloadHostAdvertisement } from './advertisement.js';
+import { HostServiceError, messageOf } from './errors.js';
 import { NodeFactsSource } from './facts-source.js';
 import { HOST_KINDS, HostState } from './host-state.js';
 import { instanceOp } from './instance-ops.js';
@@ -42,6 +44,9 @@ import { routeTable } from './route-table.js';
 import { drainInstances } from './shutdown.js';
 import { Supervisor, type SupervisorEvent } from './supervisor.js';
 import { type SupervisorOptions, supervisorPolicy } from './supervisor-policy.js';
+
+/** The answer of any method (the `result` of an `ok` outcome). */
+type HostAnswer = MethodAnswer<CtlMethod>;
 
 /** Options of a {@link HostService}. */
 export interface HostServiceOptions {
@@ -106,7 +111,7 @@ export type HostCallContext = Pick<CallContext, 'method' | 'closeAfterReply'> &
   PlaceCall;
 
 /**
- * A node's `workload-host` (DESIGN 4 and 10): verifies every signed request in the protocol's order,
+ * A node's `workload-host` (docs/protocol.md, docs/host.md): verifies every signed request in the protocol's order,
  * dispatches it (describe, place, load, start, stop, unload, status, logs) and answers with a signed
  * response. A request that fails verification gets one signed refusal (the connection is then closed)
  * and is chained within a budget; a refusal of a verified request is always chained. See
@@ -237,16 +242,18 @@ export class HostService {
   /** The `workload-host` advertisement. */
   advertisement(): WorkloadHostAdvertisement {
     const policy = this.#supervisor.policy;
-    return workloadHostAdvertisement(
-      this.nodeId,
-      this.#state.routes.keys(),
-      this.#address,
-      this.#software,
-      this.#maxCallsPerSession,
-      this.#lease === undefined
-        ? null
-        : { lease_ms: this.#lease.leaseMs, stops_within_ms: policy.intervalMs + policy.stopGraceMs },
-    );
+    return workloadHostAdvertisement({
+      nodeId: this.nodeId,
+      routes: this.#state.routes.keys(),
+      ...(this.#address === undefined ? {} : { address: this.#address }),
+      ...(this.#software === undefined ? {} : { software: this.#software }),
+      ...(this.#maxCallsPerSession === undefined ? {} : { maxCallsPerSession: this.#maxCallsPerSession }),
+      ...(this.#lease === undefined
+        ? {}
+        : {
+            lease: { lease_ms: this.#lease.leaseMs, stops_within_ms: policy.intervalMs + policy.stopGraceMs },
+          }),
+    });
   }
 
   /** The ids of the instances placed here. */
@@ -335,7 +342,7 @@ export class HostService {
       this.#lease.heard(Math.min(this.#state.now(), request.issued_at_ms));
       this.#leaseFile?.heard(this.#lease.lastHeardMs);
     }
-    let outcome: JsonValue | Refusal;
+    let outcome: HostAnswer | Refusal;
     try {
       if (this.#draining) {
         throw new Refusal('runtime', 'the host is shutting down; nothing was done, try again later', {
@@ -347,7 +354,7 @@ export class HostService {
       outcome =
         err instanceof Refusal
           ? err
-          : new Refusal('runtime', `internal error: ${(err as Error)?.message ?? String(err)}`, {
+          : new Refusal('runtime', `internal error: ${messageOf(err)}`, {
               authenticated: true,
             });
     }
@@ -355,7 +362,7 @@ export class HostService {
     try {
       return signResponse(request, outcome instanceof Refusal ? outcome : okOutcome(outcome), this.#keys);
     } catch (err) {
-      const why = new Refusal('runtime', `the answer could not be signed: ${(err as Error).message}`, {
+      const why = new Refusal('runtime', `the answer could not be signed: ${messageOf(err)}`, {
         authenticated: true,
       });
       await this.#chainRefusal(request, 'respond', why);
@@ -363,7 +370,7 @@ export class HostService {
     }
   }
 
-  async #dispatch(request: CtlRequest, ctx: HostCallContext): Promise<JsonValue> {
+  async #dispatch(request: CtlRequest, ctx: HostCallContext): Promise<HostAnswer> {
     if (!mutates(request.method)) return this.#route(request, ctx);
     try {
       return await this.#route(request, ctx);
@@ -373,13 +380,10 @@ export class HostService {
     }
   }
 
-  async #route(request: CtlRequest, ctx: HostCallContext): Promise<JsonValue> {
+  async #route(request: CtlRequest, ctx: HostCallContext): Promise<HostAnswer> {
     switch (request.method) {
       case 'workload.describe':
-        return {
-          facts: { ...(await this.#facts.current()) },
-          advertisement: advertisementJson(this.advertisement()),
-        };
+        return describeAnswer(await this.#facts.current(), this.advertisement());
       case 'workload.place':
       case 'workload.load':
         return placeWorkload(this.#state, request, ctx, this.#fetch);

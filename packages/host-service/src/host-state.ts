@@ -1,7 +1,6 @@
-import { ChainKind, ChainSource } from '@heddle/chain';
 import type { JsonValue } from '@heddle/envelope';
-import type { RevokedSubject } from '@heddle/gate';
-import type { CogRoute, RevocationHolder, VerifiedPackageStore } from '@heddle/package';
+import { ChainKind, ChainSource, type CogRoute, type RevokedSubject } from '@heddle/model';
+import type { RevocationHolder, VerifiedPackageStore } from '@heddle/package';
 import type { HostRecorder, WorkloadHost } from '@heddle/runtime';
 import { DepartedLog } from './departed.js';
 import { InFlight } from './in-flight.js';

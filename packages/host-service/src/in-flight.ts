@@ -1,15 +1,9 @@
-/** A decision being handled right now, as `status` reports it. */
-export interface InFlightDecision {
-  readonly decision_id: string;
-  readonly method: string;
-  /** When the host started handling it (Unix ms). */
-  readonly since_ms: number;
-}
+import type { InFlightDecision } from '@heddle/protocol';
 
 /**
  * The decision ids of mutating requests being handled. A controller whose call was lost (an
  * indeterminate place) asks `status` and finds its decision here while the host is still working on
- * it, as an instance once it produced one, or nowhere when it did nothing (DESIGN 4, 10).
+ * it, as an instance once it produced one, or nowhere when it did nothing (docs/protocol.md section 14.3).
  */
 export class InFlight {
   readonly #open = new Map<number, InFlightDecision>();

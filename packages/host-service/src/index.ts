@@ -1,25 +1,22 @@
-export * from './advertisement.js';
-export * from './bodies.js';
-export * from './departed.js';
-export * from './errors.js';
-export * from './facts-source.js';
-export * from './host-service.js';
-export * from './host-state.js';
-export * from './in-flight.js';
-export * from './instance-life.js';
-export * from './instance-ops.js';
-export * from './instance-record.js';
-export * from './instance-store.js';
-export * from './keyed-lock.js';
-export * from './lease.js';
-export * from './nonce-journal.js';
-export * from './place.js';
-export * from './readiness.js';
-export * from './recovery.js';
-export * from './refusal-budget.js';
-export * from './refusal-map.js';
-export * from './revoke-op.js';
-export * from './route-table.js';
-export * from './shutdown.js';
-export * from './supervisor.js';
-export * from './supervisor-policy.js';
+export { type AdvertisementOptions, workloadHostAdvertisement } from './advertisement.js';
+export { DEPARTED_CAPACITY } from './departed.js';
+export { HostServiceError, type HostServiceErrorCode } from './errors.js';
+export { DEFAULT_FACTS_TTL_MS, NodeFactsSource, type NodeFactsSourceOptions } from './facts-source.js';
+export { type HostCallContext, HostService, type HostServiceOptions } from './host-service.js';
+export { MAX_EVIDENCE_CHARS, MAX_LOG_BYTES } from './instance-ops.js';
+export type { PlacedInstance, Supervision } from './instance-record.js';
+export { ControllerLease } from './lease.js';
+export { MAX_NONCE_JOURNAL_BYTES, type NonceJournalReport } from './nonce-journal.js';
+export { type ReadinessProbe, readinessProbeFor, TCP_PROBE_TIMEOUT_MS, tcpAccepts } from './readiness.js';
+export type { RecoveryReport } from './recovery.js';
+export {
+  DEFAULT_REFUSAL_WINDOW_MS,
+  DEFAULT_REFUSALS_PER_WINDOW,
+  type RefusalBudgetOptions,
+} from './refusal-budget.js';
+export { Supervisor, type SupervisorEvent } from './supervisor.js';
+export {
+  DEFAULT_SUPERVISOR_POLICY,
+  type SupervisorOptions,
+  type SupervisorPolicy,
+} from './supervisor-policy.js';

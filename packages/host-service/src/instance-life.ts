@@ -1,12 +1,12 @@
-import { ChainKind } from '@heddle/chain';
 import type { JsonValue } from '@heddle/envelope';
 import {
+  ChainKind,
   InstanceLife,
   LifecycleError,
   type LifecycleState,
   type LifecycleTransition,
   lifecyclePayload,
-} from '@heddle/runtime';
+} from '@heddle/model';
 
 /** What chaining a lifecycle transition needs of the host (a `HostState` fits). */
 export interface LifeRecorder {

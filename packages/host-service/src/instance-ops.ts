@@ -1,13 +1,18 @@
-import { type CtlRequest, type JsonValue, Refusal } from '@heddle/envelope';
-import type { RunEvidence } from '@heddle/runtime';
 import {
+  type CtlMethod,
+  type CtlRequest,
   DEFAULT_GRACE_MS,
   DEFAULT_LOG_LINES,
+  type EvidenceView,
+  type HostListingAnswer,
   type InstanceBody,
-  InstanceBodySchema,
-  parseBody,
-  requireInstanceId,
-} from './bodies.js';
+  type LogsAnswer,
+  type MethodAnswer,
+  parseRequestBody,
+  Refusal,
+} from '@heddle/protocol';
+import type { RunEvidence } from '@heddle/runtime';
+import { requireInstanceId } from './bodies.js';
 import type { HostState } from './host-state.js';
 import { moveLife } from './instance-life.js';
 import {
@@ -20,19 +25,43 @@ import {
 import { refusalOf } from './refusal-map.js';
 import { revokedAtStart } from './revoke-op.js';
 
+/** The methods {@link instanceOp} handles. */
+export type InstanceVerb =
+  | 'workload.start'
+  | 'workload.stop'
+  | 'workload.unload'
+  | 'workload.status'
+  | 'workload.logs';
+
+const INSTANCE_VERBS: ReadonlySet<string> = new Set<InstanceVerb>([
+  'workload.start',
+  'workload.stop',
+  'workload.unload',
+  'workload.status',
+  'workload.logs',
+]);
+
+function isInstanceVerb(method: CtlMethod): method is InstanceVerb {
+  return INSTANCE_VERBS.has(method);
+}
+
 /** Most bytes of log lines one `logs` answer carries (the signed response is at most 256 KiB). */
 export const MAX_LOG_BYTES: number = 160 * 1024;
 
 /**
- * `workload.start`, `stop`, `unload`, `status` and `logs` (DESIGN 4): each names an instance this
+ * `workload.start`, `stop`, `unload`, `status` and `logs` (docs/protocol.md section 14.3): each names an instance this
  * host placed (`unknown_instance` otherwise, or for `status` without an id: the listing). Mutations
  * run under the instance's lock, through the WorkloadHost (gated and chained there); a failure is
  * refused with the adapter's or the gate's code.
  */
-export async function instanceOp(state: HostState, req: CtlRequest): Promise<JsonValue> {
-  const body = parseBody(InstanceBodySchema, req.body, req.method);
-  if (req.method === 'workload.status' && body.instance_id === undefined) return listing(state, body);
-  const id = requireInstanceId(body, req.method);
+export async function instanceOp(state: HostState, req: CtlRequest): Promise<MethodAnswer<InstanceVerb>> {
+  const method = req.method;
+  if (!isInstanceVerb(method)) {
+    throw new Refusal('unknown_method', `${method} is not an instance verb`, { authenticated: true });
+  }
+  const body = parseRequestBody(method, req.body);
+  if (method === 'workload.status' && body.instance_id === undefined) return listing(state, body);
+  const id = requireInstanceId(body, method);
   const lookup = (): PlacedInstance => {
     const p = state.instances.get(id);
     if (p !== undefined) return p;
@@ -45,7 +74,7 @@ export async function instanceOp(state: HostState, req: CtlRequest): Promise<Jso
     });
   };
   try {
-    switch (req.method) {
+    switch (method) {
       case 'workload.status': {
         const p = lookup();
         return { instance: instanceView(p, await readStatus(p)) };
@@ -126,33 +155,29 @@ export async function instanceOp(state: HostState, req: CtlRequest): Promise<Jso
           });
           return { instance_id: id, unloaded: true };
         });
-      default:
-        throw new Refusal('unknown_method', `${req.method} is not an instance verb`, { authenticated: true });
     }
   } catch (err) {
     throw refusalOf(err, req.method);
   }
 }
 
-async function listing(state: HostState, body: InstanceBody): Promise<JsonValue> {
-  const instances: JsonValue[] = [];
+async function listing(state: HostState, body: InstanceBody): Promise<HostListingAnswer> {
+  const instances = [];
   for (const p of state.instances.values()) instances.push(instanceView(p, await readStatus(p)));
-  const out: { [key: string]: JsonValue } = {
+  return {
     node: state.nodeId,
     instances,
     in_flight: state.inFlight.list().map((d) => ({ ...d })),
+    ...(body.include_departed === true ? { departed: state.departed.list().map((d) => ({ ...d })) } : {}),
   };
-  if (body.include_departed === true) out.departed = state.departed.list().map((d) => ({ ...d }));
-  return out;
 }
 
-async function logs(p: PlacedInstance, body: InstanceBody): Promise<JsonValue> {
+async function logs(p: PlacedInstance, body: InstanceBody): Promise<LogsAnswer> {
   const all = await p.host.logs(p.handle, body.lines ?? DEFAULT_LOG_LINES);
   // Keep the newest lines that fit the answer.
   const lines: string[] = [];
   let bytes = 0;
-  for (let i = all.length - 1; i >= 0; i--) {
-    const line = all[i] as string;
+  for (const line of all.toReversed()) {
     bytes += Buffer.byteLength(line, 'utf8') + 8;
     if (bytes > MAX_LOG_BYTES) break;
     lines.push(line);
@@ -170,7 +195,7 @@ const cut = (text: string): number =>
   text.length <= MAX_EVIDENCE_CHARS ? 0 : Buffer.byteLength(text.slice(0, -MAX_EVIDENCE_CHARS), 'utf8');
 
 /** Run evidence as it travels (snake case), each output stream cut to its last 32 Ki characters. */
-export function evidenceJson(e: RunEvidence): { [key: string]: JsonValue } {
+export function evidenceJson(e: RunEvidence): EvidenceView {
   return {
     instance_id: e.instanceId,
     args: [...e.args],

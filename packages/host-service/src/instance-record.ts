@@ -1,13 +1,7 @@
-import type { JsonValue } from '@heddle/envelope';
-import type { CogRoute } from '@heddle/package';
-import type {
-  InstanceHandle,
-  InstanceLife,
-  InstanceState,
-  InstanceStatus,
-  RunMode,
-  WorkloadHost,
-} from '@heddle/runtime';
+import type { CogRoute, InstanceLife, RunMode } from '@heddle/model';
+import type { AdapterStatus, ConfigValue, InstanceView } from '@heddle/protocol';
+import type { InstanceHandle, InstanceState, InstanceStatus, WorkloadHost } from '@heddle/runtime';
+import { messageOf } from './errors.js';
 
 /** An instance this host placed: what it came from, who asked, and what the operator wants of it. */
 export interface PlacedInstance {
@@ -24,7 +18,7 @@ export interface PlacedInstance {
   readonly manifestHash: string;
   readonly mode: RunMode;
   /** The config values it was placed with (the supervisor's TCP readiness probe reads `port`). */
-  readonly values: Readonly<Record<string, JsonValue>>;
+  readonly values: Readonly<Record<string, ConfigValue>>;
   /** The decision id of the place or load that produced it. */
   readonly decisionId: string;
   /** The controller that placed it (node id). */
@@ -75,15 +69,16 @@ export function isContinuous(mode: RunMode): boolean {
 }
 
 /** An adapter status as it travels (snake case, only the fields that are set). */
-export function statusJson(status: InstanceStatus): { [key: string]: JsonValue } {
-  const out: { [key: string]: JsonValue } = { state: status.state };
-  if (status.pid !== undefined) out.pid = status.pid;
-  if (status.startedAtMs !== undefined) out.started_at_ms = status.startedAtMs;
-  if (status.lastExitCode !== undefined) out.last_exit_code = status.lastExitCode;
-  if (status.lastSignal !== undefined) out.last_signal = status.lastSignal;
-  if (status.runs !== undefined) out.runs = status.runs;
-  if (status.detail !== undefined) out.detail = status.detail;
-  return out;
+export function statusJson(status: InstanceStatus): AdapterStatus {
+  return {
+    state: status.state,
+    ...(status.pid === undefined ? {} : { pid: status.pid }),
+    ...(status.startedAtMs === undefined ? {} : { started_at_ms: status.startedAtMs }),
+    ...(status.lastExitCode === undefined ? {} : { last_exit_code: status.lastExitCode }),
+    ...(status.lastSignal === undefined ? {} : { last_signal: status.lastSignal }),
+    ...(status.runs === undefined ? {} : { runs: status.runs }),
+    ...(status.detail === undefined ? {} : { detail: status.detail }),
+  };
 }
 
 /** The adapter's status of `p`, or `unknown` with the reason when the adapter cannot say. */
@@ -92,12 +87,12 @@ export async function readStatus(p: PlacedInstance): Promise<InstanceStatus> {
     return await p.host.status(p.handle);
   } catch (err) {
     const state: InstanceState = 'unknown';
-    return { instanceId: p.instanceId, state, detail: `status failed: ${(err as Error).message}` };
+    return { instanceId: p.instanceId, state, detail: `status failed: ${messageOf(err)}` };
   }
 }
 
 /** One instance as `status` and `place` report it (docs/protocol.md, "Method bodies"). */
-export function instanceView(p: PlacedInstance, status: InstanceStatus): { [key: string]: JsonValue } {
+export function instanceView(p: PlacedInstance, status: InstanceStatus): InstanceView {
   return {
     instance_id: p.instanceId,
     workload: p.name,

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { InstanceLife } from '@heddle/runtime';
+import { InstanceLife } from '@heddle/model';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newSupervision, type PlacedInstance } from './instance-record.js';
 import { INSTANCES_FILE, InstanceStore, storedInstanceOf } from './instance-store.js';

@@ -1,9 +1,17 @@
 import { renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { type JsonValue, parseJson, readTextBounded, writeFileAtomic } from '@heddle/envelope';
-import { COG_ROUTES, type CogRoute } from '@heddle/package';
-import { LIFECYCLE_STATES, type LifecycleState, MAX_INTERVAL_SECS, type RunMode } from '@heddle/runtime';
+import { parseJson, readTextBounded, writeFileAtomic } from '@heddle/envelope';
+import {
+  COG_ROUTES,
+  type CogRoute,
+  LIFECYCLE_STATES,
+  type LifecycleState,
+  type RunMode,
+  RunModeSchema,
+} from '@heddle/model';
+import { type ConfigValue, ConfigValuesSchema } from '@heddle/protocol';
 import { z } from 'zod';
+import { errnoOf, messageOf } from './errors.js';
 import type { PlacedInstance } from './instance-record.js';
 
 /** The file a host keeps its instances in, under its data directory. */
@@ -34,7 +42,7 @@ export interface StoredInstance {
   /** The held package it runs (`<data_dir>/packages/<manifest hash>/`, verified again on adoption). */
   readonly manifest_hash: string;
   readonly mode: RunMode;
-  readonly values: Readonly<Record<string, JsonValue>>;
+  readonly values: Readonly<Record<string, ConfigValue>>;
   readonly decision_id: string;
   readonly last_decision_id: string;
   readonly requester: string;
@@ -56,12 +64,6 @@ export interface InstancesFile {
 const Hash = z.string().regex(/^[0-9a-f]{64}$/);
 const Id = z.string().min(1).max(128);
 
-const RunModeSchema: z.ZodType<RunMode> = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('once') }),
-  z.strictObject({ type: z.literal('interval'), secs: z.int().min(1).max(MAX_INTERVAL_SECS) }),
-  z.strictObject({ type: z.literal('listener') }),
-]);
-
 const StoredInstanceSchema: z.ZodType<StoredInstance> = z.strictObject({
   instance_id: Id,
   handle: z.strictObject({
@@ -69,7 +71,7 @@ const StoredInstanceSchema: z.ZodType<StoredInstance> = z.strictObject({
     runtime: Id,
     workload_id: Id,
     version: Id,
-    store_installed: z.boolean().optional(),
+    store_installed: z.boolean().exactOptional(),
   }),
   route: z.enum(COG_ROUTES),
   name: Id,
@@ -78,7 +80,7 @@ const StoredInstanceSchema: z.ZodType<StoredInstance> = z.strictObject({
   package_id: Hash,
   manifest_hash: Hash,
   mode: RunModeSchema,
-  values: z.record(z.string(), z.json()) as z.ZodType<Readonly<Record<string, JsonValue>>>,
+  values: ConfigValuesSchema,
   decision_id: z.string().max(128),
   last_decision_id: z.string().max(128),
   requester: z.string().max(128),
@@ -170,14 +172,14 @@ export class InstanceStore {
     try {
       text = readTextBounded(this.path, MAX_INSTANCES_FILE_BYTES);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { instances: [] };
-      return this.#setAside(`cannot read ${this.path}: ${(err as Error).message}`);
+      if (errnoOf(err) === 'ENOENT') return { instances: [] };
+      return this.#setAside(`cannot read ${this.path}: ${messageOf(err)}`);
     }
     let value: unknown;
     try {
       value = parseJson(text, { maxBytes: MAX_INSTANCES_FILE_BYTES });
     } catch (err) {
-      return this.#setAside(`${this.path}: ${(err as Error).message}`);
+      return this.#setAside(`${this.path}: ${messageOf(err)}`);
     }
     const r = InstancesFileSchema.safeParse(value);
     if (!r.success) {

@@ -1,11 +1,11 @@
-import type { LifecycleState } from '@heddle/runtime';
+import type { LifecycleState } from '@heddle/model';
 import { HostServiceError } from './errors.js';
 import type { HostState } from './host-state.js';
 import { moveLife } from './instance-life.js';
 import { isContinuous, type PlacedInstance, readStatus } from './instance-record.js';
 
 /**
- * The opt-in controller lease of a host (DESIGN 10): when no controller was heard from for `leaseMs`,
+ * The opt-in controller lease of a host (docs/lifecycle.md, "At most once, with a lease"): when no controller was heard from for `leaseMs`,
  * the continuous instances controllers placed here are stopped (see {@link leaseStopInstance}). Any
  * verified request from a controller other than this node renews it. Time is an input: the lease
  * starts at `startMs` as if a controller had just been heard from.

@@ -1,13 +1,12 @@
 import { closeSync, fdatasyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { HEX32_RE, readTextBounded, writeFileAtomic } from '@heddle/envelope';
 import {
-  HEX32_RE,
   MAX_CLOCK_SKEW_MS,
   NonceGuard,
   type NonceGuardOptions,
   type NonceJournalSink,
-  readTextBounded,
-  writeFileAtomic,
-} from '@heddle/envelope';
+} from '@heddle/protocol';
+import { errnoOf } from './errors.js';
 
 /** Largest journal file read at start-up (about 8 times a full memory of 65,536 nonces). */
 export const MAX_NONCE_JOURNAL_BYTES: number = 32 * 1024 * 1024;
@@ -115,7 +114,7 @@ export class NonceJournal implements NonceJournalSink {
     try {
       text = readTextBounded(path, MAX_NONCE_JOURNAL_BYTES);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
+      const code = errnoOf(err);
       if (code === 'file_too_large')
         text = '\u0000'; // unusable: set aside below
       else if (code !== 'ENOENT') throw err;
@@ -127,15 +126,18 @@ export class NonceJournal implements NonceJournalSink {
     let keptAs: string | undefined;
     if (text !== undefined) {
       const lines = text.split('\n');
+      // cast: split() always returns at least one element, so pop() has one.
       const last = lines.pop() as string; // '' when the file ends with a newline
       if (last !== '') tornLine = true;
       for (let i = 0; i < lines.length; i++) {
+        // cast: i is within the array's bounds.
         const m = LINE_RE.exec(lines[i] as string);
         if (m === null) {
           reason = `line ${i + 1} is not "<32 hex> <ms>"`;
           break;
         }
         const until = Number(m[2]);
+        // cast: LINE_RE has one capture group, set whenever it matches.
         if (until > nowMs) live.push([m[1] as string, until]);
       }
       if (reason !== undefined) {

@@ -1,15 +1,16 @@
 import { join } from 'node:path';
-import { type CtlRequest, type JsonValue, Refusal } from '@heddle/envelope';
+import { deriveInstanceId, parseVariantName } from '@heddle/model';
 import type { ObtainedPackage, PackageFetcher } from '@heddle/package';
 import {
-  deriveInstanceId,
-  type InstanceHandle,
-  type WorkloadHost,
-  workloadFromPackage,
-} from '@heddle/runtime';
+  type CtlRequest,
+  type PlaceAnswer,
+  type PlaceBody,
+  parseRequestBody,
+  Refusal,
+} from '@heddle/protocol';
+import { type InstanceHandle, type WorkloadHost, workloadFromPackage } from '@heddle/runtime';
 import type { FetchOptions } from '@heddle/wire';
 import { WireError } from '@heddle/wire';
-import { type PlaceBody, PlaceBodySchema, parseBody, routeOfVariant } from './bodies.js';
 import { HOST_KINDS, type HostState } from './host-state.js';
 import { moveLife, moveLifeThrough, newLife } from './instance-life.js';
 import {
@@ -31,7 +32,7 @@ const refuse = (code: Refusal['code'], reason: string, field?: string): Refusal 
   new Refusal(code, reason, { authenticated: true, ...(field === undefined ? {} : { field }) });
 
 /**
- * `workload.place` and `workload.load` (DESIGN 10): checks the body; picks the route's adapter (none:
+ * `workload.place` and `workload.load` (docs/protocol.md section 14.2): checks the body; picks the route's adapter (none:
  * `admission`); fetches the package over the call's connection unless it is held, and verifies it
  * against this node's anchors, kinds and revocations (`fetch` / `verify`); requires the package id to
  * be the placed name and the chosen variant to be the one this node's adapter would run; loads through
@@ -48,7 +49,7 @@ export async function placeWorkload(
   req: CtlRequest,
   call: PlaceCall,
   fetchOptions: FetchOptions,
-): Promise<JsonValue> {
+): Promise<PlaceAnswer> {
   const decisionId = req.decision_id ?? '';
   const acceptedAtMs = state.now();
   const leave = state.inFlight.enter(decisionId, req.method, acceptedAtMs);
@@ -56,7 +57,11 @@ export async function placeWorkload(
   let placed = false;
   try {
     const listAtStart = state.revocations.version;
-    const body = parseBody(PlaceBodySchema, req.body, req.method);
+    const method = req.method;
+    if (method !== 'workload.place' && method !== 'workload.load') {
+      throw refuse('unknown_method', `${method} is not a place`);
+    }
+    const body = parseRequestBody(method, req.body);
     if (req.method === 'workload.load' && body.start) {
       throw refuse(
         'invalid_request',
@@ -64,11 +69,11 @@ export async function placeWorkload(
         'body.start',
       );
     }
-    const route = routeOfVariant(body.variant);
+    const route = parseVariantName(body.variant)?.route;
     if (route === undefined) {
       throw refuse(
         'invalid_request',
-        `body.variant: ${body.variant} names no route (native, wasi, container)`,
+        `body.variant: ${body.variant} is not a variant name (<arch>-<route>, a known arch and route that go together)`,
         'body.variant',
       );
     }
@@ -193,7 +198,12 @@ interface FreshPlace {
   };
 }
 
-async function fresh(state: HostState, req: CtlRequest, body: PlaceBody, f: FreshPlace): Promise<JsonValue> {
+async function fresh(
+  state: HostState,
+  req: CtlRequest,
+  body: PlaceBody,
+  f: FreshPlace,
+): Promise<PlaceAnswer> {
   const { host, instanceId, obtained, times } = f;
   // The instance id is known only once the package is verified: the steps before the load are
   // chained now, in the order they happened, each with its own time.
@@ -291,7 +301,7 @@ async function again(
   body: PlaceBody,
   p: PlacedInstance,
   obtained: ObtainedPackage,
-): Promise<JsonValue> {
+): Promise<PlaceAnswer> {
   let started = false;
   if (req.method === 'workload.place' && body.start) {
     const status = await readStatus(p);
@@ -319,7 +329,7 @@ async function report(
   obtained: ObtainedPackage,
   started: boolean,
   alreadyPlaced: boolean,
-): Promise<JsonValue> {
+): Promise<PlaceAnswer> {
   const status = await readStatus(p);
   // The instance is listed (and maybe running): a record that cannot be chained must not turn the
   // answer into a refusal, or the controller would place it elsewhere too. It is reported instead.

@@ -2,9 +2,10 @@
 // holder, the same chain) re-adopts what the first placed, as a restarted daemon would.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AllowListPolicy, toHex } from '@heddle/envelope';
+import { toHex } from '@heddle/envelope';
 import { Gate } from '@heddle/gate';
 import { RevocationHolder, RevocationList, TrustAnchors } from '@heddle/package';
+import { AllowListPolicy } from '@heddle/protocol';
 import { hostCogArch, NativeRuntime, processStartTime, WasiRuntime, WorkloadHost } from '@heddle/runtime';
 import { WireServer } from '@heddle/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,5 @@
 import type { JsonValue } from '@heddle/envelope';
+import { canTransition, InstanceLife, type LifecycleState } from '@heddle/model';
 import {
   type CogBody,
   type KindRegistry,
@@ -7,15 +8,13 @@ import {
   verifyPackage,
 } from '@heddle/package';
 import {
-  canTransition,
   type InstanceHandle,
-  InstanceLife,
   type InstanceState,
-  type LifecycleState,
   type RuntimeWorkload,
   type WorkloadRuntime,
   workloadFromPackage,
 } from '@heddle/runtime';
+import { messageOf } from './errors.js';
 import { type HostState, REVOCATION_GRACE_MS } from './host-state.js';
 import { moveLife } from './instance-life.js';
 import { isContinuous, newSupervision, type PlacedInstance, readStatus } from './instance-record.js';
@@ -48,7 +47,7 @@ export interface RecoveryReport {
 }
 
 /**
- * Re-adopts the instances a previous run of this host placed (DESIGN 10, crash recovery): for each
+ * Re-adopts the instances a previous run of this host placed (docs/host.md, "Restarts and re-adoption"): for each
  * record of `<data_dir>/instances.json`, checks the revocation list first (revoked: torn down through
  * the adapter, not gated, chained, forgotten); rebuilds the workload from the held package, verified
  * again against this node's anchors and revocations; and adopts it through its route's WorkloadHost
@@ -65,7 +64,7 @@ export async function recoverInstances(state: HostState, options: RecoveryOption
     adopted: RecoveryReport['adopted'][number][];
     lost: RecoveryReport['lost'][number][];
     revoked: RecoveryReport['revoked'][number][];
-    problem?: RecoveryReport['problem'];
+    problem?: NonNullable<RecoveryReport['problem']>;
   } = { adopted: [], lost: [], revoked: [] };
   if (loaded.problem !== undefined) {
     report.problem = { reason: loaded.problem.reason, kept_as: loaded.problem.keptAs ?? null };
@@ -89,7 +88,7 @@ export async function recoverInstances(state: HostState, options: RecoveryOption
       forgotten.add(rec.manifest_hash);
       report.lost.push({
         instance_id: rec.instance_id,
-        reason: `recovery failed: ${(err as Error)?.message}`,
+        reason: `recovery failed: ${messageOf(err)}`,
       });
     }
   }
@@ -156,8 +155,9 @@ async function recoverOne(state: HostState, o: RecoveryOptions, rec: StoredInsta
     }
   }
   if (revokedWhy !== undefined) return tearDownRevoked(state, o, rec, handle, life, revokedWhy, extra);
+  if (workload === undefined) return lose('package unusable: it could not be read');
   try {
-    await host.adopt(handle, workload as RuntimeWorkload);
+    await host.adopt(handle, workload);
   } catch (err) {
     const r = refusalOf(err, 'adopt');
     return lose(`not adopted (${r.code}): ${r.reason}`);
@@ -191,6 +191,7 @@ async function recoverOne(state: HostState, o: RecoveryOptions, rec: StoredInsta
   if (target !== placed.life.state) {
     if (!canTransition(placed.life.state, target)) {
       // The stored state cannot lead there directly: the restart lost track of it, then found it.
+      // cast: the record is built here, before anyone else holds it; its readonly life is set once.
       (placed as { life: InstanceLife }).life = new InstanceLife(rec.instance_id, 'lost', state.now());
     }
     await moveLife(state, placed, target, `readopted after a restart (adapter: ${status.state})`, extra);
@@ -215,7 +216,7 @@ async function abandon(
     return (await adapter.abandon(handle, REVOCATION_GRACE_MS)) ? '; its process was stopped' : '';
   } catch (err) {
     state.onError(err);
-    return `; its process could not be stopped: ${(err as Error)?.message ?? String(err)}`;
+    return `; its process could not be stopped: ${messageOf(err)}`;
   }
 }
 
@@ -276,7 +277,7 @@ async function tearDownRevoked(
       await host.adapter.unload(handle);
     } catch (err) {
       // Nothing left to adopt (a WASI run died with the host) is already down.
-      note = `${why}; teardown: ${(err as Error)?.message ?? String(err)}`;
+      note = `${why}; teardown: ${messageOf(err)}`;
     }
   }
   const forced = { ...extra, forced_by_revocation: note.slice(0, 300) };

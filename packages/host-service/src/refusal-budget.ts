@@ -13,7 +13,7 @@ export interface RefusalBudgetOptions {
 
 /**
  * Bounds how many refusals of unauthenticated requests reach the chain, so a flood of forged or
- * garbage requests cannot grow the audit chain without limit (DESIGN 4: about 16 a minute). The
+ * garbage requests cannot grow the audit chain without limit (about 16 a minute, docs/protocol.md section 14.5). The
  * window is fixed: it starts at the first refusal after the previous window ended. A refusal over
  * the budget is counted, not chained; the next one chained carries that count as `suppressed`.
  */

@@ -1,5 +1,5 @@
-import { Refusal } from '@heddle/envelope';
 import { PackageError } from '@heddle/package';
+import { Refusal } from '@heddle/protocol';
 import { RuntimeError, type RuntimeErrorCode } from '@heddle/runtime';
 import { WireError, type WireErrorCode } from '@heddle/wire';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
-import { Refusal, type RefusalCode } from '@heddle/envelope';
 import { PackageError } from '@heddle/package';
+import { Refusal, type RefusalCode } from '@heddle/protocol';
 import { RuntimeError } from '@heddle/runtime';
 import { WireError } from '@heddle/wire';
 

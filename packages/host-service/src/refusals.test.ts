@@ -1,7 +1,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CallFailure, toHex } from '@heddle/envelope';
+import { toHex } from '@heddle/envelope';
 import { RevocationList } from '@heddle/package';
+import { CallFailure } from '@heddle/protocol';
 import { hostCogArch } from '@heddle/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -60,6 +61,9 @@ describe('refusals of verified requests, each with its code and the field named'
     [{ ...placeBody('0'.repeat(64), NATIVE), extra: 1 }, 'body'],
     [placeBody('0'.repeat(64), NATIVE, { name: '../etc' }), 'body.name'],
     [{ ...placeBody('0'.repeat(64), 'x86_64-kvm') }, 'body.variant'],
+    // a known route after an unknown arch, and a route that does not go with its arch
+    [{ ...placeBody('0'.repeat(64), 'mips-native') }, 'body.variant'],
+    [{ ...placeBody('0'.repeat(64), 'wasm32-native') }, 'body.variant'],
   ])('invalid_request for a bad place body %#', async (body, field) => {
     const r = await refusal(place(body));
     expect(r.code).toBe('invalid_request');

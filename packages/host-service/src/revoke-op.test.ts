@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CallFailure, type JsonValue } from '@heddle/envelope';
+import type { JsonValue } from '@heddle/envelope';
 import { RevocationList } from '@heddle/package';
+import { CallFailure } from '@heddle/protocol';
 import { hostCogArch } from '@heddle/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -1,34 +1,8 @@
-import { ChainKind } from '@heddle/chain';
-import { type CtlRequest, type JsonValue, Refusal } from '@heddle/envelope';
-import {
-  PackageError,
-  RevocationList,
-  type RevocationListFile,
-  RevocationListFileSchema,
-} from '@heddle/package';
-import { z } from 'zod';
-import { parseBody } from './bodies.js';
+import { ChainKind } from '@heddle/model';
+import { PackageError, RevocationList } from '@heddle/package';
+import { type CtlRequest, parseRequestBody, Refusal, type RevokeAnswer } from '@heddle/protocol';
 import type { HostState } from './host-state.js';
 import type { PlacedInstance } from './instance-record.js';
-
-/** Body of `workload.revoke` (docs/protocol.md, "workload.revoke"). */
-export interface RevokeBody {
-  /** The signed revocation list (`heddle.revocation-list.v1`, the file `heddle revoke` writes). */
-  readonly list: RevocationListFile;
-}
-
-/** Schema of {@link RevokeBody}. */
-export const RevokeBodySchema: z.ZodType<RevokeBody> = z.strictObject({ list: RevocationListFileSchema });
-
-/** What `workload.revoke` answers. */
-export interface RevokeResult {
-  /** The generation the host holds after the call. */
-  readonly generation: number;
-  /** False when the host already held this list (nothing was written). */
-  readonly applied: boolean;
-  /** The instances torn down because the list in force revokes them. */
-  readonly torn_down: string[];
-}
 
 /** The key the list writes are serialised under in the host's {@link HostState.locks}. */
 export const REVOKE_LOCK = '#revocation-list';
@@ -37,7 +11,7 @@ const refuse = (code: Refusal['code'], reason: string, field?: string): Refusal 
   new Refusal(code, reason, { authenticated: true, ...(field === undefined ? {} : { field }) });
 
 /**
- * `workload.revoke` (DESIGN 10, revocation on notice): checks the signed list of the body against
+ * `workload.revoke` (docs/protocol.md section 14.4, docs/trust-and-revocation.md): checks the signed list of the body against
  * `trustedKeys` (this node's own trust anchors' operator keys, never the controller's) and refuses
  * (`verify`, naming `body.list.<field>`) a list they do not sign; hands it to the holder's
  * `RevocationHolder.accept` (`@heddle/package`), so it refuses (`governance`, naming
@@ -53,8 +27,8 @@ export async function revokeOp(
   state: HostState,
   req: CtlRequest,
   trustedKeys: readonly string[],
-): Promise<JsonValue> {
-  const body = parseBody(RevokeBodySchema, req.body, req.method);
+): Promise<RevokeAnswer> {
+  const body = parseRequestBody('workload.revoke', req.body);
   const holder = state.revocations;
   if (holder.path === undefined) {
     throw refuse('runtime', 'workload.revoke: this host keeps no revocation file', 'body.list');
@@ -92,7 +66,6 @@ export async function revokeOp(
     }
     return { applied: changed, tornDown: await state.enforceRevocations() };
   });
-  const result: RevokeResult = { generation: list.generation, applied, torn_down: tornDown };
   await state.recordOrReport(ChainKind.revoke, {
     node: state.nodeId,
     requester: req.requester,
@@ -103,7 +76,7 @@ export async function revokeOp(
     applied,
     torn_down: [...tornDown],
   });
-  return { generation: result.generation, applied: result.applied, torn_down: [...result.torn_down] };
+  return { generation: list.generation, applied, torn_down: [...tornDown] };
 }
 
 /** The codes of `RevocationHolder.accept` that refuse the list itself (`governance`); the rest are faults (`runtime`). */

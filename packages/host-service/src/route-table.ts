@@ -1,4 +1,4 @@
-import { COG_ROUTES, type CogRoute } from '@heddle/package';
+import { COG_ROUTES, type CogRoute, isCogRoute } from '@heddle/model';
 import type { WorkloadHost } from '@heddle/runtime';
 import { HostServiceError } from './errors.js';
 
@@ -11,7 +11,7 @@ export function routeTable(hosts: Iterable<WorkloadHost>): ReadonlyMap<CogRoute,
   const table = new Map<CogRoute, WorkloadHost>();
   for (const host of hosts) {
     const route = host.adapter.route;
-    if (!(COG_ROUTES as readonly string[]).includes(route)) {
+    if (!isCogRoute(route)) {
       throw new HostServiceError(
         'invalid_config',
         `routes: ${route} is not a cog route (${COG_ROUTES.join(', ')})`,
@@ -20,12 +20,12 @@ export function routeTable(hosts: Iterable<WorkloadHost>): ReadonlyMap<CogRoute,
         },
       );
     }
-    if (table.has(route as CogRoute)) {
+    if (table.has(route)) {
       throw new HostServiceError('invalid_config', `routes: two adapters for the ${route} route`, {
         field: 'routes',
       });
     }
-    table.set(route as CogRoute, host);
+    table.set(route, host);
   }
   return table;
 }

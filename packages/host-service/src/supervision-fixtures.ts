@@ -4,9 +4,10 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
-import { AllowListPolicy, type JsonValue, toHex } from '@heddle/envelope';
+import { type JsonValue, toHex } from '@heddle/envelope';
 import { Gate } from '@heddle/gate';
 import { RevocationHolder, RevocationList, TrustAnchors } from '@heddle/package';
+import { AllowListPolicy } from '@heddle/protocol';
 import { NativeRuntime, WorkloadHost } from '@heddle/runtime';
 import { WireServer } from '@heddle/wire';
 import { HostService } from './host-service.js';

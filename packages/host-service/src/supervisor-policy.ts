@@ -27,7 +27,7 @@ export interface SupervisorOptions {
 /** A {@link SupervisorOptions} with every default filled in. */
 export type SupervisorPolicy = Required<SupervisorOptions>;
 
-/** The defaults of DESIGN 10: checks every 1 s; 3 restarts per 10 minutes; 1 s doubling to 30 s, +-20%. */
+/** The defaults (docs/host.md, "Supervision and the controller lease"): checks every 1 s; 3 restarts per 10 minutes; 1 s doubling to 30 s, +-20%. */
 export const DEFAULT_SUPERVISOR_POLICY: Readonly<SupervisorPolicy> = Object.freeze({
   intervalMs: 1_000,
   maxRestarts: 3,
@@ -61,6 +61,7 @@ const INTEGER_BOUNDS: Readonly<
 export function supervisorPolicy(options: SupervisorOptions = {}): SupervisorPolicy {
   const p: SupervisorPolicy = { ...DEFAULT_SUPERVISOR_POLICY };
   for (const [key, value] of Object.entries(options)) {
+    // cast: copy each given option onto the defaults by its key (the keys are SupervisorOptions').
     if (value !== undefined) (p as unknown as Record<string, unknown>)[key] = value;
   }
   const bad = (field: string, why: string): never => {
@@ -69,6 +70,7 @@ export function supervisorPolicy(options: SupervisorOptions = {}): SupervisorPol
     });
   };
   for (const [field, [lo, hi]] of Object.entries(INTEGER_BOUNDS)) {
+    // cast: Object.keys of INTEGER_BOUNDS are its keys.
     const v = p[field as keyof typeof INTEGER_BOUNDS];
     if (!Number.isSafeInteger(v) || v < lo || v > hi)
       bad(field, `expected an integer from ${lo} to ${hi}, got ${v}`);

@@ -1,4 +1,5 @@
 import type { InstanceStatus } from '@heddle/runtime';
+import { messageOf } from './errors.js';
 import type { HostState } from './host-state.js';
 import { moveLife } from './instance-life.js';
 import { isContinuous, type PlacedInstance, readStatus } from './instance-record.js';
@@ -50,7 +51,7 @@ const describeExit = (s: InstanceStatus): string => {
 };
 
 /**
- * A host's supervisor (DESIGN 10, docs/host.md "Supervision and the controller lease"). Every
+ * A host's supervisor (docs/host.md "Supervision and the controller lease"). Every
  * `intervalMs` (sooner when a restart falls due) it checks each instance under its lock, so that it
  * never interleaves with a request on it:
  *
@@ -175,6 +176,7 @@ export class Supervisor {
     if (this.#stopped || state.instances.get(p.instanceId) !== p) return;
     const now = state.now();
     const window = p.supervision.restartsAtMs;
+    // cast: window.length > 0, so window[0] exists.
     while (window.length > 0 && (window[0] as number) <= now - this.#policy.windowMs) window.shift();
     if (leaseExpired && leaseApplies(p, state.nodeId)) {
       try {
@@ -285,7 +287,7 @@ export class Supervisor {
       if (status.state === 'running') await p.host.stop(p.handle, policy.stopGraceMs);
       await p.host.start(p.handle);
     } catch (err) {
-      this.#event(p, 'restart_failed', `restart ${n} failed: ${(err as Error)?.message ?? String(err)}`);
+      this.#event(p, 'restart_failed', `restart ${n} failed: ${messageOf(err)}`);
       await this.#afterFailure(p);
       return;
     }

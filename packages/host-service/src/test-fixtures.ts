@@ -5,19 +5,21 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
 import {
-  AllowListPolicy,
-  type CtlMethod,
-  createRequest,
   type JsonValue,
   type KeyPair,
   keyPairFromSecret,
   nodeIdFromPublicKey,
-  type SignedCtl,
-  signRequest,
   toHex,
 } from '@heddle/envelope';
 import { Gate, type Policy, parsePolicy } from '@heddle/gate';
 import { buildCogPackage, RevocationHolder, RevocationList, TrustAnchors } from '@heddle/package';
+import {
+  AllowListPolicy,
+  type CtlMethod,
+  createRequest,
+  type SignedCtl,
+  signRequest,
+} from '@heddle/protocol';
 import { NativeRuntime, WasiRuntime, WorkloadHost } from '@heddle/runtime';
 import { type CallOptions, type CallResult, DirPackageSource, WireServer, WireSession } from '@heddle/wire';
 import { HostService, type HostServiceOptions } from './host-service.js';

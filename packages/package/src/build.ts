@@ -14,9 +14,10 @@ import {
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createBlake3, fsyncDir, type KeyPair, writeFileAtomic } from '@heddle/envelope';
+import { parseVariantName } from '@heddle/model';
 import type { CogBody, CogVariant } from './cog.js';
 import { defaultKindRegistry } from './cog.js';
-import { COG_SOURCE_FILE, MAX_COG_SOURCE_BYTES, parseCogSource, parseVariantName } from './cog-source.js';
+import { COG_SOURCE_FILE, MAX_COG_SOURCE_BYTES, parseCogSource } from './cog-source.js';
 import { PackageError } from './errors.js';
 import { encodeEnvelope, type PackageEnvelope, type PackageFile } from './format.js';
 import {

@@ -1,18 +1,14 @@
 import { errorMessage, parseJson } from '@heddle/envelope';
+import { COG_ARCHES, COG_ROUTES, parseVariantName } from '@heddle/model';
 import { z } from 'zod';
 import {
-  COG_ARCHES,
-  COG_ROUTES,
-  type CogArch,
   type CogConsoleCommand,
   CogConsoleSchema,
   CogIdSchema,
   type CogResources,
   CogResourcesSchema,
-  type CogRoute,
   CogSourceUrlSchema,
   CogVersionSchema,
-  routeFitsArch,
 } from './cog.js';
 import { type CogConfigSchema, CogConfigSchemaSchema } from './cog-config.js';
 import { PackageError, zodIssue } from './errors.js';
@@ -76,19 +72,6 @@ export const CogSourceSchema: z.ZodType<CogSource> = z
       }
     }
   });
-
-/** Splits a variant name `<arch>-<route>`; undefined when either part is unknown or they do not go together. */
-export function parseVariantName(name: string): { arch: CogArch; route: CogRoute } | undefined {
-  const dash = name.lastIndexOf('-');
-  if (dash <= 0) return undefined;
-  // cast: checked against COG_ARCHES just below (undefined when unknown)
-  const arch = name.slice(0, dash) as CogArch;
-  // cast: checked against COG_ROUTES just below (undefined when unknown)
-  const route = name.slice(dash + 1) as CogRoute;
-  if (!COG_ARCHES.includes(arch) || !COG_ROUTES.includes(route)) return undefined;
-  if (!routeFitsArch(arch, route)) return undefined;
-  return { arch, route };
-}
 
 /** Parses `cog.json` text strictly. Throws `source_invalid` naming the field. */
 export function parseCogSource(text: string): CogSource {

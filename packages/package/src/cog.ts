@@ -1,27 +1,10 @@
+import { COG_ARCHES, COG_ROUTES, type CogArch, type CogRoute, routeFitsArch } from '@heddle/model';
 import { z } from 'zod';
 import { type CogConfigSchema, CogConfigSchemaSchema } from './cog-config.js';
 import { type PackageFile, PackageFileSchema } from './format.js';
 import { type KindDefinition, KindRegistry } from './kind-registry.js';
 import { MAX_FILES } from './limits.js';
 import { pathListProblem } from './paths.js';
-
-/** The routes a cog variant can take; the route selects the host's runtime adapter. */
-export const COG_ROUTES: readonly ['native', 'wasi', 'container'] = ['native', 'wasi', 'container'] as const;
-
-/** A route of {@link COG_ROUTES}. */
-export type CogRoute = (typeof COG_ROUTES)[number];
-
-/** The CPU architectures a cog variant may name. */
-export const COG_ARCHES: readonly ['aarch64', 'x86_64', 'armv7', 'riscv64', 'wasm32'] = [
-  'aarch64',
-  'x86_64',
-  'armv7',
-  'riscv64',
-  'wasm32',
-] as const;
-
-/** An architecture of {@link COG_ARCHES}. */
-export type CogArch = (typeof COG_ARCHES)[number];
 
 /** One variant of a cog: its route, its architecture and the file the route runs. */
 export interface CogVariant {
@@ -73,11 +56,6 @@ export const COG_ID_RE: RegExp = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 /** A version: `MAJOR.MINOR.PATCH` with an optional `-prerelease` (`[0-9A-Za-z.-]`), at most 64 characters. */
 export const VERSION_RE: RegExp =
   /^(?:0|[1-9][0-9]{0,8})\.(?:0|[1-9][0-9]{0,8})\.(?:0|[1-9][0-9]{0,8})(?:-[0-9A-Za-z.-]{1,32})?$/;
-
-/** True when `route` may go with `arch`: the `wasi` route goes with `wasm32` and only with it. */
-export function routeFitsArch(arch: CogArch, route: CogRoute): boolean {
-  return (route === 'wasi') === (arch === 'wasm32');
-}
 
 /** Schema of a cog id (shared by the body and `cog.json`). */
 export const CogIdSchema: z.ZodType<string> = z

@@ -4,9 +4,7 @@ import * as api from './index.js';
 
 /** The value exports of the main entry, sorted. */
 const VALUES: readonly string[] = [
-  'COG_ARCHES',
   'COG_ID_RE',
-  'COG_ROUTES',
   'COG_SOURCE_FILE',
   'CogBodySchema',
   'CogVersionSchema',
@@ -75,13 +73,11 @@ const VALUES: readonly string[] = [
 const TYPES: readonly string[] = [
   'BuildOptions',
   'BuildResult',
-  'CogArch',
   'CogBody',
   'CogConfigField',
   'CogConfigSchema',
   'CogConsoleCommand',
   'CogResources',
-  'CogRoute',
   'CogSource',
   'CogVariant',
   'ContentStoreOptions',
@@ -103,14 +99,10 @@ const TYPES: readonly string[] = [
   'PieceReader',
   'PieceVerifierOptions',
   'ReadEnvelopeOptions',
-  'RevocationCheck',
   'RevocationEntry',
   'RevocationHolderOptions',
   'RevocationInput',
-  'RevocationKind',
   'RevocationListFile',
-  'RevocationRefs',
-  'RevokedSubject',
   'SaveRevocationOptions',
   'SignListOptions',
   'SizeLimits',

@@ -1,10 +1,8 @@
 export type { BuildOptions, BuildResult } from './build.js';
 export { buildCogPackage } from './build.js';
-export type { CogArch, CogBody, CogConsoleCommand, CogResources, CogRoute, CogVariant } from './cog.js';
+export type { CogBody, CogConsoleCommand, CogResources, CogVariant } from './cog.js';
 export {
-  COG_ARCHES,
   COG_ID_RE,
-  COG_ROUTES,
   CogBodySchema,
   CogVersionSchema,
   cogKind,
@@ -53,14 +51,7 @@ export {
   pieceLength,
   pieceMapToJson,
 } from './pieces.js';
-export type {
-  RevocationCheck,
-  RevocationEntry,
-  RevocationInput,
-  RevocationKind,
-  RevocationRefs,
-  RevokedSubject,
-} from './revocation.js';
+export type { RevocationEntry, RevocationInput } from './revocation.js';
 export { NO_REVOCATIONS, signRevocationEntry } from './revocation.js';
 export type { SaveRevocationOptions } from './revocation-generation.js';
 export {

@@ -10,6 +10,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { blake3Hex, utf8 } from '@heddle/envelope';
+import type { RevocationCheck } from '@heddle/model';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { BuildResult } from './build.js';
@@ -20,7 +21,6 @@ import type { KindDefinition, KindRegistry } from './kind-registry.js';
 import { ENVELOPE_FILE, PACKAGE_SCHEMA } from './limits.js';
 import { readEnvelope } from './manifest.js';
 import { type PackageFetcher, VerifiedPackageStore } from './package-store.js';
-import type { RevocationCheck } from './revocation.js';
 import { NO_REVOCATIONS } from './revocation.js';
 import { signEnvelope } from './sign.js';
 import { anchorsFor, buildSigned, fixedKeys, sampleSource, tempDir } from './test-fixtures.js';

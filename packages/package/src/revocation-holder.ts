@@ -1,6 +1,6 @@
 import { blake3Hex, utf8 } from '@heddle/envelope';
+import type { RevocationCheck, RevocationRefs, RevokedSubject } from '@heddle/model';
 import { PackageError } from './errors.js';
-import type { RevocationCheck, RevocationRefs, RevokedSubject } from './revocation.js';
 import { readGenerationMark, rollbackError } from './revocation-generation.js';
 import { checkGenerationStep, RevocationList } from './revocation-list.js';
 

@@ -13,17 +13,14 @@ import {
   verifyWithDomain,
   writeFileAtomic,
 } from '@heddle/envelope';
+import type { RevocationCheck, RevocationKind, RevocationRefs, RevokedSubject } from '@heddle/model';
 import { z } from 'zod';
 import { PackageError, zodIssue } from './errors.js';
 import { hex64, hex128 } from './hex.js';
 import {
-  type RevocationCheck,
   type RevocationEntry,
   RevocationEntrySchema,
   type RevocationInput,
-  type RevocationKind,
-  type RevocationRefs,
-  type RevokedSubject,
   signRevocationEntry,
   verifyRevocationEntry,
 } from './revocation.js';

@@ -7,38 +7,18 @@ import {
   toHex,
   verifyWithDomain,
 } from '@heddle/envelope';
+import {
+  REVOCATION_KINDS,
+  type RevocationCheck,
+  type RevocationKind,
+  type RevokedSubject,
+} from '@heddle/model';
 import { z } from 'zod';
 import { PackageError, zodIssue } from './errors.js';
 import { hex64, hex128 } from './hex.js';
 
-/** What a revocation names: a package id, a signer's public key or an artifact (file content) hash. */
-export type RevocationKind = 'package' | 'signer' | 'artifact';
-
 /** The `schema` field of the message a revocation entry's signature covers. */
 export const REVOCATION_ENTRY_SCHEMA = 'heddle.revocation.entry.v1';
-
-/** The references of a workload that a revocation list is checked against. */
-export interface RevocationRefs {
-  /** The package id (BLAKE3 of the statement), hex. */
-  readonly packageId?: string;
-  /** Public keys (hex) of the signers that vouched for it. */
-  readonly signerKeys: readonly string[];
-  /** BLAKE3 hashes (hex) of its files. */
-  readonly artifactHashes: readonly string[];
-}
-
-/** The first reference found revoked; `list-unavailable` when the list failed closed. */
-export interface RevokedSubject {
-  readonly kind: RevocationKind | 'list-unavailable';
-  readonly ref: string;
-  readonly reason?: string;
-}
-
-/** Anything that can say whether a workload's references are revoked (a `RevocationList`, or a test double). */
-export interface RevocationCheck {
-  /** The first revoked reference among `refs` (package, then signers, then artifacts), or undefined. */
-  firstRevoked(refs: RevocationRefs): RevokedSubject | undefined;
-}
 
 /**
  * A {@link RevocationCheck} that revokes nothing, for a caller that deliberately verifies without a
@@ -66,7 +46,7 @@ export interface RevocationEntry {
 
 /** Schema of one entry. */
 export const RevocationEntrySchema: z.ZodType<RevocationEntry> = z.strictObject({
-  kind: z.enum(['package', 'signer', 'artifact']),
+  kind: z.enum(REVOCATION_KINDS),
   ref: hex64(),
   revoked_at_ms: z.int().nonnegative(),
   reason: z.string().max(200).exactOptional(),

@@ -1,12 +1,12 @@
 import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DomainTag, errorMessage, fromHex, verifyWithDomain } from '@heddle/envelope';
+import type { RevocationCheck, RevocationRefs } from '@heddle/model';
 import { PackageError } from './errors.js';
 import { type FileDigest, hashHandle, openPackageFile } from './file-hash.js';
 import type { PackageFile } from './format.js';
 import { type ParsedPackage, type ReadEnvelopeOptions, readEnvelope } from './manifest.js';
 import { inspectPackagePath } from './paths.js';
-import type { RevocationCheck, RevocationRefs } from './revocation.js';
 import type { TrustAnchors } from './trust.js';
 
 /** A file of a verified package. */

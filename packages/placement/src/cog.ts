@@ -1,9 +1,9 @@
+import { NODE_TIERS, type NodeTier } from '@heddle/model';
 import { z } from 'zod';
 import { PlacementError } from './errors.js';
 import { parseOrThrow } from './parse.js';
 import type { PlacementRequest, RequestResources, RequestVariant } from './request.js';
 import type { Requirement } from './requirement.js';
-import { TRUST_TIERS, type TrustTier } from './vocabulary.js';
 
 /**
  * The part of a cog package body placement reads (structural: `@heddle/package` is not imported).
@@ -27,7 +27,7 @@ export interface CogSpecInput {
   /** Resources the cog takes. */
   readonly resources: { readonly cpu_pct: number; readonly ram_mb: number };
   /** Lowest operator trust tier it may run on. */
-  readonly min_tier?: TrustTier;
+  readonly min_tier?: NodeTier;
 }
 
 /** What a cog needs, as the engine reads it. */
@@ -37,7 +37,7 @@ export interface CogRequirements {
   /** Memory and CPU. */
   readonly resources: RequestResources;
   /** Minimum tier. */
-  readonly min_tier: TrustTier;
+  readonly min_tier: NodeTier;
 }
 
 /** Schema of {@link CogSpecInput} (extra body fields are ignored, the named ones checked). */
@@ -67,7 +67,7 @@ export const CogSpecInputSchema: z.ZodType<CogSpecInput> = z.object({
       .min(0)
       .max(1 << 30),
   }),
-  min_tier: z.enum(TRUST_TIERS).exactOptional(),
+  min_tier: z.enum(NODE_TIERS).exactOptional(),
 });
 
 const ARCH_ALIASES: Readonly<Record<string, string>> = { arm64: 'aarch64', amd64: 'x86_64', x64: 'x86_64' };
@@ -172,13 +172,13 @@ export interface CogRequestOptions
     'workload' | 'package_id' | 'allow_emulation' | 'pin' | 'prefer' | 'avoid' | 'spread' | 'previous_nodes'
   > {
   /** Raise the minimum tier above the cog's own (never lowers it). */
-  readonly min_tier?: TrustTier;
+  readonly min_tier?: NodeTier;
 }
 
 /** A complete placement request for a cog (validated cog spec plus the caller's options). */
 export function cogPlacementRequest(cog: unknown, options: CogRequestOptions): PlacementRequest {
   const r = cogRequirements(cog);
-  const rank = (t: TrustTier): number => TRUST_TIERS.indexOf(t);
+  const rank = (t: NodeTier): number => NODE_TIERS.indexOf(t);
   const minTier =
     options.min_tier !== undefined && rank(options.min_tier) > rank(r.min_tier)
       ? options.min_tier

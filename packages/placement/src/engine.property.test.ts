@@ -1,3 +1,4 @@
+import { NODE_TIERS } from '@heddle/model';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Capability } from './capability.js';
@@ -9,7 +10,7 @@ import { type PlacementRequest, PlacementRequestSchema, parsePlacementRequest } 
 import type { Predicate, Requirement } from './requirement.js';
 import { PlacementState } from './state.js';
 import { type NodeInput, PlacementView, type ViewNode } from './view.js';
-import { CAPABILITY_STATES, LIVENESS_VALUES, PROVENANCES, TRUST_TIERS } from './vocabulary.js';
+import { CAPABILITY_STATES, LIVENESS_VALUES, PROVENANCES } from './vocabulary.js';
 
 const NOW = 10_000;
 
@@ -38,7 +39,7 @@ const nodeArb = (i: number): fc.Arbitrary<NodeInput> =>
   fc
     .record({
       arch: fc.constantFrom('aarch64', 'x86_64'),
-      tier: fc.constantFrom(...TRUST_TIERS),
+      tier: fc.constantFrom(...NODE_TIERS),
       liveness: fc.constantFrom('alive', 'alive', 'alive', ...LIVENESS_VALUES),
       memory: fc.integer({ min: 0, max: 2048 }),
       cores: fc.integer({ min: 1, max: 4 }),
@@ -105,7 +106,7 @@ const requestArb: fc.Arbitrary<PlacementRequest> = fc
     arch: fc.constantFrom('aarch64', 'x86_64'),
     memory: fc.integer({ min: 0, max: 1024 }),
     cpu: fc.integer({ min: 0, max: 200 }),
-    tier: fc.constantFrom(...TRUST_TIERS),
+    tier: fc.constantFrom(...NODE_TIERS),
     feed: fc.option(feedReqArb),
     emulated: fc.boolean(),
     allow: fc.boolean(),
@@ -196,7 +197,7 @@ function eligibleTier(
 ): number {
   const u = state.usage(n.node_id);
   if (state.isNodeRevoked(n.node_id) || n.liveness !== 'alive' || NOW >= n.expires_at_ms) return -1;
-  if (rank(TRUST_TIERS, n.tier) < rank(TRUST_TIERS, req.min_tier ?? 'discovered')) return -1;
+  if (rank(NODE_TIERS, n.tier) < rank(NODE_TIERS, req.min_tier ?? 'discovered')) return -1;
   const mem = req.resources?.memory_mb ?? 0;
   if (mem > 0 && (u?.memory_mb ?? 0) + mem > Math.max(0, n.memory_mb)) return -1;
   if ((u?.cpu_pct ?? 0) + (req.resources?.cpu_pct ?? 0) > n.cpu_capacity) return -1;

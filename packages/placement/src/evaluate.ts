@@ -1,3 +1,4 @@
+import { NODE_TIERS } from '@heddle/model';
 import type { ConstraintFailure, GovernanceInput, GovernanceVerdict } from './decision.js';
 
 /** Fast-path failure codes: `-(1 + index in CONSTRAINTS)`. */
@@ -19,7 +20,6 @@ import { checkRequirement } from './requirement.js';
 import { labelRequirementLines, requirementLine } from './requirement-lines.js';
 import type { NodeUsage, PlacementState } from './state.js';
 import type { ViewNode } from './view.js';
-import { TRUST_TIERS } from './vocabulary.js';
 
 /** Everything phase A reads for one decision. */
 export interface EvalContext {
@@ -71,7 +71,7 @@ export function evaluateNode(ctx: EvalContext, node: ViewNode, out: ConstraintFa
     failed = true;
     out.push({
       constraint: 'tier',
-      detail: `${node.tier} is below the required ${TRUST_TIERS[prep.minTierRank]}`,
+      detail: `${node.tier} is below the required ${NODE_TIERS[prep.minTierRank]}`,
     });
   }
   if (ctx.workloadRevoked) {

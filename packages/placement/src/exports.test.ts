@@ -21,7 +21,6 @@ const VALUES: readonly string[] = [
   'PlacementView',
   'REQUIREMENT_REASONS',
   'SignedNodeFactsSchema',
-  'TRUST_TIERS',
   'checkRequirement',
   'cogPlacementRequest',
   'cogRequirements',
@@ -40,7 +39,6 @@ const VALUES: readonly string[] = [
   'placeAndReserve',
   'requirementFailureText',
   'signNodeFacts',
-  'tierRank',
   'verifyNodeFacts',
   'viewFromCache',
 ];
@@ -92,7 +90,6 @@ const TYPES: readonly string[] = [
   'ScoringWeights',
   'Selector',
   'SignedNodeFacts',
-  'TrustTier',
   'UnplaceableDecision',
   'VerifiedNodeFacts',
   'ViewFromCacheOptions',

@@ -1,7 +1,8 @@
+import type { NodeTier } from '@heddle/model';
 import type { Capability } from './capability.js';
 import { PlacementError } from './errors.js';
 import { type SignedNodeFacts, verifyNodeFacts } from './facts.js';
-import { minProvenance, type Provenance, type TrustTier } from './vocabulary.js';
+import { minProvenance, type Provenance } from './vocabulary.js';
 
 /** One node's facts as the cache holds them: verified, provenance capped, with the operator's tier. */
 export interface CachedFacts {
@@ -10,7 +11,7 @@ export interface CachedFacts {
   /** The node's key (hex); later facts must be signed by the same key. */
   readonly public_key: string;
   /** Trust tier the operator assigned (never one the node claimed). */
-  readonly tier: TrustTier;
+  readonly tier: NodeTier;
   /** Sequence number of the held facts. */
   readonly seq: number;
   /** When they were issued (node clock, Unix ms). */
@@ -31,7 +32,7 @@ export interface FactsCacheOptions {
    * Strongest provenance believed from remote facts, per operator tier (default: discovered
    * `claimed`, paired `probed`, pinned `measured`). Local facts (`local: true`) are not capped.
    */
-  readonly provenanceCap?: Partial<Readonly<Record<TrustTier, Provenance>>>;
+  readonly provenanceCap?: Partial<Readonly<Record<NodeTier, Provenance>>>;
   /** How far ahead of the local clock facts may be issued (default 30 s). */
   readonly maxClockSkewMs?: number;
 }
@@ -44,14 +45,14 @@ export interface InsertFactsOptions {
    * Trust tier the operator assigns to this node. When absent, a known node keeps its tier and a new
    * one is `discovered`.
    */
-  readonly tier?: TrustTier;
+  readonly tier?: NodeTier;
   /** The key the operator pinned for this node (hex): facts signed by any other key are refused. */
   readonly expectedKey?: string;
   /** These are this process's own facts (not capped). */
   readonly local?: boolean;
 }
 
-const DEFAULT_CAP: Readonly<Record<TrustTier, Provenance>> = {
+const DEFAULT_CAP: Readonly<Record<NodeTier, Provenance>> = {
   discovered: 'claimed',
   paired: 'probed',
   pinned: 'measured',
@@ -75,7 +76,7 @@ export class NodeFactsCache {
    */
   readonly #highWater = new Map<string, number>();
   readonly #maxNodes: number;
-  readonly #cap: Readonly<Record<TrustTier, Provenance>>;
+  readonly #cap: Readonly<Record<NodeTier, Provenance>>;
   readonly #skew: number;
 
   constructor(options: FactsCacheOptions = {}) {
@@ -161,7 +162,7 @@ export class NodeFactsCache {
    * Sets the operator-assigned tier of a held node (and re-applies the provenance cap of that tier).
    * Throws `unknown_node` when the node is not held.
    */
-  setTier(nodeId: string, tier: TrustTier): void {
+  setTier(nodeId: string, tier: NodeTier): void {
     const held = this.#entries.get(nodeId);
     if (held === undefined)
       throw new PlacementError('unknown_node', `no facts held for ${nodeId}`, { field: 'node_id' });

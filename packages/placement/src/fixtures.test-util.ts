@@ -1,8 +1,9 @@
 // Builders shared by the tests (not exported from the package).
+import type { NodeTier } from '@heddle/model';
 import type { Capability } from './capability.js';
 import type { PlacementRequest } from './request.js';
 import type { NodeInput } from './view.js';
-import type { Liveness, Provenance, TrustTier } from './vocabulary.js';
+import type { Liveness, Provenance } from './vocabulary.js';
 
 /** A capability with defaults. */
 export function cap(id: string, more: Partial<Capability> = {}): Capability {
@@ -12,7 +13,7 @@ export function cap(id: string, more: Partial<Capability> = {}): Capability {
 /** Options of {@link node}. */
 export interface NodeOpts {
   arch?: string;
-  tier?: TrustTier;
+  tier?: NodeTier;
   liveness?: Liveness;
   memory?: number;
   cores?: number;

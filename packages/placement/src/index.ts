@@ -52,14 +52,7 @@ export type { EngineScratch, NodeInput, ViewNode } from './view.js';
 export { PlacementView } from './view.js';
 export type { ViewFromCacheOptions } from './view-cache.js';
 export { viewFromCache } from './view-cache.js';
-export type { CapabilityState, ExecutionTier, Liveness, Provenance, TrustTier } from './vocabulary.js';
-export {
-  CAPABILITY_STATES,
-  EXECUTION_TIERS,
-  LIVENESS_VALUES,
-  PROVENANCES,
-  TRUST_TIERS,
-  tierRank,
-} from './vocabulary.js';
+export type { CapabilityState, ExecutionTier, Liveness, Provenance } from './vocabulary.js';
+export { CAPABILITY_STATES, EXECUTION_TIERS, LIVENESS_VALUES, PROVENANCES } from './vocabulary.js';
 export type { ScoringWeights } from './weights.js';
 export { DEFAULT_WEIGHTS, parseWeights } from './weights.js';

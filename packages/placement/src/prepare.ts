@@ -1,5 +1,6 @@
+import { tierRank } from '@heddle/model';
 import type { PlacementRequest, RequestVariant, Selector } from './request.js';
-import { executionRank, tierRank } from './vocabulary.js';
+import { executionRank } from './vocabulary.js';
 
 /**
  * A request digested once for the engine. Cached by the request's content (its JSON text), never by

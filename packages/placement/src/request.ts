@@ -1,8 +1,9 @@
+import { NODE_TIERS, type NodeTier } from '@heddle/model';
 import { z } from 'zod';
 import { CapabilityIdSchema } from './capability.js';
 import { parseOrThrow } from './parse.js';
 import { type Requirement, RequirementSchema } from './requirement.js';
-import { EXECUTION_TIERS, type ExecutionTier, TRUST_TIERS, type TrustTier } from './vocabulary.js';
+import { EXECUTION_TIERS, type ExecutionTier } from './vocabulary.js';
 
 /** One way to run the workload: a named variant, how it runs, and what it needs of a node. */
 export interface RequestVariant {
@@ -49,7 +50,7 @@ export interface PlacementRequest {
   /** Resources. */
   readonly resources?: RequestResources;
   /** Lowest operator trust tier acceptable (default `discovered`). */
-  readonly min_tier?: TrustTier;
+  readonly min_tier?: NodeTier;
   /** Emulated variants may be chosen (default false). */
   readonly allow_emulation?: boolean;
   /** Place on this node or fail naming the constraints it fails. */
@@ -104,7 +105,7 @@ export const PlacementRequestSchema: z.ZodType<PlacementRequest> = z.strictObjec
         .exactOptional(),
     })
     .exactOptional(),
-  min_tier: z.enum(TRUST_TIERS).exactOptional(),
+  min_tier: z.enum(NODE_TIERS).exactOptional(),
   allow_emulation: z.boolean().exactOptional(),
   pin: name.exactOptional(),
   prefer: z.array(SelectorSchema).max(64).exactOptional(),

@@ -1,6 +1,6 @@
+import { tierRank } from '@heddle/model';
 import type { Capability } from './capability.js';
 import type { NodeInput, ViewNode } from './view.js';
-import { tierRank } from './vocabulary.js';
 
 const EMPTY_LABELS: Readonly<Record<string, string>> = Object.freeze({});
 

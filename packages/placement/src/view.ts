@@ -1,16 +1,17 @@
+import { NODE_TIERS, type NodeTier } from '@heddle/model';
 import { z } from 'zod';
 import { type Capability, CapabilityListSchema } from './capability.js';
 import { PlacementError } from './errors.js';
 import { parseOrThrow } from './parse.js';
 import { deriveViewNode } from './view-node.js';
-import { LIVENESS_VALUES, type Liveness, TRUST_TIERS, type TrustTier } from './vocabulary.js';
+import { LIVENESS_VALUES, type Liveness } from './vocabulary.js';
 
 /** One node as the engine's caller describes it. */
 export interface NodeInput {
   /** Node id. */
   readonly node_id: string;
   /** Operator-assigned trust tier. */
-  readonly tier: TrustTier;
+  readonly tier: NodeTier;
   /** Liveness at the time of the view. */
   readonly liveness: Liveness;
   /** Capabilities (from verified facts). */
@@ -30,7 +31,7 @@ export interface ViewNode {
   /** Node id. */
   readonly node_id: string;
   /** Operator-assigned trust tier and its rank. */
-  readonly tier: TrustTier;
+  readonly tier: NodeTier;
   /** Rank of `tier` (discovered 0, paired 1, pinned 2). */
   readonly tierRank: number;
   /** Liveness. */
@@ -64,7 +65,7 @@ export const NodeInputSchema: z.ZodType<NodeInput> = z.strictObject({
     .min(1)
     .max(128)
     .regex(/^[0-9a-z][0-9a-z._-]*$/, 'expected a node id'),
-  tier: z.enum(TRUST_TIERS),
+  tier: z.enum(NODE_TIERS),
   liveness: z.enum(LIVENESS_VALUES),
   capabilities: CapabilityListSchema,
   expires_at_ms: z.int().nonnegative().exactOptional(),

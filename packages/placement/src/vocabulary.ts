@@ -1,6 +1,6 @@
 /**
- * The closed vocabularies of placement: provenance, capability state, trust tier, liveness and
- * execution tier, each with its order.
+ * The closed vocabularies of placement: provenance, capability state, liveness and execution tier,
+ * each with its order (node tiers are `@heddle/model`'s).
  */
 
 /** How a capability is known, weakest first: claimed by the node, probed on the node, measured. */
@@ -17,11 +17,6 @@ export const CAPABILITY_STATES: readonly ['available', 'busy', 'reserved', 'degr
 ];
 /** One of {@link CAPABILITY_STATES}. */
 export type CapabilityState = (typeof CAPABILITY_STATES)[number];
-
-/** Trust tiers an operator assigns to a node, lowest first. A node never assigns its own. */
-export const TRUST_TIERS: readonly ['discovered', 'paired', 'pinned'] = ['discovered', 'paired', 'pinned'];
-/** One of {@link TRUST_TIERS}. */
-export type TrustTier = (typeof TRUST_TIERS)[number];
 
 /** Liveness of a node. Only `alive` nodes are placed on. */
 export const LIVENESS_VALUES: readonly ['alive', 'suspect', 'dead', 'unknown'] = [
@@ -49,11 +44,6 @@ export type ExecutionTier = (typeof EXECUTION_TIERS)[number];
 /** Rank of a provenance: claimed 0, probed 1, measured 2. */
 export function provenanceRank(p: Provenance): number {
   return p === 'measured' ? 2 : p === 'probed' ? 1 : 0;
-}
-
-/** Rank of a trust tier: discovered 0, paired 1, pinned 2. */
-export function tierRank(t: TrustTier): number {
-  return t === 'pinned' ? 2 : t === 'paired' ? 1 : 0;
 }
 
 /** Rank of an execution tier: native 0 (best), dev_fallback 1, emulated 2. */

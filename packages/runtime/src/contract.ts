@@ -1,3 +1,4 @@
+import type { NetworkLevel } from '@heddle/model';
 import type { Capability } from '@heddle/placement';
 import type { RuntimeWorkload, WorkloadConfig } from './workload.js';
 
@@ -86,9 +87,6 @@ export type ControlMode = 'managed' | 'adopted';
 /** How the adapter reaches what it drives: in-process/local, TLS with a pinned key, or plain HTTP. */
 export type LinkSecurity = 'local' | 'tls_pinned' | 'plain_local_link';
 
-/** The most network an instance gets (the gate's `network` context): `none < lan < egress`. */
-export type NetworkExposure = 'none' | 'lan' | 'egress';
-
 /** A workload that must be stopped for a console run (it holds the sensor feed). */
 export interface Preemption {
   readonly registry: string;
@@ -105,7 +103,7 @@ export interface Preemption {
 }
 
 /**
- * The runtime contract (DESIGN section 9). One adapter per route; the WorkloadHost wraps one adapter
+ * The runtime contract (docs/runtimes.md, "The contract"). One adapter per route; the WorkloadHost wraps one adapter
  * and gates and chains every transition, so adapters do neither. Every method refuses with a
  * `RuntimeError` (`admission`, `runtime`, `unknown_instance`, `invalid_config`).
  */
@@ -161,7 +159,7 @@ export interface WorkloadRuntime {
   logs(handle: InstanceHandle, lines: number): Promise<readonly string[]>;
   controlMode(): ControlMode;
   linkSecurity(): LinkSecurity;
-  networkExposure(): NetworkExposure;
+  networkExposure(): NetworkLevel;
   /** Workloads that must stop for a console run of this instance (none for most adapters). */
   consolePreemptions(handle: InstanceHandle): Promise<readonly Preemption[]>;
   preempt(preemption: Preemption): Promise<void>;

@@ -1,4 +1,5 @@
 import type { JsonValue } from '@heddle/envelope';
+import { MAX_INTERVAL_SECS, type RunMode } from '@heddle/model';
 import { type CogBody, type StorePin, storePinRef, type VerifiedWorkload } from '@heddle/package';
 import { RuntimeError } from './errors.js';
 
@@ -71,15 +72,6 @@ export function workloadFromStorePin(
     artifactHashes: pin.sha256 === undefined ? [] : [pin.sha256],
   };
 }
-
-/** How a cog instance runs: once to completion, every `secs` seconds, or continuously (a listener). */
-export type RunMode =
-  | { readonly type: 'once' }
-  | { readonly type: 'interval'; readonly secs: number }
-  | { readonly type: 'listener' };
-
-/** The longest interval between runs, in seconds (one day). */
-export const MAX_INTERVAL_SECS = 86_400;
 
 /**
  * Checks a run mode from untrusted input, the same for every adapter: `interval.secs` must be an

@@ -51,6 +51,7 @@ function boundedExtras(value: Record<string, unknown>, known: readonly string[])
 
 const optional = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
 const defined = <T extends Record<string, unknown>>(o: T): T =>
+  // cast: the same object without its undefined fields
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 
 const STATUS_KEYS = ['device_id', 'uptime_secs', 'epoch', 'paired', 'roles'];
@@ -130,6 +131,7 @@ export const PairAnswerSchema: z.ZodType<{ token: string }> = z
     message: 'expected a bearer token under token (or pairing_token)',
     path: ['token'],
   })
+  // cast: the refine above requires one of token and pairing_token
   .transform((v) => ({ token: (v.token ?? v.pairing_token) as string }));
 
 /** One store cog. The sha256 is normalized to lower case. */
@@ -261,13 +263,12 @@ export function cleanSeedMessage(message: string): string {
  * `POST /api/v1/apps/install` -> `{status: "installed" | "already_installed"}` (documented at the MCP
  * level): `already` when the Seed says the cog was installed before; anything else reads as installed.
  */
-export const InstallAnswerSchema: z.ZodType<'installed' | 'already_installed'> = z
-  .unknown()
-  .transform((v) =>
-    typeof v === 'object' && v !== null && (v as { status?: unknown }).status === 'already_installed'
-      ? 'already_installed'
-      : 'installed',
-  );
+export const InstallAnswerSchema: z.ZodType<'installed' | 'already_installed'> = z.unknown().transform((v) =>
+  // cast: a non-null object: its status is read and compared only
+  typeof v === 'object' && v !== null && (v as { status?: unknown }).status === 'already_installed'
+    ? 'already_installed'
+    : 'installed',
+);
 
 /** Any JSON answer of a write that has nothing to return (the content is ignored). */
 export const AckSchema: z.ZodType<unknown> = z.unknown();

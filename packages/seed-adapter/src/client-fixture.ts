@@ -59,6 +59,7 @@ export async function startTestServer(
     s.on('close', () => sockets.delete(s));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // cast: a listening TCP server has an AddressInfo address
   const port = (server.address() as AddressInfo).port;
   const result: TestSeedServer = {
     url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,

@@ -56,6 +56,7 @@ function exchange(t: SeedTarget, call: SeedCall<unknown>, what: string, payload?
       clearTimeout(timer);
       socket?.destroy();
       if (err) reject(err);
+      // cast: the answer was built by this function with every field of Answer
       else resolve(answer as Answer);
     };
     const timer = setTimeout(
@@ -220,6 +221,7 @@ function tooBig(what: string, max: number, status: number): SeedError {
 }
 
 function errCode(err: unknown): string {
+  // cast: socket errors carry an errno code
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code.slice(0, 64) : 'error';
 }

@@ -97,6 +97,7 @@ export function removeToken(path: string): boolean {
 }
 
 function reason(err: unknown): string {
+  // cast: fs errors carry an errno code
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : 'error';
 }

@@ -1,4 +1,4 @@
-// The client against the answers shared/seed-api-reference.md documents, verbatim where it gives them.
+// The client against the answers the Seed's public API documents give, verbatim where it gives them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendJson, startTestServer, type TestSeedServer } from './client-fixture.js';
 import { SeedClient } from './seed-client.js';

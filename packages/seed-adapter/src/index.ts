@@ -1,29 +1,37 @@
-export * from './api-schemas.js';
-export { type SeedCall, seedRequest } from './client-http.js';
-export { checkApiPath, type HttpMethod, type SeedTarget, seedTarget } from './client-target.js';
-export * from './credentials.js';
-export * from './errors.js';
-export * from './pairing.js';
-export * from './seed-admission.js';
-export * from './seed-api.js';
-export * from './seed-client.js';
-export * from './seed-console.js';
-export * from './seed-evidence.js';
-export * from './seed-install.js';
-export * from './seed-instance.js';
-export * from './seed-lifecycle.js';
-export * from './seed-load.js';
-export * from './seed-pins.js';
-export * from './seed-runtime.js';
-export * from './simulator/seed-simulator.js';
-export * from './simulator/sim-cli.js';
+export { isValidToken, loadToken, redact, removeToken, SEED_TOKEN_RE, saveToken } from './credentials.js';
+export { SeedError, type SeedErrorCode } from './errors.js';
 export {
-  DEFAULT_CATALOG,
-  type NoAnswerMode,
-  type SeedSimulatorOptions,
-  type SimInstalledCog,
-  type SimRequest,
-  storeCog,
-} from './simulator/sim-types.js';
-export * from './spki.js';
-export * from './test-tls.js';
+  type PairSeedOptions,
+  type PairSeedResult,
+  pairSeed,
+  type UnpairSeedResult,
+  unpairSeed,
+} from './pairing.js';
+export { SEED_ARCH, SEED_RUNTIME_ID } from './seed-admission.js';
+export type {
+  CogConfig,
+  CogLogs,
+  CogManifest,
+  ConsoleResult,
+  InstalledCog,
+  PairStatus,
+  SeedApi,
+  SeedIdentity,
+  SeedStatus,
+  StoreCog,
+} from './seed-api.js';
+export { SeedClient, type SeedClientOptions } from './seed-client.js';
+export { SYNTHETIC_FEED_NOTE } from './seed-console.js';
+export { SeedInstallUnsureError, SeedStrandedInstallError } from './seed-install.js';
+export { SeedApiFailure } from './seed-instance.js';
+export {
+  parseSeedPins,
+  readSeedPinsFile,
+  SEED_PIN_LIMITS,
+  SEED_REGISTRY,
+  type SeedPin,
+  SeedPinSchema,
+  seedPinWorkload,
+} from './seed-pins.js';
+export { SEED_CONCURRENCY_CAP, SeedApiRuntime, type SeedApiRuntimeOptions } from './seed-runtime.js';
+export { normalizeSpkiPin, spkiSha256, spkiSha256OfKey } from './spki.js';

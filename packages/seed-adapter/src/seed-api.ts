@@ -1,20 +1,20 @@
 /**
- * The Cognitum Seed's HTTP API as this package uses it (DESIGN 11; docs/seed.md). Every response is
+ * The Cognitum Seed's HTTP API as this package uses it (docs/seed.md). Every response is
  * parsed with zod at the boundary (see `api-schemas.ts`); these are the parsed shapes.
  */
 
 /** `GET /api/v1/status` (documented fields, each optional; anything else kept as is, bounded). */
 export interface SeedStatus {
   /** The Seed's device id (a UUID). */
-  readonly device_id?: string;
+  readonly device_id?: string | undefined;
   /** Seconds since boot. */
-  readonly uptime_secs?: number;
+  readonly uptime_secs?: number | undefined;
   /** The current epoch. */
-  readonly epoch?: number;
+  readonly epoch?: number | undefined;
   /** Whether any client is paired. */
-  readonly paired?: boolean;
+  readonly paired?: boolean | undefined;
   /** The Seed's roles (`custody`, `optimizer`, `delivery`, ...). */
-  readonly roles?: readonly string[];
+  readonly roles?: readonly string[] | undefined;
   readonly [key: string]: unknown;
 }
 
@@ -23,22 +23,22 @@ export interface SeedIdentity {
   /** The Seed's own id (a UUID). */
   readonly device_id: string;
   /** Its Ed25519 public key (hex, encoding not confirmed). */
-  readonly public_key?: string;
-  readonly firmware_version?: string;
-  readonly epoch?: number;
+  readonly public_key?: string | undefined;
+  readonly firmware_version?: string | undefined;
+  readonly epoch?: number | undefined;
   readonly [key: string]: unknown;
 }
 
 /** `GET /api/v1/pair/status` (each field optional: a Seed that omits one leaves it unknown). */
 export interface PairStatus {
   /** Whether any client is paired. */
-  readonly paired?: boolean;
+  readonly paired?: boolean | undefined;
   /** Number of paired clients. */
-  readonly client_count?: number;
+  readonly client_count?: number | undefined;
   /** Whether a pairing window is open now. */
-  readonly pairing_window_open?: boolean;
+  readonly pairing_window_open?: boolean | undefined;
   /** Seconds left in the window (0 when closed). */
-  readonly window_remaining_secs?: number;
+  readonly window_remaining_secs?: number | undefined;
 }
 
 /** What the adapter reads of `GET /api/v1/apps/{id}/manifest` (`cog.toml` as JSON). */

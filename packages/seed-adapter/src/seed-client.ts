@@ -247,6 +247,7 @@ export class SeedClient implements SeedApi {
     // A Seed that echoes the token back (in an extra field, a log line) does not get it into our output.
     const token = this.#token;
     if (token === undefined || !JSON.stringify(value ?? null).includes(token)) return value;
+    // cast: redactDeep keeps the shape of the value it copies
     return redactDeep(value, token) as T;
   }
 }

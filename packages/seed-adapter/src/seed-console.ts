@@ -59,6 +59,7 @@ export function syntheticFeedOf(r: ConsoleResult): string | undefined {
   for (const line of r.output) {
     if (!line.startsWith('{') || !SYNTHETIC_RE.test(line)) continue;
     try {
+      // cast: a JSON line of the console output; each field read from it is checked
       const v = JSON.parse(line) as Record<string, unknown>;
       if (v.source === 'synthetic' || v.feed === 'synthetic')
         return `output reports source synthetic: ${line.slice(0, 200)}`;

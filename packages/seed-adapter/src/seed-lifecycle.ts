@@ -21,6 +21,7 @@ export async function stopSeedCog(
   try {
     logs = await seedCall(`logs of ${e.cogId}`, () => api.logs(e.cogId, limits.lines));
   } catch (err) {
+    // cast: a failed logs read is kept as the error it threw (Errors only, from the client)
     logs = err as Error;
   }
   const { output, errors, notes } = logsOrNote(logs);

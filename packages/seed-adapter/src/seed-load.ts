@@ -52,6 +52,7 @@ export function cogConfigOf(values: Readonly<Record<string, JsonValue>>): CogCon
         { field },
       );
     }
+    // cast: the value check above allows only these types
     out[k] = v as string | number | boolean | null;
   }
   return out;

@@ -21,7 +21,7 @@ export interface SeedPin {
   readonly id: string;
   readonly version: string;
   /** SHA-256 of the store's artifact (64 lower-case hex), when the operator pins the content too. */
-  readonly sha256?: string;
+  readonly sha256?: string | undefined;
   /** The only console commands a console run of this cog may send (exact strings). */
   readonly console_commands: readonly string[];
 }
@@ -58,7 +58,8 @@ function issueOf(error: z.ZodError, prefix: string): { field: string; message: s
 export function parseSeedPins(value: unknown): SeedPin[] {
   const list =
     typeof value === 'object' && value !== null && !Array.isArray(value) && 'pins' in value
-      ? (value as { pins: unknown }).pins
+      ? // cast: the typeof/in check above said it is an object with pins
+        (value as { pins: unknown }).pins
       : value;
   if (!Array.isArray(list)) {
     throw new RuntimeError('invalid_config', 'pins: expected an array of pins', { field: 'pins' });
@@ -94,6 +95,7 @@ export async function readSeedPinsFile(path: string): Promise<SeedPin[]> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
+    // cast: fs errors carry an errno code
     const code = (err as { code?: unknown }).code;
     throw new RuntimeError('invalid_config', `pins: cannot read the pins file (${String(code ?? 'error')})`, {
       field: 'pins',

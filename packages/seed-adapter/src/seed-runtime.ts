@@ -1,13 +1,12 @@
+import { deriveInstanceId, type NetworkLevel } from '@heddle/model';
 import type { Capability } from '@heddle/placement';
 import {
   type Admission,
   type ControlMode,
   checkRunMode,
-  deriveInstanceId,
   type InstanceHandle,
   type InstanceStatus,
   type LinkSecurity,
-  type NetworkExposure,
   type Preemption,
   type RunEvidence,
   RuntimeError,
@@ -56,7 +55,7 @@ export interface SeedApiRuntimeOptions {
 }
 
 /**
- * The `remote.api` adapter for a Cognitum Seed (DESIGN 11): drives the Seed's own HTTP API for
+ * The `remote.api` adapter for a Cognitum Seed (docs/seed.md): drives the Seed's own HTTP API for
  * operator-pinned store cogs. Only pinned id@version (and sha256) install; at most `concurrencyCap` cogs
  * run; an install auto-starts, so load stops it and start is explicit; after an install the Seed is read
  * back and anything but the pinned version is undone; unload uninstalls only what this adapter
@@ -260,7 +259,7 @@ export class SeedApiRuntime implements WorkloadRuntime {
   }
 
   /** `egress`: the Seed's firmware, not Heddle, decides what its cogs reach, and the Seed has internet. */
-  networkExposure(): NetworkExposure {
+  networkExposure(): NetworkLevel {
     return 'egress';
   }
 

@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
-import { CallFailure, nodeIdFromPublicKey } from '@heddle/envelope';
+import { nodeIdFromPublicKey } from '@heddle/envelope';
+import { CallFailure } from '@heddle/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WireClient } from './client.js';
 import { WireSession } from './client-session.js';

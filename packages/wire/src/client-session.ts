@@ -1,16 +1,15 @@
+import { errorMessage, type JsonValue } from '@heddle/envelope';
 import {
   CallFailure,
   type CtlMethod,
   type CtlResponse,
-  errorMessage,
   isCtlMethod,
-  type JsonValue,
   lostCallKind,
   ResponseError,
   refusalKind,
   type SignedCtl,
   verifyResponse,
-} from '@heddle/envelope';
+} from '@heddle/protocol';
 import { type RawData, WebSocket } from 'ws';
 import { BinaryKind, encodeBinaryFrame, rawToBuffer } from './binary-frame.js';
 import { CloseCode } from './close-codes.js';

@@ -1,4 +1,4 @@
-import type { SignedCtl } from '@heddle/envelope';
+import type { SignedCtl } from '@heddle/protocol';
 import { type CallOptions, type CallResult, type WireClientOptions, WireSession } from './client-session.js';
 
 /**

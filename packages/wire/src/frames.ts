@@ -1,5 +1,6 @@
-import { MAX_MESSAGE_BYTES, type SignedCtl, SignedCtlSchema, utf8Length } from '@heddle/envelope';
+import { utf8Length } from '@heddle/envelope';
 import { type PieceMapJson, PieceMapJsonSchema } from '@heddle/package';
+import { MAX_MESSAGE_BYTES, type SignedCtl, SignedCtlSchema } from '@heddle/protocol';
 import { z } from 'zod';
 import { MAX_TEXT_FRAME_BYTES } from './limits.js';
 

@@ -1,5 +1,5 @@
-import { MAX_MESSAGE_BYTES } from '@heddle/envelope';
 import { MAX_ENVELOPE_BYTES } from '@heddle/package';
+import { MAX_MESSAGE_BYTES } from '@heddle/protocol';
 
 /**
  * Largest JSON text frame, in UTF-8 bytes: twice {@link MAX_MESSAGE_BYTES} (the signed payload is a

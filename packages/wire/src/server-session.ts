@@ -1,4 +1,4 @@
-import type { SignedCtl } from '@heddle/envelope';
+import type { SignedCtl } from '@heddle/protocol';
 import type { RawData, WebSocket } from 'ws';
 import { BinaryKind, decodeBinaryFrame, rawToBuffer } from './binary-frame.js';
 import { CloseCode } from './close-codes.js';

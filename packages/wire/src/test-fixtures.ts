@@ -3,24 +3,21 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { type JsonValue, type KeyPair, keyPairFromSecret, nodeIdFromPublicKey } from '@heddle/envelope';
+import { type BuildResult, buildCogPackage } from '@heddle/package';
 import {
   AllowListPolicy,
   type CtlMethod,
   claimedRequest,
   createRequest,
-  type JsonValue,
-  type KeyPair,
-  keyPairFromSecret,
   NonceGuard,
-  nodeIdFromPublicKey,
   okOutcome,
   Refusal,
   type SignedCtl,
   signRequest,
   signResponse,
   verifyRequest,
-} from '@heddle/envelope';
-import { type BuildResult, buildCogPackage } from '@heddle/package';
+} from '@heddle/protocol';
 import type { CallContext, CallHandler } from './server-session.js';
 
 /** The controller's keys. */

@@ -7,9 +7,9 @@ import {
   type TransferProgress,
 } from '@heddle/control-plane';
 import type { JsonValue } from '@heddle/envelope';
+import { isGone, NODE_TIERS } from '@heddle/model';
 import { type RevocationListFile, RevocationListFileSchema } from '@heddle/package';
-import { TRUST_TIERS } from '@heddle/placement';
-import { isGone } from '@heddle/runtime';
+import { addSeed } from '@heddle/seed-adapter/controller';
 import { z } from 'zod';
 import { validate } from './body.js';
 import { ApiFailure } from './errors.js';
@@ -49,7 +49,7 @@ export interface Route {
 const Hex64 = z
   .string()
   .regex(/^[0-9a-f]{64}$/, 'expected an Ed25519 public key as 64 lower-case hex characters');
-const Tier = z.enum(TRUST_TIERS, { error: `expected one of ${TRUST_TIERS.join(', ')}` });
+const Tier = z.enum(NODE_TIERS, { error: `expected one of ${NODE_TIERS.join(', ')}` });
 const AddNodeBody = z.strictObject({
   url: z.string().min(1, 'expected a ws:// or wss:// URL').max(2048),
   tier: Tier,
@@ -139,7 +139,7 @@ export const ROUTES: readonly Route[] = [
     path: ['v1', 'nodes', 'seed'],
     handle: async ({ plane, body }) => {
       const b = validate(AddSeedBody, body, 'body');
-      const node = await plane.addSeed(b.url, {
+      const node = await addSeed(plane, b.url, {
         tier: b.tier,
         spki: b.spki,
         tokenFile: b.token_file,

@@ -4,14 +4,16 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Logger } from '@heddle/cli-kit';
-import { SeedSimulator, saveToken, selfSignedCert } from '@heddle/seed-adapter';
+import { openPlane, type TestPlane, tempDir } from '@heddle/control-plane/testing';
+import { saveToken } from '@heddle/seed-adapter';
+import { seedDriver } from '@heddle/seed-adapter/controller';
+import { SeedSimulator, selfSignedCert } from '@heddle/seed-adapter/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPlane, type TestPlane, tempDir } from '../../../../packages/control-plane/src/test-fixtures.js';
 import { ApiServer, type ApiServerOptions } from '../api/server.js';
 import { runCli } from '../cli.js';
+import { NODE_ADD_SEED } from '../defs/node.js';
 import type { CliIo } from '../io.js';
 import { JSON_OUTPUTS } from '../json-schemas.js';
-import { NODE_ADD_SEED } from './node.js';
 
 const TOKEN = 'seed-cli-token-0123456789';
 let sim: SeedSimulator;
@@ -27,7 +29,7 @@ beforeAll(async () => {
     installDelayMs: 20,
     tickMs: 50,
   });
-  p = await openPlane();
+  p = await openPlane(undefined, {}, undefined, { drivers: [seedDriver()] });
   api = await ApiServer.listen({
     plane: p.plane as unknown as ApiServerOptions['plane'],
     token: 'api-token',

@@ -1,4 +1,4 @@
-// The simulator against shared/seed-api-reference.md, point by point (the section is named in each test).
+// The simulator against the Seed's public API documents (docs/seed.md, "The simulator"), point by point (the section is named in each test).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SeedSimulator } from './seed-simulator.js';
 import { call, sleep } from './sim-request.test-util.js';

@@ -24,7 +24,7 @@ type Server = ReturnType<typeof createHttpServer>;
 
 /**
  * A simulated Cognitum Seed: a real node:http / node:https server following the Seed's documented API
- * (`shared/seed-api-reference.md`, point by point): reads open, writes need a paired client's token
+ * (the Seed's public API documents (see docs/seed.md, "The simulator"), point by point): reads open, writes need a paired client's token
  * (`Authorization: Bearer`, or `X-Pairing-Token`), 403 `{error: "not paired..."}` otherwise; installs
  * auto-start and are idempotent (`already_installed`); at most 3 cogs run; a console run takes one of
  * the manifest's `allowed_commands` and falls back to synthetic data, with a warning line, when the
@@ -102,6 +102,7 @@ export class SeedSimulator {
       ? (createHttpsServer(
           { cert: options.https.cert, key: options.https.key },
           handler,
+          // cast: an https server is a net.Server with the same listen/close API
         ) as unknown as Server)
       : createHttpServer(handler);
     const host = options.host ?? '127.0.0.1';
@@ -112,6 +113,7 @@ export class SeedSimulator {
         resolve();
       });
     });
+    // cast: a listening TCP server has an AddressInfo address
     const port = (server.address() as AddressInfo).port;
     const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
     const urlHost = shown.includes(':') ? `[${shown}]` : shown;

@@ -21,7 +21,7 @@ function parse<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
 }
 
 /** `POST /apps/install {id, config?}`. */
-export function parseInstall(body: unknown): { id: string; config?: Record<string, unknown> } {
+export function parseInstall(body: unknown): { id: string; config?: Record<string, unknown> | undefined } {
   return parse(installBody, body, 'install');
 }
 

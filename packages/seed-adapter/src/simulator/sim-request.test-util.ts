@@ -15,7 +15,7 @@ export interface RawAnswer {
 
 /** Options of {@link call}. */
 export interface CallOptions {
-  readonly token?: string;
+  readonly token?: string | undefined;
   /** A JSON body (serialised, with an application/json content type). */
   readonly body?: unknown;
   /** A raw body sent as is (with `contentType`, default application/json). */

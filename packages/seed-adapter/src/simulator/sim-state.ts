@@ -55,7 +55,7 @@ export interface SimConsoleRun {
 const sha = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
 
 /**
- * The simulated Seed's state (shared/seed-api-reference.md): the store, the installed cogs with their
+ * The simulated Seed's state (the Seed's public API documents, see docs/seed.md, "The simulator"): the store, the installed cogs with their
  * logs (1000 lines per stream) and configs (`{}` at install), the paired clients (one token per client
  * name, kept as a SHA-256 hash; a new pairing of the same name replaces its token) and the window.
  */
@@ -330,16 +330,19 @@ function checkConfig(
       if (typeof value !== 'boolean') bad('expected a boolean');
     } else if (knob.type === 'string') {
       if (typeof value !== 'string') bad('expected a string');
+      // cast: the knob type check above said it is a string
       if (knob.allowed !== undefined && !knob.allowed.includes(value as string)) {
         bad(`expected one of ${knob.allowed.join(', ')}`);
       }
     } else {
       if (typeof value !== 'number' || !Number.isFinite(value)) bad(`expected a ${knob.type}`);
+      // cast: the knob type check above said it is a number
       const n = value as number;
       if (knob.type === 'integer' && !Number.isInteger(n)) bad('expected an integer');
       if (knob.min !== undefined && n < knob.min) bad(`at least ${knob.min}`);
       if (knob.max !== undefined && n > knob.max) bad(`at most ${knob.max}`);
     }
+    // cast: checked against its knob type above
     out[key] = value as SimConfigValue;
   }
   return out;

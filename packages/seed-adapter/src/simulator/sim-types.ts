@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { StoreCog } from '../seed-api.js';
 
 /**
- * Options of {@link SeedSimulator.start}. The simulator follows `shared/seed-api-reference.md` (the
+ * Options of {@link SeedSimulator.start}. The simulator follows the Seed's public API documents (see docs/seed.md, "The simulator") (the
  * Seed's public API documents, with how sure each point is); what the documents leave open is a knob
  * here (the cap refusal's status, the pairing window length, 401 or 403, whether reads need a token).
  */

@@ -1,0 +1,187 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import * as driver from './driver.js';
+import * as api from './index.js';
+import * as sqlite from './sqlite.js';
+import * as testing from './testing.js';
+
+// The public surface of each entry of @heddle/control-plane: its value exports, and the names in its type-only
+// export clauses (`export type { ... }` and `type X` specifiers).
+
+/** The sorted names an entry's source exports as types only. */
+function typeNames(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/export\s+(type\s+)?\{([^}]*)\}/g)) {
+    for (const raw of (m[2] ?? '').split(',')) {
+      const s = raw.trim();
+      if (s === '') continue;
+      const name =
+        (s.startsWith('type ') ? s.slice(5) : s)
+          .split(/\s+as\s+/)
+          .pop()
+          ?.trim() ?? '';
+      if (m[1] !== undefined || s.startsWith('type ')) out.push(name);
+    }
+  }
+  return out.sort();
+}
+
+describe('@heddle/control-plane (src/index.ts)', () => {
+  it('value exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(api).sort()).toEqual([
+      'ALERT_KIND',
+      'Caller',
+      'ControlPlane',
+      'DEFAULT_PLANE_CONFIG',
+      'HOST_NODE_KIND',
+      'IDEMPOTENCY_KEY_PATTERN',
+      'IDEMPOTENCY_KEY_TTL_MS',
+      'PLACEMENT_STATES',
+      'PLANE_CHAIN_SOURCE',
+      'PlaceOrderInputSchema',
+      'PlaneError',
+      'REVOKE_METHOD',
+      'StateError',
+      'hostDriver',
+      'parseOrder',
+      'planeConfig',
+    ]);
+  });
+
+  it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(typeNames(readFileSync(join(import.meta.dirname, 'index.ts'), 'utf8'))).toEqual([
+      'AddNodeOptions',
+      'AlertReason',
+      'AlertRecord',
+      'AttemptOutcome',
+      'AttemptOutcomeKind',
+      'CallSpec',
+      'ControlPlaneOptions',
+      'HeldRevocationList',
+      'HostSoftwareRecord',
+      'IdempotencyRecord',
+      'NodeDriver',
+      'NodeView',
+      'OrderRecord',
+      'OrderStorePin',
+      'PlaceHooks',
+      'PlaceOrderInput',
+      'PlaceResult',
+      'PlacementRecord',
+      'PlacementState',
+      'PlaneConfig',
+      'PlaneErrorCode',
+      'RescheduleRecord',
+      'RevocationAckRecord',
+      'RevocationNodeResult',
+      'RevocationPushReport',
+      'SeedTargetInfo',
+      'SettleReport',
+      'StateErrorCode',
+      'StateStore',
+      'TargetRecord',
+      'TickReport',
+      'TransferProgress',
+      'UnsettledRecord',
+    ]);
+  });
+});
+
+describe('@heddle/control-plane/driver (src/driver.ts)', () => {
+  it('value exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(driver).sort()).toEqual([
+      'HOST_NODE_KIND',
+      'PLANE_CHAIN_SOURCE',
+      'PlaneError',
+      'chainAttempt',
+      'chainChange',
+      'chainDecision',
+      'dispatchRanked',
+      'dryRun',
+      'dryRunChecks',
+      'engineView',
+      'lifeOf',
+      'nodeKind',
+      'orderRecord',
+      'stageNew',
+      'unplaceable',
+    ]);
+  });
+
+  it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(typeNames(readFileSync(join(import.meta.dirname, 'driver.ts'), 'utf8'))).toEqual([
+      'Attempt',
+      'AttemptExtras',
+      'AttemptOutcome',
+      'AttemptOutcomeKind',
+      'CheckedLiveness',
+      'DepartedEntry',
+      'HostListing',
+      'InstanceVerb',
+      'ListedInstance',
+      'NodeBook',
+      'NodeDriver',
+      'NodeDrivers',
+      'OrderRecord',
+      'OrderStorePin',
+      'PackageAttempt',
+      'PlaceCheck',
+      'PlaceHooks',
+      'PlaceOrderInput',
+      'PlaceResult',
+      'PlacementRecord',
+      'PlaneContext',
+      'PlaneErrorCode',
+      'RevocationNodeResult',
+      'SeedTargetInfo',
+      'SettleOutcome',
+      'StagedChange',
+      'StateStore',
+      'TargetRecord',
+      'UnsettledRecord',
+    ]);
+  });
+});
+
+describe('@heddle/control-plane/sqlite (src/sqlite.ts)', () => {
+  it('value exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(sqlite).sort()).toEqual([
+      'MIGRATIONS',
+      'SCHEMA_VERSION',
+      'SqliteStateStore',
+      'checkSchemaVersion',
+      'migrate',
+      'readSchemaVersion',
+    ]);
+  });
+
+  it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(typeNames(readFileSync(join(import.meta.dirname, 'sqlite.ts'), 'utf8'))).toEqual([
+      'Migration',
+      'SqliteStoreOptions',
+    ]);
+  });
+});
+
+describe('@heddle/control-plane/testing (src/testing.ts)', () => {
+  it('value exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(testing).sort()).toEqual([
+      'OPEN_POLICY',
+      'controllerKeys',
+      'openPlane',
+      'operatorKeys',
+      'planeError',
+      'publisherKeys',
+      'tempDir',
+      'testAnchors',
+    ]);
+  });
+
+  it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(typeNames(readFileSync(join(import.meta.dirname, 'testing.ts'), 'utf8'))).toEqual([
+      'OpenPlaneOptions',
+      'TestPlane',
+    ]);
+  });
+});

@@ -1,0 +1,60 @@
+// The public surface of @heddle/host-service: it changes only on purpose.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import * as api from './index.js';
+
+/** The names in the `export type { ... }` clauses and `type` specifiers of index.ts. */
+function typeExports(): string[] {
+  const text = readFileSync(new URL('./index.ts', import.meta.url), 'utf8');
+  const names: string[] = [];
+  for (const m of text.matchAll(/export\s*(type\s*)?\{([^}]*)\}/g)) {
+    for (const raw of (m[2] ?? '').split(',')) {
+      const t = raw.trim();
+      if (t !== '' && (m[1] !== undefined || t.startsWith('type '))) names.push(t.replace(/^type\s+/, ''));
+    }
+  }
+  return names.sort();
+}
+
+describe('@heddle/host-service exports', () => {
+  it('value exports change only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(api).sort()).toEqual([
+      'ControllerLease',
+      'DEFAULT_FACTS_TTL_MS',
+      'DEFAULT_REFUSALS_PER_WINDOW',
+      'DEFAULT_REFUSAL_WINDOW_MS',
+      'DEFAULT_SUPERVISOR_POLICY',
+      'DEPARTED_CAPACITY',
+      'HostService',
+      'HostServiceError',
+      'MAX_EVIDENCE_CHARS',
+      'MAX_LOG_BYTES',
+      'MAX_NONCE_JOURNAL_BYTES',
+      'NodeFactsSource',
+      'Supervisor',
+      'TCP_PROBE_TIMEOUT_MS',
+      'readinessProbeFor',
+      'tcpAccepts',
+      'workloadHostAdvertisement',
+    ]);
+  });
+
+  it('type exports change only on purpose: update this list when you mean to change the API', () => {
+    expect(typeExports()).toEqual([
+      'AdvertisementOptions',
+      'HostCallContext',
+      'HostServiceErrorCode',
+      'HostServiceOptions',
+      'NodeFactsSourceOptions',
+      'NonceJournalReport',
+      'PlacedInstance',
+      'ReadinessProbe',
+      'RecoveryReport',
+      'RefusalBudgetOptions',
+      'Supervision',
+      'SupervisorEvent',
+      'SupervisorOptions',
+      'SupervisorPolicy',
+    ]);
+  });
+});
