@@ -4,12 +4,10 @@
 // and a graceful SIGTERM.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Logger } from '@heddle/cli-kit';
 import { generateKeyPair, loadKeyFile } from '@heddle/envelope';
+import { ApiClient, ApiError } from '@heddle/operator-api';
 import { RevocationList } from '@heddle/package';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, ApiError } from './api-client.js';
-import { logTick } from './daemon.js';
 import {
   type Daemon,
   kill,
@@ -215,61 +213,3 @@ async function failure(p: Promise<unknown>): Promise<ApiError> {
   expect(err).toBeInstanceOf(ApiError);
   return err as ApiError;
 }
-
-describe('tick logging', () => {
-  it('logs what a tick did as JSON lines, one per kind of event, and nothing for a quiet tick', () => {
-    const lines: Record<string, unknown>[] = [];
-    const log = new Logger((line) => lines.push(JSON.parse(line) as Record<string, unknown>));
-    const quiet = {
-      reachable: [],
-      dead: [],
-      lost: [],
-      rescheduled: [],
-      waiting: [],
-      alerts: [],
-      orphans_unloaded: [],
-      adopted: [],
-      restarted: [],
-      revoked: [],
-      revocations_pushed: [],
-      settle: { placed: [], nothing: [], pending: [] },
-      errors: [],
-    };
-    logTick(log, 'interval', quiet);
-    expect(lines).toEqual([]);
-    logTick(log, 'interval', {
-      ...quiet,
-      dead: ['n1'],
-      lost: ['i-1'],
-      rescheduled: [{ instance_id: 'i-1', replaced_by: 'i-2', node_id: 'n2' }],
-      alerts: [
-        {
-          alert_id: 'al-1',
-          instance_id: 'i-3',
-          node_id: 'n1',
-          order_id: 'o-1',
-          reason: 'pinned',
-          detail: 'pinned to n1',
-          raised_at_ms: 1,
-          acked_at_ms: null,
-        },
-      ],
-      orphans_unloaded: ['i-4'],
-      adopted: ['i-5'],
-      revocations_pushed: [
-        { node_id: 'n2', outcome: 'applied', generation: 2, torn_down: ['i-6'], reason: null },
-      ],
-    });
-    expect(lines.map((l) => l.msg)).toEqual([
-      'instances lost',
-      'rescheduled',
-      'alert',
-      'orphans unloaded',
-      'adopted back',
-      'revocations pushed',
-    ]);
-    expect(lines[0]).toMatchObject({ tick: 'interval', instances: ['i-1'], dead_nodes: ['n1'] });
-    expect(lines[1]).toMatchObject({ instance_id: 'i-1', replaced_by: 'i-2', node_id: 'n2' });
-    expect(lines[2]).toMatchObject({ alert_id: 'al-1', reason: 'pinned' });
-  });
-});

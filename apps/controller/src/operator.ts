@@ -1,4 +1,4 @@
-import { ApiClient, ApiError } from './api-client.js';
+import { ApiClient, ApiError } from '@heddle/operator-api';
 import { CliError, ExitCode } from './cli-error.js';
 import { type CommandDef, commandHelp, type Parsed, parseCommand } from './command-def.js';
 import { type Paint, paintFor } from './format/colour.js';

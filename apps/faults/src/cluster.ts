@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { killLogged, waitForLog } from '@heddle/cli-kit';
 import type { NodeView } from '@heddle/control-plane';
 import { generateKeyPair, type KeyPair, toHex } from '@heddle/envelope';
-import { ApiClient } from '../../controller/src/api-client.js';
+import { ApiClient } from '@heddle/operator-api';
 import { type ChainCheck, ChainWatch } from './chains.js';
 import { ChaosProxy } from './chaos-proxy.js';
 import {
@@ -254,7 +254,7 @@ export class Cluster {
   }
 
   /** The controller as the API sees it: every node. */
-  nodes(): Promise<NodeView[]> {
+  nodes(): Promise<readonly NodeView[]> {
     return this.api().nodes();
   }
 

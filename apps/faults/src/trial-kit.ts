@@ -1,8 +1,8 @@
 // What every trial gets (a cluster, a seeded generator, a ledger of acknowledged placements, a place
 // helper that records outcomes), how a trial is run (fault, then convergence, then reset), and the
 // reset that brings a cluster back to empty between trials.
-import type { PlaceOrderInput, PlaceResult, TransferProgress } from '@heddle/control-plane';
-import { ApiError } from '../../controller/src/api-client.js';
+import type { PlaceOrderInput, TransferProgress } from '@heddle/control-plane';
+import { ApiError, type PlaceAnswer } from '@heddle/operator-api';
 import type { Cluster } from './cluster.js';
 import { type Acknowledged, converge, describeSnapshot, hostRuns } from './converge.js';
 import { killNativeProcesses } from './daemons.js';
@@ -13,7 +13,7 @@ import { Rng, rerunHint } from './rng.js';
 export interface PlaceOutcome {
   /** `placed`, `unsettled`, or the API error code (`indeterminate`, `refused`, `controller_not_running`, ...). */
   readonly outcome: string;
-  readonly result?: PlaceResult;
+  readonly result?: PlaceAnswer;
   readonly message?: string;
 }
 

@@ -2,6 +2,8 @@ export * from './alerts.js';
 export * from './caller.js';
 export * from './config.js';
 export * from './control-plane.js';
+export * from './controller-config-file.js';
+export * from './daemon-loop.js';
 export * from './engine-view.js';
 export * from './errors.js';
 export * from './health.js';

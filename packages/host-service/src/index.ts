@@ -3,6 +3,7 @@ export * from './bodies.js';
 export * from './departed.js';
 export * from './errors.js';
 export * from './facts-source.js';
+export * from './host-config-file.js';
 export * from './host-service.js';
 export * from './host-state.js';
 export * from './in-flight.js';

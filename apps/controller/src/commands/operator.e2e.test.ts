@@ -4,6 +4,8 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Logger } from '@heddle/cli-kit';
+import type { ControlPlane } from '@heddle/control-plane';
+import { ApiServer } from '@heddle/operator-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   examplePackage,
@@ -13,11 +15,11 @@ import {
   type TestPlane,
   tempDir,
 } from '../../../../packages/control-plane/src/test-fixtures.js';
-import { ApiServer, type ApiServerOptions } from '../api/server.js';
+import { planeHandlers } from '../api-handlers.js';
 import { runCli } from '../cli.js';
 import { stripAnsi } from '../format/colour.js';
 import type { CliIo } from '../io.js';
-import { ErrorOutputSchema, JSON_OUTPUTS } from '../json-schemas.js';
+import { ErrorOutputSchema, JSON_OUTPUTS } from '../json-outputs.js';
 
 let both: TestHost;
 let wasiOnly: TestHost;
@@ -36,10 +38,10 @@ beforeAll(async () => {
     examplePackage('wasi-cog'),
     examplePackage('hello-cog', true),
   ]);
-  // The fixtures are imported from source, the server's types from the built package: same class.
-  const plane = p.plane as unknown as ApiServerOptions['plane'];
+  // cast: the fixtures are imported from source, the handlers' types from the built package: same class.
+  const plane = p.plane as unknown as ControlPlane;
   api = await ApiServer.listen({
-    plane,
+    handlers: planeHandlers(plane),
     token: 'cli-test-token',
     log: new Logger(() => {}),
     port: 0,

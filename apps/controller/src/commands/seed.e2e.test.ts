@@ -4,13 +4,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Logger } from '@heddle/cli-kit';
+import type { ControlPlane } from '@heddle/control-plane';
+import { ApiServer } from '@heddle/operator-api';
 import { SeedSimulator, saveToken, selfSignedCert } from '@heddle/seed-adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPlane, type TestPlane, tempDir } from '../../../../packages/control-plane/src/test-fixtures.js';
-import { ApiServer, type ApiServerOptions } from '../api/server.js';
+import { planeHandlers } from '../api-handlers.js';
 import { runCli } from '../cli.js';
 import type { CliIo } from '../io.js';
-import { JSON_OUTPUTS } from '../json-schemas.js';
+import { JSON_OUTPUTS } from '../json-outputs.js';
 import { NODE_ADD_SEED } from './node.js';
 
 const TOKEN = 'seed-cli-token-0123456789';
@@ -29,7 +31,8 @@ beforeAll(async () => {
   });
   p = await openPlane();
   api = await ApiServer.listen({
-    plane: p.plane as unknown as ApiServerOptions['plane'],
+    // cast: the fixtures are imported from the control plane's source, the handlers' types from its build (the same class).
+    handlers: planeHandlers(p.plane as unknown as ControlPlane),
     token: 'api-token',
     log: new Logger(() => {}),
     port: 0,

@@ -7,12 +7,12 @@ import { Logger } from '@heddle/cli-kit';
 import { ControlPlane, SqliteStateStore } from '@heddle/control-plane';
 import { generateKeyPair, keyPairFromSecret, nodeIdFromPublicKey } from '@heddle/envelope';
 import { DEFAULT_POLICY, Gate } from '@heddle/gate';
+import { ApiClient, ApiError, ApiServer } from '@heddle/operator-api';
 import { NO_REVOCATIONS, RevocationList, TrustAnchors } from '@heddle/package';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, ApiError } from '../api-client.js';
-import { hexKey, wasiPackage } from '../daemon-fixtures.js';
-import { tempDir } from '../test-io.js';
-import { ApiServer } from './server.js';
+import { planeHandlers } from './api-handlers.js';
+import { hexKey, wasiPackage } from './daemon-fixtures.js';
+import { tempDir } from './test-io.js';
 
 const controllerKeys = keyPairFromSecret(new Uint8Array(32).fill(0x61));
 const operator = keyPairFromSecret(new Uint8Array(32).fill(0x62));
@@ -39,7 +39,7 @@ beforeAll(async () => {
     stateDir: join(dir, 'data'),
   });
   const log = new Logger((line) => logs.push(JSON.parse(line) as Record<string, unknown>));
-  api = await ApiServer.listen({ plane, token: TOKEN, log, port: 0 });
+  api = await ApiServer.listen({ handlers: planeHandlers(plane), token: TOKEN, log, port: 0 });
   client = new ApiClient({ url: api.url, token: TOKEN });
   pkgDir = (await wasiPackage(operator)).dir;
 });
@@ -189,7 +189,12 @@ describe('operator API', () => {
     // A "node" that accepts and hangs up after 300 ms: the add is in flight that long.
     const slow = createServer((sock) => setTimeout(() => sock.destroy(), 300));
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
-    const second = await ApiServer.listen({ plane, token: TOKEN, log: new Logger(() => {}), port: 0 });
+    const second = await ApiServer.listen({
+      handlers: planeHandlers(plane),
+      token: TOKEN,
+      log: new Logger(() => {}),
+      port: 0,
+    });
     const c2 = new ApiClient({ url: second.url, token: TOKEN });
     const port = (slow.address() as { port: number }).port;
     const inFlight = c2.addNode(`ws://127.0.0.1:${port}`, { tier: 'paired' }).catch((e: unknown) => e);
