@@ -270,7 +270,7 @@ export const TransferProgressSchema: z.ZodType<TransferProgress> = z.strictObjec
 });
 
 /** One line of the `POST /v1/place` NDJSON stream. */
-export const PlaceStreamEventSchema: z.ZodType<PlaceStreamEvent> = z.union([
+export const PlaceStreamEventSchema: z.ZodType<PlaceStreamEvent> = z.discriminatedUnion('event', [
   z.strictObject({ event: z.literal('progress'), node_id: NodeId, bytes: Count, total: Count }),
   z.strictObject({ event: z.literal('result'), result: PlaceResultSchema }),
   z.strictObject({ event: z.literal('error'), error: ApiErrorBodySchema }),

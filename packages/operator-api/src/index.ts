@@ -59,22 +59,22 @@ export {
   RevocationsBodySchema,
   StopBodySchema,
 } from './bodies.js';
-export { ApiClient, type ApiClientOptions, type PlaceCallOptions } from './client.js';
+export type { ApiClientOptions, PlaceCallOptions } from './client.js';
+export { ApiClient } from './client.js';
 export { API_INFO_FILE, API_TOKEN_FILE, MAX_BODY_BYTES, NDJSON } from './constants.js';
-export { ApiFailure, type MappedError, mapError, STATUS_OF_CODE } from './errors.js';
+export type { MappedError } from './errors.js';
+export { ApiFailure, mapError, STATUS_OF_CODE } from './errors.js';
 export type { HandlerRequest, OperatorHandlers } from './handlers.js';
-export {
-  type ApiMethod,
-  matchRoute,
-  OPERATOR_ROUTES,
-  type OperatorRoutes,
-  ROUTE_NAMES,
-  type RouteAnswer,
-  type RouteBody,
-  type RouteDef,
-  type RouteMatch,
-  type RouteName,
-  type RouteQuery,
-  routePath,
+export type {
+  ApiMethod,
+  OperatorRoutes,
+  RouteAnswer,
+  RouteBody,
+  RouteDef,
+  RouteMatch,
+  RouteName,
+  RouteQuery,
 } from './routes.js';
-export { type ApiLog, ApiServer, type ApiServerOptions } from './server.js';
+export { matchRoute, OPERATOR_ROUTES, ROUTE_NAMES, routePath } from './routes.js';
+export type { ApiLog, ApiServerOptions } from './server.js';
+export { ApiServer } from './server.js';
