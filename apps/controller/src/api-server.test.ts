@@ -62,7 +62,7 @@ async function failure(p: Promise<unknown>): Promise<ApiError> {
 async function raw(
   method: string,
   path: string,
-  o: { body?: string; token?: string | null } = {},
+  o: { body?: string | undefined; token?: string | null } = {},
 ): Promise<{ status: number; body: { error?: { code: string; field?: string; message: string } } }> {
   const headers: Record<string, string> = {};
   if (o.token !== null) headers.authorization = `Bearer ${o.token ?? TOKEN}`;

@@ -3,7 +3,7 @@
 // for all (converge.ts). A trial adds its own problems only for behaviour the issue demands beyond
 // convergence (a dead node's instances running elsewhere in time).
 import { join } from 'node:path';
-import type { PlacementRecord } from '@heddle/control-plane';
+import type { Placement } from '@heddle/operator-api';
 import type { ProxyMode, ProxyStats } from './chaos-proxy.js';
 import { controllerTunables } from './daemons.js';
 import type { PackageKind } from './packages.js';
@@ -36,11 +36,7 @@ export function deadAfterMs(): number {
   return typeof secs === 'number' ? secs * 1000 : 30_000;
 }
 
-const liveElsewhere = (
-  ps: readonly PlacementRecord[],
-  order: string,
-  avoid: string,
-): PlacementRecord | undefined =>
+const liveElsewhere = (ps: readonly Placement[], order: string, avoid: string): Placement | undefined =>
   ps.find((p) => p.order_id === order && p.node_id !== avoid && p.state === 'running' && p.desired_running);
 
 function victimOf(ctx: TrialContext): { index: number; nodeId: string } {

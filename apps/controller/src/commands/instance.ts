@@ -1,5 +1,7 @@
-import type { PlacementRecord } from '@heddle/control-plane';
+// The API's placement (what the client answers), named as the command help names it.
+
 import type { JsonValue } from '@heddle/envelope';
+import type { Placement as PlacementRecord } from '@heddle/operator-api';
 import { ExitCode } from '../cli-error.js';
 import { type CommandDef, intFlag } from '../command-def.js';
 import { type Paint, paintState } from '../format/colour.js';
