@@ -18,7 +18,7 @@ function tsFiles(dir: string): string[] {
 }
 
 /** The module specifiers of `import ... from`, `export ... from`, `import('...')` and `import '...'`. */
-export function specifiers(text: string): string[] {
+function specifiers(text: string): string[] {
   const out: string[] = [];
   const re = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])([^'"\n]+)\1/g;
   for (const m of text.matchAll(re)) if (m[2] !== undefined) out.push(m[2]);
@@ -33,7 +33,7 @@ function appOf(path: string): string | undefined {
 }
 
 /** `file imports spec` lines where a file of one app imports a file of another. */
-export function crossAppImports(files: readonly string[]): string[] {
+function crossAppImports(files: readonly string[]): string[] {
   const bad: string[] = [];
   for (const file of files) {
     const from = appOf(file);
