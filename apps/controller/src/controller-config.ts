@@ -11,6 +11,8 @@ export {
   DEFAULT_API_PORT,
 } from '@heddle/control-plane';
 
+import { messageOf } from './error-text.js';
+
 /** Default interval of the daemon's tick (refresh the nodes, settle), in seconds. */
 export const DEFAULT_REFRESH_SECS = 10;
 
@@ -141,7 +143,7 @@ export function loadControllerConfig(path: string): ControllerConfig {
   } catch (err) {
     throw badInput(
       'config_unreadable',
-      `cannot read config ${path}: ${(err as Error).message} (create it with 'heddle init')`,
+      `cannot read config ${path}: ${messageOf(err)} (create it with 'heddle init')`,
       '$',
       err,
     );
@@ -150,7 +152,7 @@ export function loadControllerConfig(path: string): ControllerConfig {
   try {
     value = parseJson(text, { maxBytes: MAX_CONFIG_BYTES });
   } catch (err) {
-    throw badInput('config_invalid', `${path}: not valid JSON: ${(err as Error).message}`, '$', err);
+    throw badInput('config_invalid', `${path}: not valid JSON: ${messageOf(err)}`, '$', err);
   }
   return parseControllerConfig(value, path);
 }

@@ -12,6 +12,7 @@ import {
   type StateStore,
 } from '@heddle/control-plane';
 import {
+  HeddleError,
   type KeyPair,
   loadKeyFile,
   makeDirs,
@@ -35,6 +36,7 @@ import { isGone } from '@heddle/runtime';
 import { planeHandlers } from './api-handlers.js';
 import { CliError, ExitCode } from './cli-error.js';
 import { badInput, type ControllerConfig } from './controller-config.js';
+import { messageOf } from './error-text.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
 import { checkStateAgainstChain, type SealCheckOptions, StateSeal } from './state-seal.js';
 
@@ -90,7 +92,7 @@ function load<T>(field: string, code: string, what: () => T): T {
   try {
     return what();
   } catch (err) {
-    throw inputOrSystemError(code, `${field}: ${(err as Error).message}`, field, err);
+    throw inputOrSystemError(code, `${field}: ${messageOf(err)}`, field, err);
   }
 }
 
@@ -152,7 +154,7 @@ export async function startController(
   try {
     store = SqliteStateStore.open(config.stateDb);
   } catch (err) {
-    const message = `state_db: ${(err as Error).message}`;
+    const message = `state_db: ${messageOf(err)}`;
     throw (
       systemCliError(err, { context: message, field: 'state_db' }) ??
       badInput('state_invalid', `${message} (is another controller running on this home?)`, 'state_db', err)
@@ -165,7 +167,7 @@ export async function startController(
     store.close();
     throw inputOrSystemError(
       'chain_invalid',
-      `chain_file: cannot open the chain: ${(err as Error).message}`,
+      `chain_file: cannot open the chain: ${messageOf(err)}`,
       'chain_file',
       err,
     );
@@ -221,7 +223,7 @@ async function assemble(
       config: planeTunables(config),
     });
   } catch (err) {
-    const message = (err as Error).message;
+    const message = messageOf(err);
     const field = /^(deadAfter|suspectAfter|reschedule|maxReschedules|healthTimeout)/.test(message)
       ? 'lifecycle'
       : 'place_timeout_secs';
@@ -240,7 +242,7 @@ async function assemble(
   } catch (err) {
     throw new CliError(
       'listen_failed',
-      `api.port: cannot listen on ${config.api.host}:${config.api.port}: ${(err as Error).message}`,
+      `api.port: cannot listen on ${config.api.host}:${config.api.port}: ${messageOf(err)}`,
       ExitCode.checkFailed,
       { field: 'api.port', cause: err },
     );
@@ -314,8 +316,8 @@ async function applyRevocations(
       p.revocations.reload();
     }
   } catch (err) {
-    const field = (err as { field?: string }).field;
-    throw new PlaneError('invalid_input', `revocation list: ${(err as Error).message}`, {
+    const field = err instanceof HeddleError ? err.field : undefined;
+    throw new PlaneError('invalid_input', `revocation list: ${messageOf(err)}`, {
       field: field === undefined ? 'list' : `list.${field}`,
       cause: err,
     });

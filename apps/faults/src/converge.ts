@@ -7,6 +7,7 @@ import type { UnsettledRecord } from '@heddle/control-plane';
 import type { Placement } from '@heddle/operator-api';
 import type { Cluster } from './cluster.js';
 import { nativeProcesses, workloadCopies } from './daemons.js';
+import { messageOf } from './error-text.js';
 import type { HostInstance, HostListing } from './observer.js';
 
 /** A placement the API answered `placed` for: it must never be lost. */
@@ -202,7 +203,7 @@ export async function snapshot(cluster: Cluster): Promise<Snapshot> {
       try {
         return { index: h.index, nodeId: h.nodeId, listing: await cluster.listing(h.index), natives };
       } catch (err) {
-        return { index: h.index, nodeId: h.nodeId, error: (err as Error).message, natives };
+        return { index: h.index, nodeId: h.nodeId, error: messageOf(err), natives };
       }
     }),
   );
@@ -211,7 +212,7 @@ export async function snapshot(cluster: Cluster): Promise<Snapshot> {
     const [placements, unsettled] = await Promise.all([api.instances(), api.unsettled()]);
     return { placements, unsettled, hosts };
   } catch (err) {
-    return { placements: [], unsettled: [], hosts, controllerError: (err as Error).message };
+    return { placements: [], unsettled: [], hosts, controllerError: messageOf(err) };
   }
 }
 

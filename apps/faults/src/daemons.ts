@@ -267,6 +267,7 @@ export function nativeProcesses(dataDir: string): NativeProcess[] {
     const file = join(root, name, 'run.pid.json');
     if (!existsSync(file)) continue;
     try {
+      // cast: both fields are typed unknown and checked before use.
       const rec = JSON.parse(readFileSync(file, 'utf8')) as { pid?: unknown; startTime?: unknown };
       if (typeof rec.pid !== 'number' || rec.pid <= 1) continue;
       const now = startTimeOf(rec.pid);

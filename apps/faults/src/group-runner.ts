@@ -4,6 +4,7 @@
 
 import type { ClusterOptions } from './cluster.js';
 import { Cluster } from './cluster.js';
+import { messageOf, stackOf } from './error-text.js';
 import { clusterOf, trialOf } from './groups.js';
 import { rerunHint } from './rng.js';
 import { ResetError, runTrial, type TrialResult } from './trial-kit.js';
@@ -58,7 +59,7 @@ export class GroupRunner {
         // Cluster.start tears down what it started; a cluster whose keepers failed goes too.
         await s.cluster?.teardown();
         s.cluster = undefined;
-        return failed(`the cluster could not be started: ${(err as Error).message.slice(0, 4000)}`);
+        return failed(`the cluster could not be started: ${messageOf(err).slice(0, 4000)}`);
       }
       try {
         const r = await runTrial(cluster, kind, seed, s.keep);
@@ -68,11 +69,7 @@ export class GroupRunner {
         // A reset that failed, or the harness itself: this cluster is not trusted for the next trial.
         await cluster.teardown();
         s.cluster = undefined;
-        return failed(
-          err instanceof ResetError
-            ? err.message
-            : `the harness failed: ${(err as Error).stack ?? String(err)}`,
-        );
+        return failed(err instanceof ResetError ? err.message : `the harness failed: ${stackOf(err)}`);
       }
     });
     s.lock = next.catch(() => {});

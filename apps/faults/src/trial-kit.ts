@@ -6,6 +6,7 @@ import { ApiError, type PlaceAnswer } from '@heddle/operator-api';
 import type { Cluster } from './cluster.js';
 import { type Acknowledged, converge, describeSnapshot, hostRuns } from './converge.js';
 import { killNativeProcesses } from './daemons.js';
+import { messageOf, stackOf } from './error-text.js';
 import type { PackageKind } from './packages.js';
 import { Rng, rerunHint } from './rng.js';
 
@@ -148,8 +149,8 @@ export async function runTrial(
         return { outcome: result.status, result };
       } catch (err) {
         const code = err instanceof ApiError ? err.code : 'error';
-        this.note(`place ${pkgKind}: ${code}: ${(err as Error).message.slice(0, 200)}`);
-        return { outcome: code, message: (err as Error).message };
+        this.note(`place ${pkgKind}: ${code}: ${messageOf(err).slice(0, 200)}`);
+        return { outcome: code, message: messageOf(err) };
       }
     },
   };
@@ -157,7 +158,7 @@ export async function runTrial(
   try {
     await kind.run(ctx);
   } catch (err) {
-    failure = `the trial itself failed: ${(err as Error).stack ?? String(err)}`;
+    failure = `the trial itself failed: ${stackOf(err)}`;
   }
   // Whatever the trial did, every daemon must be back for the check (a trial may leave one down).
   await cluster.ensureUp();
@@ -220,7 +221,7 @@ export async function resetCluster(
     const kept = new Set<string>();
     const stuck = new Set<string>();
     const placements = await api.instances().catch((err: unknown) => {
-      left.push(`the controller: ${(err as Error).message}`);
+      left.push(`the controller: ${messageOf(err)}`);
       return [];
     });
     for (const p of placements) {
@@ -234,7 +235,7 @@ export async function resetCluster(
       await api.unload(p.instance_id).catch((err: unknown) => {
         // The host does not have it (it lost it): only forgetting the node clears the record.
         if (err instanceof ApiError && /unknown_instance/.test(err.message)) stuck.add(p.node_id);
-        else left.push(`unload ${p.instance_id}: ${(err as Error).message}`);
+        else left.push(`unload ${p.instance_id}: ${messageOf(err)}`);
       });
     }
     for (const nodeId of stuck) {
@@ -242,21 +243,21 @@ export async function resetCluster(
       const h = cluster.host(nodeId);
       await api
         .removeNode(nodeId, { force: true })
-        .catch((err: unknown) => left.push(`node rm ${nodeId}: ${(err as Error).message}`));
+        .catch((err: unknown) => left.push(`node rm ${nodeId}: ${messageOf(err)}`));
       await api
         .addNode(h.url, { tier: 'paired', key: h.publicKey })
-        .catch((err: unknown) => left.push(`node add ${nodeId}: ${(err as Error).message}`));
+        .catch((err: unknown) => left.push(`node add ${nodeId}: ${messageOf(err)}`));
     }
     for (const h of cluster.hosts) {
       const listing = await cluster.listing(h.index).catch((err: unknown) => {
-        left.push(`host ${h.index}: ${(err as Error).message}`);
+        left.push(`host ${h.index}: ${messageOf(err)}`);
         return undefined;
       });
       for (const inst of listing?.instances ?? []) {
         if (kept.has(inst.instance_id)) continue;
         await cluster.observer.remove(cluster.address(h.index), inst.instance_id).catch((err: unknown) => {
           left.push(
-            `host ${h.index} ${inst.instance_id} (${hostRuns(inst) ? 'running' : inst.state}): ${(err as Error).message}`,
+            `host ${h.index} ${inst.instance_id} (${hostRuns(inst) ? 'running' : inst.state}): ${messageOf(err)}`,
           );
         });
       }

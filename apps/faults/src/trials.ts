@@ -31,8 +31,11 @@ async function poll<T>(timeoutMs: number, check: () => Promise<T | undefined>): 
 
 /** The controller's dead_after in ms: its configured value when the controller offers the field, else the default 30 s. */
 export function deadAfterMs(): number {
-  const lifecycle = controllerTunables().lifecycle as { dead_after_secs?: number } | undefined;
-  const secs = lifecycle?.dead_after_secs;
+  const lifecycle = controllerTunables().lifecycle;
+  const secs =
+    typeof lifecycle === 'object' && lifecycle !== null
+      ? Reflect.get(lifecycle, 'dead_after_secs')
+      : undefined;
   return typeof secs === 'number' ? secs * 1000 : 30_000;
 }
 

@@ -11,6 +11,7 @@ import {
 import { loadKeyFile, parsePublicKey, readTextBounded } from '@heddle/envelope';
 import { parseCommandArgs } from '../args.js';
 import { CliError, ExitCode, usageError } from '../cli-error.js';
+import { messageOf } from '../error-text.js';
 import { type CliIo, emit } from '../io.js';
 
 const SUBCOMMANDS = 'verify | tail | proof | checkpoint';
@@ -186,11 +187,7 @@ function readSmall(path: string): string {
   try {
     return readTextBounded(path, 1 << 20);
   } catch (err) {
-    throw new CliError(
-      'file_unreadable',
-      `cannot read ${path}: ${(err as Error).message}`,
-      ExitCode.badInput,
-    );
+    throw new CliError('file_unreadable', `cannot read ${path}: ${messageOf(err)}`, ExitCode.badInput);
   }
 }
 

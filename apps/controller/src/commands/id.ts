@@ -10,6 +10,7 @@ import {
 } from '@heddle/envelope';
 import { parseCommandArgs } from '../args.js';
 import { CliError, ExitCode } from '../cli-error.js';
+import { messageOf } from '../error-text.js';
 import { type CliIo, emit } from '../io.js';
 
 /**
@@ -47,7 +48,7 @@ function resolvePublicKey(arg: string, cwd: string): Uint8Array {
   try {
     text = readTextBounded(path, 64 * 1024);
   } catch (err) {
-    throw new CliError('key_unreadable', `cannot read ${arg}: ${(err as Error).message}`, ExitCode.badInput);
+    throw new CliError('key_unreadable', `cannot read ${arg}: ${messageOf(err)}`, ExitCode.badInput);
   }
   try {
     if (text.includes('"heddle.ed25519.secret-key')) return loadKeyFile(path).publicKey;

@@ -24,6 +24,7 @@ import {
   DEFAULT_REFRESH_SECS,
   parseControllerConfig,
 } from '../controller-config.js';
+import { messageOf } from '../error-text.js';
 import { API_TOKEN_FILE, CONTROLLER_CONFIG_FILE, CONTROLLER_KEY_FILE, homeDir } from '../home.js';
 import { type CliIo, emit } from '../io.js';
 
@@ -57,7 +58,7 @@ function given(io: CliIo, flag: string, path: string, check: (p: string) => unkn
     check(abs);
     return readTextBounded(abs, 1024 * 1024);
   } catch (err) {
-    throw badInput(`${flag}_invalid`, `--${flag}: ${abs}: ${(err as Error).message}`, flag, err);
+    throw badInput(`${flag}_invalid`, `--${flag}: ${abs}: ${messageOf(err)}`, flag, err);
   }
 }
 
@@ -111,12 +112,7 @@ export function init(args: readonly string[], io: CliIo): number {
     chmodSync(home, 0o700);
     makeDirs(join(home, HOME_LAYOUT.data_dir), 0o700);
   } catch (err) {
-    throw inputOrSystemError(
-      'home_unusable',
-      `cannot create ${home}: ${(err as Error).message}`,
-      'home',
-      err,
-    );
+    throw inputOrSystemError('home_unusable', `cannot create ${home}: ${messageOf(err)}`, 'home', err);
   }
   const keys = generateKeyPair();
   saveKeyFile(keyPath, keys, { overwrite: force });

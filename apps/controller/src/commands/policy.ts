@@ -17,6 +17,7 @@ import {
 import { loadTrustFile, RevocationList } from '@heddle/package';
 import { parseCommandArgs } from '../args.js';
 import { CliError, ExitCode, usageError } from '../cli-error.js';
+import { messageOf } from '../error-text.js';
 import { type CliIo, emit } from '../io.js';
 
 const USAGE = [
@@ -227,11 +228,7 @@ function readJson(path: string, what: string): unknown {
   try {
     text = readTextBounded(path, 8 * 1024 * 1024);
   } catch (err) {
-    throw new CliError(
-      `${what}_unreadable`,
-      `cannot read ${path}: ${(err as Error).message}`,
-      ExitCode.badInput,
-    );
+    throw new CliError(`${what}_unreadable`, `cannot read ${path}: ${messageOf(err)}`, ExitCode.badInput);
   }
   return parseText(text, path);
 }
