@@ -38,6 +38,7 @@ beforeAll(async () => {
     revocations: NO_REVOCATIONS,
     stateDir: join(dir, 'data'),
   });
+  // cast: the logger writes one JSON object per line.
   const log = new Logger((line) => logs.push(JSON.parse(line) as Record<string, unknown>));
   api = await ApiServer.listen({ handlers: planeHandlers(plane), token: TOKEN, log, port: 0 });
   client = new ApiClient({ url: api.url, token: TOKEN });
@@ -56,7 +57,8 @@ async function failure(p: Promise<unknown>): Promise<ApiError> {
     (e: unknown) => e,
   );
   expect(err).toBeInstanceOf(ApiError);
-  return err as ApiError;
+  if (!(err instanceof ApiError)) throw new Error('not an ApiError');
+  return err;
 }
 
 async function raw(
@@ -71,6 +73,7 @@ async function raw(
     headers,
     ...(o.body === undefined ? {} : { body: o.body }),
   });
+  // cast: the test reads the error body's fields it asserts on; the rest of the shape is not checked here.
   return { status: res.status, body: (await res.json()) as never };
 }
 
@@ -105,7 +108,12 @@ describe('operator API', () => {
   });
 
   it('refuses bad bodies with 400 naming the field', async () => {
-    const tier = await failure(client.addNode('ws://127.0.0.1:1', { tier: 'root' as never }));
+    const tier = await failure(
+      client.addNode('ws://127.0.0.1:1', {
+        // cast: a tier outside the type, as a client not written in TypeScript could send.
+        tier: 'root' as never,
+      }),
+    );
     expect([tier.status, tier.code, tier.field]).toEqual([400, 'invalid_input', 'tier']);
     const url = await failure(client.addNode('ftp://example', { tier: 'paired' }));
     expect([url.status, url.code, url.field]).toEqual([400, 'invalid_input', 'url']);
@@ -196,6 +204,7 @@ describe('operator API', () => {
       port: 0,
     });
     const c2 = new ApiClient({ url: second.url, token: TOKEN });
+    // cast: a server listening on a TCP port has an AddressInfo address.
     const port = (slow.address() as { port: number }).port;
     const inFlight = c2.addNode(`ws://127.0.0.1:${port}`, { tier: 'paired' }).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 100));
@@ -203,8 +212,8 @@ describe('operator API', () => {
     const t0 = Date.now();
     await second.close(5_000);
     expect(Date.now() - t0).toBeLessThan(2_000);
-    expect((await inFlight) as ApiError).toMatchObject({ code: 'unreachable', status: 502 });
-    expect(((await c2.health().catch((e: unknown) => e)) as ApiError).code).toBe('controller_not_running');
+    expect(await inFlight).toMatchObject({ code: 'unreachable', status: 502 });
+    expect((await failure(c2.health())).code).toBe('controller_not_running');
     slow.close();
   });
 

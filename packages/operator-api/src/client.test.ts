@@ -22,6 +22,7 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  // cast: a server listening on a TCP port has an AddressInfo address.
   const { port } = server.address() as AddressInfo;
   client = new ApiClient({ url: `http://127.0.0.1:${port}`, token: 'x' });
 });
