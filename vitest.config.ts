@@ -1,17 +1,42 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Every workspace package resolves to its TypeScript source, so tests never run against a stale build.
+// Each entry of a package's `exports` map (`.`, `./browser`, `./testing`, ...) maps to the source file
+// its built file comes from: `./dist/foo.js` is built from `./src/foo.ts`.
 const pkgDir = fileURLToPath(new URL('./packages/', import.meta.url));
-// Subpath entries (`@heddle/envelope/browser`) map to their own source file, before the package names.
-const alias = [
-  { find: /^@heddle\/envelope\/browser$/, replacement: `${pkgDir}envelope/src/browser.ts` },
-  ...readdirSync(pkgDir).map((name) => ({
-    find: new RegExp(`^@heddle/${name}$`),
-    replacement: `${pkgDir}${name}/src/index.ts`,
-  })),
-];
+
+interface ExportEntry {
+  readonly import?: string | { readonly default?: string };
+}
+
+function sourceOf(name: string, target: string): string {
+  return `${pkgDir}${name}/${target.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')}`;
+}
+
+function aliasesOf(name: string): { find: RegExp; replacement: string }[] {
+  const manifest = `${pkgDir}${name}/package.json`;
+  if (!existsSync(manifest)) return [];
+  const exportsMap = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: Record<string, unknown> })
+    .exports;
+  const out: { find: RegExp; replacement: string }[] = [];
+  for (const [key, value] of Object.entries(exportsMap ?? {})) {
+    if (key === './package.json' || typeof value !== 'object' || value === null) continue;
+    const imp = (value as ExportEntry).import;
+    const target = typeof imp === 'string' ? imp : imp?.default;
+    if (target === undefined) continue;
+    const sub = key === '.' ? '' : key.slice(1);
+    const escaped = `@heddle/${name}${sub}`.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    out.push({ find: new RegExp(`^${escaped}$`), replacement: sourceOf(name, target) });
+  }
+  return out;
+}
+
+// Subpath entries come first so that `@heddle/x/testing` never falls through to `@heddle/x`.
+const alias = readdirSync(pkgDir)
+  .flatMap(aliasesOf)
+  .sort((a, b) => b.find.source.length - a.find.source.length);
 
 export default defineConfig({
   resolve: { alias },

@@ -1,4 +1,4 @@
-// Recovery (DESIGN 12): the time from a host's death (kill -9 of its daemon and of its workloads) to
+// Recovery: the time from a host's death (kill -9 of its daemon and of its workloads) to
 // its instances running elsewhere, with real daemons on loopback: a controller and three hosts, built
 // CLIs (`pnpm build` first). Target: dead_after + 5 s. Baseline in the same run: place to running of
 // the same cog on a live host (the part of a failover that is not waiting for death).

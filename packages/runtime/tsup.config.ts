@@ -2,16 +2,18 @@ import { copyFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: ['src/index.ts', 'src/testing.ts'],
   format: ['esm'],
   dts: true,
   clean: true,
   sourcemap: true,
   target: 'node20',
-  // The WASI runner (and its WASI preview1, which it imports) is a plain script spawned as its own process (see src/wasi-process.ts): ship it
-  // beside dist/index.js, where WASI_RUNNER_PATH resolves it.
+  // The WASI runner (and its WASI preview1, which it imports) is a plain script spawned as its own process (see
+  // src/wasi/wasi-process.ts): ship it beside dist/index.js, where WASI_RUNNER_PATH resolves it.
   onSuccess: async () => {
-    copyFileSync('src/wasi-runner.mjs', 'dist/wasi-runner.mjs');
-    copyFileSync('src/wasi-preview1.mjs', 'dist/wasi-preview1.mjs');
+    copyFileSync('src/wasi/wasi-runner.mjs', 'dist/wasi-runner.mjs');
+    copyFileSync('src/wasi/wasi-preview1.mjs', 'dist/wasi-preview1.mjs');
+    // The fake container engine of ./testing (fakeEnginePath resolves it beside the bundle).
+    copyFileSync('src/container/fixtures/fake-engine.mjs', 'dist/fake-engine.mjs');
   },
 });

@@ -7,8 +7,10 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { openChainFile } from '@heddle/chain';
+import { commandHelp, programHelp } from '@heddle/cli-kit';
+import { modulesLoaded } from '@heddle/cli-kit/testing';
 import { describe, expect, it } from 'vitest';
-import { COMMAND_TABLE } from './cli.js';
+import { PROGRAM } from './cli.js';
 import { OPERATOR_COMMANDS } from './cli-reference.js';
 import { runCaptured, tempDir } from './test-io.js';
 
@@ -57,26 +59,27 @@ describe('heddle CLI conventions', () => {
     expect(ls.code).toBe(0);
     expect(ls.out.split('\n')[0]).toBe('usage: heddle node ls [--home <dir>] [--json]');
     expect(await runCaptured(['node', 'ls', '--help'], cwd)).toEqual(ls);
-    for (const [name, c] of Object.entries(COMMAND_TABLE)) {
-      const r = await runCaptured([name, '--help'], cwd);
-      expect(r.code, `${name} --help: ${r.err}`).toBe(0);
-      for (const sub of Object.keys(c.subcommands ?? {})) {
-        const s = await runCaptured(['help', name, sub], cwd);
-        expect(s.code, `help ${name} ${sub}: ${s.err}`).toBe(0);
-        expect(s.out).not.toBe('');
+    for (const c of PROGRAM.commands) {
+      const r = await runCaptured([c.name, '--help'], cwd);
+      expect(r.code, `${c.name} --help: ${r.err}`).toBe(0);
+      for (const sub of c.subcommands ?? []) {
+        const s = await runCaptured(['help', ...sub.name.split(' ')], cwd);
+        expect(s.code, `help ${sub.name}: ${s.err}`).toBe(0);
+        expect(s.out.split('\n')[0]).toMatch(new RegExp(`^usage: heddle ${sub.name}( |$)`));
       }
     }
     expect((await runCaptured(['help', 'chain', 'verify'], cwd)).out.split('\n')[0]).toBe(
-      'usage: heddle chain verify <file> [--checkpoint <file> --public-key <hex>] [--json]',
+      'usage: heddle chain verify <file> [--checkpoint <file>] [--public-key <hex>] [--json]',
     );
   });
 
-  it('the subcommand summaries are those of the definitions', () => {
+  it('the commands dispatched are the definitions of the reference (one source)', () => {
     for (const def of OPERATOR_COMMANDS) {
-      const [name, sub] = def.name.split(' ') as [string, string | undefined];
-      const entry = COMMAND_TABLE[name]?.subcommands;
-      if (sub === undefined || entry === undefined) continue;
-      expect(entry[sub]?.summary, def.name).toBe(def.summary);
+      const [name] = def.name.split(' ');
+      const command = PROGRAM.commands.find((c) => c.name === name);
+      const shown =
+        command?.name === def.name ? command : command?.subcommands?.find((s) => s.name === def.name);
+      expect(shown, def.name).toMatchObject(def);
     }
   });
 
@@ -130,5 +133,68 @@ describe('heddle CLI conventions', () => {
     ]);
     expect(verify).toEqual({ code: 0, stderr: '' });
     expect(help).toEqual({ code: 0, stderr: '' });
+  });
+
+  it('every help is the shared renderer of @heddle/cli-kit, from the command definitions', async () => {
+    const cwd = tempDir();
+    expect((await runCaptured(['--help'], cwd)).out).toBe(programHelp(PROGRAM));
+    for (const c of PROGRAM.commands) {
+      expect((await runCaptured([c.name, '--help'], cwd)).out, c.name).toBe(commandHelp(PROGRAM, c));
+      for (const sub of c.subcommands ?? []) {
+        expect((await runCaptured(['help', ...sub.name.split(' ')], cwd)).out).toBe(
+          commandHelp(PROGRAM, sub),
+        );
+      }
+    }
+  });
+
+  it('dispatches every subcommand a command runs (revoke renew was refused as unknown)', async () => {
+    const cwd = tempDir();
+    const r = await runCaptured(['revoke', 'renew', '--json'], cwd);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.err).error).toMatchObject({ code: 'usage', field: 'key', reason: 'missing_flag' });
+    expect((await runCaptured(['help', 'revoke', 'renew'], cwd)).out.split('\n')[0]).toBe(
+      'usage: heddle revoke renew --key <file> [--list <file>] [--trust <file>] [--valid-days <N>] [--above <G>] [--json]',
+    );
+  });
+
+  it('the parser names the offending flag itself, in every command (no guess from the message)', async () => {
+    const cwd = tempDir();
+    const cases: [string[], Record<string, string>][] = [
+      [
+        ['node', 'add', 'ws://h:1', '--tier', 'paired', '--kye', 'x'],
+        { field: 'kye', reason: 'unknown_flag', token: '--kye' },
+      ],
+      [['place', 'dir', '--node'], { field: 'node', reason: 'missing_value', token: '--node' }],
+      [['ps', '--all=yes'], { field: 'all', reason: 'unexpected_value', token: '--all=yes' }],
+      [['chain', 'verify'], { field: 'file', reason: 'missing_argument' }],
+      [['pkg', 'inspect', 'a', 'b'], { reason: 'unexpected_argument', token: 'b' }],
+      [['pkg', 'build', 'src', '-o'], { field: 'out', reason: 'missing_value', token: '-o' }],
+    ];
+    for (const [argv, want] of cases) {
+      const r = await runCaptured([...argv, '--json'], cwd);
+      expect(r.code, argv.join(' ')).toBe(2);
+      expect(JSON.parse(r.err).error, argv.join(' ')).toMatchObject({ code: 'usage', ...want });
+    }
+    const typo = await runCaptured(['node', 'add', 'ws://h:1', '--tierr', 'paired'], cwd);
+    expect(typo.err.split('\n')[0]).toBe('heddle node add: unknown flag --tierr; did you mean "--tier"?');
+  });
+
+  it('--help and --version load neither the crypto nor the validation stack, nor any command', () => {
+    for (const args of [['--help'], ['--version'], ['place', '--help']]) {
+      const r = modulesLoaded(['--import', tsx, join(here, 'bin.ts'), ...args], {
+        cwd: tempDir(),
+        env: { ...process.env, TSX_TSCONFIG_PATH: join(here, '..', 'tsconfig.source.json') },
+      });
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(
+        r.urls.some((u) => u.endsWith('/cli.ts')),
+        'the recording works',
+      ).toBe(true);
+      const heavy = r.urls.filter((u) =>
+        /\/zod\/|@noble|hash-wasm|envelope\/src\/index\.ts|\/commands\//.test(u),
+      );
+      expect(heavy, args.join(' ')).toEqual([]);
+    }
   });
 });

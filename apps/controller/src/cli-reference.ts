@@ -1,14 +1,10 @@
-import { COMMON_FLAGS, type CommandDef, synopsis } from './command-def.js';
-import { ALERTS_DEFS } from './commands/alerts.js';
-import { START, STOP, UNLOAD } from './commands/instance.js';
-import { LOGS } from './commands/logs.js';
-import { NODE_DEFS } from './commands/node.js';
-import { PLACE } from './commands/place.js';
-import { PS } from './commands/ps.js';
-import { STATUS } from './commands/status.js';
+import { flagLabel, synopsis } from '@heddle/cli-kit';
+import type { OperatorCommandDef } from './command-def.js';
+import { ALERTS_DEFS, LOGS, PLACE, PS, START, STATUS, STOP, UNLOAD } from './defs/instances.js';
+import { NODE_DEFS } from './defs/node.js';
 
 /** The operator commands (those that talk to the controller daemon), in reference order. */
-export const OPERATOR_COMMANDS: readonly CommandDef[] = [
+export const OPERATOR_COMMANDS: readonly OperatorCommandDef[] = [
   ...NODE_DEFS,
   PLACE,
   PS,
@@ -23,15 +19,14 @@ export const OPERATOR_COMMANDS: readonly CommandDef[] = [
 const anchor = (name: string): string => `heddle-${name.replace(/ /g, '-')}`;
 const cell = (s: string): string => s.replace(/\|/g, '\\|');
 
-function section(def: CommandDef): string[] {
-  const flags = [...def.flags, ...COMMON_FLAGS];
+function section(def: OperatorCommandDef): string[] {
   const lines = [
     `## heddle ${def.name}`,
     '',
     `${def.summary.charAt(0).toUpperCase()}${def.summary.slice(1)}.`,
     '',
     '```',
-    synopsis(def),
+    synopsis('heddle', def),
     '```',
     '',
     def.description,
@@ -43,8 +38,8 @@ function section(def: CommandDef): string[] {
     lines.push('');
   }
   lines.push('| flag | meaning |', '| --- | --- |');
-  for (const f of flags) {
-    const label = `--${f.name}${f.kind === 'string' ? ` ${f.value ?? '<value>'}` : ''}`;
+  for (const f of def.flags) {
+    const label = flagLabel(f);
     lines.push(
       `| \`${cell(label)}\` | ${cell(f.description)}${f.multiple === true ? ' (repeatable)' : ''} |`,
     );
@@ -60,7 +55,7 @@ function section(def: CommandDef): string[] {
  * flags, exit codes and error format, then one section per operator command. Regenerate it with
  * `node apps/controller/scripts/cli-reference.mjs`; a test checks the committed file equals this.
  */
-export function cliReference(defs: readonly CommandDef[] = OPERATOR_COMMANDS): string {
+export function cliReference(defs: readonly OperatorCommandDef[] = OPERATOR_COMMANDS): string {
   const lines = [
     '# heddle CLI reference',
     '',
@@ -82,7 +77,8 @@ export function cliReference(defs: readonly CommandDef[] = OPERATOR_COMMANDS): s
     '- An error is one line on standard error, `heddle <command>: <what happened>; <what to do next>`,',
     '  followed, when the controller gave them, by one `  <node id>: <reason>` line per node (an',
     '  unplaceable order lists every node). With `--json` it is',
-    '  `{"error":{"code","message","field"?,"reasons"?}}` on standard error.',
+    '  `{"error":{"code","message","field"?,"reasons"?}}` on standard error; a usage error adds `"reason"` and',
+    '  `"token"` (the flag or argument as typed: docs/cli.md, "Conventions").',
     '- `heddle <command> --help` and `heddle help <command>` print the synopsis and flags below (exit 0);',
     '  `heddle --version`, "did you mean" for mistyped commands, shell completion (`heddle completion',
     '  bash|zsh`) and a closed pipe (exit 0) are described in docs/cli.md, "Conventions".',

@@ -1,4 +1,5 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { errorMessage } from '@heddle/cli-kit';
 import { type ControllerConfigFile, ControllerConfigFileSchema } from '@heddle/control-plane';
 import { parseJson, readTextBounded } from '@heddle/envelope';
 import { CliError, ExitCode } from './cli-error.js';
@@ -10,8 +11,6 @@ export {
   ControllerConfigFileSchema,
   DEFAULT_API_PORT,
 } from '@heddle/control-plane';
-
-import { messageOf } from './error-text.js';
 
 /** Default interval of the daemon's tick (refresh the nodes, settle), in seconds. */
 export const DEFAULT_REFRESH_SECS = 10;
@@ -143,7 +142,7 @@ export function loadControllerConfig(path: string): ControllerConfig {
   } catch (err) {
     throw badInput(
       'config_unreadable',
-      `cannot read config ${path}: ${messageOf(err)} (create it with 'heddle init')`,
+      `cannot read config ${path}: ${errorMessage(err)} (create it with 'heddle init')`,
       '$',
       err,
     );
@@ -152,7 +151,7 @@ export function loadControllerConfig(path: string): ControllerConfig {
   try {
     value = parseJson(text, { maxBytes: MAX_CONFIG_BYTES });
   } catch (err) {
-    throw badInput('config_invalid', `${path}: not valid JSON: ${messageOf(err)}`, '$', err);
+    throw badInput('config_invalid', `${path}: not valid JSON: ${errorMessage(err)}`, '$', err);
   }
   return parseControllerConfig(value, path);
 }

@@ -4,7 +4,7 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { killLogged, type LoggedProcess, spawnLogged, waitForLog } from '@heddle/cli-kit';
+import { killLogged, type LoggedProcess, spawnLogged, waitForLog } from '@heddle/cli-kit/testing';
 import { type KeyPair, nodeIdFromPublicKey, saveKeyFile, toHex } from '@heddle/envelope';
 import { buildCogPackage } from '@heddle/package';
 import { tempDir } from './test-io.js';

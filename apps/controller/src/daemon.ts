@@ -1,7 +1,14 @@
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
-import { errorFields, inputOrSystemError, type Logger, logTornTail, systemCliError } from '@heddle/cli-kit';
+import {
+  errorFields,
+  errorMessage,
+  inputOrSystemError,
+  type Logger,
+  logTornTail,
+  systemCliError,
+} from '@heddle/cli-kit';
 import {
   ControlPlane,
   DaemonLoop,
@@ -36,7 +43,6 @@ import { isGone } from '@heddle/runtime';
 import { planeHandlers } from './api-handlers.js';
 import { CliError, ExitCode } from './cli-error.js';
 import { badInput, type ControllerConfig } from './controller-config.js';
-import { messageOf } from './error-text.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
 import { checkStateAgainstChain, type SealCheckOptions, StateSeal } from './state-seal.js';
 
@@ -92,7 +98,7 @@ function load<T>(field: string, code: string, what: () => T): T {
   try {
     return what();
   } catch (err) {
-    throw inputOrSystemError(code, `${field}: ${messageOf(err)}`, field, err);
+    throw inputOrSystemError(code, `${field}: ${errorMessage(err)}`, field, err);
   }
 }
 
@@ -154,7 +160,7 @@ export async function startController(
   try {
     store = SqliteStateStore.open(config.stateDb);
   } catch (err) {
-    const message = `state_db: ${messageOf(err)}`;
+    const message = `state_db: ${errorMessage(err)}`;
     throw (
       systemCliError(err, { context: message, field: 'state_db' }) ??
       badInput('state_invalid', `${message} (is another controller running on this home?)`, 'state_db', err)
@@ -167,7 +173,7 @@ export async function startController(
     store.close();
     throw inputOrSystemError(
       'chain_invalid',
-      `chain_file: cannot open the chain: ${messageOf(err)}`,
+      `chain_file: cannot open the chain: ${errorMessage(err)}`,
       'chain_file',
       err,
     );
@@ -223,7 +229,7 @@ async function assemble(
       config: planeTunables(config),
     });
   } catch (err) {
-    const message = messageOf(err);
+    const message = errorMessage(err);
     const field = /^(deadAfter|suspectAfter|reschedule|maxReschedules|healthTimeout)/.test(message)
       ? 'lifecycle'
       : 'place_timeout_secs';
@@ -242,7 +248,7 @@ async function assemble(
   } catch (err) {
     throw new CliError(
       'listen_failed',
-      `api.port: cannot listen on ${config.api.host}:${config.api.port}: ${messageOf(err)}`,
+      `api.port: cannot listen on ${config.api.host}:${config.api.port}: ${errorMessage(err)}`,
       ExitCode.checkFailed,
       { field: 'api.port', cause: err },
     );
@@ -317,7 +323,7 @@ async function applyRevocations(
     }
   } catch (err) {
     const field = err instanceof HeddleError ? err.field : undefined;
-    throw new PlaneError('invalid_input', `revocation list: ${messageOf(err)}`, {
+    throw new PlaneError('invalid_input', `revocation list: ${errorMessage(err)}`, {
       field: field === undefined ? 'list' : `list.${field}`,
       cause: err,
     });

@@ -106,14 +106,19 @@ function laterTarball(): string {
     manifest,
     readFileSync(manifest, 'utf8').replace(`"version": "${VERSION}"`, '"version": "99.0.0"'),
   );
-  const bundle = join(next, 'package', 'dist', 'bin.js');
-  writeFileSync(
-    bundle,
-    readFileSync(bundle, 'utf8').replace(
-      `name: "heddle-host",\n  version: "${VERSION}"`,
-      'name: "heddle-host",\n  version: "99.0.0"',
-    ),
-  );
+  // The bundled package.json sits in whichever file of the bundle holds it (bin.js or a chunk).
+  const dist = join(next, 'package', 'dist');
+  const bundled = `name: "heddle-host",\n  version: "${VERSION}"`;
+  const files = readdirSync(dist).filter((f) => f.endsWith('.js'));
+  const holding = files.filter((f) => readFileSync(join(dist, f), 'utf8').includes(bundled));
+  expect(holding.length).toBe(1);
+  for (const f of holding) {
+    const file = join(dist, f);
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(bundled, 'name: "heddle-host",\n  version: "99.0.0"'),
+    );
+  }
   execFileSync('tar', ['-czf', nextTarball, '-C', next, 'package']);
   return nextTarball;
 }
@@ -187,7 +192,7 @@ describe('installable apps', () => {
       ],
       { cwd: work, stdio: 'pipe' },
     );
-    const { spawnLogged } = await import('@heddle/cli-kit');
+    const { spawnLogged } = await import('@heddle/cli-kit/testing');
     host = spawnLogged(hostBin, ['run', '--config', join(hostDir, 'heddle-host.json')], { cwd: work });
     controller = spawnController(['controller', 'run', '--home', ctlHome], work);
     const [listening] = await Promise.all([

@@ -29,6 +29,15 @@ export const ErrorOutputSchema = z.strictObject({
     message: z.string().min(1),
     field: z.string().optional(),
     reasons: z.record(z.string(), z.string()).optional(),
+    // A usage error from the parser: why (`unknown_flag`, ...) and the word as typed.
+    reason: z
+      .string()
+      .regex(/^[a-z_]+$/)
+      .optional(),
+    token: z.string().optional(),
+    // A file-system failure (disk_full, read_only_filesystem, permission_denied): the errno and path.
+    errno: z.string().optional(),
+    path: z.string().optional(),
   }),
 });
 

@@ -1,14 +1,16 @@
+import { type ParsedArgs, parseArgv } from '@heddle/cli-kit';
 import { ApiClient, ApiError } from '@heddle/operator-api';
 import { CliError, ExitCode } from './cli-error.js';
-import { type CommandDef, commandHelp, type Parsed, parseCommand } from './command-def.js';
+import type { OperatorCommandDef } from './command-def.js';
 import { type Paint, paintFor } from './format/colour.js';
 import { homeDir } from './home.js';
 import type { CliIo } from './io.js';
 
 /** What an operator command's body gets: its parsed arguments, the API client and the output helpers. */
 export interface OperatorContext {
-  readonly def: CommandDef;
-  readonly parsed: Parsed;
+  readonly def: OperatorCommandDef;
+  /** Its arguments, parsed by its definition (`--home` and `--json` among the flags). */
+  readonly parsed: ParsedArgs;
   readonly io: CliIo;
   /** The controller home in use. */
   readonly home: string;
@@ -99,12 +101,15 @@ export interface PrintedError {
   readonly message: string;
   readonly field?: string;
   readonly reasons?: Readonly<Record<string, string>>;
+  /** More fields of the JSON form (a usage error's `reason` and `token`). */
+  readonly details?: Readonly<Record<string, unknown>>;
 }
 
 /** Prints an error on standard error: `{"error":{...}}` with --json, else one line and any reasons. */
 export function printError(io: CliIo, command: string, json: boolean, e: PrintedError): void {
   if (json) {
-    io.err(JSON.stringify({ error: e }));
+    const { details, ...error } = e;
+    io.err(JSON.stringify({ error: { ...error, ...details } }));
     return;
   }
   io.err(`heddle ${command}: ${e.message}`);
@@ -130,6 +135,7 @@ function printable(err: unknown): { error: PrintedError; exit: number } | undefi
         code: err.code,
         message: err.message,
         ...(err.field === undefined ? {} : { field: err.field }),
+        ...(err.details === undefined ? {} : { details: err.details }),
       },
       exit: err.exitCode,
     };
@@ -138,37 +144,35 @@ function printable(err: unknown): { error: PrintedError; exit: number } | undefi
 }
 
 /**
- * Runs an operator command: parses `args` by `def`, resolves the home, and runs `body`. Usage, input
+ * Runs an operator command: parses `args` by `def` (its `--help` is answered by the dispatcher, from
+ * the same definition), resolves the home, and runs `body`. Usage, input
  * and API errors are printed here (with per-node reasons and what to do next) and mapped to exit
  * codes; anything else propagates to the CLI's internal-error handler.
  */
 export async function runOperator(
-  def: CommandDef,
+  def: OperatorCommandDef,
   args: readonly string[],
   io: CliIo,
   body: (ctx: OperatorContext) => Promise<number>,
 ): Promise<number> {
   const json = args.includes('--json');
-  if (args.includes('--help') || args.includes('-h')) {
-    for (const line of commandHelp(def)) io.out(line);
-    return ExitCode.ok;
-  }
   try {
-    const parsed = parseCommand(def, args);
-    const home = homeDir(parsed.home, io, io.env ?? process.env);
+    const parsed = parseArgv('heddle', def, args);
+    const asJson = parsed.booleans.json === true;
+    const home = homeDir(parsed.strings.home, io, io.env ?? process.env);
     let client: ApiClient | undefined;
     const ctx: OperatorContext = {
       def,
       parsed,
       io,
       home,
-      paint: paintFor(io, parsed.json),
+      paint: paintFor(io, asJson),
       client: () => {
         client ??= ApiClient.fromHome(home);
         return client;
       },
       emit: (value, human) => {
-        if (parsed.json) io.out(JSON.stringify(value));
+        if (asJson) io.out(JSON.stringify(value));
         else for (const line of human()) io.out(line);
       },
       now: () => Date.now(),

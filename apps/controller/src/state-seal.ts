@@ -1,8 +1,7 @@
 import type { Chain } from '@heddle/chain';
-import { CliError, ExitCode, type Logger } from '@heddle/cli-kit';
+import { CliError, ExitCode, errorMessage, type Logger } from '@heddle/cli-kit';
 import type { StateStore } from '@heddle/control-plane';
 import { z } from 'zod';
-import { messageOf } from './error-text.js';
 
 /** The chain source of the controller's state marks. */
 export const STATE_MARK_SOURCE = 'controller';
@@ -203,7 +202,7 @@ export class StateSeal {
         this.#meta.putMeta(SEEN_KEY, JSON.stringify({ size: e.seq + 1, head: e.hash }));
         this.#marked = seq;
       } catch (err) {
-        this.#log.warn('could not chain the state mark', { error: messageOf(err) });
+        this.#log.warn('could not chain the state mark', { error: errorMessage(err) });
       }
     });
     return this.#marking;

@@ -1,7 +1,7 @@
-import { type CliRun, runCaptured as capture, tempDir as kitTempDir } from '@heddle/cli-kit';
+import { type CliRun, runCaptured as capture, tempDir as kitTempDir } from '@heddle/cli-kit/testing';
 import { runCli } from './cli.js';
 
-export type { CliRun } from '@heddle/cli-kit';
+export type { CliRun } from '@heddle/cli-kit/testing';
 
 /** A fresh temporary working directory for a test. */
 export function tempDir(): string {

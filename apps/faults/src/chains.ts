@@ -1,9 +1,10 @@
 // Every chain of a cluster verified after each trial, and held to what was seen before: a chain that
 // verifies but lost events it had (truncated, or history rewritten) fails against the last checkpoint.
+
 import { readFileSync } from 'node:fs';
 import { ChainKind, type CheckpointAnchor, verifyChainFile } from '@heddle/chain';
+import { errorMessage } from '@heddle/cli-kit';
 import { canTransition, LIFECYCLE_STATES, type LifecycleState } from '@heddle/runtime';
-import { messageOf } from './error-text.js';
 
 const STATES: ReadonlySet<string> = new Set(LIFECYCLE_STATES);
 
@@ -87,7 +88,7 @@ export class ChainWatch {
         last = `${r.failure?.reason}: ${r.failure?.message}`;
         if (r.failure?.reason !== 'torn_tail') break;
       } catch (err) {
-        last = messageOf(err);
+        last = errorMessage(err);
       }
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -4,7 +4,7 @@
 // which run detached in their own process group and outlive their host).
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { killLogged, waitForLog } from '@heddle/cli-kit';
+import { killLogged, waitForLog } from '@heddle/cli-kit/testing';
 import type { NodeView } from '@heddle/control-plane';
 import { generateKeyPair, type KeyPair, toHex } from '@heddle/envelope';
 import { ApiClient } from '@heddle/operator-api';

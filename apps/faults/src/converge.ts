@@ -2,12 +2,13 @@
 // the native processes actually alive must agree that every desired instance runs exactly once, that
 // nothing the API acknowledged was lost, that nothing is unsettled without a reason, and every chain
 // must verify. Waits (bounded) for the system to get there; on failure returns a precise diff.
+
 import { basename } from 'node:path';
+import { errorMessage } from '@heddle/cli-kit';
 import type { UnsettledRecord } from '@heddle/control-plane';
 import type { Placement } from '@heddle/operator-api';
 import type { Cluster } from './cluster.js';
 import { nativeProcesses, workloadCopies } from './daemons.js';
-import { messageOf } from './error-text.js';
 import type { HostInstance, HostListing } from './observer.js';
 
 /** A placement the API answered `placed` for: it must never be lost. */
@@ -203,7 +204,7 @@ export async function snapshot(cluster: Cluster): Promise<Snapshot> {
       try {
         return { index: h.index, nodeId: h.nodeId, listing: await cluster.listing(h.index), natives };
       } catch (err) {
-        return { index: h.index, nodeId: h.nodeId, error: messageOf(err), natives };
+        return { index: h.index, nodeId: h.nodeId, error: errorMessage(err), natives };
       }
     }),
   );
@@ -212,7 +213,7 @@ export async function snapshot(cluster: Cluster): Promise<Snapshot> {
     const [placements, unsettled] = await Promise.all([api.instances(), api.unsettled()]);
     return { placements, unsettled, hosts };
   } catch (err) {
-    return { placements: [], unsettled: [], hosts, controllerError: messageOf(err) };
+    return { placements: [], unsettled: [], hosts, controllerError: errorMessage(err) };
   }
 }
 

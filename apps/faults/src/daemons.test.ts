@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '@heddle/cli-kit';
+import { tempDir } from '@heddle/cli-kit/testing';
 import { ControllerConfigFileSchema } from '@heddle/control-plane';
 import { describe, expect, it } from 'vitest';
 import { nativeCopies } from './converge.js';

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type LoggedProcess, spawnLogged, tempDir } from '@heddle/cli-kit';
+import { type LoggedProcess, spawnLogged, tempDir } from '@heddle/cli-kit/testing';
 import { ControllerConfigFileSchema } from '@heddle/control-plane';
 import { generateKeyPair, type KeyPair, nodeIdFromPublicKey, saveKeyFile, toHex } from '@heddle/envelope';
 import { HostConfigFileSchema } from '@heddle/host-service';

@@ -1,12 +1,12 @@
 // What every trial gets (a cluster, a seeded generator, a ledger of acknowledged placements, a place
 // helper that records outcomes), how a trial is run (fault, then convergence, then reset), and the
 // reset that brings a cluster back to empty between trials.
+import { errorMessage } from '@heddle/cli-kit';
 import type { PlaceOrderInput, TransferProgress } from '@heddle/control-plane';
 import { ApiError, type PlaceAnswer } from '@heddle/operator-api';
 import type { Cluster } from './cluster.js';
 import { type Acknowledged, converge, describeSnapshot, hostRuns } from './converge.js';
 import { killNativeProcesses } from './daemons.js';
-import { messageOf, stackOf } from './error-text.js';
 import type { PackageKind } from './packages.js';
 import { Rng, rerunHint } from './rng.js';
 
@@ -149,8 +149,8 @@ export async function runTrial(
         return { outcome: result.status, result };
       } catch (err) {
         const code = err instanceof ApiError ? err.code : 'error';
-        this.note(`place ${pkgKind}: ${code}: ${messageOf(err).slice(0, 200)}`);
-        return { outcome: code, message: messageOf(err) };
+        this.note(`place ${pkgKind}: ${code}: ${errorMessage(err).slice(0, 200)}`);
+        return { outcome: code, message: errorMessage(err) };
       }
     },
   };
@@ -158,7 +158,7 @@ export async function runTrial(
   try {
     await kind.run(ctx);
   } catch (err) {
-    failure = `the trial itself failed: ${stackOf(err)}`;
+    failure = `the trial itself failed: ${errorStack(err)}`;
   }
   // Whatever the trial did, every daemon must be back for the check (a trial may leave one down).
   await cluster.ensureUp();
@@ -221,7 +221,7 @@ export async function resetCluster(
     const kept = new Set<string>();
     const stuck = new Set<string>();
     const placements = await api.instances().catch((err: unknown) => {
-      left.push(`the controller: ${messageOf(err)}`);
+      left.push(`the controller: ${errorMessage(err)}`);
       return [];
     });
     for (const p of placements) {
@@ -235,7 +235,7 @@ export async function resetCluster(
       await api.unload(p.instance_id).catch((err: unknown) => {
         // The host does not have it (it lost it): only forgetting the node clears the record.
         if (err instanceof ApiError && /unknown_instance/.test(err.message)) stuck.add(p.node_id);
-        else left.push(`unload ${p.instance_id}: ${messageOf(err)}`);
+        else left.push(`unload ${p.instance_id}: ${errorMessage(err)}`);
       });
     }
     for (const nodeId of stuck) {
@@ -243,21 +243,21 @@ export async function resetCluster(
       const h = cluster.host(nodeId);
       await api
         .removeNode(nodeId, { force: true })
-        .catch((err: unknown) => left.push(`node rm ${nodeId}: ${messageOf(err)}`));
+        .catch((err: unknown) => left.push(`node rm ${nodeId}: ${errorMessage(err)}`));
       await api
         .addNode(h.url, { tier: 'paired', key: h.publicKey })
-        .catch((err: unknown) => left.push(`node add ${nodeId}: ${messageOf(err)}`));
+        .catch((err: unknown) => left.push(`node add ${nodeId}: ${errorMessage(err)}`));
     }
     for (const h of cluster.hosts) {
       const listing = await cluster.listing(h.index).catch((err: unknown) => {
-        left.push(`host ${h.index}: ${messageOf(err)}`);
+        left.push(`host ${h.index}: ${errorMessage(err)}`);
         return undefined;
       });
       for (const inst of listing?.instances ?? []) {
         if (kept.has(inst.instance_id)) continue;
         await cluster.observer.remove(cluster.address(h.index), inst.instance_id).catch((err: unknown) => {
           left.push(
-            `host ${h.index} ${inst.instance_id} (${hostRuns(inst) ? 'running' : inst.state}): ${messageOf(err)}`,
+            `host ${h.index} ${inst.instance_id} (${hostRuns(inst) ? 'running' : inst.state}): ${errorMessage(err)}`,
           );
         });
       }
@@ -287,4 +287,9 @@ export async function resetCluster(
     await new Promise((r) => setTimeout(r, 500));
   }
   return left;
+}
+
+/** The stack of an `Error` (its message when it has none), or the value as a string. */
+function errorStack(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }

@@ -1,6 +1,6 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '@heddle/cli-kit';
+import { tempDir } from '@heddle/cli-kit/testing';
 import { describe, expect, it } from 'vitest';
 import {
   chainEnd,

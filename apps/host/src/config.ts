@@ -1,5 +1,5 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { badInput } from '@heddle/cli-kit';
+import { badInput, errorMessage } from '@heddle/cli-kit';
 import { parseJson, readTextBounded } from '@heddle/envelope';
 import type { NodeTier } from '@heddle/gate';
 import { DEFAULT_SUPERVISOR_POLICY, HostConfigFileSchema } from '@heddle/host-service';
@@ -138,13 +138,13 @@ export function loadHostConfig(path: string): HostConfig {
   try {
     text = readTextBounded(path, MAX_CONFIG_BYTES);
   } catch (err) {
-    throw badInput('config_unreadable', `cannot read config ${path}: ${(err as Error).message}`, '$', err);
+    throw badInput('config_unreadable', `cannot read config ${path}: ${errorMessage(err)}`, '$', err);
   }
   let value: unknown;
   try {
     value = parseJson(text, { maxBytes: MAX_CONFIG_BYTES });
   } catch (err) {
-    throw badInput('config_invalid', `${path}: not valid JSON: ${(err as Error).message}`, '$', err);
+    throw badInput('config_invalid', `${path}: not valid JSON: ${errorMessage(err)}`, '$', err);
   }
   return parseHostConfig(value, path);
 }

@@ -3,7 +3,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { killLogged, type LoggedProcess, spawnLogged, waitForLog } from '@heddle/cli-kit';
+import { killLogged, type LoggedProcess, spawnLogged, waitForLog } from '@heddle/cli-kit/testing';
 import type { TestController } from './test-controller.js';
 import { runCaptured } from './test-io.js';
 
@@ -67,6 +67,7 @@ export async function writeTestHome(
   if (init.code !== 0) throw new Error(`heddle-host init failed: ${init.err}`);
   const home = join(cwd, 'heddle-host');
   const path = join(home, 'heddle-host.json');
+  // cast: a test fixture reads back the config init wrote (a JSON object)
   const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   writeFileSync(join(home, 'policy.json'), JSON.stringify(OPEN_POLICY));
   writeFileSync(
@@ -85,6 +86,7 @@ export async function writeTestHome(
 export async function startFor(ctl: TestController, cwd: string): Promise<Daemon> {
   const d = spawnHost(['run'], cwd);
   const listening = await waitFor(d, 'listening', 30_000);
+  // cast: the daemon's `listening` log line carries url, node_id and public_key as strings
   ctl.url = listening.url as string;
   ctl.hostId = listening.node_id as string;
   ctl.hostKey = Buffer.from(listening.public_key as string, 'hex');

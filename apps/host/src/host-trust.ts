@@ -1,4 +1,4 @@
-import { badInput } from '@heddle/cli-kit';
+import { badInput, errorMessage } from '@heddle/cli-kit';
 import { loadTrustFile, TRUST_SCHEMA, type TrustAnchors } from '@heddle/package';
 
 /** The trust file `init` writes when no anchors are given: valid, and trusting nobody. */
@@ -13,6 +13,6 @@ export function loadHostAnchors(path: string): TrustAnchors {
   try {
     return loadTrustFile(path);
   } catch (err) {
-    throw badInput('trust_invalid', `trust_file: ${path}: ${(err as Error).message}`, 'trust_file', err);
+    throw badInput('trust_invalid', `trust_file: ${path}: ${errorMessage(err)}`, 'trust_file', err);
   }
 }

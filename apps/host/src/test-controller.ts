@@ -87,6 +87,7 @@ export class TestController {
   async send(signed: SignedCtl, source?: PackageSource): Promise<CallResult> {
     const session = await WireSession.connect(this.url);
     // Judge the answer by the request's own clock, so that a refusal of a stale request is readable.
+    // cast: the payload was signed by this test controller a line above
     const issued = (JSON.parse(signed.payload) as { issued_at_ms?: number }).issued_at_ms ?? Date.now();
     try {
       return await session.call(signed, {
@@ -102,6 +103,7 @@ export class TestController {
 
   /** The result of an `ok` answer. */
   async ok(signed: SignedCtl, source?: PackageSource): Promise<Record<string, unknown>> {
+    // cast: a test reads the host's answer loosely; the tests assert its fields
     return (await this.send(signed, source)).result as Record<string, unknown>;
   }
 
@@ -112,9 +114,10 @@ export class TestController {
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(CallFailure);
-    const f = err as CallFailure;
-    expect(f.refusal, f.message).toBeDefined();
-    const r = f.refusal as { code: string; reason: string };
+    if (!(err instanceof CallFailure)) throw new Error('not a call failure');
+    expect(err.refusal, err.message).toBeDefined();
+    // cast: a refusal the assertion above found (the wire's refusal shape)
+    const r = err.refusal as { code: string; reason: string };
     expect(r.reason.length).toBeGreaterThan(10);
     return r;
   }
@@ -128,6 +131,7 @@ export async function uniquePackage(
 ): Promise<{ dir: string; manifestHash: string }> {
   const copy = join(tempDir(), 'src');
   cpSync(src, copy, { recursive: true });
+  // cast: a test fixture's own cog.json
   const cog = JSON.parse(readFileSync(join(copy, 'cog.json'), 'utf8')) as { version: string };
   cog.version = `0.9.${++versions}`;
   writeFileSync(join(copy, 'cog.json'), JSON.stringify(cog));

@@ -1,62 +1,27 @@
-import { parseArgs } from 'node:util';
-import { type FlagSpec, flagOptions, stringFlag } from '@heddle/cli-kit';
-import { badInput, usageError } from './cli-error.js';
+import { type CommandDef, type ParsedArgs, parseArgv } from '@heddle/cli-kit';
+import { badInput } from './cli-error.js';
 
-export { boolFlag, type FlagSpec, stringFlag, stringsFlag } from '@heddle/cli-kit';
-
-/** A command's argument shape: its usage line, flags and how many positionals it takes. */
-export interface ArgSpec {
-  /** The usage line shown with a usage error (`heddle-seed logs <id> [--lines N]`). */
-  readonly usage: string;
-  /** The command's own flags (`--home` and `--json` are accepted by every command). */
-  readonly flags: FlagSpec;
-  /** Names of the positionals, in order (all required unless `rest` is set). */
-  readonly positionals: readonly string[];
-  /** Accept any number of further positionals (`config set <id> k=v...`). */
-  readonly rest?: boolean;
-}
-
-/** Parsed arguments. */
-export interface ParsedArgs {
-  readonly positionals: readonly string[];
-  readonly flags: Readonly<Record<string, string | string[] | boolean | undefined>>;
+/** A `heddle-seed` command line parsed by its definition, with `--json` and `--home` read out. */
+export interface SeedArgs extends ParsedArgs {
+  /** `--json` was given. */
   readonly json: boolean;
+  /** `--home`, when given. */
   readonly home: string | undefined;
 }
 
 /**
- * Parses a command's arguments strictly: an unknown flag, a missing flag value or a wrong number of
- * positionals is a usage error (exit 2) that names the problem and shows the usage line.
+ * Parses a command's arguments by its definition (`command-defs.ts`) with the one parser of
+ * `@heddle/cli-kit`: an unknown flag, a missing flag value or a wrong number of positionals is a
+ * usage error (exit 2) that names the flag or argument and shows the synopsis.
  */
-export function parseCommandArgs(args: readonly string[], spec: ArgSpec): ParsedArgs {
-  const options = flagOptions({ json: 'boolean', home: 'string', ...spec.flags });
-  let parsed: { values: Record<string, unknown>; positionals: string[] };
-  try {
-    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw usageError(`${(err as Error).message}\nusage: ${spec.usage}`);
-  }
-  const n = parsed.positionals.length;
-  if (n < spec.positionals.length) {
-    const missing = spec.positionals[n] ?? '';
-    throw usageError(`missing <${missing}>\nusage: ${spec.usage}`, missing);
-  }
-  if (n > spec.positionals.length && spec.rest !== true) {
-    const extra = parsed.positionals[spec.positionals.length];
-    throw usageError(`unexpected argument ${JSON.stringify(extra)}\nusage: ${spec.usage}`);
-  }
-  const values = parsed.values as ParsedArgs['flags'];
-  return {
-    positionals: parsed.positionals,
-    flags: values,
-    json: values.json === true,
-    home: typeof values.home === 'string' ? values.home : undefined,
-  };
+export function parseSeedArgs(def: CommandDef, args: readonly string[]): SeedArgs {
+  const parsed = parseArgv('heddle-seed', def, args);
+  return { ...parsed, json: parsed.booleans.json === true, home: parsed.strings.home };
 }
 
 /** An integer flag in `min..max`, `fallback` when absent; otherwise refused (exit 3) naming the flag. */
 export function intFlag(args: ParsedArgs, name: string, min: number, max: number, fallback: number): number {
-  const v = stringFlag(args, name);
+  const v = args.strings[name];
   if (v === undefined) return fallback;
   const n = /^\d+$/.test(v) ? Number(v) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) {

@@ -1,4 +1,5 @@
 import { type Chain, openChainFile } from '@heddle/chain';
+import { errorMessage } from '@heddle/cli-kit';
 import type { JsonValue } from '@heddle/envelope';
 import { Gate, type NodeTier } from '@heddle/gate';
 import { type InstanceHandle, WorkloadHost } from '@heddle/runtime';
@@ -58,7 +59,7 @@ export async function openGoverned(homeFlag: string | undefined, io: CliIo): Pro
   } catch (err) {
     throw badInput(
       'chain',
-      `${profilePath(s.home, 'chain')}: cannot open the audit chain: ${(err as Error).message}`,
+      `${profilePath(s.home, 'chain')}: cannot open the audit chain: ${errorMessage(err)}`,
       'chain',
       err,
     );
@@ -108,7 +109,7 @@ export async function adoptAll(g: Governed, io: CliIo, except?: string): Promise
     try {
       await g.host.adopt(h, seedPinWorkload(pin));
     } catch (err) {
-      io.err(`heddle-seed: warning: cannot re-attach ${h.workloadId}: ${(err as Error).message}`);
+      io.err(`heddle-seed: warning: cannot re-attach ${h.workloadId}: ${errorMessage(err)}`);
     }
   }
 }

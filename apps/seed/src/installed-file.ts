@@ -24,14 +24,23 @@ export interface InstalledFile {
   readonly instances: readonly InstalledEntry[];
 }
 
-const HandleSchema: z.ZodType<InstalledEntry> = z.strictObject({
-  instanceId: z.string().min(1).max(256),
-  runtime: z.string().min(1).max(64),
-  workloadId: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/),
-  version: z.string().min(1).max(64),
-  storeInstalled: z.boolean().optional(),
-  pending: z.literal(true).optional(),
-});
+// An absent key stays absent (never an explicit undefined), as an `InstalledEntry` has it.
+const HandleSchema: z.ZodType<InstalledEntry> = z
+  .strictObject({
+    instanceId: z.string().min(1).max(256),
+    runtime: z.string().min(1).max(64),
+    workloadId: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/),
+    version: z.string().min(1).max(64),
+    storeInstalled: z.boolean().optional(),
+    pending: z.literal(true).optional(),
+  })
+  .transform(
+    ({ storeInstalled, pending, ...handle }): InstalledEntry => ({
+      ...handle,
+      ...(storeInstalled === undefined ? {} : { storeInstalled }),
+      ...(pending === undefined ? {} : { pending }),
+    }),
+  );
 
 /** The handle of an entry (without `pending`). */
 export function handleOf(e: InstalledEntry): InstanceHandle {

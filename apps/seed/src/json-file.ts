@@ -1,3 +1,4 @@
+import { errnoCode, errorMessage } from '@heddle/cli-kit';
 import { readTextBounded } from '@heddle/envelope';
 import type { z } from 'zod';
 import { badInput } from './cli-error.js';
@@ -19,15 +20,15 @@ export function readJsonFile<T>(
   try {
     text = readTextBounded(path, 1024 * 1024);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && optional) return undefined;
-    throw badInput(code, `${path}: cannot read: ${(err as Error).message}`, undefined, err);
+    if (errnoCode(err) === 'ENOENT' && optional) return undefined;
+    throw badInput(code, `${path}: cannot read: ${errorMessage(err)}`, undefined, err);
   }
   if (text.length > MAX_PROFILE_FILE_BYTES) throw badInput(code, `${path}: larger than 1 MiB`);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw badInput(code, `${path}: not JSON: ${(err as Error).message}`, undefined, err);
+    throw badInput(code, `${path}: not JSON: ${errorMessage(err)}`, undefined, err);
   }
   const r = schema.safeParse(value);
   if (!r.success) {

@@ -1,4 +1,5 @@
 import { connect } from 'node:tls';
+import { errnoCode } from '@heddle/cli-kit';
 import { SeedError, spkiSha256 } from '@heddle/seed-adapter';
 
 /** How long `init` waits for the Seed's TLS handshake when it shows the certificate's SPKI. */
@@ -45,12 +46,7 @@ export function peerSpki(
     });
     socket.once('error', (err) => {
       clearTimeout(timer);
-      reject(
-        new SeedError(
-          'unreachable',
-          `cannot reach ${url.host}: ${(err as NodeJS.ErrnoException).code ?? err.message}`,
-        ),
-      );
+      reject(new SeedError('unreachable', `cannot reach ${url.host}: ${errnoCode(err) ?? err.message}`));
     });
   });
 }

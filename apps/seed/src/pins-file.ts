@@ -1,4 +1,5 @@
-import { writeFileAtomic } from '@heddle/envelope';
+import { errorMessage } from '@heddle/cli-kit';
+import { HeddleError, writeFileAtomic } from '@heddle/envelope';
 import { parseSeedPins, type SeedPin } from '@heddle/seed-adapter';
 import { z } from 'zod';
 import { badInput } from './cli-error.js';
@@ -16,8 +17,12 @@ export function readPins(home: string): SeedPin[] {
   try {
     return parseSeedPins(raw);
   } catch (err) {
-    const e = err as { message?: string; field?: string };
-    throw badInput('pins_invalid', `${path}: ${e.message ?? 'invalid'}`, e.field, err);
+    throw badInput(
+      'pins_invalid',
+      `${path}: ${errorMessage(err)}`,
+      err instanceof HeddleError ? err.field : undefined,
+      err,
+    );
   }
 }
 
@@ -27,8 +32,12 @@ export function writePins(home: string, pins: readonly SeedPin[]): void {
   try {
     parsed = parseSeedPins(pins);
   } catch (err) {
-    const e = err as { message?: string; field?: string };
-    throw badInput('pins_invalid', `pin: ${e.message ?? 'invalid'}`, e.field, err);
+    throw badInput(
+      'pins_invalid',
+      `pin: ${errorMessage(err)}`,
+      err instanceof HeddleError ? err.field : undefined,
+      err,
+    );
   }
   writeFileAtomic(profilePath(home, 'pins'), `${JSON.stringify(parsed, null, 2)}\n`, { mode: 0o644 });
 }

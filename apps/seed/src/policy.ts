@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { errorMessage } from '@heddle/cli-kit';
+import { HeddleError } from '@heddle/envelope';
 import { loadPolicyFile, type Policy } from '@heddle/gate';
 import { badInput } from './cli-error.js';
 import { profilePath } from './home.js';
@@ -61,7 +63,11 @@ export function policyFor(home: string): { policy: Policy; source: string } {
   try {
     return { policy: loadPolicyFile(path), source: path };
   } catch (err) {
-    const e = err as { message?: string; field?: string };
-    throw badInput('policy_invalid', `${path}: ${e.message ?? 'invalid'}`, e.field, err);
+    throw badInput(
+      'policy_invalid',
+      `${path}: ${errorMessage(err)}`,
+      err instanceof HeddleError ? err.field : undefined,
+      err,
+    );
   }
 }

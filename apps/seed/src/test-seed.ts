@@ -22,6 +22,7 @@ export class ProfileRunner {
     const r = await this.run(...withFlags(argv, ['--json']));
     if (r.code !== code)
       throw new Error(`heddle-seed ${argv.join(' ')}: exit ${r.code}, expected ${code}\n${r.out}\n${r.err}`);
+    // cast: a test reads the CLI's --json output loosely; the tests assert its fields
     if (code === 0) return JSON.parse(r.out) as Record<string, unknown>;
     return (JSON.parse(r.err) as { error: Record<string, unknown> }).error;
   }

@@ -1,4 +1,4 @@
-import { HeddleError } from '@heddle/envelope';
+import { HeddleError } from '@heddle/envelope/errors';
 
 /**
  * The exit codes every Heddle CLI shares, stable for scripts and service managers: 0 success (also a

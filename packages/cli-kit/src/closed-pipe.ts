@@ -1,3 +1,4 @@
+import { errnoCode } from './error-text.js';
 /** A stream whose errors {@link exitQuietlyOnClosedPipe} watches (`process.stdout`, `process.stderr`). */
 export interface ErrorEmitter {
   on(event: 'error', listener: (err: Error) => void): unknown;
@@ -28,7 +29,7 @@ export function exitQuietlyOnClosedPipe(
 ): void {
   for (const stream of streams) {
     stream.on('error', (err) => {
-      if ((err as NodeJS.ErrnoException).code !== 'EPIPE') throw err;
+      if (errnoCode(err) !== 'EPIPE') throw err;
       if (!daemonRunning) exit(0);
     });
   }

@@ -1,10 +1,9 @@
+import { ArgError } from './arg-error.js';
 import { type CliError, ExitCode, usageError } from './cli-error.js';
-import {
-  COMPLETION_SHELLS,
-  type CompletionCommand,
-  type CompletionShell,
-  completionScript,
-} from './completion.js';
+import { type CommandDef, commandWord, findSubcommand, isRunnable } from './command-def.js';
+import { COMPLETION_SHELLS, type CompletionCommand, completionScript } from './completion.js';
+import { commandHelp, type ProgramDef, programHelp, synopsis } from './help.js';
+import { parseArgv } from './parse-args.js';
 import { type ErrorSink, reportCliError } from './report-error.js';
 import { didYouMean } from './suggest.js';
 
@@ -14,89 +13,51 @@ export interface LineSink extends ErrorSink {
   out(line: string): void;
 }
 
-/** A subcommand of a command (`node add`), as help, "did you mean" and completion see it. */
-export interface SubcommandEntry {
-  /** One line: what it does. */
-  readonly summary: string;
-  /** Other words that run it (`list` for `ls`). */
-  readonly aliases?: readonly string[];
-  /** Its flags without dashes (for completion). */
-  readonly flags?: readonly string[];
-}
-
-/** What {@link dispatchCli} knows of a command. */
-export interface CommandEntry {
-  /** One line: what it does (the top-level help lists it). */
-  readonly summary: string;
-  /**
-   * Its subcommands by word, when it has any. A first argument that is neither one of them, an alias
-   * nor a flag is then refused (exit 2, with "did you mean") before the command runs, and
-   * `<command> --help` lists them.
-   */
-  readonly subcommands?: Readonly<Record<string, SubcommandEntry>>;
-  /** Its flags without dashes (for completion). */
-  readonly flags?: readonly string[];
-}
-
 /** How {@link dispatchCli} runs a program's commands. */
-export interface DispatchOptions<C extends CommandEntry, Io extends LineSink> {
-  /** The program name (`heddle`, `heddle-host`, `heddle-seed`): it starts every error line. */
-  readonly prefix: string;
-  /** The program's version, printed by `--version` and `version`. */
-  readonly version: string;
-  /** The commands by name. */
-  readonly commands: Readonly<Record<string, C>>;
-  /** The top-level help (printed for no command, `help`, `--help`, `-h`, and after an unknown one). */
-  readonly helpText: () => string;
+export interface DispatchOptions<C extends CommandDef, Io extends LineSink> {
+  /** The program: its name, version, commands (their definitions), exit codes. */
+  readonly program: ProgramDef<C>;
   /**
-   * What `<command> [<subcommand>] --help` (and `help <command> [<subcommand>]`) prints, or undefined
-   * when the command answers `--help` itself (it then runs with the flag). For a command with
-   * subcommands asked without one, undefined prints the generated list of its subcommands.
+   * Runs a top-level command with the words after its name (a subcommand's word first, when it has
+   * subcommands). The command parses them with `parseArgv` and its definition.
    */
-  readonly commandHelp: (name: string, command: C, subcommand?: string) => string | undefined;
-  /** Runs a command with its arguments. */
   readonly run: (command: C, args: readonly string[], io: Io) => number | Promise<number>;
   /** Maps what a command threw to a `CliError` (default: `toCliError`). */
   readonly toCliError?: (err: unknown) => CliError;
-  /**
-   * More flags for completion, by command path (`place`, `node add`), added to each entry's own
-   * `flags`; a two-word path whose subcommand is not declared adds it. Called only when a completion
-   * script is asked for, so it may load the command definitions.
-   */
-  readonly completionFlags?: () =>
-    | Readonly<Record<string, readonly string[]>>
-    | Promise<Readonly<Record<string, readonly string[]>>>;
 }
 
 const isHelp = (a: string): boolean => a === '--help' || a === '-h';
 
 /**
- * The top of a `runCli`, with the conventions of kubectl and nomad: no command prints the help (exit
- * 2); `help`, `--help` and `-h` print it (exit 0); `--version` and `version` print `<prefix>
- * <version>` (with `--json`: `{"name","version"}`); `help <command> [<subcommand>]` is `<command>
- * [<subcommand>] --help`, which always exits 0; `completion bash|zsh` prints a completion script
- * generated from the commands; an unknown command or subcommand is refused (exit 2) with "did you
- * mean"; anything a command throws is reported by {@link reportCliError} (`--json` anywhere among its
- * arguments selects the JSON form). Never throws.
+ * The top of a `runCli`, with the conventions of kubectl and nomad, the same for every program: no
+ * command prints the help (exit 2); `help`, `--help` and `-h` print it (exit 0); `--version` and
+ * `version` print `<name> <version>` (with `--json`: `{"name","version"}`); `help <command>
+ * [<subcommand>]` is `<command> [<subcommand>] --help` (a `--help` after `--` is the command's own
+ * argument), which prints the help rendered from the definition and exits 0; `completion bash|zsh`
+ * prints a completion script generated from the definitions; an unknown command or subcommand is
+ * refused (exit 2) with "did you mean", so is a group of subcommands called without one; anything a
+ * command throws is reported by {@link reportCliError} (`--json` anywhere among its arguments selects
+ * the JSON form). Never throws.
  */
-export async function dispatchCli<C extends CommandEntry, Io extends LineSink>(
+export async function dispatchCli<C extends CommandDef, Io extends LineSink>(
   argv: readonly string[],
   io: Io,
   options: DispatchOptions<C, Io>,
 ): Promise<number> {
+  const { program } = options;
   const [name, ...rest] = argv;
   const json = rest.includes('--json');
   if (name === undefined || name === 'help' || isHelp(name)) {
     const asked = name === 'help' ? rest.filter((a) => !a.startsWith('-')) : [];
     if (asked.length > 0) return dispatchCli([...asked.slice(0, 2), '--help'], io, options);
-    io.out(options.helpText());
+    io.out(programHelp(program));
     return name === undefined ? ExitCode.usage : ExitCode.ok;
   }
   if (name === '--version' || name === 'version') {
     io.out(
       json
-        ? JSON.stringify({ name: options.prefix, version: options.version })
-        : `${options.prefix} ${options.version}`,
+        ? JSON.stringify({ name: program.name, version: program.version })
+        : `${program.name} ${program.version}`,
     );
     return ExitCode.ok;
   }
@@ -105,45 +66,38 @@ export async function dispatchCli<C extends CommandEntry, Io extends LineSink>(
       name: what,
       json,
       io,
-      prefix: options.prefix,
+      prefix: program.name,
       ...(options.toCliError === undefined ? {} : { toCliError: options.toCliError }),
     });
-  if (name === 'completion') return completion(rest, io, options, report);
-  const command = Object.hasOwn(options.commands, name) ? options.commands[name] : undefined;
+  if (name === 'completion') return completion(rest, io, program, report);
+  const command = program.commands.find((c) => c.name === name);
   if (command === undefined) {
-    const hint = didYouMean(name, [...Object.keys(options.commands), 'help', 'version', 'completion']);
-    io.err(`${options.prefix}: unknown command ${JSON.stringify(name)}${hint}\n\n${options.helpText()}`);
+    const hint = didYouMean(name, [...program.commands.map((c) => c.name), 'help', 'version', 'completion']);
+    io.err(`${program.name}: unknown command ${JSON.stringify(name)}${hint}\n\n${programHelp(program)}`);
     return ExitCode.usage;
   }
-  const wantsHelp = rest.some(isHelp);
-  const subs = command.subcommands;
+  const end = rest.indexOf('--');
+  const wantsHelp = rest.slice(0, end < 0 ? undefined : end).some(isHelp);
+  let shown: CommandDef = command;
   const [first] = rest;
-  if (subs !== undefined && first !== undefined && !first.startsWith('-')) {
-    const sub = resolveSubcommand(subs, first);
-    if (sub === undefined) {
-      const words = Object.keys(subs);
-      return report(
-        usageError(
-          `unknown subcommand ${JSON.stringify(first)}${didYouMean(first, [...words, ...words.flatMap((w) => subs[w]?.aliases ?? [])])}\nusage: ${options.prefix} ${name} <${words.join('|')}> ... (${options.prefix} ${name} --help lists them)`,
-        ),
-        name,
-      );
-    }
-    if (wantsHelp) {
-      const help = options.commandHelp(name, command, sub);
-      if (help !== undefined) {
-        io.out(help);
-        return ExitCode.ok;
+  if (command.subcommands !== undefined && command.subcommands.length > 0) {
+    const words = command.subcommands.map(commandWord);
+    const group = `\nusage: ${program.name} ${name} <${words.join('|')}> ... (${program.name} ${name} --help lists them)`;
+    if (first !== undefined && !first.startsWith('-')) {
+      const sub = findSubcommand(command, first);
+      if (sub === undefined) {
+        const all = [...words, ...command.subcommands.flatMap((s) => s.aliases ?? [])];
+        const message = `unknown subcommand ${JSON.stringify(first)}${didYouMean(first, all)}${group}`;
+        return report(new ArgError('unknown_command', message, 'subcommand', first), name);
       }
+      shown = sub;
+    } else if (!wantsHelp && !isRunnable(command)) {
+      return report(new ArgError('missing_argument', `missing <subcommand>${group}`, 'subcommand'), name);
     }
-  } else if (wantsHelp) {
-    const help =
-      options.commandHelp(name, command) ??
-      (subs === undefined ? undefined : groupHelp(options.prefix, name, command, subs));
-    if (help !== undefined) {
-      io.out(help);
-      return ExitCode.ok;
-    }
+  }
+  if (wantsHelp) {
+    io.out(commandHelp(program, shown));
+    return ExitCode.ok;
   }
   try {
     return await options.run(command, rest, io);
@@ -152,105 +106,56 @@ export async function dispatchCli<C extends CommandEntry, Io extends LineSink>(
   }
 }
 
-/** The subcommand `word` names (itself or by an alias), or undefined. */
-function resolveSubcommand(
-  subs: Readonly<Record<string, SubcommandEntry>>,
-  word: string,
-): string | undefined {
-  if (Object.hasOwn(subs, word)) return word;
-  return Object.keys(subs).find((s) => subs[s]?.aliases?.includes(word) === true);
-}
+/** The built-in `completion` command, as its help shows it. */
+const COMPLETION: CommandDef = {
+  name: 'completion',
+  summary: 'print a completion script for bash or zsh, generated from the command definitions',
+  positionals: [{ name: 'shell', description: `the shell: ${COMPLETION_SHELLS.join(' or ')}` }],
+  flags: [],
+  examples: [
+    'completion bash > /etc/bash_completion.d/<program> (or: source <(<program> completion bash))',
+    'completion zsh > _<program> in a directory on $fpath (or: source <(<program> completion zsh) after compinit)',
+  ],
+};
 
-/** `<command> --help` of a command with subcommands: its summary and its subcommands. */
-function groupHelp(
-  prefix: string,
-  name: string,
-  command: CommandEntry,
-  subs: Readonly<Record<string, SubcommandEntry>>,
-): string {
-  const words = Object.keys(subs);
-  const width = Math.max(...words.map((w) => w.length));
-  return [
-    `usage: ${prefix} ${name} <${words.join('|')}> [arguments]`,
-    '',
-    command.summary,
-    '',
-    'subcommands:',
-    ...words.map((w) => {
-      const s = subs[w] as SubcommandEntry;
-      const aka = s.aliases?.length ? ` (also: ${s.aliases.join(', ')})` : '';
-      return `  ${w.padEnd(width)}  ${s.summary}${aka}`;
-    }),
-    '',
-    `${prefix} help ${name} <subcommand> (or ${prefix} ${name} <subcommand> --help) shows one`,
-  ].join('\n');
-}
-
-/** `completion bash|zsh`: prints the script, built from the commands and `completionFlags`. */
-async function completion<C extends CommandEntry, Io extends LineSink>(
+/** `completion bash|zsh`: prints the script, built from the command definitions. */
+function completion(
   args: readonly string[],
-  io: Io,
-  options: DispatchOptions<C, Io>,
+  io: LineSink,
+  program: ProgramDef,
   report: (err: unknown, what: string) => number,
-): Promise<number> {
-  const usage = `usage: ${options.prefix} completion <${COMPLETION_SHELLS.join('|')}>`;
+): number {
+  const def: CommandDef = {
+    ...COMPLETION,
+    examples: (COMPLETION.examples ?? []).map((e) => e.replaceAll('<program>', program.name)),
+  };
   if (args.some(isHelp)) {
-    io.out(
-      [
-        usage,
-        '',
-        'print a completion script for bash or zsh, generated from the commands',
-        '',
-        `  bash: source <(${options.prefix} completion bash), or save it in /etc/bash_completion.d/${options.prefix}`,
-        `  zsh:  source <(${options.prefix} completion zsh) after compinit, or save it as _${options.prefix.replace(/-/g, '_')} on $fpath`,
-      ].join('\n'),
-    );
+    io.out(commandHelp(program, def));
     return ExitCode.ok;
   }
-  const shell = args.filter((a) => !a.startsWith('-'));
-  if (shell.length !== 1 || !(COMPLETION_SHELLS as readonly string[]).includes(shell[0] as string)) {
-    const hint = shell[0] === undefined ? '' : didYouMean(shell[0], COMPLETION_SHELLS);
-    const what =
-      shell[0] === undefined ? 'missing <shell>' : `unknown shell ${JSON.stringify(shell[0])}${hint}`;
-    return report(usageError(`${what}\n${usage}`, 'shell'), 'completion');
-  }
   try {
-    const extra = (await options.completionFlags?.()) ?? {};
-    io.out(
-      completionScript(shell[0] as CompletionShell, options.prefix, completionTree(options.commands, extra)),
-    );
+    const [word = ''] = parseArgv(program.name, def, args).positionals;
+    const shell = COMPLETION_SHELLS.find((s) => s === word);
+    if (shell === undefined) {
+      throw usageError(
+        `unknown shell ${JSON.stringify(word)}${didYouMean(word, COMPLETION_SHELLS)}\nusage: ${synopsis(program.name, def)}`,
+        'shell',
+      );
+    }
+    io.out(completionScript(shell, program.name, completionTree(program.commands)));
     return ExitCode.ok;
   } catch (err) {
     return report(err, 'completion');
   }
 }
 
-/** The commands as completion sees them: entries, their subcommands and flags, plus `extra` flags. */
-function completionTree(
-  commands: Readonly<Record<string, CommandEntry>>,
-  extra: Readonly<Record<string, readonly string[]>>,
-): CompletionCommand[] {
-  return Object.entries(commands).map(([name, c]) => {
-    const subs = new Map<string, CompletionCommand>();
-    for (const [word, s] of Object.entries(c.subcommands ?? {})) {
-      subs.set(word, {
-        name: word,
-        summary: s.summary,
-        flags: [...(s.flags ?? []), ...(extra[`${name} ${word}`] ?? [])],
-        subcommands: [],
-      });
-    }
-    for (const [path, flags] of Object.entries(extra)) {
-      const [head, word, more] = path.split(' ');
-      if (head === name && word !== undefined && more === undefined && !subs.has(word)) {
-        subs.set(word, { name: word, summary: `${name} ${word}`, flags, subcommands: [] });
-      }
-    }
-    return {
-      name,
-      summary: c.summary,
-      flags: [...new Set([...(c.flags ?? []), ...(extra[name] ?? [])])],
-      subcommands: [...subs.values()],
-    };
+/** The commands as completion sees them: words, summaries and flags, from the definitions. */
+export function completionTree(commands: readonly CommandDef[]): CompletionCommand[] {
+  const entry = (c: CommandDef): CompletionCommand => ({
+    name: commandWord(c),
+    summary: c.summary,
+    flags: (c.flags ?? []).map((f) => f.name),
+    subcommands: (c.subcommands ?? []).map(entry),
   });
+  return commands.map(entry);
 }

@@ -38,6 +38,7 @@ export function spawnLogged(
       const text = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
       try {
+        // cast: a daemon's log line is one JSON object (a line that is not is kept as text below).
         d.lines.push(JSON.parse(text) as Record<string, unknown>);
       } catch {
         d.lines.push({ msg: '(not JSON)', text });

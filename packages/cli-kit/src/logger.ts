@@ -1,4 +1,5 @@
-import { HeddleError } from '@heddle/envelope';
+import { HeddleError } from '@heddle/envelope/errors';
+import { errnoCode } from './error-text.js';
 
 /** Severity of a log line. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -58,8 +59,7 @@ export function errorFields(err: unknown): LogFields {
     return { error_code: err.code, error_field: err.field, error: err.message };
   }
   if (err instanceof Error) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return { error_code: typeof code === 'string' ? code : undefined, error: err.message, stack: err.stack };
+    return { error_code: errnoCode(err), error: err.message, stack: err.stack };
   }
   return { error: String(err) };
 }

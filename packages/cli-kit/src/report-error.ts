@@ -1,4 +1,4 @@
-import { HeddleError } from '@heddle/envelope';
+import { HeddleError } from '@heddle/envelope/errors';
 import { CliError, ExitCode } from './cli-error.js';
 import { systemCliError } from './system-error.js';
 
@@ -27,7 +27,7 @@ export function toCliError(
   if (system !== undefined) return system;
   return new CliError(
     'internal',
-    `internal error: ${(err as Error)?.stack ?? String(err)}`,
+    `internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
     ExitCode.internal,
   );
 }

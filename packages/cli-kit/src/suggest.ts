@@ -11,7 +11,7 @@ export function editDistance(a: string, b: string): number {
   }
   const at = (i: number, j: number): number => rows[i]?.[j] ?? 0;
   for (let i = 1; i <= a.length; i++) {
-    const row = rows[i] as number[];
+    const row = rows[i] ?? [];
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let d = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
@@ -49,9 +49,11 @@ export function didYouMean(word: string, candidates: Iterable<string>): string {
   const s = suggestions(word, candidates).slice(0, 2);
   const w = word.toLowerCase();
   // Only the closest: a second one that is further away is noise.
+  const [first, second] = s;
   if (
-    s.length === 2 &&
-    editDistance(w, (s[1] as string).toLowerCase()) > editDistance(w, (s[0] as string).toLowerCase())
+    first !== undefined &&
+    second !== undefined &&
+    editDistance(w, second.toLowerCase()) > editDistance(w, first.toLowerCase())
   )
     s.pop();
   if (s.length === 0) return '';

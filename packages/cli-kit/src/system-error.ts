@@ -1,4 +1,5 @@
 import { badInput, CliError, ExitCode } from './cli-error.js';
+import { errnoCode, errnoPath } from './error-text.js';
 
 /** What an errno code of the file system means for the operator: a stable error code and advice. */
 const SYSTEM_ERRORS: Readonly<Record<string, { readonly code: string; readonly what: string }>> = {
@@ -19,13 +20,20 @@ const SYSTEM_ERRORS: Readonly<Record<string, { readonly code: string; readonly w
 };
 
 /** The first errno-style `code` (`ENOSPC`, ...) on `err` or along its `cause` chain, with its path. */
-function findErrno(err: unknown): { errno: string; path: string | undefined; message: string } | undefined {
+function findErrno(err: unknown):
+  | {
+      errno: string;
+      known: { readonly code: string; readonly what: string };
+      path: string | undefined;
+      message: string;
+    }
+  | undefined {
   let e: unknown = err;
   for (let depth = 0; depth < 8 && e instanceof Error; depth++) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (typeof code === 'string' && code in SYSTEM_ERRORS) {
-      const path = (e as NodeJS.ErrnoException).path;
-      return { errno: code, path: typeof path === 'string' ? path : undefined, message: e.message };
+    const code = errnoCode(e);
+    const known = code !== undefined && Object.hasOwn(SYSTEM_ERRORS, code) ? SYSTEM_ERRORS[code] : undefined;
+    if (code !== undefined && known !== undefined) {
+      return { errno: code, known, path: errnoPath(e), message: e.message };
     }
     e = e.cause;
   }
@@ -53,7 +61,7 @@ export interface SystemErrorOptions {
 export function systemCliError(err: unknown, options: SystemErrorOptions = {}): CliError | undefined {
   const found = findErrno(err);
   if (found === undefined) return undefined;
-  const known = SYSTEM_ERRORS[found.errno] as { code: string; what: string };
+  const { known } = found;
   const where = found.path === undefined ? '' : ` (${found.path})`;
   const message =
     options.context === undefined

@@ -3,21 +3,22 @@
 // FAKE container engine (a script following the docker CLI reference; containers are real child
 // processes). The engine is amd64 and emulates aarch64, and holds one arm64 image, so an
 // `aarch64-container` cog runs there only emulated.
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { openChainFile } from '@heddle/chain';
 import { AllowListPolicy, keyPairFromSecret, toHex } from '@heddle/envelope';
 import { Gate, parsePolicy } from '@heddle/gate';
 import { HostService, RevocationHolder } from '@heddle/host-service';
 import { buildCogPackage } from '@heddle/package';
 import { ContainerRuntime, WorkloadHost } from '@heddle/runtime';
+import { fakeEnginePath } from '@heddle/runtime/testing';
 import { WireServer } from '@heddle/wire';
 import { controllerKeys, operatorKeys, publisherKeys, tempDir, testAnchors } from './test-fixtures.js';
 
 /** The one image the fake engine holds (arm64). */
 export const ARM64_IMAGE: string = `registry.example/heddle/ctr-cog@sha256:${'c'.repeat(64)}`;
 
-const FAKE_ENGINE = resolve(import.meta.dirname, '../../runtime/src/container-fixtures/fake-engine.mjs');
+const FAKE_ENGINE = fakeEnginePath();
 
 /** A running container host. */
 export interface ContainerHost {
@@ -28,7 +29,6 @@ export interface ContainerHost {
 
 /** Starts the container host (its own gate permits emulated containers with no network). */
 export async function startContainerHost(): Promise<ContainerHost> {
-  chmodSync(FAKE_ENGINE, 0o755);
   const keys = keyPairFromSecret(new Uint8Array(32).fill(0x6c));
   const dataDir = tempDir('heddle-cp-ctr-');
   const engineState = join(dataDir, 'engine');

@@ -105,7 +105,7 @@ export interface Preemption {
 }
 
 /**
- * The runtime contract (DESIGN section 9). One adapter per route; the WorkloadHost wraps one adapter
+ * The runtime contract (docs/runtimes.md, "The contract"). One adapter per route; the WorkloadHost wraps one adapter
  * and gates and chains every transition, so adapters do neither. Every method refuses with a
  * `RuntimeError` (`admission`, `runtime`, `unknown_instance`, `invalid_config`).
  */

@@ -9,6 +9,11 @@ import { HeddleError } from '@heddle/envelope';
  */
 export type RuntimeErrorCode = 'admission' | 'governance' | 'runtime' | 'unknown_instance' | 'invalid_config';
 
+/** The message of anything thrown (an `Error`'s message, anything else as a string). */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 /** An error of a runtime adapter or of the WorkloadHost, with a stable {@link RuntimeErrorCode}. */
 export class RuntimeError extends HeddleError {
   declare readonly code: RuntimeErrorCode;

@@ -1,53 +1,19 @@
+import { positional } from '@heddle/cli-kit';
 import type { AlertRecord } from '@heddle/control-plane';
 import { ExitCode, usageError } from '../cli-error.js';
-import type { CommandDef } from '../command-def.js';
+import { ALERTS_ACK, ALERTS_LS } from '../defs/instances.js';
 import type { Paint } from '../format/colour.js';
 import { age, shortId } from '../format/duration.js';
 import { table } from '../format/table.js';
 import type { CliIo } from '../io.js';
 import { runOperator } from '../operator.js';
 
-const EXITS: Readonly<Record<number, string>> = {
-  0: 'done',
-  1: 'the controller is not running',
-  2: 'usage error',
-  3: 'bad input: unknown_alert (see heddle alerts --all), unauthorized',
-  4: 'internal error',
-};
-
-/** `heddle alerts`. */
-export const ALERTS_LS: CommandDef = {
-  name: 'alerts',
-  summary: 'list the alerts: lost instances the controller did not move',
-  description:
-    'One row per alert (docs/lifecycle.md): ALERT, REASON (pinned: its order names a node; not_migratable: a Seed store cog or an order placed with --no-migrate; reschedule_limit: its lineage was rescheduled the most times allowed; no_order), INSTANCE, NODE and AGE, then the detail. Each is raised once per instance and reason, and chained as workload.alert. Acknowledged alerts are hidden unless --all.',
-  positionals: [],
-  flags: [{ name: 'all', kind: 'boolean', description: 'include acknowledged alerts' }],
-  json: '{"alerts": AlertRecord[]} (acknowledged ones only with --all)',
-  exits: EXITS,
-};
-
-/** `heddle alerts ack`. */
-export const ALERTS_ACK: CommandDef = {
-  name: 'alerts ack',
-  summary: 'acknowledge an alert (it is then hidden from heddle alerts)',
-  description:
-    'Marks the alert acknowledged (chained as workload.alert, phase acknowledged). Nothing else changes: the instance stays lost until its node returns, or until it is placed again by hand.',
-  positionals: [{ name: 'alert', description: 'the alert id (see heddle alerts)' }],
-  flags: [],
-  json: '{"alert": AlertRecord}',
-  exits: EXITS,
-};
-
-/** The definitions of `heddle alerts ...`. */
-export const ALERTS_DEFS: readonly CommandDef[] = [ALERTS_LS, ALERTS_ACK];
-
 /** `heddle alerts [--all]` and `heddle alerts ack <id>`. */
 export function alerts(args: readonly string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'ack') {
     return runOperator(ALERTS_ACK, rest, io, async (ctx) => {
-      const [id] = ctx.parsed.positionals as [string];
+      const id = positional(ctx.parsed, 0);
       const alert = await ctx.client().ackAlert(id);
       ctx.emit({ alert }, () => [`acknowledged ${alert.alert_id} (${alert.reason}, ${alert.instance_id})`]);
       return ExitCode.ok;

@@ -8,10 +8,10 @@ import {
   verifyCheckpoint,
   verifyInclusion,
 } from '@heddle/chain';
+import { type ParsedArgs, parseArgv, positional, requiredString } from '@heddle/cli-kit';
 import { loadKeyFile, parsePublicKey, readTextBounded } from '@heddle/envelope';
-import { parseCommandArgs } from '../args.js';
 import { CliError, ExitCode, usageError } from '../cli-error.js';
-import { messageOf } from '../error-text.js';
+import { CHAIN_CHECKPOINT, CHAIN_PROOF, CHAIN_TAIL, CHAIN_VERIFY } from '../defs/tools.js';
 import { type CliIo, emit } from '../io.js';
 
 const SUBCOMMANDS = 'verify | tail | proof | checkpoint';
@@ -37,24 +37,15 @@ export async function chain(args: readonly string[], io: CliIo): Promise<number>
 }
 
 async function chainVerify(args: readonly string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parseCommandArgs(
-    'chain verify',
-    args,
-    { checkpoint: 'string', 'public-key': 'string' },
-    {
-      min: 1,
-      max: 1,
-      names: '<file> [--checkpoint FILE --public-key KEY] [--json]',
-    },
-  );
-  const path = resolve(io.cwd, positionals[0] as string);
-  const checkpoint = loadCheckpoint(flags, io.cwd);
+  const p = parseArgv('heddle', CHAIN_VERIFY, args);
+  const path = resolve(io.cwd, positional(p, 0));
+  const checkpoint = loadCheckpoint(p, io.cwd);
   const r = await verifyChainFile(path, checkpoint ? { checkpoint } : {});
   const result = { file: path, ...r, checkpoint: checkpoint ?? null };
   const cut = r.quarantined.map(
     (q) => `QUARANTINED: ${q.bytes} bytes cut off at byte ${q.offset} by a crash repair, kept in ${q.path}`,
   );
-  emit(io, flags.json === true, result, () =>
+  emit(io, p.booleans.json === true, result, () =>
     r.ok
       ? [
           `ok: ${r.size} events verified${checkpoint ? `, consistent with the checkpoint at size ${checkpoint.size}` : ''}`,
@@ -75,50 +66,34 @@ async function chainVerify(args: readonly string[], io: CliIo): Promise<number> 
 }
 
 async function chainTail(args: readonly string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parseCommandArgs(
-    'chain tail',
-    args,
-    { n: 'string', kind: 'string', source: 'string' },
-    {
-      min: 1,
-      max: 1,
-      names: '<file> [--n N] [--kind KIND] [--source SOURCE] [--json]',
-    },
-  );
-  const n = positiveInt(flags.n, 'n', 10);
-  const c = await openReadOnly(positionals[0] as string, io);
+  const p = parseArgv('heddle', CHAIN_TAIL, args);
+  const { strings, booleans } = p;
+  const n = positiveInt(strings.n, 'n', 10);
+  const c = await openReadOnly(positional(p, 0), io);
   const matching = c.find({
-    ...(typeof flags.kind === 'string' ? { kind: flags.kind } : {}),
-    ...(typeof flags.source === 'string' ? { source: flags.source } : {}),
+    ...(strings.kind !== undefined ? { kind: strings.kind } : {}),
+    ...(strings.source !== undefined ? { source: strings.source } : {}),
   });
   const events = matching.slice(-n);
-  emit(io, flags.json === true, { size: c.size, head: c.head, events }, () =>
+  emit(io, booleans.json === true, { size: c.size, head: c.head, events }, () =>
     events.length === 0 ? ['(no events)'] : events.map(describeEvent),
   );
   return ExitCode.ok;
 }
 
 async function chainProof(args: readonly string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parseCommandArgs(
-    'chain proof',
-    args,
-    { size: 'string' },
-    {
-      min: 2,
-      max: 2,
-      names: '<file> <seq> [--size N] [--json]',
-    },
-  );
-  const c = await openReadOnly(positionals[0] as string, io);
+  const p = parseArgv('heddle', CHAIN_PROOF, args);
+  const { strings, booleans, positionals } = p;
+  const c = await openReadOnly(positional(p, 0), io);
   const seq = nonNegativeInt(positionals[1], 'seq');
-  const size = flags.size === undefined ? c.size : positiveInt(flags.size, 'size', c.size);
+  const size = strings.size === undefined ? c.size : positiveInt(strings.size, 'size', c.size);
   if (seq >= size)
     throw new CliError('out_of_range', `seq ${seq} is not below the tree size ${size}`, ExitCode.badInput);
   if (size > c.size)
     throw new CliError('out_of_range', `the chain has only ${c.size} events`, ExitCode.badInput);
   const proof = c.inclusionProof(seq, size);
   const verified = verifyInclusion(proof.leaf, proof.seq, proof.size, proof.path, proof.root);
-  emit(io, flags.json === true, { ...proof, verified }, () => [
+  emit(io, booleans.json === true, { ...proof, verified }, () => [
     `event ${seq} (hash ${proof.leaf}) is included in the tree of ${size} events`,
     `root: ${proof.root}`,
     'audit path (bottom-up):',
@@ -129,20 +104,9 @@ async function chainProof(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function chainCheckpoint(args: readonly string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parseCommandArgs(
-    'chain checkpoint',
-    args,
-    { key: 'string' },
-    {
-      min: 1,
-      max: 1,
-      names: '<file> --key KEYFILE [--json]',
-    },
-  );
-  if (typeof flags.key !== 'string')
-    throw usageError('heddle chain checkpoint: --key KEYFILE is required', 'key');
-  const keys = loadKeyFile(resolve(io.cwd, flags.key as string));
-  const c = await openReadOnly(positionals[0] as string, io);
+  const p = parseArgv('heddle', CHAIN_CHECKPOINT, args);
+  const keys = loadKeyFile(resolve(io.cwd, requiredString(p, 'key')));
+  const c = await openReadOnly(positional(p, 0), io);
   const signed = c.checkpoint(keys);
   // The JSON form is what `heddle chain verify --checkpoint` reads back.
   emit(io, true, signed, () => []);
@@ -159,17 +123,14 @@ async function openReadOnly(file: string, io: CliIo) {
   return openChainFile(resolve(io.cwd, file), { readOnly: true });
 }
 
-function loadCheckpoint(
-  flags: Readonly<Record<string, string | boolean | undefined>>,
-  cwd: string,
-): Checkpoint | undefined {
-  const cp = flags.checkpoint;
-  const key = flags['public-key'];
+function loadCheckpoint(p: ParsedArgs, cwd: string): Checkpoint | undefined {
+  const cp = p.strings.checkpoint;
+  const key = p.strings['public-key'];
   if (cp === undefined && key === undefined) return undefined;
-  if (typeof cp !== 'string' || typeof key !== 'string') {
+  if (cp === undefined || key === undefined) {
     throw usageError(
       '--checkpoint and --public-key go together',
-      typeof cp === 'string' ? 'public-key' : 'checkpoint',
+      cp === undefined ? 'checkpoint' : 'public-key',
     );
   }
   const signed = parseSignedCheckpoint(readSmall(resolve(cwd, cp)));
@@ -187,7 +148,11 @@ function readSmall(path: string): string {
   try {
     return readTextBounded(path, 1 << 20);
   } catch (err) {
-    throw new CliError('file_unreadable', `cannot read ${path}: ${messageOf(err)}`, ExitCode.badInput);
+    throw new CliError(
+      'file_unreadable',
+      `cannot read ${path}: ${(err as Error).message}`,
+      ExitCode.badInput,
+    );
   }
 }
 

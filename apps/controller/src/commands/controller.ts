@@ -1,13 +1,11 @@
 import { join } from 'node:path';
-import { errorFields, Logger, runUntilSignal } from '@heddle/cli-kit';
-import { parseCommandArgs } from '../args.js';
+import { errorFields, Logger, parseArgv, runUntilSignal, synopsis } from '@heddle/cli-kit';
 import { usageError } from '../cli-error.js';
 import { loadControllerConfig } from '../controller-config.js';
 import { type RunningController, startController } from '../daemon.js';
+import { CONTROLLER_RUN } from '../defs/local.js';
 import { CONTROLLER_CONFIG_FILE, homeDir } from '../home.js';
 import type { CliIo } from '../io.js';
-
-const USAGE = 'run [--home D] [--accept-state-loss] [--accept-chain-loss]';
 
 /**
  * `heddle controller run [--home D] [--accept-state-loss] [--accept-chain-loss]`: runs the controller
@@ -17,25 +15,17 @@ const USAGE = 'run [--home D] [--accept-state-loss] [--accept-chain-loss]';
  * matching `--accept-*` flag accepts the loss (see `state-seal.ts`).
  */
 export async function controller(args: readonly string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parseCommandArgs(
-    'controller',
-    args,
-    { home: 'string', 'accept-state-loss': 'boolean', 'accept-chain-loss': 'boolean' },
-    {
-      min: 1,
-      max: 1,
-      names: USAGE,
-    },
-  );
-  if (positionals[0] !== 'run') throw usageError(`usage: heddle controller ${USAGE}`);
-  const home = homeDir(flags.home as string | undefined, io);
+  const [sub, ...rest] = args;
+  if (sub !== 'run') throw usageError(`usage: ${synopsis('heddle', CONTROLLER_RUN)}`, 'subcommand');
+  const { strings, booleans } = parseArgv('heddle', CONTROLLER_RUN, rest);
+  const home = homeDir(strings.home, io);
   const log = new Logger((line) => io.out(line));
   let running: RunningController;
   try {
     const config = loadControllerConfig(join(home, CONTROLLER_CONFIG_FILE));
     running = await startController(config, log, {
-      acceptStateLoss: flags['accept-state-loss'] === true,
-      acceptChainLoss: flags['accept-chain-loss'] === true,
+      acceptStateLoss: booleans['accept-state-loss'] === true,
+      acceptChainLoss: booleans['accept-chain-loss'] === true,
     });
   } catch (err) {
     log.error('refusing to start', errorFields(err));

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { parseArgv, positional } from '@heddle/cli-kit';
 import {
   EnvelopeError,
   loadKeyFile,
@@ -8,9 +9,8 @@ import {
   readTextBounded,
   toHex,
 } from '@heddle/envelope';
-import { parseCommandArgs } from '../args.js';
 import { CliError, ExitCode } from '../cli-error.js';
-import { messageOf } from '../error-text.js';
+import { ID } from '../defs/local.js';
 import { type CliIo, emit } from '../io.js';
 
 /**
@@ -18,23 +18,14 @@ import { type CliIo, emit } from '../io.js';
  * PEM), or a public key given inline as 64 hex characters.
  */
 export function id(args: readonly string[], io: CliIo): number {
-  const { flags, positionals } = parseCommandArgs(
-    'id',
-    args,
-    {},
-    {
-      min: 1,
-      max: 1,
-      names: '<key-file | public-key-file | public-key-hex> [--json]',
-    },
-  );
-  const publicKey = resolvePublicKey(positionals[0] as string, io.cwd);
+  const p = parseArgv('heddle', ID, args);
+  const publicKey = resolvePublicKey(positional(p, 0), io.cwd);
   const result = {
     node_id: nodeIdFromPublicKey(publicKey),
     public_key: toHex(publicKey),
     public_key_pem: publicKeyToPem(publicKey),
   };
-  emit(io, flags.json === true, result, () => [
+  emit(io, p.booleans.json === true, result, () => [
     `node id:    ${result.node_id}`,
     `public key: ${result.public_key}`,
   ]);
@@ -48,7 +39,7 @@ function resolvePublicKey(arg: string, cwd: string): Uint8Array {
   try {
     text = readTextBounded(path, 64 * 1024);
   } catch (err) {
-    throw new CliError('key_unreadable', `cannot read ${arg}: ${messageOf(err)}`, ExitCode.badInput);
+    throw new CliError('key_unreadable', `cannot read ${arg}: ${(err as Error).message}`, ExitCode.badInput);
   }
   try {
     if (text.includes('"heddle.ed25519.secret-key')) return loadKeyFile(path).publicKey;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { inputOrSystemError } from '@heddle/cli-kit';
+import { inputOrSystemError, parseArgv } from '@heddle/cli-kit';
 import {
   generateKeyPair,
   makeDirs,
@@ -13,7 +13,6 @@ import {
 } from '@heddle/envelope';
 import { DEFAULT_POLICY, loadPolicyFile } from '@heddle/gate';
 import { loadTrustFile, TRUST_SCHEMA } from '@heddle/package';
-import { parseCommandArgs } from '../args.js';
 import { usageError } from '../cli-error.js';
 import {
   API_HOST,
@@ -24,7 +23,7 @@ import {
   DEFAULT_REFRESH_SECS,
   parseControllerConfig,
 } from '../controller-config.js';
-import { messageOf } from '../error-text.js';
+import { INIT } from '../defs/local.js';
 import { API_TOKEN_FILE, CONTROLLER_CONFIG_FILE, CONTROLLER_KEY_FILE, homeDir } from '../home.js';
 import { type CliIo, emit } from '../io.js';
 
@@ -58,7 +57,7 @@ function given(io: CliIo, flag: string, path: string, check: (p: string) => unkn
     check(abs);
     return readTextBounded(abs, 1024 * 1024);
   } catch (err) {
-    throw badInput(`${flag}_invalid`, `--${flag}: ${abs}: ${messageOf(err)}`, flag, err);
+    throw badInput(`${flag}_invalid`, `--${flag}: ${abs}: ${(err as Error).message}`, flag, err);
   }
 }
 
@@ -69,18 +68,13 @@ function given(io: CliIo, flag: string, path: string, check: (p: string) => unkn
  * default policy), and an API token (0600). Prints the node id and the public key that hosts need.
  */
 export function init(args: readonly string[], io: CliIo): number {
-  const { flags } = parseCommandArgs(
-    'init',
-    args,
-    { home: 'string', trust: 'string', policy: 'string', 'api-port': 'string', force: 'boolean' },
-    { min: 0, max: 0, names: '[--home D] [--trust FILE] [--policy FILE] [--api-port N] [--force] [--json]' },
-  );
-  const json = flags.json === true;
-  const force = flags.force === true;
-  const home = homeDir(flags.home as string | undefined, io);
-  const port = parsePort(flags['api-port'] as string | undefined);
-  const trustFlag = flags.trust as string | undefined;
-  const policyFlag = flags.policy as string | undefined;
+  const { strings, booleans } = parseArgv('heddle', INIT, args);
+  const json = booleans.json === true;
+  const force = booleans.force === true;
+  const home = homeDir(strings.home, io);
+  const port = parsePort(strings['api-port']);
+  const trustFlag = strings.trust;
+  const policyFlag = strings.policy;
   const trustText = trustFlag === undefined ? undefined : given(io, 'trust', trustFlag, loadTrustFile);
   const policyText = policyFlag === undefined ? undefined : given(io, 'policy', policyFlag, loadPolicyFile);
 
@@ -112,7 +106,12 @@ export function init(args: readonly string[], io: CliIo): number {
     chmodSync(home, 0o700);
     makeDirs(join(home, HOME_LAYOUT.data_dir), 0o700);
   } catch (err) {
-    throw inputOrSystemError('home_unusable', `cannot create ${home}: ${messageOf(err)}`, 'home', err);
+    throw inputOrSystemError(
+      'home_unusable',
+      `cannot create ${home}: ${(err as Error).message}`,
+      'home',
+      err,
+    );
   }
   const keys = generateKeyPair();
   saveKeyFile(keyPath, keys, { overwrite: force });

@@ -1,58 +1,13 @@
-// The API's placement (what the client answers), named as the command help names it.
-
+import { positional } from '@heddle/cli-kit';
 import type { JsonValue } from '@heddle/envelope';
+// The API's placement (what the client answers), named as the command help names it.
 import type { Placement as PlacementRecord } from '@heddle/operator-api';
 import { ExitCode } from '../cli-error.js';
-import { type CommandDef, intFlag } from '../command-def.js';
+import { intFlag } from '../command-def.js';
+import { START, STOP, UNLOAD } from '../defs/instances.js';
 import { type Paint, paintState } from '../format/colour.js';
 import type { CliIo } from '../io.js';
 import { runOperator } from '../operator.js';
-import { INSTANCE_EXITS } from './status.js';
-
-const INSTANCE_ARG = [{ name: 'instance', description: 'the instance id (see heddle ps)' }] as const;
-
-/** `heddle start`. */
-export const START: CommandDef = {
-  name: 'start',
-  summary: 'start a placed instance',
-  description:
-    'Sends `workload.start` to the instance’s node with a chained controller decision, and records that the operator wants it running.',
-  positionals: INSTANCE_ARG,
-  flags: [],
-  json: '{"placement": PlacementRecord}',
-  exits: INSTANCE_EXITS,
-};
-
-/** `heddle stop`. */
-export const STOP: CommandDef = {
-  name: 'stop',
-  summary: 'stop a running instance',
-  description:
-    'Sends `workload.stop` to the instance’s node with a chained controller decision (the node stops it gracefully within --grace-ms, then forcibly) and prints the node’s evidence.',
-  positionals: INSTANCE_ARG,
-  flags: [
-    {
-      name: 'grace-ms',
-      kind: 'string',
-      value: 'N',
-      description: 'how long the instance may take to stop on its own, in ms (0..600000)',
-    },
-  ],
-  json: '{"placement": PlacementRecord, "evidence": <the node’s stop evidence>}',
-  exits: INSTANCE_EXITS,
-};
-
-/** `heddle unload`. */
-export const UNLOAD: CommandDef = {
-  name: 'unload',
-  summary: 'unload an instance from its node and release its reservation',
-  description:
-    'Sends `workload.unload` to the instance’s node with a chained controller decision. The controller keeps the record as `unloaded` (heddle ps --all shows it).',
-  positionals: INSTANCE_ARG,
-  flags: [],
-  json: '{"placement": PlacementRecord}',
-  exits: INSTANCE_EXITS,
-};
 
 function done(verb: string, p: PlacementRecord, paint: Paint): string {
   return `${verb} ${p.instance_id} (${p.workload}@${p.version} on ${p.node_id}): ${paintState(paint, p.state)}`;
@@ -73,7 +28,7 @@ export function evidenceText(e: JsonValue): string {
 /** `heddle start <instance>`. */
 export function start(args: readonly string[], io: CliIo): Promise<number> {
   return runOperator(START, args, io, async (ctx) => {
-    const placement = await ctx.client().start(ctx.parsed.positionals[0] as string);
+    const placement = await ctx.client().start(positional(ctx.parsed, 0));
     ctx.emit({ placement }, () => [done('started', placement, ctx.paint)]);
     return ExitCode.ok;
   });
@@ -83,7 +38,7 @@ export function start(args: readonly string[], io: CliIo): Promise<number> {
 export function stop(args: readonly string[], io: CliIo): Promise<number> {
   return runOperator(STOP, args, io, async (ctx) => {
     const grace = intFlag('grace-ms', ctx.parsed.strings['grace-ms'], 0, 600_000);
-    const answer = await ctx.client().stop(ctx.parsed.positionals[0] as string, grace);
+    const answer = await ctx.client().stop(positional(ctx.parsed, 0), grace);
     ctx.emit(answer, () => [
       done('stopped', answer.placement, ctx.paint),
       ...(answer.evidence === null ? [] : [`evidence: ${evidenceText(answer.evidence)}`]),
@@ -95,7 +50,7 @@ export function stop(args: readonly string[], io: CliIo): Promise<number> {
 /** `heddle unload <instance>`. */
 export function unload(args: readonly string[], io: CliIo): Promise<number> {
   return runOperator(UNLOAD, args, io, async (ctx) => {
-    const placement = await ctx.client().unload(ctx.parsed.positionals[0] as string);
+    const placement = await ctx.client().unload(positional(ctx.parsed, 0));
     ctx.emit({ placement }, () => [done('unloaded', placement, ctx.paint)]);
     return ExitCode.ok;
   });

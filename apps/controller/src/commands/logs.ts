@@ -1,27 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { positional } from '@heddle/cli-kit';
 import { ExitCode } from '../cli-error.js';
-import { type CommandDef, intFlag } from '../command-def.js';
+import { intFlag } from '../command-def.js';
+import { LOGS } from '../defs/instances.js';
 import type { CliIo } from '../io.js';
 import { runOperator } from '../operator.js';
-import { INSTANCE_EXITS } from './status.js';
 
 /** How often `logs --follow` asks again, in ms. */
 export const FOLLOW_INTERVAL_MS = 1000;
-
-/** `heddle logs`. */
-export const LOGS: CommandDef = {
-  name: 'logs',
-  summary: 'print the last lines of an instance’s output; --follow keeps printing new ones',
-  description:
-    'Asks the instance’s node for the last --lines lines of its output (default 100, at most 10000). With --follow it asks again every second and prints only the lines that are new, until interrupted (Ctrl-C, exit 0). With --json each answer is one line: the first is the API’s answer, each later one holds only the new lines.',
-  positionals: [{ name: 'instance', description: 'the instance id (see heddle ps)' }],
-  flags: [
-    { name: 'lines', kind: 'string', value: 'N', description: 'how many lines (1..10000, default 100)' },
-    { name: 'follow', kind: 'boolean', description: 'keep printing new lines until interrupted' },
-  ],
-  json: '{"instance_id", "lines": string[], "truncated": boolean} (with --follow, one such object per line)',
-  exits: INSTANCE_EXITS,
-};
 
 const same = (a: readonly string[], ai: number, b: readonly string[], bi: number, n: number): boolean => {
   for (let k = 0; k < n; k += 1) if (a[ai + k] !== b[bi + k]) return false;
@@ -48,7 +34,7 @@ export function newLines(prev: readonly string[], next: readonly string[]): stri
 /** `heddle logs <instance> [--lines N] [--follow]`. */
 export function logs(args: readonly string[], io: CliIo): Promise<number> {
   return runOperator(LOGS, args, io, async (ctx) => {
-    const [id] = ctx.parsed.positionals as [string];
+    const id = positional(ctx.parsed, 0);
     const lines = intFlag('lines', ctx.parsed.strings.lines, 1, 10_000);
     const client = ctx.client();
     const first = await client.logs(id, lines);

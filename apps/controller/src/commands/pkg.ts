@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseArgv, positional, requiredString } from '@heddle/cli-kit';
 import { EnvelopeError, type KeyPair, loadKeyFile, writeFileAtomic } from '@heddle/envelope';
 import {
   buildCogPackage,
@@ -15,8 +16,8 @@ import {
   type VerifiedWorkload,
   verifyPackage,
 } from '@heddle/package';
-import { parseCommandArgs } from '../args.js';
 import { CliError, ExitCode, usageError } from '../cli-error.js';
+import { PKG_BUILD, PKG_INIT, PKG_INSPECT, PKG_SIGN, PKG_VERIFY } from '../defs/tools.js';
 import { type CliIo, emit } from '../io.js';
 
 const SUBCOMMANDS = 'init | build | sign | verify | inspect';
@@ -63,28 +64,19 @@ export function loadKey(path: string): KeyPair {
 }
 
 function init(args: readonly string[], io: CliIo): number {
-  const { flags, positionals } = parseCommandArgs(
-    'pkg init',
-    args,
-    { id: 'string', force: 'boolean' },
-    {
-      min: 0,
-      max: 1,
-      names: '[dir] [--id ID] [--force] [--json]',
-    },
-  );
+  const { strings, booleans, positionals } = parseArgv('heddle', PKG_INIT, args);
   const dir = resolve(io.cwd, positionals[0] ?? '.');
   const path = join(dir, COG_SOURCE_FILE);
-  if (existsSync(path) && flags.force !== true) {
+  if (existsSync(path) && booleans.force !== true) {
     throw new CliError('exists', `${path} already exists (use --force to replace it)`, ExitCode.badInput);
   }
-  const id = (flags.id as string | undefined) ?? 'hello-cog';
+  const id = strings.id ?? 'hello-cog';
   if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(id)) {
     throw usageError('heddle pkg init: --id must match [a-z0-9][a-z0-9._-]{0,63}', 'id');
   }
   mkdirSync(dir, { recursive: true });
   writeFileAtomic(path, `${JSON.stringify(cogSourceTemplate(id), null, 2)}\n`);
-  emit(io, flags.json === true, { path }, () => [
+  emit(io, booleans.json === true, { path }, () => [
     `wrote ${path}`,
     'add the files it names, then: heddle pkg build <dir> -o <out>',
   ]);
@@ -92,27 +84,21 @@ function init(args: readonly string[], io: CliIo): number {
 }
 
 async function build(args: readonly string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parseCommandArgs(
-    'pkg build',
-    args.map((a) => (a === '-o' ? '--out' : a)),
-    { out: 'string', key: 'string', force: 'boolean' },
-    { min: 1, max: 1, names: '<src> -o <dir> [--key FILE] [--force] [--json]' },
-  );
-  if (typeof flags.out !== 'string')
-    throw usageError('usage: heddle pkg build <src> -o <dir> [--key FILE] [--force]', 'out');
-  const keys = typeof flags.key === 'string' ? [loadKey(resolve(io.cwd, flags.key))] : [];
+  const parsed = parseArgv('heddle', PKG_BUILD, args);
+  const { strings, booleans } = parsed;
+  const keys = strings.key !== undefined ? [loadKey(resolve(io.cwd, strings.key))] : [];
   const result = await buildCogPackage(
-    resolve(io.cwd, positionals[0] as string),
-    resolve(io.cwd, flags.out),
+    resolve(io.cwd, positional(parsed, 0)),
+    resolve(io.cwd, requiredString(parsed, 'out')),
     {
       keys,
-      force: flags.force === true,
+      force: booleans.force === true,
     },
   );
   const p = result.package;
   emit(
     io,
-    flags.json === true,
+    booleans.json === true,
     {
       dir: result.dir,
       package_id: p.packageId,
@@ -134,54 +120,43 @@ async function build(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 function sign(args: readonly string[], io: CliIo): number {
-  const { flags, positionals } = parseCommandArgs(
-    'pkg sign',
-    args,
-    { key: 'string' },
-    {
-      min: 1,
-      max: 1,
-      names: '<dir> --key FILE [--json]',
-    },
-  );
-  if (typeof flags.key !== 'string') throw usageError('usage: heddle pkg sign <dir> --key FILE', 'key');
-  const keys = loadKey(resolve(io.cwd, flags.key));
-  const p = signPackage(resolve(io.cwd, positionals[0] as string), [keys]);
+  const parsed = parseArgv('heddle', PKG_SIGN, args);
+  const keys = loadKey(resolve(io.cwd, requiredString(parsed, 'key')));
+  const p = signPackage(resolve(io.cwd, positional(parsed, 0)), [keys]);
   const signers = p.envelope.signatures.map((s) => s.public_key);
-  emit(io, flags.json === true, { package_id: p.packageId, manifest_hash: p.manifestHash, signers }, () => [
-    `signed package ${p.packageId}`,
-    `manifest hash: ${p.manifestHash}`,
-    `signers: ${signers.join(', ')}`,
-  ]);
+  emit(
+    io,
+    parsed.booleans.json === true,
+    { package_id: p.packageId, manifest_hash: p.manifestHash, signers },
+    () => [
+      `signed package ${p.packageId}`,
+      `manifest hash: ${p.manifestHash}`,
+      `signers: ${signers.join(', ')}`,
+    ],
+  );
   return ExitCode.ok;
 }
 
 async function verify(args: readonly string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parseCommandArgs(
-    'pkg verify',
-    args,
-    { trust: 'string', revocations: 'string', 'max-file-bytes': 'string' },
-    { min: 1, max: 1, names: '<dir> --trust FILE [--revocations FILE] [--max-file-bytes N] [--json]' },
-  );
-  if (typeof flags.trust !== 'string')
-    throw usageError('usage: heddle pkg verify <dir> --trust FILE', 'trust');
-  const anchors = loadTrustFile(resolve(io.cwd, flags.trust));
+  const parsed = parseArgv('heddle', PKG_VERIFY, args);
+  const { strings, booleans } = parsed;
+  const anchors = loadTrustFile(resolve(io.cwd, requiredString(parsed, 'trust')));
   let maxFileBytes: number | undefined;
-  if (typeof flags['max-file-bytes'] === 'string') {
-    maxFileBytes = Number(flags['max-file-bytes']);
-    if (!/^[0-9]{1,15}$/.test(flags['max-file-bytes']))
+  if (strings['max-file-bytes'] !== undefined) {
+    maxFileBytes = Number(strings['max-file-bytes']);
+    if (!/^[0-9]{1,15}$/.test(strings['max-file-bytes']))
       throw usageError('--max-file-bytes must be a whole number', 'max-file-bytes');
   }
   // Enforced by default: loadOrFailClosed keeps the generation high-water mark next to the list.
   const revocations =
-    typeof flags.revocations === 'string'
-      ? RevocationList.loadOrFailClosed(resolve(io.cwd, flags.revocations), {
+    strings.revocations !== undefined
+      ? RevocationList.loadOrFailClosed(resolve(io.cwd, strings.revocations), {
           trustedKeys: anchors.operatorKeys(),
           // Verification reads the mark but never writes it: a read-only user can verify.
           readOnlyMark: true,
         })
       : undefined;
-  const dir = resolve(io.cwd, positionals[0] as string);
+  const dir = resolve(io.cwd, positional(parsed, 0));
   let w: VerifiedWorkload;
   try {
     w = await verifyPackage(dir, {
@@ -193,7 +168,7 @@ async function verify(args: readonly string[], io: CliIo): Promise<number> {
     if (!(err instanceof PackageError)) throw err;
     emit(
       io,
-      flags.json === true,
+      booleans.json === true,
       { verdict: 'refused', code: err.code, field: err.field, message: err.message, dir },
       () => [`verdict: REFUSED (${err.code})`, err.message],
     );
@@ -201,7 +176,7 @@ async function verify(args: readonly string[], io: CliIo): Promise<number> {
   }
   emit(
     io,
-    flags.json === true,
+    booleans.json === true,
     {
       verdict: 'ok',
       dir,
@@ -229,18 +204,13 @@ async function verify(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 function inspect(args: readonly string[], io: CliIo): number {
-  const { flags, positionals } = parseCommandArgs(
-    'pkg inspect',
-    args,
-    {},
-    { min: 1, max: 1, names: '<dir> [--json]' },
-  );
+  const parsed = parseArgv('heddle', PKG_INSPECT, args);
   const kinds = defaultKindRegistry();
-  const p = readEnvelope(resolve(io.cwd, positionals[0] as string), { kinds });
+  const p = readEnvelope(resolve(io.cwd, positional(parsed, 0)), { kinds });
   const describe = kinds.get(p.envelope.kind)?.describe?.(p.body as never) ?? [];
   emit(
     io,
-    flags.json === true,
+    parsed.booleans.json === true,
     {
       package_id: p.packageId,
       manifest_hash: p.manifestHash,

@@ -1,89 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+import { positional } from '@heddle/cli-kit';
 import { IDEMPOTENCY_KEY_PATTERN, type PlaceOrderInput } from '@heddle/control-plane';
 import { ApiError, type ExplanationAnswer, type PlaceAnswer } from '@heddle/operator-api';
 import { ExitCode } from '../cli-error.js';
-import { badValue, type CommandDef } from '../command-def.js';
+import { badValue } from '../command-def.js';
+import { PLACE } from '../defs/instances.js';
 import { type Paint, paintState } from '../format/colour.js';
 import { progressFor } from '../format/progress.js';
 import { table } from '../format/table.js';
 import type { CliIo } from '../io.js';
 import { type OperatorContext, printError, runOperator } from '../operator.js';
-
-/** `heddle place`. */
-export const PLACE: CommandDef = {
-  name: 'place',
-  summary: 'place a signed package on the best node, and start it',
-  description: [
-    'The controller verifies the package against its trust anchors and revocations, asks governance (`workload.place`) for each node, runs the placement engine, chains the decision, and dispatches to the winner, then to the other eligible candidates in rank order when one fails safely (a --node pin goes only to its node). A progress bar shows the package transfer to each node (on standard error; none with --json).',
-    'Every place carries an idempotency key (a new one per invocation, or --idempotency-key). When the connection to the controller breaks after the place was sent, the outcome is unknown (outcome_unknown, exit 1) and the key is printed: the same command with --idempotency-key <key> answers with what that place did and never places twice.',
-    'An unplaceable order names every node’s reason, one per line. --dry-run decides and explains without chaining or placing anything; --explain prints the engine’s table: one row per node, chosen, candidate (scored lower) or rejected with its reasons.',
-  ].join('\n\n'),
-  positionals: [
-    {
-      name: 'package-dir',
-      description:
-        'a built and signed package directory, or `store:<id>@<version>`: a Cognitum Seed store cog the operator pins (placed only on Seeds, see node add-seed)',
-    },
-  ],
-  flags: [
-    { name: 'node', kind: 'string', value: '<id>', description: 'place on this node only (a pin)' },
-    { name: 'prefer', kind: 'string', value: '<id>', multiple: true, description: 'prefer this node' },
-    { name: 'avoid', kind: 'string', value: '<id>', multiple: true, description: 'avoid this node' },
-    {
-      name: 'mode',
-      kind: 'string',
-      value: '<once|interval:N|listener>',
-      description: 'run mode: once (default), every N seconds (1..86400), or a listener',
-    },
-    { name: 'no-start', kind: 'boolean', description: 'place it but do not start it' },
-    {
-      name: 'sha256',
-      kind: 'string',
-      value: '<hex>',
-      description: 'with store:…: pin the store artifact’s SHA-256 too',
-    },
-    {
-      name: 'console',
-      kind: 'string',
-      value: '<command>',
-      multiple: true,
-      description: 'with store:…: a console command the operator allows',
-    },
-    { name: 'allow-emulated', kind: 'boolean', description: 'emulated variants may be chosen' },
-    {
-      name: 'no-migrate',
-      kind: 'boolean',
-      description:
-        'never place it again on another node when its node dies (it needs a sensor or device there): raise an alert instead',
-    },
-    { name: 'dry-run', kind: 'boolean', description: 'decide and explain; chain nothing, place nothing' },
-    {
-      name: 'idempotency-key',
-      kind: 'string',
-      value: '<key>',
-      description:
-        'the key of this place (1..128 of A-Z a-z 0-9 . _ : -; default: a new one per invocation): the same command again with the same key answers with what that place did and never places twice',
-    },
-    { name: 'explain', kind: 'boolean', description: 'print the engine’s explanation table' },
-    {
-      name: 'set',
-      kind: 'string',
-      value: '<key=value>',
-      multiple: true,
-      description:
-        'a config value: true, false, null and numbers are typed, anything else is a string (a JSON string in quotes stays a string: key=\'"true"\')',
-    },
-  ],
-  json: 'PlaceResult: {status, order_id, decision_id, instance, attempts, explanation}',
-  exits: {
-    0: 'placed (or a dry run that found a node)',
-    1: 'unplaceable (every node’s reason is printed), refused by every candidate, denied by governance, the node already holds the identical instance (duplicate_instance), unsettled, indeterminate or outcome unknown (see heddle ps; retry with the printed --idempotency-key), or the controller is not running',
-    2: 'usage error',
-    3: 'bad input: --mode, --set, --idempotency-key or a node id that does not fit (the field is named), a package that fails verification (package_invalid), a key already used for another order (idempotency_conflict)',
-    4: 'internal error',
-  },
-};
 
 type Mode = NonNullable<PlaceOrderInput['mode']>;
 type ConfigValue = string | number | boolean | null;
@@ -162,12 +89,12 @@ function nodeIds(flag: string, ids: readonly string[]): string[] {
 
 /** The order `heddle place` sends, from its parsed arguments. */
 export function orderOf(ctx: Pick<OperatorContext, 'parsed' | 'io'>): PlaceOrderInput {
-  const { strings, booleans, lists, positionals } = ctx.parsed;
+  const { strings, booleans, lists } = ctx.parsed;
   const node = strings.node === undefined ? undefined : nodeIds('node', [strings.node])[0];
   const prefer = nodeIds('prefer', lists.prefer ?? []);
   const avoid = nodeIds('avoid', lists.avoid ?? []);
   const values = parseSets(lists.set ?? []);
-  const target = positionals[0] as string;
+  const target = positional(ctx.parsed, 0);
   const store = /^store:([a-z0-9][a-z0-9._-]{0,63})@([0-9A-Za-z.+-]{1,64})$/.exec(target);
   if (target.startsWith('store:') && store === null) {
     throw badValue('package-dir', `${JSON.stringify(target)}: expected store:<id>@<version>`);
@@ -205,7 +132,7 @@ export function orderOf(ctx: Pick<OperatorContext, 'parsed' | 'io'>): PlaceOrder
 export function place(args: readonly string[], io: CliIo): Promise<number> {
   return runOperator(PLACE, args, io, async (ctx) => {
     const order = orderOf(ctx);
-    const bar = progressFor(io, ctx.parsed.json);
+    const bar = progressFor(io, ctx.parsed.booleans.json === true);
     let result: PlaceAnswer;
     try {
       result = await ctx
@@ -228,7 +155,7 @@ export function place(args: readonly string[], io: CliIo): Promise<number> {
     }
     ctx.emit(result, () => placeLines(result, ctx.paint, ctx.parsed.booleans.explain === true));
     if (result.status === 'unsettled') {
-      printError(io, 'place', ctx.parsed.json, {
+      printError(io, 'place', ctx.parsed.booleans.json === true, {
         code: 'unsettled',
         message: `the answer of ${result.attempts.at(-1)?.node_id ?? 'the node'} was lost and is not settled yet (decision ${result.decision_id}); the controller settles it, check heddle ps before placing again`,
       });

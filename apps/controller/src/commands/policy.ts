@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { type ParsedArgs, parseArgv, positional, requiredString } from '@heddle/cli-kit';
 import { HeddleError, parseJson, readTextBounded } from '@heddle/envelope';
 import {
   compilePolicy,
@@ -15,19 +16,11 @@ import {
   ValidationError,
 } from '@heddle/gate';
 import { loadTrustFile, RevocationList } from '@heddle/package';
-import { parseCommandArgs } from '../args.js';
 import { CliError, ExitCode, usageError } from '../cli-error.js';
-import { messageOf } from '../error-text.js';
+import { CONTEXT_FLAGS, POLICY_CHECK, POLICY_VALIDATE } from '../defs/policy.js';
 import { type CliIo, emit } from '../io.js';
 
-const USAGE = [
-  'usage: heddle policy check --policy <file> --action <action> [--context <json> | --context-file <file>]',
-  '         [--kind K] [--package-trust T] [--node-tier T] [--network N] [--secrets true|false]',
-  '         [--emulated true|false] [--accelerator A] [--resource-cost 0..1] [--package-id ID]',
-  '         [--signer-keys K1,K2] [--artifact-hashes H1,H2] [--agent NAME] [--teardown]',
-  '         [--revocations <file> --trust <file>] [--explain] [--json]',
-  '       heddle policy validate <file> [--json]',
-].join('\n');
+const USAGE = 'usage: heddle policy <check|validate> ... (heddle policy --help lists them)';
 
 /**
  * `heddle policy check ...` dry-runs one gate decision (nothing is chained or queued) and prints the
@@ -43,51 +36,23 @@ export function policy(args: readonly string[], io: CliIo): number {
   );
 }
 
-const CONTEXT_FLAGS: Record<string, keyof GateContext> = {
-  kind: 'kind',
-  'package-trust': 'package_trust',
-  'node-tier': 'node_tier',
-  network: 'network',
-  secrets: 'secrets',
-  emulated: 'emulated',
-  accelerator: 'accelerator',
-  'resource-cost': 'resource_cost',
-  'package-id': 'package_id',
-  'signer-keys': 'signer_keys',
-  'artifact-hashes': 'artifact_hashes',
-};
-
 function policyCheck(args: readonly string[], io: CliIo): number {
-  const spec: Record<string, 'string' | 'boolean'> = {
-    policy: 'string',
-    action: 'string',
-    context: 'string',
-    'context-file': 'string',
-    agent: 'string',
-    teardown: 'boolean',
-    revocations: 'string',
-    trust: 'string',
-    explain: 'boolean',
-  };
-  for (const f of Object.keys(CONTEXT_FLAGS)) spec[f] = 'string';
-  const { flags } = parseCommandArgs('policy check', args, spec, { min: 0, max: 0, names: '' });
-  const policyPath = flags.policy as string | undefined;
-  const action = flags.action as string | undefined;
-  if (policyPath === undefined)
-    throw usageError(`heddle policy check: --policy is required\n${USAGE}`, 'policy');
-  if (action === undefined) throw usageError(`heddle policy check: --action is required\n${USAGE}`, 'action');
-  if (flags.context !== undefined && flags['context-file'] !== undefined) {
+  const parsed = parseArgv('heddle', POLICY_CHECK, args);
+  const { strings, booleans } = parsed;
+  const policyPath = requiredString(parsed, 'policy');
+  const action = requiredString(parsed, 'action');
+  if (strings.context !== undefined && strings['context-file'] !== undefined) {
     throw usageError('heddle policy check: give --context or --context-file, not both', 'context');
   }
   const pol = loadPolicy(resolve(io.cwd, policyPath));
-  const context = buildContext(flags, io.cwd);
-  const revocations = loadRevocations(flags, io.cwd);
-  const agent = (flags.agent as string | undefined) ?? 'operator';
-  const teardown = flags.teardown === true;
+  const context = buildContext(strings, io.cwd);
+  const revocations = loadRevocations(strings, io.cwd);
+  const agent = strings.agent ?? 'operator';
+  const teardown = booleans.teardown === true;
   const compiled = compilePolicy(pol);
   const { decision } = evaluate(compiled, revocations.check, agent, action, context, teardown);
   const trace =
-    flags.explain === true ? explain(compiled, revocations.check, agent, action, context) : undefined;
+    booleans.explain === true ? explain(compiled, revocations.check, agent, action, context) : undefined;
   const result = {
     ...decision,
     action,
@@ -97,7 +62,7 @@ function policyCheck(args: readonly string[], io: CliIo): number {
     ...(revocations.list ? { revocations: revocationSummary(revocations.list) } : {}),
     ...(trace ? { trace } : {}),
   };
-  emit(io, flags.json === true, result, () => [
+  emit(io, booleans.json === true, result, () => [
     ...humanDecision(decision, pol.name, compiled.hash, trace),
     ...(revocations.list ? [humanRevocations(revocations.list)] : []),
   ]);
@@ -111,22 +76,23 @@ function policyCheck(args: readonly string[], io: CliIo): number {
  * denied, rule `builtin:revocations_unavailable`), as it would on a host.
  */
 function loadRevocations(
-  flags: Readonly<Record<string, string | boolean | undefined>>,
+  strings: ParsedArgs['strings'],
   cwd: string,
 ): { check: RevocationCheck; list?: { file: string; list: RevocationList } } {
-  if (flags.revocations === undefined) {
-    if (flags.trust !== undefined)
+  const { revocations, trust } = strings;
+  if (revocations === undefined) {
+    if (trust !== undefined)
       throw usageError('heddle policy check: --trust goes with --revocations', 'trust');
     return { check: new RevocationSet() };
   }
-  if (typeof flags.trust !== 'string') {
+  if (trust === undefined) {
     throw usageError(
       'heddle policy check: --revocations needs --trust <file>, the operator keys that sign the revocation list',
       'trust',
     );
   }
-  const trustedKeys = guard(() => loadTrustFile(resolve(cwd, flags.trust as string)).operatorKeys());
-  const file = resolve(cwd, flags.revocations as string);
+  const trustedKeys = guard(() => loadTrustFile(resolve(cwd, trust)).operatorKeys());
+  const file = resolve(cwd, revocations);
   const list = RevocationList.loadOrFailClosed(file, { trustedKeys });
   return { check: list, list: { file, list } };
 }
@@ -165,21 +131,18 @@ function humanDecision(d: Decision, name: string, hash: string, trace: RuleTrace
   return lines;
 }
 
-function buildContext(
-  flags: Readonly<Record<string, string | boolean | undefined>>,
-  cwd: string,
-): GateContext {
+function buildContext(strings: ParsedArgs['strings'], cwd: string): GateContext {
   let base: Record<string, unknown> = {};
-  if (flags.context !== undefined)
-    base = asObject(parseText(flags.context as string, '--context'), '--context');
-  if (flags['context-file'] !== undefined) {
-    base = asObject(readJson(resolve(cwd, flags['context-file'] as string), 'context'), '--context-file');
+  const { context, 'context-file': contextFile } = strings;
+  if (context !== undefined) base = asObject(parseText(context, '--context'), '--context');
+  if (contextFile !== undefined) {
+    base = asObject(readJson(resolve(cwd, contextFile), 'context'), '--context-file');
   }
   if ('workload' in base && Object.keys(base).length === 1) base = asObject(base.workload, 'workload');
   const ctx: Record<string, unknown> = { ...base };
   for (const [flag, field] of Object.entries(CONTEXT_FLAGS)) {
-    const v = flags[flag];
-    if (typeof v !== 'string') continue;
+    const v = strings[flag];
+    if (v === undefined) continue;
     if (field === 'secrets' || field === 'emulated') {
       if (v !== 'true' && v !== 'false')
         throw usageError(`heddle policy check: --${flag} takes true or false`, field);
@@ -228,7 +191,11 @@ function readJson(path: string, what: string): unknown {
   try {
     text = readTextBounded(path, 8 * 1024 * 1024);
   } catch (err) {
-    throw new CliError(`${what}_unreadable`, `cannot read ${path}: ${messageOf(err)}`, ExitCode.badInput);
+    throw new CliError(
+      `${what}_unreadable`,
+      `cannot read ${path}: ${(err as Error).message}`,
+      ExitCode.badInput,
+    );
   }
   return parseText(text, path);
 }
@@ -266,14 +233,10 @@ function toCliError(err: unknown): unknown {
 }
 
 function policyValidate(args: readonly string[], io: CliIo): number {
-  const { flags, positionals } = parseCommandArgs(
-    'policy validate',
-    args,
-    {},
-    { min: 1, max: 1, names: '<file> [--json]' },
-  );
-  const file = positionals[0] as string;
-  const json = flags.json === true;
+  const parsed = parseArgv('heddle', POLICY_VALIDATE, args);
+  const { booleans } = parsed;
+  const file = positional(parsed, 0);
+  const json = booleans.json === true;
   let pol: Policy;
   try {
     pol = loadPolicyFile(resolve(io.cwd, file));

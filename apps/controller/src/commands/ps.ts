@@ -1,30 +1,12 @@
 // The API's placement (what the client answers), named as the command help names it.
 import type { Placement as PlacementRecord } from '@heddle/operator-api';
 import { ExitCode } from '../cli-error.js';
-import type { CommandDef } from '../command-def.js';
+import { PS } from '../defs/instances.js';
 import { type Paint, paintState } from '../format/colour.js';
 import { age, shortId } from '../format/duration.js';
 import { table } from '../format/table.js';
 import type { CliIo } from '../io.js';
 import { runOperator } from '../operator.js';
-
-/** `heddle ps`. */
-export const PS: CommandDef = {
-  name: 'ps',
-  summary: 'list the placed instances',
-  description:
-    'One row per instance the controller placed: INSTANCE, WORKLOAD (id@version), NODE (the first 8 characters of its id), STATE (as the controller last knew it: placed, running, stopped, failed, lost, unloaded), DESIRED (running or stopped, as the operator last asked) and AGE (since it was placed). Unloaded instances are hidden unless --all.',
-  positionals: [],
-  flags: [{ name: 'all', kind: 'boolean', description: 'include unloaded instances' }],
-  json: '{"instances": PlacementRecord[]} (unloaded ones only with --all)',
-  exits: {
-    0: 'listed',
-    1: 'the controller is not running',
-    2: 'usage error',
-    3: 'bad input (unauthorized)',
-    4: 'internal error',
-  },
-};
 
 /** `heddle ps [--all]`. */
 export function ps(args: readonly string[], io: CliIo): Promise<number> {

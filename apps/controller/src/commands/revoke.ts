@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
+import { type ParsedArgs, parseArgv, positional, requiredString } from '@heddle/cli-kit';
 import { type KeyPair, toHex } from '@heddle/envelope';
 import { loadTrustFile, type RevocationKind, RevocationList } from '@heddle/package';
-import { parseCommandArgs } from '../args.js';
 import { CliError, ExitCode, usageError } from '../cli-error.js';
+import { REVOKE_ADD, REVOKE_LS, REVOKE_RENEW } from '../defs/tools.js';
 import { type CliIo, emit } from '../io.js';
 import { loadKey } from './pkg.js';
 
@@ -27,41 +28,31 @@ export function revoke(args: readonly string[], io: CliIo): number {
 }
 
 function add(kind: RevocationKind, args: readonly string[], io: CliIo): number {
-  const { flags, positionals } = parseCommandArgs(
-    `revoke ${kind}`,
-    args,
-    { key: 'string', list: 'string', trust: 'string', reason: 'string', 'valid-days': 'string' },
-    {
-      min: 1,
-      max: 1,
-      names: '<ref> --key FILE [--list FILE] [--trust FILE] [--reason TEXT] [--valid-days N] [--json]',
-    },
-  );
-  if (typeof flags.key !== 'string')
-    throw usageError(`usage: heddle revoke ${kind} <ref> --key FILE --list FILE`, 'key');
-  const ref = (positionals[0] as string).toLowerCase();
+  const parsed = parseArgv('heddle', REVOKE_ADD[kind], args);
+  const { strings, booleans } = parsed;
+  const ref = positional(parsed, 0).toLowerCase();
   if (!/^[0-9a-f]{64}$/.test(ref)) {
     throw usageError(
       `heddle revoke ${kind}: <ref> must be 64 hex characters (a ${kind === 'signer' ? 'public key' : 'BLAKE3 hash'})`,
       'ref',
     );
   }
-  const { keys, path, current } = openForSigning(flags, io);
+  const { keys, path, current } = openForSigning(parsed, io);
   const next = current.add(
     {
       kind,
       ref,
       revokedAtMs: Date.now(),
-      ...(typeof flags.reason === 'string' ? { reason: flags.reason } : {}),
+      ...(strings.reason !== undefined ? { reason: strings.reason } : {}),
     },
     keys,
-    signOptions(flags),
+    signOptions(strings),
   );
   const changed = next !== current;
   if (changed) next.save(path);
   emit(
     io,
-    flags.json === true,
+    booleans.json === true,
     { list: path, kind, ref, generation: next.generation, expires_at_ms: next.expiresAtMs ?? null, changed },
     () => [
       changed ? `revoked ${kind} ${ref}` : `${kind} ${ref} was already revoked`,
@@ -71,15 +62,17 @@ function add(kind: RevocationKind, args: readonly string[], io: CliIo): number {
   return ExitCode.ok;
 }
 
-type Flags = Readonly<Record<string, string | boolean | undefined>>;
-
 /** The signing key, the list path and the list as it is (an expired one included: it is being renewed). */
-function openForSigning(flags: Flags, io: CliIo): { keys: KeyPair; path: string; current: RevocationList } {
-  const keys = loadKey(resolve(io.cwd, flags.key as string));
+function openForSigning(
+  parsed: ParsedArgs,
+  io: CliIo,
+): { keys: KeyPair; path: string; current: RevocationList } {
+  const { strings } = parsed;
+  const keys = loadKey(resolve(io.cwd, requiredString(parsed, 'key')));
   const signer = toHex(keys.publicKey);
   let trustedKeys = [signer];
-  if (typeof flags.trust === 'string') {
-    trustedKeys = loadTrustFile(resolve(io.cwd, flags.trust)).operatorKeys();
+  if (strings.trust !== undefined) {
+    trustedKeys = loadTrustFile(resolve(io.cwd, strings.trust)).operatorKeys();
     if (!trustedKeys.includes(signer)) {
       throw new CliError(
         'untrusted_key',
@@ -88,16 +81,16 @@ function openForSigning(flags: Flags, io: CliIo): { keys: KeyPair; path: string;
       );
     }
   }
-  const path = resolve(io.cwd, (flags.list as string | undefined) ?? DEFAULT_LIST);
+  const path = resolve(io.cwd, strings.list ?? DEFAULT_LIST);
   const current = RevocationList.load(path, { trustedKeys, allowMissing: true, allowExpired: true });
   return { keys, path, current };
 }
 
 /** `--valid-days N` (1..366) as signing options. */
-function signOptions(flags: Flags): { validForMs?: number } {
-  const days = flags['valid-days'];
+function signOptions(strings: ParsedArgs['strings']): { validForMs?: number } {
+  const days = strings['valid-days'];
   if (days === undefined) return {};
-  if (typeof days !== 'string' || !/^[1-9][0-9]{0,2}$/.test(days) || Number(days) > 366) {
+  if (!/^[1-9][0-9]{0,2}$/.test(days) || Number(days) > 366) {
     throw usageError('--valid-days must be a whole number of days from 1 to 366', 'valid-days');
   }
   return { validForMs: Number(days) * 24 * 3600 * 1000 };
@@ -115,31 +108,21 @@ function expiryText(l: RevocationList): string {
  * above the list.
  */
 function renew(args: readonly string[], io: CliIo): number {
-  const { flags } = parseCommandArgs(
-    'revoke renew',
-    args,
-    { key: 'string', list: 'string', trust: 'string', 'valid-days': 'string', above: 'string' },
-    {
-      min: 0,
-      max: 0,
-      names: '--key FILE [--list FILE] [--trust FILE] [--valid-days N] [--above G] [--json]',
-    },
-  );
-  if (typeof flags.key !== 'string')
-    throw usageError('usage: heddle revoke renew --key FILE --list FILE', 'key');
+  const parsed = parseArgv('heddle', REVOKE_RENEW, args);
+  const { strings, booleans } = parsed;
   let above: number | undefined;
-  if (flags.above !== undefined) {
-    if (typeof flags.above !== 'string' || !/^(0|[1-9][0-9]{0,9})$/.test(flags.above)) {
+  if (strings.above !== undefined) {
+    if (!/^(0|[1-9][0-9]{0,9})$/.test(strings.above)) {
       throw usageError('--above must be a generation (a non-negative integer)', 'above');
     }
-    above = Number(flags.above);
+    above = Number(strings.above);
   }
-  const { keys, path, current } = openForSigning(flags, io);
-  const next = current.renew(keys, { ...signOptions(flags), ...(above === undefined ? {} : { above }) });
+  const { keys, path, current } = openForSigning(parsed, io);
+  const next = current.renew(keys, { ...signOptions(strings), ...(above === undefined ? {} : { above }) });
   next.save(path);
   emit(
     io,
-    flags.json === true,
+    booleans.json === true,
     {
       list: path,
       generation: next.generation,
@@ -154,27 +137,19 @@ function renew(args: readonly string[], io: CliIo): number {
 }
 
 function list(args: readonly string[], io: CliIo): number {
-  const { flags } = parseCommandArgs(
-    'revoke ls',
-    args,
-    { list: 'string', trust: 'string' },
-    {
-      min: 0,
-      max: 0,
-      names: '[--list FILE] [--trust FILE] [--json]',
-    },
-  );
-  const path = resolve(io.cwd, (flags.list as string | undefined) ?? DEFAULT_LIST);
-  const checked = typeof flags.trust === 'string';
+  const { strings, booleans } = parseArgv('heddle', REVOKE_LS, args);
+  const path = resolve(io.cwd, strings.list ?? DEFAULT_LIST);
+  const trust = strings.trust;
+  const checked = trust !== undefined;
   const l = checked
     ? RevocationList.load(path, {
-        trustedKeys: loadTrustFile(resolve(io.cwd, flags.trust as string)).operatorKeys(),
+        trustedKeys: loadTrustFile(resolve(io.cwd, trust)).operatorKeys(),
         allowExpired: true,
       })
     : RevocationList.load(path, { trustedKeys: [], trustNamedSigners: true, allowExpired: true });
   emit(
     io,
-    flags.json === true,
+    booleans.json === true,
     {
       list: path,
       generation: l.generation,

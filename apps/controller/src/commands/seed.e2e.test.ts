@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPlane, type TestPlane, tempDir } from '../../../../packages/control-plane/src/test-fixtures.js';
 import { planeHandlers } from '../api-handlers.js';
 import { runCli } from '../cli.js';
+import { NODE_ADD_SEED } from '../defs/node.js';
 import type { CliIo } from '../io.js';
 import { JSON_OUTPUTS } from '../json-outputs.js';
-import { NODE_ADD_SEED } from './node.js';
 
 const TOKEN = 'seed-cli-token-0123456789';
 let sim: SeedSimulator;

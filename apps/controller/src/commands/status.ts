@@ -1,40 +1,19 @@
-// The API's placement (what the client answers), named as the command help names it.
-
+import { positional } from '@heddle/cli-kit';
 import type { JsonValue } from '@heddle/envelope';
+// The API's placement (what the client answers), named as the command help names it.
 import type { Placement as PlacementRecord } from '@heddle/operator-api';
 import { ExitCode } from '../cli-error.js';
-import type { CommandDef } from '../command-def.js';
+import { STATUS } from '../defs/instances.js';
 import { type Paint, paintState } from '../format/colour.js';
 import { age } from '../format/duration.js';
 import { keyValues } from '../format/table.js';
 import type { CliIo } from '../io.js';
 import { runOperator } from '../operator.js';
 
-/** Exit codes of the commands that act on one instance. */
-export const INSTANCE_EXITS: Readonly<Record<number, string>> = {
-  0: 'done',
-  1: 'the node refused, could not be reached or gave no valid answer (refused, unreachable, indeterminate), or the controller is not running',
-  2: 'usage error',
-  3: 'bad input: unknown_instance (see heddle ps), invalid_input naming the field, unauthorized',
-  4: 'internal error',
-};
-
-/** `heddle status`. */
-export const STATUS: CommandDef = {
-  name: 'status',
-  summary: 'show one instance: the controller’s placement and the host’s own view',
-  description:
-    'Asks the instance’s node for its status (the controller’s record is updated from the answer) and prints the placement (workload, node, variant, runtime, state, the decision and order that placed it, the package) followed by the host’s view as `host.<field>` lines.',
-  positionals: [{ name: 'instance', description: 'the instance id (see heddle ps)' }],
-  flags: [],
-  json: '{"placement": PlacementRecord, "node": <the host’s instance view>}',
-  exits: INSTANCE_EXITS,
-};
-
 /** `heddle status <instance>`. */
 export function status(args: readonly string[], io: CliIo): Promise<number> {
   return runOperator(STATUS, args, io, async (ctx) => {
-    const [id] = ctx.parsed.positionals as [string];
+    const id = positional(ctx.parsed, 0);
     const answer = await ctx.client().instance(id);
     ctx.emit(answer, () => statusLines(answer.placement, answer.node, ctx.paint, ctx.now()));
     return ExitCode.ok;

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
+import { parseArgv } from '@heddle/cli-kit';
 import { nodeIdFromPublicKey, toHex } from '@heddle/envelope';
-import { boolFlag, parseCommandArgs, stringFlag } from '../args.js';
+import { ID } from '../command-defs.js';
 import { HOST_CONFIG_FILE, loadHostConfig } from '../config.js';
 import { loadNodeKey } from '../daemon.js';
 import { type CliIo, emit } from '../io.js';
@@ -13,12 +14,12 @@ export function configPath(flag: string | undefined, io: CliIo): string {
 
 /** `heddle-host id [--config F] [--json]`: prints the node id and public key of the configured key. */
 export function id(args: readonly string[], io: CliIo): number {
-  const a = parseCommandArgs('id', args, { config: 'string' });
-  const config = loadHostConfig(configPath(stringFlag(a, 'config'), io));
+  const a = parseArgv('heddle-host', ID, args);
+  const config = loadHostConfig(configPath(a.strings.config, io));
   const keys = loadNodeKey(config);
   const nodeId = nodeIdFromPublicKey(keys.publicKey);
   const publicKey = toHex(keys.publicKey);
-  emit(io, boolFlag(a, 'json'), { node_id: nodeId, public_key: publicKey }, () => [
+  emit(io, a.booleans.json === true, { node_id: nodeId, public_key: publicKey }, () => [
     `node id     ${nodeId}`,
     `public key  ${publicKey}`,
   ]);

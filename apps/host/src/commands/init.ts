@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { badInput, inputOrSystemError, usageError } from '@heddle/cli-kit';
+import { badInput, inputOrSystemError, parseArgv, usageError } from '@heddle/cli-kit';
 import {
   generateKeyPair,
   makeDirs,
@@ -12,7 +12,7 @@ import {
 } from '@heddle/envelope';
 import { NODE_TIERS, type NodeTier } from '@heddle/gate';
 import { COG_ROUTES, type CogRoute } from '@heddle/package';
-import { boolFlag, parseCommandArgs, stringFlag, stringsFlag } from '../args.js';
+import { INIT } from '../command-defs.js';
 import { HOST_CONFIG_FILE, HOST_CONFIG_SCHEMA, type HostConfigFile, parseHostConfig } from '../config.js';
 import { EMPTY_TRUST_FILE, loadHostAnchors } from '../host-trust.js';
 import { type CliIo, emit } from '../io.js';
@@ -39,23 +39,26 @@ export function parseListen(text: string): { host: string; port: number } {
 
 function parseRoutes(text: string): CogRoute[] {
   const routes = text.split(',').map((r) => r.trim());
-  const unique = [...new Set(routes)];
-  for (const r of unique) {
-    if (!(COG_ROUTES as readonly string[]).includes(r)) {
+  const unique: CogRoute[] = [];
+  for (const r of new Set(routes)) {
+    const route = COG_ROUTES.find((c) => c === r);
+    if (route === undefined) {
       throw usageError(
         `--routes: unknown route ${JSON.stringify(r)} (expected ${COG_ROUTES.join(', ')})`,
         'routes',
       );
     }
+    unique.push(route);
   }
-  return unique as CogRoute[];
+  return unique;
 }
 
 function parseTier(text: string): NodeTier {
-  if (!(NODE_TIERS as readonly string[]).includes(text)) {
+  const tier = NODE_TIERS.find((t) => t === text);
+  if (tier === undefined) {
     throw usageError(`--tier: expected one of ${NODE_TIERS.join(', ')}, got ${JSON.stringify(text)}`, 'tier');
   }
-  return text as NodeTier;
+  return tier;
 }
 
 function parseController(text: string, i: number): string {
@@ -63,22 +66,11 @@ function parseController(text: string, i: number): string {
     return toHex(parsePublicKey(text));
   } catch (err) {
     throw usageError(
-      `--controller #${i + 1}: not an Ed25519 public key: ${(err as Error).message}`,
+      `--controller #${i + 1}: not an Ed25519 public key: ${err instanceof Error ? err.message : String(err)}`,
       'controller',
     );
   }
 }
-
-/** The flags of `heddle-host init` (besides `--json`). */
-export const INIT_FLAGS = {
-  dir: 'string',
-  listen: 'string',
-  controller: 'strings',
-  trust: 'string',
-  routes: 'string',
-  tier: 'string',
-  force: 'boolean',
-} as const;
 
 /**
  * `heddle-host init [--dir D] [--listen HOST:PORT] [--controller PUBKEY]... [--trust FILE]
@@ -86,15 +78,15 @@ export const INIT_FLAGS = {
  * file and a data directory in D, and prints the node id and public key.
  */
 export function init(args: readonly string[], io: CliIo): number {
-  const a = parseCommandArgs('init', args, INIT_FLAGS);
-  const json = boolFlag(a, 'json');
-  const force = boolFlag(a, 'force');
-  const dir = resolve(io.cwd, stringFlag(a, 'dir') ?? DEFAULT_HOST_DIR);
-  const listen = parseListen(stringFlag(a, 'listen') ?? DEFAULT_LISTEN);
-  const controllers = stringsFlag(a, 'controller').map(parseController);
-  const routes = parseRoutes(stringFlag(a, 'routes') ?? 'native,wasi');
-  const tier = parseTier(stringFlag(a, 'tier') ?? 'paired');
-  const trustSource = stringFlag(a, 'trust');
+  const { strings, booleans, lists } = parseArgv('heddle-host', INIT, args);
+  const json = booleans.json === true;
+  const force = booleans.force === true;
+  const dir = resolve(io.cwd, strings.dir ?? DEFAULT_HOST_DIR);
+  const listen = parseListen(strings.listen ?? DEFAULT_LISTEN);
+  const controllers = (lists.controller ?? []).map(parseController);
+  const routes = parseRoutes(strings.routes ?? 'native,wasi');
+  const tier = parseTier(strings.tier ?? 'paired');
+  const trustSource = strings.trust;
   const trustAnchors =
     trustSource === undefined ? 0 : loadHostAnchors(resolve(io.cwd, trustSource)).anchors.length;
 
@@ -133,7 +125,8 @@ export function init(args: readonly string[], io: CliIo): number {
     makeDirs(dir, 0o711);
     makeDirs(join(dir, DATA_DIR), 0o711);
   } catch (err) {
-    throw inputOrSystemError('dir_unusable', `cannot create ${dir}: ${(err as Error).message}`, 'dir', err);
+    const why = err instanceof Error ? err.message : String(err);
+    throw inputOrSystemError('dir_unusable', `cannot create ${dir}: ${why}`, 'dir', err);
   }
   const keys = generateKeyPair();
   saveKeyFile(keyPath, keys, { overwrite: force });

@@ -1,5 +1,5 @@
-import { errorFields, Logger, runUntilSignal } from '@heddle/cli-kit';
-import { parseCommandArgs, stringFlag } from '../args.js';
+import { errorFields, Logger, parseArgv, runUntilSignal } from '@heddle/cli-kit';
+import { RUN } from '../command-defs.js';
 import { loadHostConfig } from '../config.js';
 import { type RunningHost, startHost } from '../daemon.js';
 import type { CliIo } from '../io.js';
@@ -11,11 +11,11 @@ import { configPath } from './id.js';
  * cannot be used is refused before anything listens (exit 3, the field named).
  */
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
-  const a = parseCommandArgs('run', args, { config: 'string' });
+  const a = parseArgv('heddle-host', RUN, args);
   const log = new Logger((line) => io.out(line));
   let host: RunningHost;
   try {
-    const config = loadHostConfig(configPath(stringFlag(a, 'config'), io));
+    const config = loadHostConfig(configPath(a.strings.config, io));
     host = await startHost(config, log);
   } catch (err) {
     log.error('refusing to start', errorFields(err));

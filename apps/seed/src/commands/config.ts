@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import { cogId, keyValuePairs, parseCommandArgs } from '../args.js';
+import { positional, synopsis } from '@heddle/cli-kit';
+import { cogId, keyValuePairs, parseSeedArgs } from '../args.js';
 import { badInput, ExitCode, usageError } from '../cli-error.js';
+import { CONFIG, CONFIG_GET, CONFIG_SET } from '../command-defs.js';
 import { chainRecord, openGoverned } from '../governed.js';
 import { type CliIo, emit } from '../io.js';
 import { pinFor } from '../pins-file.js';
 import { openSession } from '../session.js';
 import { keyValues } from '../table.js';
-
-const USAGE = 'heddle-seed config get <id> | config set <id> k=v...   [--home D] [--json]';
 
 /**
  * `heddle-seed config get <id>` / `config set <id> k=v...`: reads or changes a cog's configuration on
@@ -17,8 +17,8 @@ const USAGE = 'heddle-seed config get <id> | config set <id> k=v...   [--home D]
 export async function config(args: readonly string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'get') {
-    const a = parseCommandArgs(rest, { usage: USAGE, flags: {}, positionals: ['id'] });
-    const id = cogId(a.positionals[0] ?? '');
+    const a = parseSeedArgs(CONFIG_GET, rest);
+    const id = cogId(positional(a, 0));
     const s = openSession(a.home, io, 'required');
     const c = await s.client.getConfig(id);
     emit(io, a.json, { id, config: c }, () =>
@@ -29,8 +29,8 @@ export async function config(args: readonly string[], io: CliIo): Promise<number
     return ExitCode.ok;
   }
   if (sub === 'set') {
-    const a = parseCommandArgs(rest, { usage: USAGE, flags: {}, positionals: ['id', 'k=v'], rest: true });
-    const id = cogId(a.positionals[0] ?? '');
+    const a = parseSeedArgs(CONFIG_SET, rest);
+    const id = cogId(positional(a, 0));
     const values = keyValuePairs(a.positionals.slice(1), 'k=v');
     const g = await openGoverned(a.home, io);
     try {
@@ -54,5 +54,5 @@ export async function config(args: readonly string[], io: CliIo): Promise<number
       await g.close();
     }
   }
-  throw usageError(`expected get or set\nusage: ${USAGE}`);
+  throw usageError(`expected get or set\nusage: ${synopsis('heddle-seed', CONFIG)}`);
 }

@@ -1,14 +1,16 @@
+import { errorMessage, positional, synopsis } from '@heddle/cli-kit';
 import type { RunEvidence } from '@heddle/runtime';
 import { SYNTHETIC_FEED_NOTE } from '@heddle/seed-adapter';
-import { cogId, parseCommandArgs } from '../args.js';
+import { cogId, parseSeedArgs } from '../args.js';
 import { CliError, ExitCode, toCliError } from '../cli-error.js';
+import { CONSOLE } from '../command-defs.js';
 import { evidenceJson, evidenceLines } from '../evidence-view.js';
 import { adoptAll, adoptOne, type Governed, openGoverned } from '../governed.js';
 import { readInstalled } from '../installed-file.js';
 import { type CliIo, emit } from '../io.js';
 
 /** The usage of `console`. */
-export const CONSOLE_USAGE = 'heddle-seed console <id> [--home D] [--json] [--] <command>...';
+export const CONSOLE_USAGE: string = synopsis('heddle-seed', CONSOLE);
 
 /**
  * `heddle-seed console <id> [--] <command>...`: runs one console command the operator pinned for the
@@ -22,13 +24,8 @@ export const CONSOLE_USAGE = 'heddle-seed console <id> [--home D] [--json] [--] 
  * (`invalid_config`, exit 3).
  */
 export async function consoleCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const a = parseCommandArgs(args, {
-    usage: CONSOLE_USAGE,
-    flags: {},
-    positionals: ['id', 'command'],
-    rest: true,
-  });
-  const id = cogId(a.positionals[0] ?? '');
+  const a = parseSeedArgs(CONSOLE, args);
+  const id = cogId(positional(a, 0));
   const command = a.positionals.slice(1).join(' ');
   const g = await openGoverned(a.home, io);
   try {
@@ -83,7 +80,7 @@ async function leftStopped(g: Governed, before: readonly string[]): Promise<stri
   try {
     running = (await g.client.installed()).filter((c) => c.running).map((c) => c.id);
   } catch (err) {
-    return `the Seed cannot be read now (${(err as Error).message.slice(0, 200)}); these cogs were stopped for the console run and may still be stopped: ${before.map(how).join(', ')}`;
+    return `the Seed cannot be read now (${errorMessage(err).slice(0, 200)}); these cogs were stopped for the console run and may still be stopped: ${before.map(how).join(', ')}`;
   }
   const stopped = before.filter((id) => !running.includes(id));
   if (stopped.length === 0) return '';

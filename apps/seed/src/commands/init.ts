@@ -1,15 +1,14 @@
 import { existsSync } from 'node:fs';
+import { requiredString } from '@heddle/cli-kit';
 import { normalizeSpkiPin } from '@heddle/seed-adapter';
-import { boolFlag, parseCommandArgs, stringFlag } from '../args.js';
+import { parseSeedArgs } from '../args.js';
 import { badInput, CliError, ExitCode } from '../cli-error.js';
+import { INIT } from '../command-defs.js';
 import { homeDir, profilePath } from '../home.js';
 import { type CliIo, emit } from '../io.js';
 import { peerSpki } from '../peer-spki.js';
 import { DEFAULT_CLIENT_NAME, type SeedProfile, SeedProfileSchema, writeProfile } from '../profile.js';
 import { keyValues } from '../table.js';
-
-const USAGE =
-  'heddle-seed init --url <url> [--pin-spki <hex>] [--allow-plain-http] [--client-name N] [--force] [--home D] [--json]';
 
 /** Plain HTTP is allowed only to these: the Seed's USB link address and loopback. */
 export function isLocalLink(hostname: string): boolean {
@@ -55,23 +54,10 @@ function parseUrl(raw: string): URL {
  * `--allow-plain-http` and must be the USB link (169.254.42.1) or loopback (`insecure`, exit 3).
  */
 export async function init(args: readonly string[], io: CliIo): Promise<number> {
-  const a = parseCommandArgs(args, {
-    usage: USAGE,
-    flags: {
-      url: 'string',
-      'pin-spki': 'string',
-      'allow-plain-http': 'boolean',
-      'client-name': 'string',
-      force: 'boolean',
-    },
-    positionals: [],
-  });
+  const a = parseSeedArgs(INIT, args);
   const home = homeDir(a.home, io);
-  const rawUrl = stringFlag(a, 'url');
-  if (rawUrl === undefined)
-    throw new CliError('usage', `missing --url\nusage: ${USAGE}`, ExitCode.usage, { field: 'url' });
-  const url = parseUrl(rawUrl);
-  if (existsSync(profilePath(home, 'profile')) && !boolFlag(a, 'force')) {
+  const url = parseUrl(requiredString(a, 'url'));
+  if (existsSync(profilePath(home, 'profile')) && a.booleans.force !== true) {
     throw badInput(
       'profile_exists',
       `${profilePath(home, 'profile')} exists (pass --force to replace it)`,
@@ -79,7 +65,7 @@ export async function init(args: readonly string[], io: CliIo): Promise<number> 
     );
   }
   const plain = url.protocol === 'http:';
-  const allowPlain = boolFlag(a, 'allow-plain-http');
+  const allowPlain = a.booleans['allow-plain-http'] === true;
   let spki: string | null = null;
   if (plain) {
     if (!allowPlain) {
@@ -96,10 +82,10 @@ export async function init(args: readonly string[], io: CliIo): Promise<number> 
         'url',
       );
     }
-    if (stringFlag(a, 'pin-spki') !== undefined)
+    if (a.strings['pin-spki'] !== undefined)
       throw badInput('invalid_argument', '--pin-spki: only for https', 'pin-spki');
   } else {
-    const given = stringFlag(a, 'pin-spki');
+    const given = a.strings['pin-spki'];
     if (given === undefined) {
       const seen = await peerSpki(url);
       throw new CliError(
@@ -138,7 +124,7 @@ export async function init(args: readonly string[], io: CliIo): Promise<number> 
     url: url.origin,
     spki,
     allow_plain_http: plain && allowPlain,
-    client_name: stringFlag(a, 'client-name') ?? DEFAULT_CLIENT_NAME,
+    client_name: a.strings['client-name'] ?? DEFAULT_CLIENT_NAME,
   });
   if (!parsed.success) {
     const field = parsed.error.issues[0]?.path.map(String).join('.') ?? '';

@@ -1,5 +1,7 @@
-import { cogId, intFlag, parseCommandArgs } from '../args.js';
+import { type CommandDef, positional } from '@heddle/cli-kit';
+import { cogId, intFlag, parseSeedArgs, type SeedArgs } from '../args.js';
 import { ExitCode } from '../cli-error.js';
+import { LOGS, RM, START, STOP } from '../command-defs.js';
 import { evidenceJson, evidenceLines } from '../evidence-view.js';
 import { adoptOne, chainRecord, openGoverned } from '../governed.js';
 import { forgetInstance, readInstalled } from '../installed-file.js';
@@ -9,22 +11,14 @@ import { openSession } from '../session.js';
 /** Grace period handed to the adapter on stop (the Seed stops a cog its own way). */
 export const STOP_GRACE_MS = 5000;
 
-function oneId(
-  name: string,
-  args: readonly string[],
-  extra = '',
-): { id: string; a: ReturnType<typeof parseCommandArgs> } {
-  const a = parseCommandArgs(args, {
-    usage: `heddle-seed ${name} <id>${extra} [--home D] [--json]`,
-    flags: extra === '' ? {} : { lines: 'string' },
-    positionals: ['id'],
-  });
-  return { id: cogId(a.positionals[0] ?? ''), a };
+function oneId(def: CommandDef, args: readonly string[]): { id: string; a: SeedArgs } {
+  const a = parseSeedArgs(def, args);
+  return { id: cogId(positional(a, 0)), a };
 }
 
 /** `heddle-seed start <id>`: starts a cog this tool loaded (gated, chained; the pin and the cap checked). */
 export async function start(args: readonly string[], io: CliIo): Promise<number> {
-  const { id, a } = oneId('start', args);
+  const { id, a } = oneId(START, args);
   const g = await openGoverned(a.home, io);
   try {
     const h = await adoptOne(g, id);
@@ -41,7 +35,7 @@ export async function start(args: readonly string[], io: CliIo): Promise<number>
 
 /** `heddle-seed stop <id>`: stops a cog this tool loaded (gated, chained) and prints the evidence. */
 export async function stop(args: readonly string[], io: CliIo): Promise<number> {
-  const { id, a } = oneId('stop', args);
+  const { id, a } = oneId(STOP, args);
   const g = await openGoverned(a.home, io);
   try {
     const h = await adoptOne(g, id);
@@ -60,7 +54,7 @@ export async function stop(args: readonly string[], io: CliIo): Promise<number> 
  * `seed.intent_dropped`); one the Seed lists, at any version, is unloaded and uninstalled.
  */
 export async function rm(args: readonly string[], io: CliIo): Promise<number> {
-  const { id, a } = oneId('rm', args);
+  const { id, a } = oneId(RM, args);
   const g = await openGoverned(a.home, io);
   try {
     const entry = readInstalled(g.home).find((h) => h.workloadId === id);
@@ -92,7 +86,7 @@ export async function rm(args: readonly string[], io: CliIo): Promise<number> {
  * (read-only: not gated, not chained; any installed cog).
  */
 export async function logs(args: readonly string[], io: CliIo): Promise<number> {
-  const { id, a } = oneId('logs', args, ' [--lines N]');
+  const { id, a } = oneId(LOGS, args);
   const lines = intFlag(a, 'lines', 1, 10_000, 100);
   const s = openSession(a.home, io, 'required');
   const l = await s.client.logs(id, lines);

@@ -1,5 +1,6 @@
-import { parseCommandArgs } from '../args.js';
+import { parseSeedArgs } from '../args.js';
 import { ExitCode } from '../cli-error.js';
+import { LS } from '../command-defs.js';
 import { readInstalled } from '../installed-file.js';
 import { type CliIo, emit } from '../io.js';
 import { pinFor, readPins } from '../pins-file.js';
@@ -12,11 +13,7 @@ import { table } from '../table.js';
  * (`pending`: sent, answer not recorded), listed even when the Seed does not hold them.
  */
 export async function ls(args: readonly string[], io: CliIo): Promise<number> {
-  const a = parseCommandArgs(args, {
-    usage: 'heddle-seed ls [--home D] [--json]',
-    flags: {},
-    positionals: [],
-  });
+  const a = parseSeedArgs(LS, args);
   const s = openSession(a.home, io, 'required');
   const pins = readPins(s.home);
   const mine = readInstalled(s.home);

@@ -1,7 +1,8 @@
 import { openChainFile } from '@heddle/chain';
 import { pairSeed, unpairSeed } from '@heddle/seed-adapter';
-import { boolFlag, parseCommandArgs, stringFlag } from '../args.js';
+import { parseSeedArgs } from '../args.js';
 import { badInput, ExitCode } from '../cli-error.js';
+import { PAIR, UNPAIR } from '../command-defs.js';
 import { chainRecord } from '../governed.js';
 import { profilePath } from '../home.js';
 import { type CliIo, emit } from '../io.js';
@@ -22,13 +23,9 @@ async function record(home: string, kind: string, payload: Record<string, string
  * printed; the pairing is chained (`seed.pair`, without the token).
  */
 export async function pair(args: readonly string[], io: CliIo): Promise<number> {
-  const a = parseCommandArgs(args, {
-    usage: 'heddle-seed pair [--open-window] [--client-name N] [--home D] [--json]',
-    flags: { 'open-window': 'boolean', 'client-name': 'string' },
-    positionals: [],
-  });
+  const a = parseSeedArgs(PAIR, args);
   const s = openSession(a.home, io, 'none');
-  const clientName = stringFlag(a, 'client-name') ?? s.profile.client_name;
+  const clientName = a.strings['client-name'] ?? s.profile.client_name;
   if (!/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/.test(clientName)) {
     throw badInput(
       'invalid_argument',
@@ -37,7 +34,11 @@ export async function pair(args: readonly string[], io: CliIo): Promise<number> 
     );
   }
   const tokenPath = profilePath(s.home, 'token');
-  const r = await pairSeed(s.client, { clientName, tokenPath, openWindow: boolFlag(a, 'open-window') });
+  const r = await pairSeed(s.client, {
+    clientName,
+    tokenPath,
+    openWindow: a.booleans['open-window'] === true,
+  });
   await record(s.home, 'seed.pair', { url: s.profile.url, client_name: clientName });
   emit(io, a.json, { paired: true, client_name: clientName, token_file: tokenPath, window: r.window }, () => [
     `paired with ${s.profile.url} as ${JSON.stringify(clientName)}`,
@@ -51,11 +52,7 @@ export async function pair(args: readonly string[], io: CliIo): Promise<number> 
  * Seed). Chained as `seed.unpair`.
  */
 export async function unpair(args: readonly string[], io: CliIo): Promise<number> {
-  const a = parseCommandArgs(args, {
-    usage: 'heddle-seed unpair [--home D] [--json]',
-    flags: {},
-    positionals: [],
-  });
+  const a = parseSeedArgs(UNPAIR, args);
   const s = openSession(a.home, io, 'none');
   const r = unpairSeed(profilePath(s.home, 'token'));
   if (r.removed) await record(s.home, 'seed.unpair', { url: s.profile.url });

@@ -1,13 +1,12 @@
+import { positional, synopsis } from '@heddle/cli-kit';
 import type { SeedPin } from '@heddle/seed-adapter';
-import { cogId, cogRef, parseCommandArgs, stringFlag, stringsFlag } from '../args.js';
+import { cogId, cogRef, parseSeedArgs } from '../args.js';
 import { badInput, ExitCode, usageError } from '../cli-error.js';
+import { PIN, PIN_ADD, PIN_LS, PIN_RM } from '../command-defs.js';
 import { homeDir } from '../home.js';
 import { type CliIo, emit } from '../io.js';
 import { readPins, writePins } from '../pins-file.js';
 import { table } from '../table.js';
-
-const USAGE =
-  'heddle-seed pin add <id>@<version> [--sha256 H] [--console=CMD]... | pin ls | pin rm <id>   [--home D] [--json]';
 
 /**
  * `heddle-seed pin add|ls|rm`: the operator's pins (`pins.json` of the profile). Only pinned cogs
@@ -19,18 +18,14 @@ export async function pin(args: readonly string[], io: CliIo): Promise<number> {
   if (sub === 'add') return add(rest, io);
   if (sub === 'ls') return list(rest, io);
   if (sub === 'rm') return remove(rest, io);
-  throw usageError(`expected add, ls or rm\nusage: ${USAGE}`);
+  throw usageError(`expected add, ls or rm\nusage: ${synopsis('heddle-seed', PIN)}`);
 }
 
 function add(args: readonly string[], io: CliIo): number {
-  const a = parseCommandArgs(args, {
-    usage: USAGE,
-    flags: { sha256: 'string', console: 'strings' },
-    positionals: ['id@version'],
-  });
+  const a = parseSeedArgs(PIN_ADD, args);
   const home = homeDir(a.home, io);
-  const { id, version } = cogRef(a.positionals[0] ?? '', 'id@version');
-  const sha = stringFlag(a, 'sha256')?.toLowerCase();
+  const { id, version } = cogRef(positional(a, 0), 'id@version');
+  const sha = a.strings.sha256?.toLowerCase();
   if (sha !== undefined && !/^[0-9a-f]{64}$/.test(sha)) {
     throw badInput('invalid_argument', '--sha256: expected 64 hex characters', 'sha256');
   }
@@ -38,7 +33,7 @@ function add(args: readonly string[], io: CliIo): number {
     id,
     version,
     ...(sha === undefined ? {} : { sha256: sha }),
-    console_commands: stringsFlag(a, 'console'),
+    console_commands: a.lists.console ?? [],
   };
   const pins = readPins(home);
   const replaced = pins.find((p) => p.id === id);
@@ -52,7 +47,7 @@ function add(args: readonly string[], io: CliIo): number {
 }
 
 function list(args: readonly string[], io: CliIo): number {
-  const a = parseCommandArgs(args, { usage: USAGE, flags: {}, positionals: [] });
+  const a = parseSeedArgs(PIN_LS, args);
   const pins = readPins(homeDir(a.home, io));
   emit(io, a.json, { pins }, () =>
     pins.length === 0
@@ -71,9 +66,9 @@ function list(args: readonly string[], io: CliIo): number {
 }
 
 function remove(args: readonly string[], io: CliIo): number {
-  const a = parseCommandArgs(args, { usage: USAGE, flags: {}, positionals: ['id'] });
+  const a = parseSeedArgs(PIN_RM, args);
   const home = homeDir(a.home, io);
-  const id = cogId(a.positionals[0] ?? '');
+  const id = cogId(positional(a, 0));
   const pins = readPins(home);
   if (!pins.some((p) => p.id === id)) throw badInput('not_pinned', `${id} is not pinned`, 'id');
   writePins(

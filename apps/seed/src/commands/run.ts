@@ -1,3 +1,4 @@
+import { positional } from '@heddle/cli-kit';
 import { deriveInstanceId, type InstanceHandle, type WorkloadConfig } from '@heddle/runtime';
 import {
   SEED_RUNTIME_ID,
@@ -5,8 +6,9 @@ import {
   SeedStrandedInstallError,
   seedPinWorkload,
 } from '@heddle/seed-adapter';
-import { boolFlag, cogRef, keyValuePairs, parseCommandArgs, stringsFlag } from '../args.js';
+import { cogRef, keyValuePairs, parseSeedArgs } from '../args.js';
 import { badInput, ExitCode } from '../cli-error.js';
+import { RUN } from '../command-defs.js';
 import { type Governed, openGoverned } from '../governed.js';
 import { forgetInstance, handleOf, readInstalled, rememberInstance } from '../installed-file.js';
 import { type CliIo, emit } from '../io.js';
@@ -23,13 +25,9 @@ import { keyValues } from '../table.js';
  * store that drifted from the pin (`admission`, exit 1).
  */
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
-  const a = parseCommandArgs(args, {
-    usage: 'heddle-seed run <id>@<version> [--no-start] [--set k=v]... [--home D] [--json]',
-    flags: { 'no-start': 'boolean', set: 'strings' },
-    positionals: ['id@version'],
-  });
-  const { id, version } = cogRef(a.positionals[0] ?? '', 'id@version');
-  const values = keyValuePairs(stringsFlag(a, 'set'), 'set');
+  const a = parseSeedArgs(RUN, args);
+  const { id, version } = cogRef(positional(a, 0), 'id@version');
+  const values = keyValuePairs(a.lists.set ?? [], 'set');
   const g = await openGoverned(a.home, io);
   try {
     const pin = pinFor(g.pins, id);
@@ -62,7 +60,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     } else {
       handle = await load(g, workload, values, onSeed === undefined);
     }
-    const started = !boolFlag(a, 'no-start');
+    const started = a.booleans['no-start'] !== true;
     if (started) await g.host.start(handle);
     const st = await g.host.status(handle);
     const again = earlier !== undefined && earlier.pending !== true;
@@ -141,8 +139,9 @@ async function load(
       forgetInstance(g.home, workload.id);
       throw err;
     }
-    const e = err as Error & { message: string };
-    e.message = `${e.message}. The install is recorded in installed.json: heddle-seed rm ${workload.id} removes it`;
+    if (err instanceof Error) {
+      err.message = `${err.message}. The install is recorded in installed.json: heddle-seed rm ${workload.id} removes it`;
+    }
     throw err;
   }
   rememberInstance(g.home, handle);

@@ -1,6 +1,7 @@
 import { SeedSimulator, selfSignedCert } from '@heddle/seed-adapter';
-import { boolFlag, intFlag, parseCommandArgs, stringFlag } from '../args.js';
+import { intFlag, parseSeedArgs } from '../args.js';
 import { badInput, ExitCode } from '../cli-error.js';
+import { SIMULATOR } from '../command-defs.js';
 import { type CliIo, emit } from '../io.js';
 import { keyValues } from '../table.js';
 
@@ -28,21 +29,17 @@ function interrupted(signal: AbortSignal | undefined): Promise<void> {
  * (with `--https`) and a pre-paired TEST token of the simulator (the only token this tool ever prints).
  */
 export async function simulator(args: readonly string[], io: CliIo): Promise<number> {
-  const a = parseCommandArgs(args, {
-    usage: 'heddle-seed simulator [--https] [--port N] [--host H] [--pair-window] [--json]',
-    flags: { https: 'boolean', port: 'string', host: 'string', 'pair-window': 'boolean' },
-    positionals: [],
-  });
-  const host = stringFlag(a, 'host') ?? '127.0.0.1';
+  const a = parseSeedArgs(SIMULATOR, args);
+  const host = a.strings.host ?? '127.0.0.1';
   if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(host)) {
     throw badInput('invalid_argument', '--host: the simulator listens on loopback only', 'host');
   }
   const port = intFlag(a, 'port', 0, 65_535, 0);
-  const https = boolFlag(a, 'https');
+  const https = a.booleans.https === true;
   const sim = await SeedSimulator.start({
     host,
     port,
-    pairWindowOpen: boolFlag(a, 'pair-window'),
+    pairWindowOpen: a.booleans['pair-window'] === true,
     ...(https ? { https: selfSignedCert('seed') } : {}),
   });
   try {

@@ -1,5 +1,6 @@
-import { parseCommandArgs } from '../args.js';
+import { parseSeedArgs } from '../args.js';
 import { ExitCode } from '../cli-error.js';
+import { STATUS } from '../command-defs.js';
 import { type CliIo, emit } from '../io.js';
 import { openSession } from '../session.js';
 import { keyValues } from '../table.js';
@@ -9,11 +10,7 @@ import { keyValues } from '../table.js';
  * and whether this profile holds a token. Fields the Seed does not report show as `-`.
  */
 export async function status(args: readonly string[], io: CliIo): Promise<number> {
-  const a = parseCommandArgs(args, {
-    usage: 'heddle-seed status [--home D] [--json]',
-    flags: {},
-    positionals: [],
-  });
+  const a = parseSeedArgs(STATUS, args);
   const s = openSession(a.home, io, 'none');
   const [st, id, pair] = await Promise.all([s.client.status(), s.client.identity(), s.client.pairStatus()]);
   const paired = openSession(a.home, io, 'optional').paired;

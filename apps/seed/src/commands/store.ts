@@ -1,8 +1,9 @@
 import { storeEntryMatchesPin } from '@heddle/package';
 import type { StoreCog } from '@heddle/seed-adapter';
 import { SEED_REGISTRY, type SeedPin } from '@heddle/seed-adapter';
-import { parseCommandArgs } from '../args.js';
+import { parseSeedArgs } from '../args.js';
 import { ExitCode } from '../cli-error.js';
+import { STORE } from '../command-defs.js';
 import { type CliIo, emit } from '../io.js';
 import { pinFor, readPins } from '../pins-file.js';
 import { openSession } from '../session.js';
@@ -30,11 +31,7 @@ export function pinState(pin: SeedPin | undefined, cog: StoreCog): PinState {
  * `sha_mismatch`, or `unpinned`. Pins whose cog the store does not list are reported too.
  */
 export async function store(args: readonly string[], io: CliIo): Promise<number> {
-  const a = parseCommandArgs(args, {
-    usage: 'heddle-seed store [--home D] [--json]',
-    flags: {},
-    positionals: [],
-  });
+  const a = parseSeedArgs(STORE, args);
   const s = openSession(a.home, io, 'optional');
   const pins = readPins(s.home);
   const cogs = await s.client.available();
