@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseArgv, synopsis } from '@heddle/cli-kit';
 import { describe, expect, it } from 'vitest';
 import { cliReference, OPERATOR_COMMANDS } from './cli-reference.js';
-import { JSON_OUTPUTS } from './json-schemas.js';
+import { JSON_OUTPUTS } from './json-outputs.js';
 
 const DOC = join(import.meta.dirname, '../../../docs/cli-reference.md');
 

@@ -73,7 +73,7 @@ export function cliReference(defs: readonly OperatorCommandDef[] = OPERATOR_COMM
     '  terminal and `NO_COLOR` is unset. A progress bar of each package transfer goes to standard error',
     '  (redrawn in place on a terminal, one line per 25% otherwise).',
     '- `--json` prints exactly the API’s answer as one line of JSON on standard output (schemas:',
-    '  apps/controller/src/json-schemas.ts), no colour and no progress bar.',
+    '  apps/controller/src/json-outputs.ts), no colour and no progress bar.',
     '- An error is one line on standard error, `heddle <command>: <what happened>; <what to do next>`,',
     '  followed, when the controller gave them, by one `  <node id>: <reason>` line per node (an',
     '  unplaceable order lists every node). With `--json` it is',

@@ -1,16 +1,16 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { errorMessage } from '@heddle/cli-kit';
+import { type ControllerConfigFile, ControllerConfigFileSchema } from '@heddle/control-plane';
 import { parseJson, readTextBounded } from '@heddle/envelope';
-import { z } from 'zod';
 import { CliError, ExitCode } from './cli-error.js';
 
-/** The `schema` of a controller configuration file. */
-export const CONTROLLER_CONFIG_SCHEMA = 'heddle.controller.v1';
-
-/** The only address the operator API listens on. */
-export const API_HOST = '127.0.0.1';
-
-/** Default port of the operator API. */
-export const DEFAULT_API_PORT = 7070;
+export {
+  API_HOST,
+  CONTROLLER_CONFIG_SCHEMA,
+  type ControllerConfigFile,
+  ControllerConfigFileSchema,
+  DEFAULT_API_PORT,
+} from '@heddle/control-plane';
 
 /** Default interval of the daemon's tick (refresh the nodes, settle), in seconds. */
 export const DEFAULT_REFRESH_SECS = 10;
@@ -20,58 +20,6 @@ export const DEFAULT_SHUTDOWN_GRACE_SECS = 10;
 
 /** Largest accepted configuration file: 64 KiB. */
 export const MAX_CONFIG_BYTES: number = 64 * 1024;
-
-const Path = z.string().min(1, 'expected a path').max(4096);
-
-/** Schema of `controller.json` (docs/operator-guide.md, "Controller daemon"). Paths are relative to the file. */
-export const ControllerConfigFileSchema = z.strictObject({
-  schema: z.literal(CONTROLLER_CONFIG_SCHEMA, { error: `expected "${CONTROLLER_CONFIG_SCHEMA}"` }),
-  api: z.strictObject({
-    host: z.literal(API_HOST, { error: `expected "${API_HOST}" (the API listens on loopback only)` }),
-    port: z
-      .int('expected an integer port')
-      .min(0, 'expected a port 0..65535')
-      .max(65535, 'expected a port 0..65535'),
-  }),
-  key_file: Path,
-  trust_file: Path,
-  policy_file: Path,
-  revocation_list: Path,
-  state_db: Path,
-  chain_file: Path,
-  data_dir: Path,
-  refresh_secs: z.int('expected whole seconds').min(1).max(3_600).optional(),
-  // Both at most the signed request lifetime (290 s): an answer after that is refused as late.
-  place_timeout_secs: z
-    .int('expected whole seconds')
-    .min(1)
-    .max(290, 'at most 290 (the request lifetime)')
-    .optional(),
-  call_timeout_secs: z
-    .int('expected whole seconds')
-    .min(1)
-    .max(290, 'at most 290 (the request lifetime)')
-    .optional(),
-  shutdown_grace_secs: z.int('expected whole seconds').min(0).max(3_600).optional(),
-  reconcile_timeout_secs: z.int('expected whole seconds').min(1).max(290).optional(),
-  lifecycle: z
-    .strictObject({
-      dead_after_secs: z.int('expected whole seconds').min(1).max(86_400).optional(),
-      reschedule_timeout_secs: z
-        .int('expected whole seconds')
-        .min(1)
-        .max(290, 'at most 290 (the request lifetime)')
-        .optional(),
-      reschedule_backoff_secs: z.int('expected whole seconds').min(1).max(3_600).optional(),
-      reschedule_backoff_max_secs: z.int('expected whole seconds').min(1).max(86_400).optional(),
-      max_reschedules: z.int('expected a whole number').min(0).max(100).optional(),
-      health_timeout_secs: z.int('expected whole seconds').min(1).max(60).optional(),
-    })
-    .optional(),
-});
-
-/** The configuration file as written. */
-export type ControllerConfigFile = z.infer<typeof ControllerConfigFileSchema>;
 
 /** A validated configuration with every path absolute and every default filled in. */
 export interface ControllerConfig {
@@ -194,7 +142,7 @@ export function loadControllerConfig(path: string): ControllerConfig {
   } catch (err) {
     throw badInput(
       'config_unreadable',
-      `cannot read config ${path}: ${(err as Error).message} (create it with 'heddle init')`,
+      `cannot read config ${path}: ${errorMessage(err)} (create it with 'heddle init')`,
       '$',
       err,
     );
@@ -203,7 +151,7 @@ export function loadControllerConfig(path: string): ControllerConfig {
   try {
     value = parseJson(text, { maxBytes: MAX_CONFIG_BYTES });
   } catch (err) {
-    throw badInput('config_invalid', `${path}: not valid JSON: ${(err as Error).message}`, '$', err);
+    throw badInput('config_invalid', `${path}: not valid JSON: ${errorMessage(err)}`, '$', err);
   }
   return parseControllerConfig(value, path);
 }

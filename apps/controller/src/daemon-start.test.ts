@@ -4,8 +4,8 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Logger } from '@heddle/cli-kit';
 import { loadKeyFile } from '@heddle/envelope';
+import { ApiClient, ApiError } from '@heddle/operator-api';
 import { describe, expect, it } from 'vitest';
-import { ApiClient, ApiError } from './api-client.js';
 import { CliError } from './cli-error.js';
 import { loadControllerConfig } from './controller-config.js';
 import { startController } from './daemon.js';
@@ -19,6 +19,7 @@ describe('startController', () => {
     expect((await runCaptured(['init', '--home', home, '--api-port', '0'], cwd)).code).toBe(0);
     writeFileSync(join(home, 'revocations.json'), '{"not":"a list"}');
     const lines: Record<string, unknown>[] = [];
+    // cast: the logger writes one JSON object per line.
     const log = new Logger((l) => lines.push(JSON.parse(l) as Record<string, unknown>));
     const config = loadControllerConfig(join(home, 'controller.json'));
     const running = await startController(config, log);
@@ -28,15 +29,13 @@ describe('startController', () => {
       );
       const client = ApiClient.fromHome(home);
       const pkg = await wasiPackage(loadKeyFile(join(home, 'controller.key')));
-      const refused = await client.place({ package_dir: pkg.dir }).catch((e: unknown) => e as ApiError);
+      const refused = await client.place({ package_dir: pkg.dir }).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(ApiError);
-      expect((refused as ApiError).code).toBe('package_invalid');
-      expect((refused as ApiError).message).toContain('revo');
+      expect(refused).toMatchObject({ code: 'package_invalid', message: expect.stringContaining('revo') });
 
       const second = await startController(config, new Logger(() => {})).catch((e: unknown) => e);
       expect(second).toBeInstanceOf(CliError);
-      expect((second as CliError).field).toBe('state_db');
-      expect((second as CliError).exitCode).toBe(3);
+      expect(second).toMatchObject({ field: 'state_db', exitCode: 3 });
 
       writeFileSync(
         join(home, 'revocations.json'),
@@ -44,8 +43,8 @@ describe('startController', () => {
       );
       await running.tick('test');
       expect(lines.map((l) => l.msg)).toContain('revocation list changed');
-      const now = await client.place({ package_dir: pkg.dir }).catch((e: unknown) => e as ApiError);
-      expect((now as ApiError).code).toBe('unplaceable');
+      const now = await client.place({ package_dir: pkg.dir }).catch((e: unknown) => e);
+      expect(now).toMatchObject({ code: 'unplaceable' });
     } finally {
       await running.stop('test');
     }

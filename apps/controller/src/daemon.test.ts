@@ -4,12 +4,17 @@
 // and a graceful SIGTERM.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Logger } from '@heddle/cli-kit';
 import { generateKeyPair, loadKeyFile } from '@heddle/envelope';
+import {
+  ApiClient,
+  ApiError,
+  ApiInfoSchema,
+  type PlaceAnswer,
+  type Placement,
+  RevocationPushReportSchema,
+} from '@heddle/operator-api';
 import { RevocationList } from '@heddle/package';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, ApiError } from './api-client.js';
-import { logTick } from './daemon.js';
 import {
   type Daemon,
   kill,
@@ -37,6 +42,7 @@ async function startController(): Promise<Daemon> {
 beforeAll(async () => {
   const init = await runCaptured(['init', '--home', home, '--api-port', '0', '--json'], cwd);
   expect(init.code, init.err).toBe(0);
+  // cast: `init --json` prints one object with the controller's public key.
   const { public_key } = JSON.parse(init.out) as { public_key: string };
   const hostHome = writeHostHome(join(cwd, 'host'), {
     hostKeys: generateKeyPair(),
@@ -46,7 +52,7 @@ beforeAll(async () => {
   host = spawnHostDaemon(['run', '--config', hostHome.config], cwd);
   controller = spawnController(['controller', 'run', '--home', home], cwd);
   const [h] = await Promise.all([waitFor(host, 'listening'), waitFor(controller, 'listening')]);
-  hostUrl = h.url as string;
+  hostUrl = String(h.url);
   hostId = hostHome.nodeId;
 }, 30_000);
 
@@ -56,7 +62,7 @@ afterAll(async () => {
 
 describe('the controller daemon', () => {
   it('answers /v1/health with the token and 401 without; api.json is 0600', async () => {
-    const info = JSON.parse(readFileSync(join(home, 'api.json'), 'utf8')) as { url: string; pid: number };
+    const info = ApiInfoSchema.parse(JSON.parse(readFileSync(join(home, 'api.json'), 'utf8')));
     expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(info.pid).toBe(controller.proc.pid);
     expect(statSync(join(home, 'api.json')).mode & 0o777).toBe(0o600);
@@ -75,11 +81,13 @@ describe('the controller daemon', () => {
     expect(added).toMatchObject({ node_id: hostId, url: hostUrl, tier: 'paired', key_source: 'tofu' });
     expect(added.routes).toEqual(['wasi']);
     // The host reports its software in describe; the controller stores and shows it.
-    const hostVersion = (
-      JSON.parse(readFileSync(join(import.meta.dirname, '../../host/package.json'), 'utf8')) as {
-        version: string;
-      }
-    ).version;
+    const hostVersion =
+      // cast: a package.json of this repository, which has a version.
+      (
+        JSON.parse(readFileSync(join(import.meta.dirname, '../../host/package.json'), 'utf8')) as {
+          version: string;
+        }
+      ).version;
     expect(added.software).toEqual({ name: 'heddle-host', version: hostVersion });
     const nodes = await client.nodes();
     expect(nodes.map((n) => n.node_id)).toEqual([hostId]);
@@ -108,7 +116,7 @@ describe('the controller daemon', () => {
     expect(progress.length).toBeGreaterThan(0);
     expect(progress.at(-1)).toMatchObject({ node_id: hostId });
     expect(progress.at(-1)?.bytes).toBe(progress.at(-1)?.total);
-    const id = placed.instance?.instance_id as string;
+    const id = placedInstance(placed).instance_id;
 
     const status = await client.instance(id);
     expect(status.placement.instance_id).toBe(id);
@@ -133,7 +141,7 @@ describe('the controller daemon', () => {
     let client = ApiClient.fromHome(home);
     const pkg = await wasiPackage(loadKeyFile(join(home, 'controller.key')));
     const placed = await client.place({ package_dir: pkg.dir, mode: { type: 'interval', secs: 30 } });
-    const id = placed.instance?.instance_id as string;
+    const id = placedInstance(placed).instance_id;
     const before = await client.instances();
     expect(before).toHaveLength(2);
 
@@ -163,17 +171,17 @@ describe('the controller daemon', () => {
       package_dir: (await wasiPackage(keys)).dir,
       mode: { type: 'interval', secs: 30 },
     });
-    const id = placed.instance?.instance_id as string;
+    const id = placedInstance(placed).instance_id;
     const list = RevocationList.empty().add(
       {
         kind: 'package',
-        ref: placed.instance?.package_id as string,
+        ref: placedInstance(placed).package_id,
         revokedAtMs: Date.now(),
         reason: 'test',
       },
       keys,
     );
-    const info = JSON.parse(readFileSync(join(home, 'api.json'), 'utf8')) as { url: string };
+    const info = ApiInfoSchema.parse(JSON.parse(readFileSync(join(home, 'api.json'), 'utf8')));
     const token = readFileSync(join(home, 'api.token'), 'utf8').trim();
     const res = await fetch(`${info.url}/v1/revocations`, {
       method: 'POST',
@@ -181,13 +189,14 @@ describe('the controller daemon', () => {
       body: JSON.stringify(list.toJSON()),
     });
     expect(res.status).toBe(200);
-    const report = (await res.json()) as { generation: number; revoked: string[]; nodes: unknown[] };
+    const report = RevocationPushReportSchema.parse(await res.json());
     expect(report).toMatchObject({
       generation: 1,
       revoked: [id],
       nodes: [expect.objectContaining({ node_id: hostId, outcome: 'applied', torn_down: [id] })],
     });
     expect((await client.instances()).find((p) => p.instance_id === id)?.state).toBe('revoked');
+    // cast: the list file the controller saved; only its generation is read.
     const held = JSON.parse(readFileSync(join(home, 'revocations.json'), 'utf8')) as { generation: number };
     expect(held.generation).toBe(1);
     const again = await fetch(`${info.url}/v1/revocations`, {
@@ -213,63 +222,12 @@ async function failure(p: Promise<unknown>): Promise<ApiError> {
     (e: unknown) => e,
   );
   expect(err).toBeInstanceOf(ApiError);
-  return err as ApiError;
+  if (!(err instanceof ApiError)) throw new Error('not an ApiError');
+  return err;
 }
 
-describe('tick logging', () => {
-  it('logs what a tick did as JSON lines, one per kind of event, and nothing for a quiet tick', () => {
-    const lines: Record<string, unknown>[] = [];
-    const log = new Logger((line) => lines.push(JSON.parse(line) as Record<string, unknown>));
-    const quiet = {
-      reachable: [],
-      dead: [],
-      lost: [],
-      rescheduled: [],
-      waiting: [],
-      alerts: [],
-      orphans_unloaded: [],
-      adopted: [],
-      restarted: [],
-      revoked: [],
-      revocations_pushed: [],
-      settle: { placed: [], nothing: [], pending: [] },
-      errors: [],
-    };
-    logTick(log, 'interval', quiet);
-    expect(lines).toEqual([]);
-    logTick(log, 'interval', {
-      ...quiet,
-      dead: ['n1'],
-      lost: ['i-1'],
-      rescheduled: [{ instance_id: 'i-1', replaced_by: 'i-2', node_id: 'n2' }],
-      alerts: [
-        {
-          alert_id: 'al-1',
-          instance_id: 'i-3',
-          node_id: 'n1',
-          order_id: 'o-1',
-          reason: 'pinned',
-          detail: 'pinned to n1',
-          raised_at_ms: 1,
-          acked_at_ms: null,
-        },
-      ],
-      orphans_unloaded: ['i-4'],
-      adopted: ['i-5'],
-      revocations_pushed: [
-        { node_id: 'n2', outcome: 'applied', generation: 2, torn_down: ['i-6'], reason: null },
-      ],
-    });
-    expect(lines.map((l) => l.msg)).toEqual([
-      'instances lost',
-      'rescheduled',
-      'alert',
-      'orphans unloaded',
-      'adopted back',
-      'revocations pushed',
-    ]);
-    expect(lines[0]).toMatchObject({ tick: 'interval', instances: ['i-1'], dead_nodes: ['n1'] });
-    expect(lines[1]).toMatchObject({ instance_id: 'i-1', replaced_by: 'i-2', node_id: 'n2' });
-    expect(lines[2]).toMatchObject({ alert_id: 'al-1', reason: 'pinned' });
-  });
-});
+/** The instance a place made (fails the test when it made none). */
+function placedInstance(placed: PlaceAnswer): Placement {
+  if (placed.instance === null) throw new Error(`the place made no instance: ${placed.status}`);
+  return placed.instance;
+}

@@ -1,17 +1,25 @@
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
-import { errorFields, inputOrSystemError, type Logger, logTornTail, systemCliError } from '@heddle/cli-kit';
+import {
+  errorFields,
+  errorMessage,
+  inputOrSystemError,
+  type Logger,
+  logTornTail,
+  systemCliError,
+} from '@heddle/cli-kit';
 import {
   ControlPlane,
+  DaemonLoop,
   type PlaneConfig,
   PlaneError,
   type RevocationPushReport,
   type StateStore,
-  type TickReport,
 } from '@heddle/control-plane';
 import { SqliteStateStore } from '@heddle/control-plane/sqlite';
 import {
+  HeddleError,
   type KeyPair,
   loadKeyFile,
   makeDirs,
@@ -22,6 +30,7 @@ import {
 } from '@heddle/envelope';
 import { Gate, loadPolicyFile, type Policy } from '@heddle/gate';
 import { isGone } from '@heddle/model';
+import { type ApiInfo, ApiInfoSchema, ApiServer } from '@heddle/operator-api';
 import {
   loadTrustFile,
   RevocationHolder,
@@ -30,8 +39,7 @@ import {
   type TrustAnchors,
 } from '@heddle/package';
 import { seedDriver } from '@heddle/seed-adapter/controller';
-import { ApiServer } from './api/server.js';
-import type { ApiInfo } from './api/types.js';
+import { planeHandlers } from './api-handlers.js';
 import { CliError, ExitCode } from './cli-error.js';
 import { badInput, type ControllerConfig } from './controller-config.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
@@ -57,7 +65,7 @@ function load<T>(field: string, code: string, what: () => T): T {
   try {
     return what();
   } catch (err) {
-    throw inputOrSystemError(code, `${field}: ${(err as Error).message}`, field, err);
+    throw inputOrSystemError(code, `${field}: ${errorMessage(err)}`, field, err);
   }
 }
 
@@ -117,7 +125,7 @@ export async function startController(
   try {
     store = SqliteStateStore.open(config.stateDb);
   } catch (err) {
-    const message = `state_db: ${(err as Error).message}`;
+    const message = `state_db: ${errorMessage(err)}`;
     throw (
       systemCliError(err, { context: message, field: 'state_db' }) ??
       badInput('state_invalid', `${message} (is another controller running on this home?)`, 'state_db', err)
@@ -130,7 +138,7 @@ export async function startController(
     store.close();
     throw inputOrSystemError(
       'chain_invalid',
-      `chain_file: cannot open the chain: ${(err as Error).message}`,
+      `chain_file: cannot open the chain: ${errorMessage(err)}`,
       'chain_file',
       err,
     );
@@ -187,7 +195,7 @@ async function assemble(
       drivers: [seedDriver()],
     });
   } catch (err) {
-    const message = (err as Error).message;
+    const message = errorMessage(err);
     const field = /^(deadAfter|suspectAfter|reschedule|maxReschedules|healthTimeout)/.test(message)
       ? 'lifecycle'
       : 'place_timeout_secs';
@@ -196,16 +204,17 @@ async function assemble(
   let api: ApiServer;
   try {
     api = await ApiServer.listen({
-      plane,
       token: p.token,
       log,
       port: config.api.port,
-      applyRevocations: (list) => applyRevocations(p, plane, list),
+      handlers: planeHandlers(plane, {
+        applyRevocations: (list) => applyRevocations(p, plane, list),
+      }),
     });
   } catch (err) {
     throw new CliError(
       'listen_failed',
-      `api.port: cannot listen on ${config.api.host}:${config.api.port}: ${(err as Error).message}`,
+      `api.port: cannot listen on ${config.api.host}:${config.api.port}: ${errorMessage(err)}`,
       ExitCode.checkFailed,
       { field: 'api.port', cause: err },
     );
@@ -228,64 +237,24 @@ async function assemble(
     refresh_secs: config.refreshSecs,
   });
 
-  const liveness = new Map<string, string>();
-  /** Distributes the controller's own list when it is newer than the one the plane holds. */
-  const pushOwnList = async (): Promise<void> => {
-    const list = p.revocations.list;
-    if (list.failure !== undefined || list.generation <= plane.revocationStatus().generation) return;
-    const r = await plane.pushRevocations(list.toJSON());
-    log.info('revocations pushed', {
-      generation: r.generation,
-      revoked: r.revoked,
-      nodes: r.nodes.map((n) => ({ node_id: n.node_id, outcome: n.outcome, generation: n.generation })),
-    });
-  };
-  const tickOnce = async (reason: string): Promise<void> => {
-    try {
-      if (p.revocations.reload()) {
-        const failure = p.revocations.list.failure;
-        const fields = { generation: p.revocations.list.generation, failure };
-        if (failure === undefined) log.info('revocation list changed', fields);
-        else
-          log.warn(
-            'revocation list changed: it failed closed, every package is refused until it is fixed',
-            fields,
-          );
-      }
-      // A list that cannot be pushed now must not cost the tick its refresh, death detection and settling.
-      await pushOwnList().catch((err: unknown) =>
-        log.error('revocation push failed (tried again next tick)', { reason, ...errorFields(err) }),
-      );
-      logTick(log, reason, await plane.tick());
-      for (const n of plane.nodes()) {
-        if (liveness.get(n.node_id) !== n.liveness) {
-          log.info('node liveness', { node_id: n.node_id, liveness: n.liveness, last_error: n.last_error });
-          liveness.set(n.node_id, n.liveness);
-        }
-      }
-    } catch (err) {
-      log.error('tick failed (the daemon keeps running)', { reason, ...errorFields(err) });
-    }
-  };
-  let ticking: Promise<void> | undefined;
-  const tick = (reason: string): Promise<void> => {
-    ticking ??= tickOnce(reason).finally(() => {
-      ticking = undefined;
-    });
-    return ticking;
-  };
-  void tick('start');
-  const timer = setInterval(() => void tick('interval'), config.refreshSecs * 1000);
+  const loop = new DaemonLoop({
+    plane,
+    log,
+    intervalMs: config.refreshSecs * 1000,
+    revocations: p.revocations,
+  });
+  loop.start();
 
   let stopping: Promise<void> | undefined;
   const stop = (reason: string): Promise<void> => {
     stopping ??= (async () => {
-      clearInterval(timer);
+      // The timer stops now; a tick in progress is awaited once the API is closed.
+      const loopStopped = loop.stop();
       log.info('shutting down', { reason, in_flight: api.inFlight, grace_secs: config.shutdownGraceSecs });
       await api
         .close(config.shutdownGraceSecs * 1000)
         .catch((err: unknown) => log.error('closing the API failed', errorFields(err)));
-      await ticking?.catch(() => {});
+      await loopStopped;
       removeInfo(infoPath);
       await seal.flush();
       try {
@@ -297,7 +266,7 @@ async function assemble(
     })();
     return stopping;
   };
-  return { nodeId, url: api.url, plane, tick, stop };
+  return { nodeId, url: api.url, plane, tick: (reason) => loop.tick(reason), stop };
 }
 
 /**
@@ -317,8 +286,8 @@ async function applyRevocations(
     list = RevocationList.parse(JSON.stringify(file), { trustedKeys: p.anchors.operatorKeys() });
     p.revocations.accept(list);
   } catch (err) {
-    const field = (err as { field?: string }).field;
-    throw new PlaneError('invalid_input', `revocation list: ${(err as Error).message}`, {
+    const field = err instanceof HeddleError ? err.field : undefined;
+    throw new PlaneError('invalid_input', `revocation list: ${errorMessage(err)}`, {
       field: field === undefined ? 'list' : `list.${field}`,
       cause: err,
     });
@@ -326,47 +295,11 @@ async function applyRevocations(
   return plane.pushRevocations(list.toJSON());
 }
 
-/** Logs what a lifecycle tick did, one JSON line per kind of event (nothing for a quiet tick). */
-export function logTick(log: Logger, reason: string, t: TickReport): void {
-  if (t.lost.length > 0) log.warn('instances lost', { tick: reason, instances: t.lost, dead_nodes: t.dead });
-  for (const r of t.rescheduled) log.info('rescheduled', { tick: reason, ...r });
-  for (const w of t.waiting) log.info('reschedule waiting', { tick: reason, ...w });
-  for (const a of t.alerts)
-    log.warn('alert', {
-      alert_id: a.alert_id,
-      instance_id: a.instance_id,
-      node_id: a.node_id,
-      reason: a.reason,
-      detail: a.detail,
-    });
-  if (t.orphans_unloaded.length > 0)
-    log.info('orphans unloaded', { tick: reason, instances: t.orphans_unloaded });
-  if (t.adopted.length > 0) log.info('adopted back', { tick: reason, instances: t.adopted });
-  if (t.restarted.length > 0) log.info('restarted after the lease', { tick: reason, instances: t.restarted });
-  if (t.revoked.length > 0) log.warn('instances revoked', { tick: reason, instances: t.revoked });
-  if (t.revocations_pushed.length > 0)
-    log.info('revocations pushed', {
-      tick: reason,
-      nodes: t.revocations_pushed.map((n) => ({
-        node_id: n.node_id,
-        outcome: n.outcome,
-        generation: n.generation,
-        torn_down: n.torn_down,
-        ...(n.reason === null ? {} : { error: n.reason }),
-      })),
-    });
-  const s = t.settle;
-  if (s.placed.length + s.nothing.length + s.pending.length > 0)
-    log.info('settle', { tick: reason, placed: s.placed, nothing: s.nothing, pending: s.pending });
-  if (t.errors.length > 0)
-    log.warn('tick incomplete (retried on the next tick)', { tick: reason, errors: t.errors });
-}
-
 /** Removes api.json when it is this process's (another daemon may have replaced it). */
 function removeInfo(path: string): void {
   try {
-    const info = JSON.parse(readTextBounded(path, 64 * 1024)) as Partial<ApiInfo>;
-    if (info.pid === process.pid) rmSync(path, { force: true });
+    const info = ApiInfoSchema.safeParse(JSON.parse(readTextBounded(path, 64 * 1024)));
+    if (info.success && info.data.pid === process.pid) rmSync(path, { force: true });
   } catch {
     // Already gone, or not ours to remove.
   }

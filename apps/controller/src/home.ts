@@ -2,14 +2,12 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { CliIo } from './io.js';
 
+export { API_INFO_FILE, API_TOKEN_FILE } from '@heddle/operator-api';
+
 /** The controller configuration file in the home. */
 export const CONTROLLER_CONFIG_FILE = 'controller.json';
 /** The controller's key file in the home (mode 0600). */
 export const CONTROLLER_KEY_FILE = 'controller.key';
-/** The operator API token file in the home (mode 0600). */
-export const API_TOKEN_FILE = 'api.token';
-/** What the running daemon writes after it listens (mode 0600), removed on a clean shutdown. */
-export const API_INFO_FILE = 'api.json';
 /** The environment variable naming the controller home. */
 export const HOME_ENV = 'HEDDLE_HOME';
 

@@ -14,8 +14,8 @@ import {
 } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadKeyFile } from '@heddle/envelope';
+import { ApiClient } from '@heddle/operator-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from './api-client.js';
 import { type Daemon, kill, spawnController, waitFor, wasiPackage } from './daemon-fixtures.js';
 import { runCaptured, tempDir } from './test-io.js';
 

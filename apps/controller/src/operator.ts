@@ -1,5 +1,5 @@
 import { type ParsedArgs, parseArgv } from '@heddle/cli-kit';
-import { ApiClient, ApiError } from './api-client.js';
+import { ApiClient, ApiError } from '@heddle/operator-api';
 import { CliError, ExitCode } from './cli-error.js';
 import type { OperatorCommandDef } from './command-def.js';
 import { type Paint, paintFor } from './format/colour.js';

@@ -52,7 +52,8 @@ async function refusal(config: ControllerConfig): Promise<CliError> {
     (e: unknown) => e,
   );
   expect(err).toBeInstanceOf(CliError);
-  return err as CliError;
+  if (!(err instanceof CliError)) throw new Error('not a CliError');
+  return err;
 }
 
 describe('state against the chain at start-up', () => {

@@ -1,6 +1,7 @@
 import type { Chain } from '@heddle/chain';
-import { CliError, ExitCode, type Logger } from '@heddle/cli-kit';
+import { CliError, ExitCode, errorMessage, type Logger } from '@heddle/cli-kit';
 import type { StateStore } from '@heddle/control-plane';
+import { z } from 'zod';
 
 /** The chain source of the controller's state marks. */
 export const STATE_MARK_SOURCE = 'controller';
@@ -45,18 +46,21 @@ export interface SealCheckOptions {
   readonly acceptChainLoss?: boolean;
 }
 
+const SeenSchema = z.object({ size: z.int().nonnegative(), head: z.string() });
+
 function readSeen(meta: SealMeta): ChainSeen | undefined {
   const text = meta.getMeta(SEEN_KEY);
   if (text === undefined) return undefined;
-  const v = JSON.parse(text) as Partial<ChainSeen>;
-  if (!Number.isSafeInteger(v.size) || typeof v.head !== 'string') return undefined;
-  return { size: v.size as number, head: v.head };
+  const v = SeenSchema.safeParse(JSON.parse(text));
+  return v.success ? { size: v.data.size, head: v.data.head } : undefined;
 }
 
 function lastMark(chain: Chain): number | undefined {
   const marks = chain.byKindOf(STATE_MARK_KIND);
   for (let i = marks.length - 1; i >= 0; i--) {
-    const seq = (marks[i]?.payload as { state_seq?: unknown } | undefined)?.state_seq;
+    const payload = marks[i]?.payload;
+    const seq =
+      typeof payload === 'object' && payload !== null ? Reflect.get(payload, 'state_seq') : undefined;
     if (typeof seq === 'number' && Number.isSafeInteger(seq)) return seq;
   }
   return undefined;
@@ -154,13 +158,13 @@ export class StateSeal {
   wrap<S extends StateStore>(store: S): S {
     return new Proxy(store, {
       get: (target, prop, receiver) => {
-        const value = Reflect.get(target, prop, receiver) as unknown;
+        const value: unknown = Reflect.get(target, prop, receiver);
         if (typeof value !== 'function') return value;
         const name = String(prop);
-        if (!/^(put|remove)[A-Z]/.test(name)) return (value as (...a: unknown[]) => unknown).bind(target);
+        if (!/^(put|remove)[A-Z]/.test(name)) return value.bind(target);
         return (...args: unknown[]) =>
           target.transaction(() => {
-            const r = (value as (...a: unknown[]) => unknown).apply(target, args);
+            const r: unknown = Reflect.apply(value, target, args);
             // Read and bumped inside the transaction: a rollback takes the bump back with the write.
             this.#meta.putMeta(SEQ_KEY, String(this.#committedSeq() + 1));
             this.#schedule();
@@ -198,7 +202,7 @@ export class StateSeal {
         this.#meta.putMeta(SEEN_KEY, JSON.stringify({ size: e.seq + 1, head: e.hash }));
         this.#marked = seq;
       } catch (err) {
-        this.#log.warn('could not chain the state mark', { error: (err as Error).message });
+        this.#log.warn('could not chain the state mark', { error: errorMessage(err) });
       }
     });
     return this.#marking;

@@ -3,9 +3,15 @@
 
 import { readFileSync } from 'node:fs';
 import { type CheckpointAnchor, verifyChainFile } from '@heddle/chain';
+import { errorMessage } from '@heddle/cli-kit';
 import { ChainKind, canTransition, LIFECYCLE_STATES, type LifecycleState } from '@heddle/model';
 
 const STATES: ReadonlySet<string> = new Set(LIFECYCLE_STATES);
+
+/** True when `x` is one of the lifecycle states. */
+function isState(x: unknown): x is LifecycleState {
+  return typeof x === 'string' && STATES.has(x);
+}
 
 /**
  * Every `workload.lifecycle` record of the chain at `path` whose move the transition table does not
@@ -23,12 +29,7 @@ export function illegalTransitions(path: string): string[] {
     }
     if (e.kind !== ChainKind.lifecycle) continue;
     const { from, to, instance_id } = e.payload ?? {};
-    const legal =
-      typeof from === 'string' &&
-      typeof to === 'string' &&
-      STATES.has(from) &&
-      STATES.has(to) &&
-      canTransition(from as LifecycleState, to as LifecycleState);
+    const legal = isState(from) && isState(to) && canTransition(from, to);
     if (!legal) out.push(`${String(instance_id)}: ${String(from)} -> ${String(to)}`);
   }
   return out;
@@ -87,7 +88,7 @@ export class ChainWatch {
         last = `${r.failure?.reason}: ${r.failure?.message}`;
         if (r.failure?.reason !== 'torn_tail') break;
       } catch (err) {
-        last = (err as Error).message;
+        last = errorMessage(err);
       }
       await new Promise((r) => setTimeout(r, 100));
     }

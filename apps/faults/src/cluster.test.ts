@@ -35,10 +35,11 @@ describe('Cluster', () => {
   it('places a native cog; the host lists it; its process runs detached and survives kill -9 of its host', async () => {
     const pkg = cluster.packages.native;
     if (pkg === undefined) throw new Error('no native package');
+    const node = cluster.hosts[0]?.nodeId;
     const placed = await cluster.api().place({
       package_dir: pkg.dir,
       mode: { type: 'interval', secs: 3_000 },
-      node: cluster.hosts[0]?.nodeId,
+      ...(node === undefined ? {} : { node }),
     });
     expect(placed.status).toBe('placed');
     const listing = await cluster.listing(0);

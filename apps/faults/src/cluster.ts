@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { killLogged, waitForLog } from '@heddle/cli-kit/testing';
 import type { NodeView } from '@heddle/control-plane';
 import { generateKeyPair, type KeyPair, toHex } from '@heddle/envelope';
-import { ApiClient } from '../../controller/src/api-client.js';
+import { ApiClient } from '@heddle/operator-api';
 import { type ChainCheck, ChainWatch } from './chains.js';
 import { ChaosProxy } from './chaos-proxy.js';
 import {
@@ -166,9 +166,16 @@ export class Cluster {
     return h;
   }
 
+  /** Host `i` (throws when there is none). */
+  hostAt(i: number): ClusterHost {
+    const h = this.hosts[i];
+    if (h === undefined) throw new Error(`no host ${i} in this cluster`);
+    return h;
+  }
+
   /** Where the observer reaches host `i` (directly, never through its proxy). */
   address(i: number): HostAddress {
-    const h = this.hosts[i] as ClusterHost;
+    const h = this.hostAt(i);
     return { url: h.directUrl, nodeId: h.nodeId, publicKey: h.publicKey };
   }
 
@@ -196,7 +203,7 @@ export class Cluster {
 
   /** Starts host `i` on its home (same key, same port); resolves once it listens. */
   async startHost(i: number): Promise<void> {
-    const h = this.hosts[i] as ClusterHost;
+    const h = this.hostAt(i);
     if (h.daemon !== undefined) throw new Error(`host ${i} already runs`);
     const d = spawnHostDaemon(h.config, this.root);
     this.started.push(d);
@@ -206,7 +213,7 @@ export class Cluster {
 
   /** Kills host `i` with SIGKILL (its native workloads keep running, as on a real machine). */
   async killHost(i: number): Promise<void> {
-    const h = this.hosts[i] as ClusterHost;
+    const h = this.hostAt(i);
     const d = h.daemon;
     h.daemon = undefined;
     await killLogged(d);
@@ -250,11 +257,11 @@ export class Cluster {
 
   /** Native workload processes alive under host `i`'s data directory (whether its host knows them or not). */
   nativePids(i: number): number[] {
-    return nativeProcesses((this.hosts[i] as ClusterHost).dataDir).map((p) => p.pid);
+    return nativeProcesses(this.hostAt(i).dataDir).map((p) => p.pid);
   }
 
   /** The controller as the API sees it: every node. */
-  nodes(): Promise<NodeView[]> {
+  nodes(): Promise<readonly NodeView[]> {
     return this.api().nodes();
   }
 

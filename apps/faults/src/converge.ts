@@ -2,8 +2,11 @@
 // the native processes actually alive must agree that every desired instance runs exactly once, that
 // nothing the API acknowledged was lost, that nothing is unsettled without a reason, and every chain
 // must verify. Waits (bounded) for the system to get there; on failure returns a precise diff.
+
 import { basename } from 'node:path';
-import type { PlacementRecord, UnsettledRecord } from '@heddle/control-plane';
+import { errorMessage } from '@heddle/cli-kit';
+import type { UnsettledRecord } from '@heddle/control-plane';
+import type { Placement } from '@heddle/operator-api';
 import type { Cluster } from './cluster.js';
 import { nativeProcesses, workloadCopies } from './daemons.js';
 import type { HostInstance, HostListing } from './observer.js';
@@ -17,7 +20,7 @@ export interface Acknowledged {
 
 /** Everything the check looks at, read at one moment. */
 export interface Snapshot {
-  readonly placements: readonly PlacementRecord[];
+  readonly placements: readonly Placement[];
   readonly unsettled: readonly UnsettledRecord[];
   readonly hosts: readonly HostView[];
   /** Why the controller could not be read, if it could not. */
@@ -49,7 +52,7 @@ export function hostRuns(i: HostInstance): boolean {
 }
 
 /** The placement is meant to be running now. */
-function live(p: PlacementRecord): boolean {
+function live(p: Placement): boolean {
   return p.desired_running && !GONE_STATES.has(p.state);
 }
 
@@ -79,7 +82,7 @@ export function diffSnapshot(
   const readable = new Set(s.hosts.filter((h) => h.listing !== undefined).map((h) => h.nodeId));
 
   // 1. Every live placement runs on its node, as that instance.
-  const liveByOrder = new Map<string, PlacementRecord[]>();
+  const liveByOrder = new Map<string, Placement[]>();
   for (const p of current) {
     if (!live(p)) continue;
     liveByOrder.set(p.order_id, [...(liveByOrder.get(p.order_id) ?? []), p]);
@@ -99,7 +102,7 @@ export function diffSnapshot(
   }
 
   // 2. Exactly one live placement per order that has any placement not unloaded.
-  const orders = new Map<string, PlacementRecord[]>();
+  const orders = new Map<string, Placement[]>();
   for (const p of current) orders.set(p.order_id, [...(orders.get(p.order_id) ?? []), p]);
   for (const [order, ps] of orders) {
     if (ps.every((p) => p.state === 'unloaded' || !p.desired_running)) continue;
@@ -201,7 +204,7 @@ export async function snapshot(cluster: Cluster): Promise<Snapshot> {
       try {
         return { index: h.index, nodeId: h.nodeId, listing: await cluster.listing(h.index), natives };
       } catch (err) {
-        return { index: h.index, nodeId: h.nodeId, error: (err as Error).message, natives };
+        return { index: h.index, nodeId: h.nodeId, error: errorMessage(err), natives };
       }
     }),
   );
@@ -210,7 +213,7 @@ export async function snapshot(cluster: Cluster): Promise<Snapshot> {
     const [placements, unsettled] = await Promise.all([api.instances(), api.unsettled()]);
     return { placements, unsettled, hosts };
   } catch (err) {
-    return { placements: [], unsettled: [], hosts, controllerError: (err as Error).message };
+    return { placements: [], unsettled: [], hosts, controllerError: errorMessage(err) };
   }
 }
 

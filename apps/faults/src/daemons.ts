@@ -9,9 +9,9 @@ import { createServer } from 'node:net';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type LoggedProcess, spawnLogged, tempDir } from '@heddle/cli-kit/testing';
+import { ControllerConfigFileSchema } from '@heddle/control-plane';
 import { generateKeyPair, type KeyPair, nodeIdFromPublicKey, saveKeyFile, toHex } from '@heddle/envelope';
-import { ControllerConfigFileSchema } from '../../controller/src/controller-config.js';
-import { HostConfigFileSchema } from '../../host/src/config.js';
+import { HostConfigFileSchema } from '@heddle/host-service';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -66,36 +66,46 @@ export const HOST_TUNABLES: Readonly<Record<string, unknown>> = {
   supervisor: { interval_ms: 250 },
 };
 
-/** A zod schema as far as {@link knownFields} looks into it: an object's shape, through `optional()`. */
-interface SchemaLike {
-  readonly shape?: Readonly<Record<string, unknown>>;
-  unwrap?(): unknown;
-}
-
-function shapeOf(schema: unknown): Readonly<Record<string, unknown>> | undefined {
-  const s = schema as SchemaLike | undefined;
-  if (s?.shape !== undefined) return s.shape;
-  return typeof s?.unwrap === 'function' ? shapeOf(s.unwrap()) : undefined;
+/** The parts of a zod schema {@link knownFields} uses. */
+interface Parser {
+  safeParse(value: unknown):
+    | { success: true }
+    | {
+        success: false;
+        error: { issues: readonly { code: string; path: PropertyKey[]; keys?: string[] }[] };
+      };
 }
 
 /**
- * The entries of `wanted` the zod object `schema` declares, nested objects filtered the same way
- * (a section the schema declares keeps only the fields it declares; an empty one is left out).
+ * The entries of `wanted` the strict zod object `schema` declares, nested objects filtered the same
+ * way (a section the schema declares keeps only the fields it declares; an empty one is left out).
+ * Found by parsing `wanted` and dropping what the schema reports as unrecognized keys, so it works
+ * through any schema (optional sections, transforms) without looking into its shape.
  */
 export function knownFields(
-  schema: unknown,
+  schema: Parser,
   wanted: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
-  const shape = shapeOf(schema) ?? {};
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(wanted)) {
-    if (!(k in shape)) continue;
-    if (typeof v === 'object' && v !== null && !Array.isArray(v) && shapeOf(shape[k]) !== undefined) {
-      const inner = knownFields(shape[k], v as Record<string, unknown>);
-      if (Object.keys(inner).length > 0) out[k] = inner;
-    } else out[k] = v;
+  const r = schema.safeParse(wanted);
+  const unknown = new Set<string>();
+  if (!r.success) {
+    for (const issue of r.error.issues) {
+      if (issue.code !== 'unrecognized_keys') continue;
+      for (const key of issue.keys ?? []) unknown.add(JSON.stringify([...issue.path.map(String), key]));
+    }
   }
-  return out;
+  const filter = (value: Readonly<Record<string, unknown>>, at: string[]): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (unknown.has(JSON.stringify([...at, k]))) continue;
+      if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+        const inner = filter(Object.fromEntries(Object.entries(v)), [...at, k]);
+        if (Object.keys(inner).length > 0) out[k] = inner;
+      } else out[k] = v;
+    }
+    return out;
+  };
+  return filter(wanted, []);
 }
 
 /** Controller tunables the controller in this tree accepts (see {@link CONTROLLER_TUNABLES}). */
@@ -257,6 +267,7 @@ export function nativeProcesses(dataDir: string): NativeProcess[] {
     const file = join(root, name, 'run.pid.json');
     if (!existsSync(file)) continue;
     try {
+      // cast: both fields are typed unknown and checked before use.
       const rec = JSON.parse(readFileSync(file, 'utf8')) as { pid?: unknown; startTime?: unknown };
       if (typeof rec.pid !== 'number' || rec.pid <= 1) continue;
       const now = startTimeOf(rec.pid);

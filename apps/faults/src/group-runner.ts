@@ -2,6 +2,7 @@
 // (each started with its first trial), with the cluster's keepers, and a fresh cluster when a reset
 // could not bring the old one back to empty.
 
+import { errorMessage } from '@heddle/cli-kit';
 import type { ClusterOptions } from './cluster.js';
 import { Cluster } from './cluster.js';
 import { clusterOf, trialOf } from './groups.js';
@@ -58,7 +59,7 @@ export class GroupRunner {
         // Cluster.start tears down what it started; a cluster whose keepers failed goes too.
         await s.cluster?.teardown();
         s.cluster = undefined;
-        return failed(`the cluster could not be started: ${(err as Error).message.slice(0, 4000)}`);
+        return failed(`the cluster could not be started: ${errorMessage(err).slice(0, 4000)}`);
       }
       try {
         const r = await runTrial(cluster, kind, seed, s.keep);
@@ -68,11 +69,7 @@ export class GroupRunner {
         // A reset that failed, or the harness itself: this cluster is not trusted for the next trial.
         await cluster.teardown();
         s.cluster = undefined;
-        return failed(
-          err instanceof ResetError
-            ? err.message
-            : `the harness failed: ${(err as Error).stack ?? String(err)}`,
-        );
+        return failed(err instanceof ResetError ? err.message : `the harness failed: ${errorStack(err)}`);
       }
     });
     s.lock = next.catch(() => {});
@@ -117,4 +114,9 @@ async function ensureKeepers(cluster: Cluster, keep: Set<string>): Promise<void>
     if (r.status !== 'placed' || r.order_id === null) throw new Error(`keeper on host ${i}: ${r.status}`);
     keep.add(r.order_id);
   }
+}
+
+/** The stack of an `Error` (its message when it has none), or the value as a string. */
+function errorStack(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }

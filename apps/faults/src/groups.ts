@@ -71,6 +71,7 @@ export function clusterOf(seed: number): {
 
 /** The group and the kind of trial a seed runs. */
 export function trialOf(seed: number): { group: TrialGroup; kind: TrialKind } {
+  // cast: an index modulo the (non-empty) list's length is in range; the same for the kinds below.
   const group = GROUPS[seed % GROUPS.length] as TrialGroup;
   const kind = group.kinds[Math.floor(seed / GROUPS.length) % group.kinds.length] as TrialKind;
   return { group, kind };

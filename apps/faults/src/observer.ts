@@ -63,6 +63,7 @@ export class Observer {
     const o = object(r.result);
     return {
       node: String(o.node ?? host.nodeId),
+      // cast: the host's listing as it answered; the convergence checks compare its fields one by one.
       instances: list(o.instances).map((i) => object(i) as unknown as HostInstance),
       in_flight: list(o.in_flight).map((d) => ({ decision_id: String(object(d).decision_id ?? '') })),
       departed: list(o.departed).map((d) => ({

@@ -32,6 +32,7 @@ async function build(
   const src = join(into, `${example}-src`);
   cpSync(join(EXAMPLES, example), src, { recursive: true });
   const cogPath = join(src, 'cog.json');
+  // cast: a cog.json of this repository's examples, edited by `change` and written back as is.
   const cog = JSON.parse(readFileSync(cogPath, 'utf8')) as Record<string, unknown>;
   change(cog, src);
   writeFileSync(cogPath, JSON.stringify(cog));

@@ -39,6 +39,7 @@ export class Rng {
   /** One element of `items` (which must not be empty). */
   pick<T>(items: readonly T[]): T {
     if (items.length === 0) throw new RangeError('pick: no items');
+    // cast: the index is in 0..length-1 of a list checked non-empty above.
     return items[this.int(0, items.length - 1)] as T;
   }
 

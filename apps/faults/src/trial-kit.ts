@@ -1,8 +1,9 @@
 // What every trial gets (a cluster, a seeded generator, a ledger of acknowledged placements, a place
 // helper that records outcomes), how a trial is run (fault, then convergence, then reset), and the
 // reset that brings a cluster back to empty between trials.
-import type { PlaceOrderInput, PlaceResult, TransferProgress } from '@heddle/control-plane';
-import { ApiError } from '../../controller/src/api-client.js';
+import { errorMessage } from '@heddle/cli-kit';
+import type { PlaceOrderInput, TransferProgress } from '@heddle/control-plane';
+import { ApiError, type PlaceAnswer } from '@heddle/operator-api';
 import type { Cluster } from './cluster.js';
 import { type Acknowledged, converge, describeSnapshot, hostRuns } from './converge.js';
 import { killNativeProcesses } from './daemons.js';
@@ -13,7 +14,7 @@ import { Rng, rerunHint } from './rng.js';
 export interface PlaceOutcome {
   /** `placed`, `unsettled`, or the API error code (`indeterminate`, `refused`, `controller_not_running`, ...). */
   readonly outcome: string;
-  readonly result?: PlaceResult;
+  readonly result?: PlaceAnswer;
   readonly message?: string;
 }
 
@@ -148,8 +149,8 @@ export async function runTrial(
         return { outcome: result.status, result };
       } catch (err) {
         const code = err instanceof ApiError ? err.code : 'error';
-        this.note(`place ${pkgKind}: ${code}: ${(err as Error).message.slice(0, 200)}`);
-        return { outcome: code, message: (err as Error).message };
+        this.note(`place ${pkgKind}: ${code}: ${errorMessage(err).slice(0, 200)}`);
+        return { outcome: code, message: errorMessage(err) };
       }
     },
   };
@@ -157,7 +158,7 @@ export async function runTrial(
   try {
     await kind.run(ctx);
   } catch (err) {
-    failure = `the trial itself failed: ${(err as Error).stack ?? String(err)}`;
+    failure = `the trial itself failed: ${errorStack(err)}`;
   }
   // Whatever the trial did, every daemon must be back for the check (a trial may leave one down).
   await cluster.ensureUp();
@@ -220,7 +221,7 @@ export async function resetCluster(
     const kept = new Set<string>();
     const stuck = new Set<string>();
     const placements = await api.instances().catch((err: unknown) => {
-      left.push(`the controller: ${(err as Error).message}`);
+      left.push(`the controller: ${errorMessage(err)}`);
       return [];
     });
     for (const p of placements) {
@@ -234,7 +235,7 @@ export async function resetCluster(
       await api.unload(p.instance_id).catch((err: unknown) => {
         // The host does not have it (it lost it): only forgetting the node clears the record.
         if (err instanceof ApiError && /unknown_instance/.test(err.message)) stuck.add(p.node_id);
-        else left.push(`unload ${p.instance_id}: ${(err as Error).message}`);
+        else left.push(`unload ${p.instance_id}: ${errorMessage(err)}`);
       });
     }
     for (const nodeId of stuck) {
@@ -242,21 +243,21 @@ export async function resetCluster(
       const h = cluster.host(nodeId);
       await api
         .removeNode(nodeId, { force: true })
-        .catch((err: unknown) => left.push(`node rm ${nodeId}: ${(err as Error).message}`));
+        .catch((err: unknown) => left.push(`node rm ${nodeId}: ${errorMessage(err)}`));
       await api
         .addNode(h.url, { tier: 'paired', key: h.publicKey })
-        .catch((err: unknown) => left.push(`node add ${nodeId}: ${(err as Error).message}`));
+        .catch((err: unknown) => left.push(`node add ${nodeId}: ${errorMessage(err)}`));
     }
     for (const h of cluster.hosts) {
       const listing = await cluster.listing(h.index).catch((err: unknown) => {
-        left.push(`host ${h.index}: ${(err as Error).message}`);
+        left.push(`host ${h.index}: ${errorMessage(err)}`);
         return undefined;
       });
       for (const inst of listing?.instances ?? []) {
         if (kept.has(inst.instance_id)) continue;
         await cluster.observer.remove(cluster.address(h.index), inst.instance_id).catch((err: unknown) => {
           left.push(
-            `host ${h.index} ${inst.instance_id} (${hostRuns(inst) ? 'running' : inst.state}): ${(err as Error).message}`,
+            `host ${h.index} ${inst.instance_id} (${hostRuns(inst) ? 'running' : inst.state}): ${errorMessage(err)}`,
           );
         });
       }
@@ -286,4 +287,9 @@ export async function resetCluster(
     await new Promise((r) => setTimeout(r, 500));
   }
   return left;
+}
+
+/** The stack of an `Error` (its message when it has none), or the value as a string. */
+function errorStack(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }

@@ -3,7 +3,7 @@
 // for all (converge.ts). A trial adds its own problems only for behaviour the issue demands beyond
 // convergence (a dead node's instances running elsewhere in time).
 import { join } from 'node:path';
-import type { PlacementRecord } from '@heddle/control-plane';
+import type { Placement } from '@heddle/operator-api';
 import type { ProxyMode, ProxyStats } from './chaos-proxy.js';
 import { controllerTunables } from './daemons.js';
 import type { PackageKind } from './packages.js';
@@ -31,16 +31,15 @@ async function poll<T>(timeoutMs: number, check: () => Promise<T | undefined>): 
 
 /** The controller's dead_after in ms: its configured value when the controller offers the field, else the default 30 s. */
 export function deadAfterMs(): number {
-  const lifecycle = controllerTunables().lifecycle as { dead_after_secs?: number } | undefined;
-  const secs = lifecycle?.dead_after_secs;
+  const lifecycle = controllerTunables().lifecycle;
+  const secs =
+    typeof lifecycle === 'object' && lifecycle !== null
+      ? Reflect.get(lifecycle, 'dead_after_secs')
+      : undefined;
   return typeof secs === 'number' ? secs * 1000 : 30_000;
 }
 
-const liveElsewhere = (
-  ps: readonly PlacementRecord[],
-  order: string,
-  avoid: string,
-): PlacementRecord | undefined =>
+const liveElsewhere = (ps: readonly Placement[], order: string, avoid: string): Placement | undefined =>
   ps.find((p) => p.order_id === order && p.node_id !== avoid && p.state === 'running' && p.desired_running);
 
 function victimOf(ctx: TrialContext): { index: number; nodeId: string } {

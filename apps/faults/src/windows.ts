@@ -38,12 +38,14 @@ export function chainSince(path: string, offset: number): { records: ChainRecord
   for (const line of buf.subarray(0, end).toString('utf8').split('\n')) {
     if (line.trim() === '') continue;
     try {
+      // cast: every field is typed unknown and checked before use.
       const e = JSON.parse(line) as { hash?: unknown; source?: unknown; kind?: unknown; payload?: unknown };
       if (typeof e.kind !== 'string' || typeof e.payload !== 'object' || e.payload === null) continue;
       records.push({
         hash: typeof e.hash === 'string' ? e.hash : '',
         source: typeof e.source === 'string' ? e.source : '',
         kind: e.kind,
+        // cast: checked just above to be a non-null object (a JSON object's keys are strings).
         payload: e.payload as Record<string, unknown>,
       });
     } catch {

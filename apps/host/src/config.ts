@@ -1,12 +1,15 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { badInput, errorMessage } from '@heddle/cli-kit';
-import { HEX64_RE, parseJson, readTextBounded } from '@heddle/envelope';
-import { DEFAULT_SUPERVISOR_POLICY } from '@heddle/host-service';
-import { COG_ROUTES, type CogRoute, NODE_TIERS, type NodeTier } from '@heddle/model';
-import { z } from 'zod';
+import { parseJson, readTextBounded } from '@heddle/envelope';
+import { DEFAULT_SUPERVISOR_POLICY, HostConfigFileSchema } from '@heddle/host-service';
+import type { CogRoute, NodeTier } from '@heddle/model';
 
-/** The `schema` of a host configuration file. */
-export const HOST_CONFIG_SCHEMA = 'heddle.host.v1';
+export {
+  HOST_CONFIG_SCHEMA,
+  type HostConfigFile,
+  HostConfigFileSchema,
+  SUPERVISOR_BOUNDS,
+} from '@heddle/host-service';
 
 /** The configuration file name `init` writes. */
 export const HOST_CONFIG_FILE = 'heddle-host.json';
@@ -19,102 +22,6 @@ export const DEFAULT_REVOCATION_CHECK_SECS = 10;
 
 /** Default time a shutdown waits for calls being handled, in seconds. */
 export const DEFAULT_SHUTDOWN_GRACE_SECS = 30;
-
-const Path = z.string().min(1, 'expected a path').max(4096);
-
-/** An optional integer from `lo` to `hi` whose messages say so. */
-const bounded = (lo: number, hi: number, unit: string) =>
-  z
-    .int(`expected an integer number of ${unit}`)
-    .min(lo, `expected ${lo} to ${hi} ${unit}`)
-    .max(hi, `expected ${lo} to ${hi} ${unit}`)
-    .optional();
-
-/** Bounds of the `supervisor` fields and of `controller_lease_secs`. */
-export const SUPERVISOR_BOUNDS: {
-  readonly interval_ms: readonly [number, number];
-  readonly max_restarts: readonly [number, number];
-  readonly window_secs: readonly [number, number];
-  readonly backoff_initial_ms: readonly [number, number];
-  readonly backoff_max_ms: readonly [number, number];
-  readonly controller_lease_secs: readonly [number, number];
-} = Object.freeze({
-  interval_ms: [10, 3_600_000],
-  max_restarts: [0, 1_000],
-  window_secs: [1, 604_800],
-  backoff_initial_ms: [10, 3_600_000],
-  backoff_max_ms: [10, 3_600_000],
-  controller_lease_secs: [1, 86_400],
-});
-
-/** Schema of `heddle-host.json` (see docs/host.md, "Configuration"). Paths are relative to the file. */
-export const HostConfigFileSchema = z.strictObject({
-  schema: z.literal(HOST_CONFIG_SCHEMA, { error: `expected "${HOST_CONFIG_SCHEMA}"` }),
-  listen: z.strictObject({
-    host: z.string().min(1, 'expected an address').max(255),
-    port: z
-      .int('expected an integer port')
-      .min(0, 'expected a port 0..65535')
-      .max(65535, 'expected a port 0..65535'),
-  }),
-  tls: z.strictObject({ cert: Path, key: Path }).optional(),
-  key_file: Path,
-  controllers: z
-    .array(
-      z.strictObject({
-        public_key: z
-          .string()
-          .regex(HEX64_RE, 'expected an Ed25519 public key as 64 lower-case hex characters'),
-        name: z.string().min(1).max(64).optional(),
-      }),
-    )
-    .max(256),
-  trust_file: Path,
-  revocation_list: Path,
-  routes: z
-    .array(z.enum(COG_ROUTES, { error: `expected one of ${COG_ROUTES.join(', ')}` }))
-    .min(1, 'expected at least one route')
-    .refine((r) => new Set(r).size === r.length, 'a route is listed twice'),
-  tier: z.enum(NODE_TIERS, { error: `expected one of ${NODE_TIERS.join(', ')}` }),
-  policy_file: Path.optional(),
-  data_dir: Path,
-  advertise_address: z
-    .string()
-    .regex(/^wss?:\/\/[^\s]+$/, 'expected a ws:// or wss:// URL')
-    .max(2048)
-    .optional(),
-  native: z
-    .strictObject({
-      run_as_user: z.string().min(1).max(64).optional(),
-      allow_host_user: z.boolean().optional(),
-    })
-    .optional(),
-  limits: z
-    .strictObject({
-      max_sessions: z.int().min(1).max(65_536).optional(),
-      max_connections_per_peer: z.int().min(1).max(65_536).optional(),
-      max_calls_per_session: z.int().min(1).max(1024).optional(),
-      max_package_bytes: z.int().min(1).optional(),
-      handshake_timeout_ms: z.int().min(100).max(120_000).optional(),
-      idle_timeout_ms: z.int().min(100).max(3_600_000).optional(),
-    })
-    .optional(),
-  revocation_check_secs: z.int().min(1).max(86_400).optional(),
-  shutdown_grace_secs: z.int().min(0).max(3_600).optional(),
-  controller_lease_secs: bounded(...SUPERVISOR_BOUNDS.controller_lease_secs, 'seconds'),
-  supervisor: z
-    .strictObject({
-      interval_ms: bounded(...SUPERVISOR_BOUNDS.interval_ms, 'ms'),
-      max_restarts: bounded(...SUPERVISOR_BOUNDS.max_restarts, 'restarts'),
-      window_secs: bounded(...SUPERVISOR_BOUNDS.window_secs, 'seconds'),
-      backoff_initial_ms: bounded(...SUPERVISOR_BOUNDS.backoff_initial_ms, 'ms'),
-      backoff_max_ms: bounded(...SUPERVISOR_BOUNDS.backoff_max_ms, 'ms'),
-    })
-    .optional(),
-});
-
-/** The configuration file as written. */
-export type HostConfigFile = z.infer<typeof HostConfigFileSchema>;
 
 /** A validated configuration with every path absolute and every default filled in. */
 export interface HostConfig {

@@ -169,10 +169,12 @@ describe('@heddle/control-plane/testing (src/testing.ts)', () => {
     expect(Object.keys(testing).sort()).toEqual([
       'OPEN_POLICY',
       'controllerKeys',
+      'examplePackage',
       'openPlane',
       'operatorKeys',
       'planeError',
       'publisherKeys',
+      'startHost',
       'tempDir',
       'testAnchors',
     ]);
@@ -181,6 +183,7 @@ describe('@heddle/control-plane/testing (src/testing.ts)', () => {
   it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
     expect(typeNames(readFileSync(join(import.meta.dirname, 'testing.ts'), 'utf8'))).toEqual([
       'OpenPlaneOptions',
+      'TestHost',
       'TestPlane',
     ]);
   });

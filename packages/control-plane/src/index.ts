@@ -3,6 +3,20 @@ export { Caller, type CallSpec, type TransferProgress } from './caller.js';
 export { DEFAULT_PLANE_CONFIG, type PlaneConfig, planeConfig } from './config.js';
 export { ControlPlane, type ControlPlaneOptions } from './control-plane.js';
 export {
+  API_HOST,
+  CONTROLLER_CONFIG_SCHEMA,
+  type ControllerConfigFile,
+  ControllerConfigFileSchema,
+  DEFAULT_API_PORT,
+} from './controller-config-file.js';
+export {
+  DaemonLoop,
+  type DaemonLoopOptions,
+  logTick,
+  type ReloadableRevocations,
+  type TickLog,
+} from './daemon-loop.js';
+export {
   PlaneError,
   type PlaneErrorCode,
   StateError,

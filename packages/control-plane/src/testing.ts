@@ -3,6 +3,9 @@
 // a real control plane (SQLite store, chain file, gate) in a temporary directory, and an assertion
 // helper. Not for production use: the keys are fixed and public.
 
+// A real `heddle-host` service on 127.0.0.1 for end-to-end tests of a plane (it needs the optional
+// peer dependencies @heddle/host-service, @heddle/runtime and @heddle/wire).
+export { examplePackage, startHost, type TestHost } from './test-fixtures.js';
 export {
   controllerKeys,
   OPEN_POLICY,

@@ -2,6 +2,12 @@ export { type AdvertisementOptions, workloadHostAdvertisement } from './advertis
 export { DEPARTED_CAPACITY } from './departed.js';
 export { HostServiceError, type HostServiceErrorCode } from './errors.js';
 export { DEFAULT_FACTS_TTL_MS, NodeFactsSource, type NodeFactsSourceOptions } from './facts-source.js';
+export {
+  HOST_CONFIG_SCHEMA,
+  type HostConfigFile,
+  HostConfigFileSchema,
+  SUPERVISOR_BOUNDS,
+} from './host-config-file.js';
 export { type HostCallContext, HostService, type HostServiceOptions } from './host-service.js';
 export { MAX_EVIDENCE_CHARS, MAX_LOG_BYTES } from './instance-ops.js';
 export type { PlacedInstance, Supervision } from './instance-record.js';

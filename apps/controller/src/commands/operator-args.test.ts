@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ErrorOutputSchema } from '../json-schemas.js';
+import { ErrorOutputSchema } from '../json-outputs.js';
 import { runCaptured, tempDir } from '../test-io.js';
 import { newLines } from './logs.js';
 import { parseMode, parseSets } from './place.js';

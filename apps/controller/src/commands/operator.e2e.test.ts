@@ -4,7 +4,7 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Logger } from '@heddle/cli-kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ControlPlane } from '@heddle/control-plane';
 import {
   examplePackage,
   openPlane,
@@ -12,12 +12,14 @@ import {
   type TestHost,
   type TestPlane,
   tempDir,
-} from '../../../../packages/control-plane/src/test-fixtures.js';
-import { ApiServer, type ApiServerOptions } from '../api/server.js';
+} from '@heddle/control-plane/testing';
+import { ApiServer } from '@heddle/operator-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { planeHandlers } from '../api-handlers.js';
 import { runCli } from '../cli.js';
 import { stripAnsi } from '../format/colour.js';
 import type { CliIo } from '../io.js';
-import { ErrorOutputSchema, JSON_OUTPUTS } from '../json-schemas.js';
+import { ErrorOutputSchema, JSON_OUTPUTS } from '../json-outputs.js';
 
 let both: TestHost;
 let wasiOnly: TestHost;
@@ -36,10 +38,9 @@ beforeAll(async () => {
     examplePackage('wasi-cog'),
     examplePackage('hello-cog', true),
   ]);
-  // The fixtures are imported from source, the server's types from the built package: same class.
-  const plane = p.plane as unknown as ApiServerOptions['plane'];
+  const plane = p.plane;
   api = await ApiServer.listen({
-    plane,
+    handlers: planeHandlers(plane),
     token: 'cli-test-token',
     log: new Logger(() => {}),
     port: 0,

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ErrorOutputSchema } from '../json-schemas.js';
+import { ErrorOutputSchema } from '../json-outputs.js';
 import { runCaptured, tempDir } from '../test-io.js';
 
 // Issue 15 item 11: a connection reset after the place was sent is an unknown outcome, reported as

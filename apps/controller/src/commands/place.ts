@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { positional } from '@heddle/cli-kit';
-import { IDEMPOTENCY_KEY_PATTERN, type PlaceOrderInput, type PlaceResult } from '@heddle/control-plane';
-import type { Explanation } from '@heddle/placement';
-import { ApiError } from '../api-client.js';
+import { IDEMPOTENCY_KEY_PATTERN, type PlaceOrderInput } from '@heddle/control-plane';
+import { ApiError, type ExplanationAnswer, type PlaceAnswer } from '@heddle/operator-api';
 import { ExitCode } from '../cli-error.js';
 import { badValue } from '../command-def.js';
 import { PLACE } from '../defs/instances.js';
@@ -134,7 +133,7 @@ export function place(args: readonly string[], io: CliIo): Promise<number> {
   return runOperator(PLACE, args, io, async (ctx) => {
     const order = orderOf(ctx);
     const bar = progressFor(io, ctx.parsed.booleans.json === true);
-    let result: PlaceResult;
+    let result: PlaceAnswer;
     try {
       result = await ctx
         .client()
@@ -168,7 +167,7 @@ export function place(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 /** The human lines of a place result. */
-export function placeLines(r: PlaceResult, paint: Paint, withTable: boolean): string[] {
+export function placeLines(r: PlaceAnswer, paint: Paint, withTable: boolean): string[] {
   const lines: string[] = [];
   if (r.replayed === true)
     lines.push(paint('dim', 'answered from an earlier place with the same idempotency key'));
@@ -200,7 +199,7 @@ export function placeLines(r: PlaceResult, paint: Paint, withTable: boolean): st
 const fmt = (n: number): string => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 
 /** The engine's explanation as a table: NODE, VERDICT, VARIANT, SCORE, DETAIL (score parts or reasons). */
-export function explainTable(x: Explanation, paint: Paint): string[] {
+export function explainTable(x: ExplanationAnswer, paint: Paint): string[] {
   const rows = x.rows.map((r) => [
     r.node_id,
     paintState(paint, r.verdict),

@@ -1,4 +1,5 @@
-import type { PlacementRecord } from '@heddle/control-plane';
+// The API's placement (what the client answers), named as the command help names it.
+import type { Placement as PlacementRecord } from '@heddle/operator-api';
 import { ExitCode } from '../cli-error.js';
 import { PS } from '../defs/instances.js';
 import { type Paint, paintState } from '../format/colour.js';

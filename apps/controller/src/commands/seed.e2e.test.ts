@@ -4,16 +4,18 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Logger } from '@heddle/cli-kit';
+import type { ControlPlane } from '@heddle/control-plane';
 import { openPlane, type TestPlane, tempDir } from '@heddle/control-plane/testing';
+import { ApiServer } from '@heddle/operator-api';
 import { saveToken } from '@heddle/seed-adapter';
 import { seedDriver } from '@heddle/seed-adapter/controller';
 import { SeedSimulator, selfSignedCert } from '@heddle/seed-adapter/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiServer, type ApiServerOptions } from '../api/server.js';
+import { planeHandlers } from '../api-handlers.js';
 import { runCli } from '../cli.js';
 import { NODE_ADD_SEED } from '../defs/node.js';
 import type { CliIo } from '../io.js';
-import { JSON_OUTPUTS } from '../json-schemas.js';
+import { JSON_OUTPUTS } from '../json-outputs.js';
 
 const TOKEN = 'seed-cli-token-0123456789';
 let sim: SeedSimulator;
@@ -31,7 +33,8 @@ beforeAll(async () => {
   });
   p = await openPlane(undefined, {}, undefined, { drivers: [seedDriver()] });
   api = await ApiServer.listen({
-    plane: p.plane as unknown as ApiServerOptions['plane'],
+    // cast: the fixtures are imported from the control plane's source, the handlers' types from its build (the same class).
+    handlers: planeHandlers(p.plane as unknown as ControlPlane),
     token: 'api-token',
     log: new Logger(() => {}),
     port: 0,

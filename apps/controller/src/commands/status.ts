@@ -1,6 +1,7 @@
 import { positional } from '@heddle/cli-kit';
-import type { PlacementRecord } from '@heddle/control-plane';
 import type { JsonValue } from '@heddle/envelope';
+// The API's placement (what the client answers), named as the command help names it.
+import type { Placement as PlacementRecord } from '@heddle/operator-api';
 import { ExitCode } from '../cli-error.js';
 import { STATUS } from '../defs/instances.js';
 import { type Paint, paintState } from '../format/colour.js';

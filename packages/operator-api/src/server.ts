@@ -1,27 +1,39 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { errorFields, type Logger } from '@heddle/cli-kit';
-import type { ControlPlane, TransferProgress } from '@heddle/control-plane';
-import type { JsonValue } from '@heddle/envelope';
-import { parseBody, readBody } from './body.js';
+import type { TransferProgress } from '@heddle/control-plane';
+import { HeddleError } from '@heddle/envelope';
+import { parseBody, readBody, validate } from './body.js';
+import { NDJSON } from './constants.js';
 import { ApiFailure, mapError } from './errors.js';
-import { matchRoute, type RouteContext } from './routes.js';
-import { NDJSON } from './types.js';
+import type { OperatorHandlers } from './handlers.js';
+import { matchRoute, OPERATOR_ROUTES, type RouteDef, type RouteName } from './routes.js';
+
+/** Where the server writes its request log (a `Logger` of `@heddle/cli-kit` fits). */
+export interface ApiLog {
+  info(msg: string, fields?: Readonly<Record<string, unknown>>): void;
+  error(msg: string, fields?: Readonly<Record<string, unknown>>): void;
+}
+
+/** The log fields of an error: its code, field and message (and the stack of an unexpected one). */
+function errorFields(err: unknown): Record<string, unknown> {
+  if (err instanceof HeddleError) return { error_code: err.code, error_field: err.field, error: err.message };
+  if (err instanceof Error) return { error: err.message, stack: err.stack };
+  return { error: String(err) };
+}
 
 /** Options of {@link ApiServer.listen}. */
 export interface ApiServerOptions {
-  /** The control plane the API operates. */
-  readonly plane: ControlPlane;
+  /** What each route does (see {@link OperatorHandlers}). */
+  readonly handlers: OperatorHandlers;
   /** The bearer token every request must carry. */
   readonly token: string;
-  readonly log: Logger;
+  /** Where each request is logged (one line per request; unexpected failures with their stack). */
+  readonly log: ApiLog;
   /** The port on 127.0.0.1 (0: any free port). */
   readonly port: number;
   /** Least interval between two progress lines of one node in a place stream (default 100 ms). */
   readonly progressIntervalMs?: number;
-  /** How `POST /v1/revocations` applies a list (default: `plane.pushRevocations`). */
-  readonly applyRevocations?: RouteContext['applyRevocations'];
 }
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
@@ -66,6 +78,7 @@ export class ApiServer {
 
   /** `http://127.0.0.1:<port>`. */
   get url(): string {
+    // cast: a server listening on a TCP port (as listen() made it) has an AddressInfo address.
     const a = this.#server.address() as AddressInfo;
     return `http://127.0.0.1:${a.port}`;
   }
@@ -107,7 +120,7 @@ export class ApiServer {
 
   #authorised(req: IncomingMessage): boolean {
     const m = /^Bearer ([\x21-\x7e]{1,512})$/.exec(req.headers.authorization ?? '');
-    return m !== null && timingSafeEqual(digest(m[1] as string), this.#token);
+    return m?.[1] !== undefined && timingSafeEqual(digest(m[1]), this.#token);
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -126,7 +139,7 @@ export class ApiServer {
       }
       const segments = url.pathname.split('/').slice(1).map(decode);
       const match = matchRoute(method, segments);
-      if (match.route === undefined) {
+      if (match.name === undefined) {
         req.resume();
         if (match.methods.length > 0) {
           res.setHeader('allow', match.methods.join(', '));
@@ -135,46 +148,44 @@ export class ApiServer {
             `${method} ${path}: allowed ${match.methods.join(', ')}`,
           );
         }
-        throw new ApiFailure('not_found', `no route ${method} ${path} (see docs/operator-api.md)`);
+        throw new ApiFailure('not_found', `no route ${method} ${path} (see the operator API's route table)`);
       }
-      const { route, params } = match;
-      for (const key of url.searchParams.keys()) {
-        if (!(route.query ?? []).includes(key)) {
-          req.resume();
-          throw new ApiFailure('invalid_input', `query ${key}: unknown parameter`, { field: key });
-        }
+      const { name, params } = match;
+      const route: RouteDef<unknown, unknown, unknown> = OPERATOR_ROUTES[name];
+      const rawQuery: Record<string, string> = {};
+      for (const [k, v] of url.searchParams) if (!(k in rawQuery)) rawQuery[k] = v;
+      let query: unknown;
+      try {
+        query = validate(route.query, rawQuery, 'query');
+      } catch (err) {
+        req.resume();
+        throw err;
       }
       const bytes = await readBody(req);
-      let body: JsonValue = {};
-      if (method === 'GET' || method === 'DELETE') {
+      let body: unknown;
+      if (route.body === null) {
         if (bytes.length > 0)
           throw new ApiFailure('invalid_input', `${method} takes no body`, { field: '$' });
       } else {
-        body = parseBody(bytes);
+        const what = name === 'place' ? 'order' : name === 'pushRevocations' ? 'list' : 'body';
+        body = validate(route.body, parseBody(bytes), what);
       }
-      route.check?.(body);
-      const streaming = route.streams === true && (req.headers.accept ?? '').includes(NDJSON);
-      if (!streaming) {
-        const value = await route.handle({
-          plane: this.#o.plane,
-          params,
-          query: url.searchParams,
+      const call = (onProgress?: (p: TransferProgress) => void): Promise<unknown> =>
+        dispatch(this.#o.handlers, name, {
+          id: params.id ?? '',
           body,
-          ...(this.#o.applyRevocations === undefined ? {} : { applyRevocations: this.#o.applyRevocations }),
+          query,
+          ...(onProgress === undefined ? {} : { onProgress }),
         });
-        this.#json(res, 200, value);
+      const streaming = route.streams && (req.headers.accept ?? '').includes(NDJSON);
+      if (!streaming) {
+        this.#json(res, 200, await call());
         return;
       }
       res.writeHead(200, { 'content-type': NDJSON, 'cache-control': 'no-store' });
       res.flushHeaders();
       try {
-        const result = await route.handle({
-          plane: this.#o.plane,
-          params,
-          query: url.searchParams,
-          body,
-          onProgress: this.#progress(res),
-        });
+        const result = await call(this.#progress(res));
         line(res, { event: 'result', result });
       } catch (err) {
         const m = mapError(err);
@@ -218,6 +229,21 @@ export class ApiServer {
     });
     res.end(text);
   }
+}
+
+/**
+ * Calls the handler of `name`. The body and query were parsed with that route's schemas, so they are
+ * the handler's types.
+ */
+function dispatch(
+  handlers: OperatorHandlers,
+  name: RouteName,
+  req: { id: string; body: unknown; query: unknown; onProgress?: (p: TransferProgress) => void },
+): Promise<unknown> {
+  // cast: `body` and `query` were validated with OPERATOR_ROUTES[name]'s schemas just before, which
+  // are exactly the types handlers[name] takes; TypeScript cannot correlate the two through `name`.
+  const handler = handlers[name] as (r: typeof req) => unknown;
+  return Promise.resolve(handler(req));
 }
 
 function line(res: ServerResponse, value: unknown): void {

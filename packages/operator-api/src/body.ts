@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import { type JsonValue, parseJson } from '@heddle/envelope';
+import { HeddleError, type JsonValue, parseJson } from '@heddle/envelope';
 import type { z } from 'zod';
+import { MAX_BODY_BYTES } from './constants.js';
 import { ApiFailure } from './errors.js';
-import { MAX_BODY_BYTES } from './types.js';
 
 /**
  * Reads a request body of at most `maxBytes` (`too_large` beyond, refused as soon as the declared
@@ -67,8 +67,9 @@ export function parseBody(bytes: Buffer): JsonValue {
   try {
     return parseJson(text, { maxBytes: MAX_BODY_BYTES, integersOnly: false });
   } catch (err) {
-    const field = (err as { field?: string }).field ?? '$';
-    throw new ApiFailure('bad_json', `the request body is not valid JSON: ${(err as Error).message}`, {
+    const field = (err instanceof HeddleError ? err.field : undefined) ?? '$';
+    const why = err instanceof Error ? err.message : String(err);
+    throw new ApiFailure('bad_json', `the request body is not valid JSON: ${why}`, {
       field,
       cause: err,
     });
@@ -83,17 +84,14 @@ function fieldOf(path: readonly PropertyKey[]): string {
 }
 
 /** Validates `value` with `schema`; refuses with `invalid_input` naming the first bad field. */
-export function validate<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+export function validate<T, I = unknown>(schema: z.ZodType<T, I>, value: unknown, what: string): T {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  const keys = issue?.code === 'unrecognized_keys' ? issue.keys : undefined;
-  const path =
-    keys !== undefined && keys.length > 0 ? [...(issue?.path ?? []), keys[0] as string] : (issue?.path ?? []);
+  const unknown = issue?.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+  const path = [...(issue?.path ?? []), ...(unknown === undefined ? [] : [unknown])];
   const field = fieldOf(path);
   const message =
-    keys !== undefined && keys.length > 0
-      ? `unknown field ${JSON.stringify(keys[0])}`
-      : (issue?.message ?? 'invalid');
+    unknown === undefined ? (issue?.message ?? 'invalid') : `unknown field ${JSON.stringify(unknown)}`;
   throw new ApiFailure('invalid_input', `${what} ${field}: ${message}`, { field });
 }

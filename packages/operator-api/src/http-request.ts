@@ -16,16 +16,33 @@ export interface HttpAnswer {
 export interface HttpRequestOptions {
   readonly method: string;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body?: string;
-  /** Time to wait for the answer's headers (0: no limit); then rejects with an error named `TimeoutError`. */
+  readonly body?: string | undefined;
+  /** Time to wait for the answer's headers (0: no limit); then rejects with `timedOut` set. */
   readonly timeoutMs: number;
 }
 
 /**
  * A failed request: `sent` tells whether the connection had been made (the request may then have
- * reached the server and acted) or not (nothing can have happened).
+ * reached the server and acted) or not (nothing can have happened); `timedOut` whether no answer
+ * came within the timeout; `code` is the system error's code (`ECONNREFUSED`), when there is one.
  */
-export type HttpFailure = Error & { readonly sent: boolean };
+export class HttpFailure extends Error {
+  /** The connection had been made when it failed. */
+  readonly sent: boolean;
+  /** No answer's headers came within the timeout. */
+  readonly timedOut: boolean;
+  /** The system error code, when there is one. */
+  readonly code: string | undefined;
+
+  constructor(cause: Error, sent: boolean, timedOut: boolean) {
+    super(cause.message, { cause });
+    this.name = 'HttpFailure';
+    this.sent = sent;
+    this.timedOut = timedOut;
+    const code: unknown = Reflect.get(cause, 'code');
+    this.code = typeof code === 'string' ? code : undefined;
+  }
+}
 
 /**
  * One HTTP/1.1 request with `node:http` (loopback API calls). Rejects with an {@link HttpFailure}. Used instead of the global `fetch`,
@@ -40,16 +57,16 @@ export function httpRequest(url: string, options: HttpRequestOptions): Promise<H
       else socket.once('connect', () => (connected = true));
     });
     let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
     if (options.timeoutMs > 0) {
       timer = setTimeout(() => {
-        const err = new Error(`no answer in ${options.timeoutMs} ms`);
-        err.name = 'TimeoutError';
-        req.destroy(err);
+        timedOut = true;
+        req.destroy(new Error(`no answer in ${options.timeoutMs} ms`));
       }, options.timeoutMs);
     }
     req.once('error', (err) => {
       clearTimeout(timer);
-      reject(Object.assign(err, { sent: connected }));
+      reject(new HttpFailure(err, connected, timedOut));
     });
     req.once('response', (res: IncomingMessage) => {
       clearTimeout(timer);
@@ -63,7 +80,7 @@ export function httpRequest(url: string, options: HttpRequestOptions): Promise<H
         },
         text: async () => {
           const chunks: Buffer[] = [];
-          for await (const c of res) chunks.push(c as Buffer);
+          for await (const c of res) chunks.push(Buffer.from(c));
           return Buffer.concat(chunks).toString('utf8');
         },
         body: res,

@@ -1,6 +1,6 @@
-import { StateError } from '@heddle/control-plane';
+import { PlaneError, StateError } from '@heddle/control-plane';
 import { HeddleError } from '@heddle/envelope';
-import type { ApiErrorBody } from './types.js';
+import type { ApiErrorBody } from './answer-types.js';
 
 /** HTTP status of each error code of the operator API (docs/operator-api.md, "Errors"). */
 export const STATUS_OF_CODE: Readonly<Record<string, number>> = Object.freeze({
@@ -27,7 +27,10 @@ export const STATUS_OF_CODE: Readonly<Record<string, number>> = Object.freeze({
   state: 500,
 });
 
-/** A failure the API answers as is: its `code` maps to a status with {@link STATUS_OF_CODE}. */
+/**
+ * A failure the server adapter answers as is: its `code` maps to a status with
+ * {@link STATUS_OF_CODE}. Handlers throw it (or a `PlaneError`) to refuse a request.
+ */
 export class ApiFailure extends HeddleError {
   /** Per-node reasons, when there are any. */
   readonly reasons: Readonly<Record<string, string>>;
@@ -35,7 +38,11 @@ export class ApiFailure extends HeddleError {
   constructor(
     code: string,
     message: string,
-    options: { field?: string; reasons?: Readonly<Record<string, string>>; cause?: unknown } = {},
+    options: {
+      field?: string | undefined;
+      reasons?: Readonly<Record<string, string>> | undefined;
+      cause?: unknown;
+    } = {},
   ) {
     super(code, message, {
       ...(options.field === undefined ? {} : { field: options.field }),
@@ -68,7 +75,7 @@ export function mapError(err: unknown): MappedError {
   if (err instanceof HeddleError) {
     const status = STATUS_OF_CODE[err.code];
     if (status !== undefined) {
-      const reasons = (err as { reasons?: Readonly<Record<string, string>> }).reasons;
+      const reasons = err instanceof ApiFailure || err instanceof PlaneError ? err.reasons : undefined;
       return {
         status,
         error: {

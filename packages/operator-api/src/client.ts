@@ -2,49 +2,32 @@ import { join } from 'node:path';
 import type {
   AlertRecord,
   NodeView,
-  PlacementRecord,
   PlaceOrderInput,
-  PlaceResult,
+  RevocationPushReport,
   SettleReport,
   TransferProgress,
   UnsettledRecord,
 } from '@heddle/control-plane';
-import { HeddleError, type JsonValue, readTextBounded } from '@heddle/envelope';
+import { readTextBounded } from '@heddle/envelope';
 import type { NodeTier } from '@heddle/model';
-import { type ApiErrorBody, type ApiHealth, type ApiInfo, NDJSON } from './api/types.js';
-import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
-import { type HttpAnswer, httpRequest } from './http-request.js';
-
-/**
- * A failure reported by the operator API (docs/operator-api.md, "Errors"), or `controller_not_running`
- * when the daemon cannot be found or does not answer (then `status` is 0), or `outcome_unknown` when
- * a request that changes something was sent and its answer was lost (a reset connection, a broken
- * place stream): it may have been done (retry a place with the same idempotency key to find out).
- */
-export class ApiError extends HeddleError {
-  /** The HTTP status (0 when there was no answer). */
-  readonly status: number;
-  /** Per-node reasons (node id to reason), for `unplaceable` and `refused`. */
-  readonly reasons: Readonly<Record<string, string>>;
-
-  constructor(
-    code: string,
-    message: string,
-    options: {
-      status?: number;
-      field?: string;
-      reasons?: Readonly<Record<string, string>>;
-      cause?: unknown;
-    } = {},
-  ) {
-    super(code, message, {
-      ...(options.field === undefined ? {} : { field: options.field }),
-      ...(options.cause === undefined ? {} : { cause: options.cause }),
-    });
-    this.status = options.status ?? 0;
-    this.reasons = options.reasons ?? {};
-  }
-}
+import type { RevocationListFile } from '@heddle/package';
+import type { z } from 'zod';
+import type {
+  ApiErrorBody,
+  ApiHealth,
+  ApiInfo,
+  InstanceLogs,
+  InstanceStatus,
+  PlaceAnswer,
+  Placement,
+  RevocationStatus,
+  StopResult,
+} from './answer-types.js';
+import { ApiErrorAnswerSchema, ApiInfoSchema, PlaceStreamEventSchema } from './answers.js';
+import { ApiError } from './api-error.js';
+import { API_INFO_FILE, API_TOKEN_FILE, NDJSON } from './constants.js';
+import { type HttpAnswer, HttpFailure, httpRequest } from './http-request.js';
+import { OPERATOR_ROUTES, type RouteDef, routePath } from './routes.js';
 
 /** Where a client connects and how it authenticates. */
 export interface ApiClientOptions {
@@ -53,9 +36,9 @@ export interface ApiClientOptions {
   /** The bearer token (`<home>/api.token`). */
   readonly token: string;
   /** The home the daemon runs in (only for the hint in `controller_not_running`). */
-  readonly home?: string;
+  readonly home?: string | undefined;
   /** Timeout of every call but `place`, in ms (default 120 000). */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
 }
 
 /** What {@link ApiClient.place} may be told. */
@@ -64,32 +47,23 @@ export interface PlaceCallOptions {
   readonly onProgress?: (p: TransferProgress) => void;
 }
 
-/** `{placement, node}`: a placement and the host's own view of the instance. */
-export interface InstanceStatus {
-  readonly placement: PlacementRecord;
-  /** The host's instance view (as its `workload.status` answered). */
-  readonly node: JsonValue;
-}
-
-/** The last lines of an instance's output. */
-export interface InstanceLogs {
-  readonly instance_id: string;
-  readonly lines: readonly string[];
-  readonly truncated: boolean;
-}
-
-/** The answer of a stop: the placement and the host's evidence. */
-export interface StopResult {
-  readonly placement: PlacementRecord;
-  readonly evidence: JsonValue;
-}
-
 const notRunningHint = (home: string | undefined): string =>
   `start it with 'heddle controller run${home === undefined ? '' : ` --home ${home}`}'`;
 
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** A zod issue path as an operator reads it: `nodes[0].url`. */
+function pathOf(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out === '' ? String(p) : `.${String(p)}`;
+  return out === '' ? '$' : out;
+}
+
 /**
- * A typed client of the controller's operator API (docs/operator-api.md): one method per route. Every
- * failure rejects with an {@link ApiError} carrying the API's `code`, `message`, `field` and `reasons`.
+ * A validating client of the controller's operator API: one method per route of
+ * {@link OPERATOR_ROUTES}. Every answer is parsed with its route's answer schema; an answer that
+ * breaks it is refused with {@link ApiError} `bad_answer` naming the field. Every failure the API
+ * answers rejects with an `ApiError` carrying its `code`, `message`, `field` and `reasons`.
  */
 export class ApiClient {
   readonly #url: string;
@@ -112,12 +86,13 @@ export class ApiClient {
   static fromHome(home: string, options: { timeoutMs?: number } = {}): ApiClient {
     let info: ApiInfo;
     try {
-      info = JSON.parse(readTextBounded(join(home, API_INFO_FILE), 64 * 1024)) as ApiInfo;
-      if (typeof info.url !== 'string') throw new Error(`${API_INFO_FILE} has no url`);
+      const r = ApiInfoSchema.safeParse(JSON.parse(readTextBounded(join(home, API_INFO_FILE), 64 * 1024)));
+      if (!r.success) throw new Error(`${API_INFO_FILE} is not a daemon's: ${r.error.issues[0]?.message}`);
+      info = r.data;
     } catch (err) {
       throw new ApiError(
         'controller_not_running',
-        `no controller is running in ${home} (${(err as Error).message}); ${notRunningHint(home)}`,
+        `no controller is running in ${home} (${messageOf(err)}); ${notRunningHint(home)}`,
         { cause: err },
       );
     }
@@ -127,7 +102,7 @@ export class ApiClient {
     } catch (err) {
       throw new ApiError(
         'unauthorized',
-        `cannot read the API token ${join(home, API_TOKEN_FILE)}: ${(err as Error).message} (run heddle as the user that ran 'heddle init')`,
+        `cannot read the API token ${join(home, API_TOKEN_FILE)}: ${messageOf(err)} (run heddle as the user that ran 'heddle init')`,
         { cause: err },
       );
     }
@@ -141,12 +116,12 @@ export class ApiClient {
 
   /** `GET /v1/health`: the controller's node id and counts of nodes, live instances and unsettled decisions. */
   health(): Promise<ApiHealth> {
-    return this.#call<ApiHealth>('GET', '/v1/health');
+    return this.#call(OPERATOR_ROUTES.health, routePath('health'));
   }
 
   /** `GET /v1/nodes`: every known node. */
-  async nodes(): Promise<NodeView[]> {
-    return (await this.#call<{ nodes: NodeView[] }>('GET', '/v1/nodes')).nodes;
+  async nodes(): Promise<readonly NodeView[]> {
+    return (await this.#call(OPERATOR_ROUTES.listNodes, routePath('listNodes'))).nodes;
   }
 
   /**
@@ -154,9 +129,9 @@ export class ApiClient {
    * `tier`; with `key` (64 hex) only that key is accepted, otherwise the answering key is trusted on
    * first use.
    */
-  async addNode(url: string, options: { tier: NodeTier; key?: string }): Promise<NodeView> {
+  async addNode(url: string, options: { tier: NodeTier; key?: string | undefined }): Promise<NodeView> {
     const body = { url, tier: options.tier, ...(options.key === undefined ? {} : { key: options.key }) };
-    return (await this.#call<{ node: NodeView }>('POST', '/v1/nodes', body)).node;
+    return (await this.#call(OPERATOR_ROUTES.addNode, routePath('addNode'), body)).node;
   }
 
   /** `POST /v1/nodes/seed`: registers a Cognitum Seed (TLS pinned to `spki`, its token in `token_file`). */
@@ -165,67 +140,64 @@ export class ApiClient {
     spki: string;
     token_file: string;
     tier: NodeTier;
-    allow_plain_http?: boolean;
+    allow_plain_http?: boolean | undefined;
   }): Promise<NodeView> {
-    return (await this.#call<{ node: NodeView }>('POST', '/v1/nodes/seed', options)).node;
+    return (await this.#call(OPERATOR_ROUTES.addSeed, routePath('addSeed'), options)).node;
   }
 
   /** `POST /v1/nodes/refresh`: describes every known node again; returns them all. */
-  async refreshNodes(): Promise<NodeView[]> {
-    return (await this.#call<{ nodes: NodeView[] }>('POST', '/v1/nodes/refresh', {})).nodes;
+  async refreshNodes(): Promise<readonly NodeView[]> {
+    return (await this.#call(OPERATOR_ROUTES.refreshNodes, routePath('refreshNodes'), {})).nodes;
   }
 
   /** `GET /v1/nodes/<id>`: one node (`unknown_node` otherwise). */
   async node(nodeId: string): Promise<NodeView> {
-    return (await this.#call<{ node: NodeView }>('GET', `/v1/nodes/${enc(nodeId)}`)).node;
+    return (await this.#call(OPERATOR_ROUTES.getNode, routePath('getNode', nodeId))).node;
   }
 
   /** `DELETE /v1/nodes/<id>`: forgets a node (refused while it has placements, unless `force`); returns it. */
   async removeNode(nodeId: string, options: { force?: boolean } = {}): Promise<NodeView> {
     const q = options.force === true ? '?force=1' : '';
-    return (await this.#call<{ node: NodeView }>('DELETE', `/v1/nodes/${enc(nodeId)}${q}`)).node;
+    return (await this.#call(OPERATOR_ROUTES.removeNode, `${routePath('removeNode', nodeId)}${q}`)).node;
   }
 
   /** `POST /v1/nodes/<id>/pin`: pins `key` (64 hex) for the node, and optionally a new `tier`. */
   async pinNode(nodeId: string, key: string, tier?: NodeTier): Promise<NodeView> {
     const body = { key, ...(tier === undefined ? {} : { tier }) };
-    return (await this.#call<{ node: NodeView }>('POST', `/v1/nodes/${enc(nodeId)}/pin`, body)).node;
+    return (await this.#call(OPERATOR_ROUTES.pinNode, routePath('pinNode', nodeId), body)).node;
   }
 
   /**
    * `POST /v1/place`: places an order (or decides it only, with `dry_run`). With `onProgress`, the
    * NDJSON stream is used and each package transfer is reported as it goes. No timeout: a place ends
-   * when the controller says so (its own place timeout bounds it).
+   * when the controller says so (its own place timeout bounds it). A stream that breaks or ends
+   * without a result rejects with `outcome_unknown` (retry with the same idempotency key to find out).
    */
-  async place(order: PlaceOrderInput, options: PlaceCallOptions = {}): Promise<PlaceResult> {
-    if (options.onProgress === undefined) {
-      return this.#call<PlaceResult>('POST', '/v1/place', order, { timeoutMs: 0 });
-    }
-    const res = await this.#fetch('POST', '/v1/place', order, { timeoutMs: 0, accept: NDJSON });
+  async place(order: PlaceOrderInput, options: PlaceCallOptions = {}): Promise<PlaceAnswer> {
+    const route = OPERATOR_ROUTES.place;
+    const path = routePath('place');
+    if (options.onProgress === undefined) return this.#call(route, path, order, { timeoutMs: 0 });
+    const res = await this.#fetch('POST', path, order, { timeoutMs: 0, accept: NDJSON });
     if (res.status !== 200 || !(res.header('content-type') ?? '').startsWith(NDJSON)) {
-      return this.#answer<PlaceResult>(res);
+      return this.#answer(route.answer, res, `POST ${path}`);
     }
     const onProgress = options.onProgress;
-    let result: PlaceResult | undefined;
+    let result: PlaceAnswer | undefined;
     let failure: ApiError | undefined;
     const reading = readLines(res, (line) => {
-      const ev = JSON.parse(line) as {
-        event?: string;
-        result?: PlaceResult;
-        error?: ApiErrorBody;
-      } & Partial<TransferProgress>;
-      if (ev.event === 'progress') {
-        onProgress({ node_id: ev.node_id ?? '', bytes: ev.bytes ?? 0, total: ev.total ?? 0 });
-      } else if (ev.event === 'result' && ev.result !== undefined) {
-        result = ev.result;
-      } else if (ev.event === 'error' && ev.error !== undefined) {
-        failure = errorOf(ev.error, 200);
+      const r = PlaceStreamEventSchema.safeParse(JSON.parse(line));
+      if (!r.success) {
+        throw new Error(`a stream line breaks the contract at ${pathOf(r.error.issues[0]?.path ?? [])}`);
       }
+      const ev = r.data;
+      if (ev.event === 'progress') onProgress({ node_id: ev.node_id, bytes: ev.bytes, total: ev.total });
+      else if (ev.event === 'result') result = ev.result;
+      else failure = errorOf(ev.error, 200);
     });
     await reading.catch((err: unknown) => {
       throw new ApiError(
         'outcome_unknown',
-        `the place stream broke (${(err as Error).message}): the place may have happened`,
+        `the place stream broke (${messageOf(err)}): the place may have happened`,
         { status: 200, cause: err },
       );
     });
@@ -234,71 +206,83 @@ export class ApiClient {
       throw new ApiError(
         'outcome_unknown',
         'the place stream ended without a result: the place may have happened',
-        {
-          status: 200,
-        },
+        { status: 200 },
       );
     }
     return result;
   }
 
   /** `GET /v1/instances`: every placement the controller knows, unloaded ones included. */
-  async instances(): Promise<PlacementRecord[]> {
-    return (await this.#call<{ instances: PlacementRecord[] }>('GET', '/v1/instances')).instances;
+  async instances(): Promise<readonly Placement[]> {
+    return (await this.#call(OPERATOR_ROUTES.listInstances, routePath('listInstances'))).instances;
   }
 
   /** `GET /v1/instances/<id>`: the placement and the host's view of it (asks the host). */
   instance(instanceId: string): Promise<InstanceStatus> {
-    return this.#call<InstanceStatus>('GET', `/v1/instances/${enc(instanceId)}`);
+    return this.#call(OPERATOR_ROUTES.getInstance, routePath('getInstance', instanceId));
   }
 
   /** `GET /v1/instances/<id>/logs?lines=N`: the last `lines` (1..10000, default 100) lines of output. */
   logs(instanceId: string, lines?: number): Promise<InstanceLogs> {
     const q = lines === undefined ? '' : `?lines=${lines}`;
-    return this.#call<InstanceLogs>('GET', `/v1/instances/${enc(instanceId)}/logs${q}`);
+    return this.#call(OPERATOR_ROUTES.logs, `${routePath('logs', instanceId)}${q}`);
   }
 
   /** `POST /v1/instances/<id>/start`: starts an instance; returns its placement. */
-  async start(instanceId: string): Promise<PlacementRecord> {
-    const path = `/v1/instances/${enc(instanceId)}/start`;
-    return (await this.#call<{ placement: PlacementRecord }>('POST', path, {})).placement;
+  async start(instanceId: string): Promise<Placement> {
+    return (await this.#call(OPERATOR_ROUTES.start, routePath('start', instanceId), {})).placement;
   }
 
   /** `POST /v1/instances/<id>/stop`: stops an instance (after `graceMs`); returns the placement and the host's evidence. */
   stop(instanceId: string, graceMs?: number): Promise<StopResult> {
     const body = graceMs === undefined ? {} : { grace_ms: graceMs };
-    return this.#call<StopResult>('POST', `/v1/instances/${enc(instanceId)}/stop`, body);
+    return this.#call(OPERATOR_ROUTES.stop, routePath('stop', instanceId), body);
   }
 
   /** `POST /v1/instances/<id>/unload`: unloads an instance; returns its placement (now `unloaded`). */
-  async unload(instanceId: string): Promise<PlacementRecord> {
-    const path = `/v1/instances/${enc(instanceId)}/unload`;
-    return (await this.#call<{ placement: PlacementRecord }>('POST', path, {})).placement;
+  async unload(instanceId: string): Promise<Placement> {
+    return (await this.#call(OPERATOR_ROUTES.unload, routePath('unload', instanceId), {})).placement;
   }
 
   /** `GET /v1/unsettled`: decisions whose answer was lost and not yet reconciled. */
-  async unsettled(): Promise<UnsettledRecord[]> {
-    return (await this.#call<{ unsettled: UnsettledRecord[] }>('GET', '/v1/unsettled')).unsettled;
+  async unsettled(): Promise<readonly UnsettledRecord[]> {
+    return (await this.#call(OPERATOR_ROUTES.unsettled, routePath('unsettled'))).unsettled;
   }
 
   /** `GET /v1/alerts[?unacknowledged=true]`: lost instances the controller did not move. */
-  async alerts(options: { unacknowledged?: boolean } = {}): Promise<AlertRecord[]> {
+  async alerts(options: { unacknowledged?: boolean } = {}): Promise<readonly AlertRecord[]> {
     const q = options.unacknowledged === true ? '?unacknowledged=true' : '';
-    return (await this.#call<{ alerts: AlertRecord[] }>('GET', `/v1/alerts${q}`)).alerts;
+    return (await this.#call(OPERATOR_ROUTES.listAlerts, `${routePath('listAlerts')}${q}`)).alerts;
   }
 
   /** `POST /v1/alerts/<id>/ack`: acknowledges an alert; returns it. */
   async ackAlert(alertId: string): Promise<AlertRecord> {
-    return (await this.#call<{ alert: AlertRecord }>('POST', `/v1/alerts/${enc(alertId)}/ack`, {})).alert;
+    return (await this.#call(OPERATOR_ROUTES.ackAlert, routePath('ackAlert', alertId), {})).alert;
+  }
+
+  /** `GET /v1/revocations`: the generation the controller distributes and each node's acknowledgement. */
+  revocations(): Promise<RevocationStatus> {
+    return this.#call(OPERATOR_ROUTES.revocations, routePath('revocations'));
+  }
+
+  /** `POST /v1/revocations`: gives the controller a signed revocation list to keep and distribute. */
+  pushRevocations(list: RevocationListFile): Promise<RevocationPushReport> {
+    return this.#call(OPERATOR_ROUTES.pushRevocations, routePath('pushRevocations'), list);
   }
 
   /** `POST /v1/settle`: tries to settle every unsettled decision now; the decision ids by outcome. */
   settle(): Promise<SettleReport> {
-    return this.#call<SettleReport>('POST', '/v1/settle', {});
+    return this.#call(OPERATOR_ROUTES.settle, routePath('settle'), {});
   }
 
-  async #call<T>(method: string, path: string, body?: unknown, o: { timeoutMs?: number } = {}): Promise<T> {
-    return this.#answer<T>(await this.#fetch(method, path, body, o));
+  async #call<B, Q, A>(
+    route: RouteDef<B, Q, A>,
+    path: string,
+    body?: unknown,
+    o: { timeoutMs?: number } = {},
+  ): Promise<A> {
+    const res = await this.#fetch(route.method, path, body, o);
+    return this.#answer(route.answer, res, `${route.method} ${path}`);
   }
 
   async #fetch(
@@ -320,8 +304,9 @@ export class ApiClient {
         timeoutMs,
       });
     } catch (err) {
-      const why = (err as { code?: string }).code ?? (err as Error).message;
-      if ((err as { sent?: boolean }).sent === true && method !== 'GET') {
+      const failure = err instanceof HttpFailure ? err : undefined;
+      const why = failure?.code ?? messageOf(err);
+      if (failure?.sent === true && method !== 'GET') {
         // The request reached the controller and no answer came back: it may have acted.
         throw new ApiError(
           'outcome_unknown',
@@ -329,13 +314,11 @@ export class ApiClient {
           { cause: err },
         );
       }
-      if ((err as Error).name === 'TimeoutError') {
+      if (failure?.timedOut === true) {
         throw new ApiError(
           'timeout',
           `the controller at ${this.#url} did not answer ${method} ${path} in ${timeoutMs} ms`,
-          {
-            cause: err,
-          },
+          { cause: err },
         );
       }
       throw new ApiError(
@@ -346,7 +329,7 @@ export class ApiClient {
     }
   }
 
-  async #answer<T>(res: HttpAnswer): Promise<T> {
+  async #answer<A>(schema: z.ZodType<A>, res: HttpAnswer, what: string): Promise<A> {
     const text = await res.text();
     let value: unknown;
     try {
@@ -354,33 +337,40 @@ export class ApiClient {
     } catch {
       throw new ApiError(
         'bad_answer',
-        `the controller answered ${res.status} with no JSON: ${text.slice(0, 200)}`,
+        `the controller answered ${what} with ${res.status} and no JSON: ${text.slice(0, 200)}`,
+        { status: res.status },
+      );
+    }
+    if (res.ok) {
+      const r = schema.safeParse(value);
+      if (r.success) return r.data;
+      const issue = r.error.issues[0];
+      const unknown = issue?.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+      const field = pathOf([...(issue?.path ?? []), ...(unknown === undefined ? [] : [unknown])]);
+      const why =
+        unknown === undefined ? (issue?.message ?? 'invalid') : 'a field the contract does not name';
+      throw new ApiError(
+        'bad_answer',
+        `the controller's answer to ${what} breaks the operator API contract at ${field}: ${why} (is the controller another version than this client?)`,
+        { status: res.status, field },
+      );
+    }
+    const e = ApiErrorAnswerSchema.safeParse(value);
+    if (!e.success) {
+      throw new ApiError(
+        'bad_answer',
+        `the controller answered ${what} with ${res.status}: ${text.slice(0, 200)}`,
         {
           status: res.status,
         },
       );
     }
-    if (res.ok) return value as T;
-    const e = (value as { error?: ApiErrorBody }).error;
-    if (e === undefined || typeof e.code !== 'string') {
-      throw new ApiError('bad_answer', `the controller answered ${res.status}: ${text.slice(0, 200)}`, {
-        status: res.status,
-      });
-    }
-    throw errorOf(e, res.status);
+    throw errorOf(e.data.error, res.status);
   }
 }
 
-function enc(id: string): string {
-  return encodeURIComponent(id);
-}
-
 function errorOf(e: ApiErrorBody, status: number): ApiError {
-  return new ApiError(e.code, e.message, {
-    status,
-    ...(e.field === undefined ? {} : { field: e.field }),
-    ...(e.reasons === undefined ? {} : { reasons: e.reasons }),
-  });
+  return new ApiError(e.code, e.message, { status, field: e.field, reasons: e.reasons });
 }
 
 async function readLines(res: HttpAnswer, onLine: (line: string) => void): Promise<void> {

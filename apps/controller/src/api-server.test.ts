@@ -8,12 +8,12 @@ import { ControlPlane } from '@heddle/control-plane';
 import { SqliteStateStore } from '@heddle/control-plane/sqlite';
 import { generateKeyPair, keyPairFromSecret, nodeIdFromPublicKey } from '@heddle/envelope';
 import { DEFAULT_POLICY, Gate } from '@heddle/gate';
+import { ApiClient, ApiError, ApiServer } from '@heddle/operator-api';
 import { NO_REVOCATIONS, RevocationList, TrustAnchors } from '@heddle/package';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, ApiError } from '../api-client.js';
-import { hexKey, wasiPackage } from '../daemon-fixtures.js';
-import { tempDir } from '../test-io.js';
-import { ApiServer } from './server.js';
+import { planeHandlers } from './api-handlers.js';
+import { hexKey, wasiPackage } from './daemon-fixtures.js';
+import { tempDir } from './test-io.js';
 
 const controllerKeys = keyPairFromSecret(new Uint8Array(32).fill(0x61));
 const operator = keyPairFromSecret(new Uint8Array(32).fill(0x62));
@@ -39,8 +39,9 @@ beforeAll(async () => {
     revocations: NO_REVOCATIONS,
     stateDir: join(dir, 'data'),
   });
+  // cast: the logger writes one JSON object per line.
   const log = new Logger((line) => logs.push(JSON.parse(line) as Record<string, unknown>));
-  api = await ApiServer.listen({ plane, token: TOKEN, log, port: 0 });
+  api = await ApiServer.listen({ handlers: planeHandlers(plane), token: TOKEN, log, port: 0 });
   client = new ApiClient({ url: api.url, token: TOKEN });
   pkgDir = (await wasiPackage(operator)).dir;
 });
@@ -57,13 +58,14 @@ async function failure(p: Promise<unknown>): Promise<ApiError> {
     (e: unknown) => e,
   );
   expect(err).toBeInstanceOf(ApiError);
-  return err as ApiError;
+  if (!(err instanceof ApiError)) throw new Error('not an ApiError');
+  return err;
 }
 
 async function raw(
   method: string,
   path: string,
-  o: { body?: string; token?: string | null } = {},
+  o: { body?: string | undefined; token?: string | null } = {},
 ): Promise<{ status: number; body: { error?: { code: string; field?: string; message: string } } }> {
   const headers: Record<string, string> = {};
   if (o.token !== null) headers.authorization = `Bearer ${o.token ?? TOKEN}`;
@@ -72,6 +74,7 @@ async function raw(
     headers,
     ...(o.body === undefined ? {} : { body: o.body }),
   });
+  // cast: the test reads the error body's fields it asserts on; the rest of the shape is not checked here.
   return { status: res.status, body: (await res.json()) as never };
 }
 
@@ -106,7 +109,12 @@ describe('operator API', () => {
   });
 
   it('refuses bad bodies with 400 naming the field', async () => {
-    const tier = await failure(client.addNode('ws://127.0.0.1:1', { tier: 'root' as never }));
+    const tier = await failure(
+      client.addNode('ws://127.0.0.1:1', {
+        // cast: a tier outside the type, as a client not written in TypeScript could send.
+        tier: 'root' as never,
+      }),
+    );
     expect([tier.status, tier.code, tier.field]).toEqual([400, 'invalid_input', 'tier']);
     const url = await failure(client.addNode('ftp://example', { tier: 'paired' }));
     expect([url.status, url.code, url.field]).toEqual([400, 'invalid_input', 'url']);
@@ -190,8 +198,14 @@ describe('operator API', () => {
     // A "node" that accepts and hangs up after 300 ms: the add is in flight that long.
     const slow = createServer((sock) => setTimeout(() => sock.destroy(), 300));
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
-    const second = await ApiServer.listen({ plane, token: TOKEN, log: new Logger(() => {}), port: 0 });
+    const second = await ApiServer.listen({
+      handlers: planeHandlers(plane),
+      token: TOKEN,
+      log: new Logger(() => {}),
+      port: 0,
+    });
     const c2 = new ApiClient({ url: second.url, token: TOKEN });
+    // cast: a server listening on a TCP port has an AddressInfo address.
     const port = (slow.address() as { port: number }).port;
     const inFlight = c2.addNode(`ws://127.0.0.1:${port}`, { tier: 'paired' }).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 100));
@@ -199,8 +213,8 @@ describe('operator API', () => {
     const t0 = Date.now();
     await second.close(5_000);
     expect(Date.now() - t0).toBeLessThan(2_000);
-    expect((await inFlight) as ApiError).toMatchObject({ code: 'unreachable', status: 502 });
-    expect(((await c2.health().catch((e: unknown) => e)) as ApiError).code).toBe('controller_not_running');
+    expect(await inFlight).toMatchObject({ code: 'unreachable', status: 502 });
+    expect((await failure(c2.health())).code).toBe('controller_not_running');
     slow.close();
   });
 

@@ -1,0 +1,63 @@
+import type { ControlPlane, RevocationPushReport } from '@heddle/control-plane';
+import { isGone } from '@heddle/model';
+import type { OperatorHandlers } from '@heddle/operator-api';
+import type { RevocationListFile } from '@heddle/package';
+import { addSeed } from '@heddle/seed-adapter/controller';
+
+/** What the daemon adds to the plane for the operator API. */
+export interface PlaneHandlerOptions {
+  /**
+   * Applies a signed revocation list (the daemon keeps its own copy in step, then distributes it);
+   * without it, `POST /v1/revocations` only distributes (`plane.pushRevocations`).
+   */
+  readonly applyRevocations?: (list: RevocationListFile) => Promise<RevocationPushReport>;
+}
+
+/**
+ * The operator API's routes bound to a control plane: each handler is given a request the server
+ * adapter already validated with the route's schemas, and answers the route's answer type (checked by
+ * the compiler against the route table of `@heddle/operator-api`).
+ */
+export function planeHandlers(plane: ControlPlane, options: PlaneHandlerOptions = {}): OperatorHandlers {
+  return {
+    health: () => ({
+      controller: plane.nodeId,
+      nodes: plane.nodes().length,
+      instances: plane.instances().filter((p) => !isGone(p.state)).length,
+      unsettled: plane.unsettled().length,
+    }),
+    listNodes: () => ({ nodes: plane.nodes() }),
+    addNode: async ({ body }) => ({
+      node: await plane.addNode(body.url, {
+        tier: body.tier,
+        ...(body.key === undefined ? {} : { key: body.key }),
+      }),
+    }),
+    addSeed: async ({ body }) => ({
+      node: await addSeed(plane, body.url, {
+        tier: body.tier,
+        spki: body.spki,
+        tokenFile: body.token_file,
+        ...(body.allow_plain_http === undefined ? {} : { allowPlainHttp: body.allow_plain_http }),
+      }),
+    }),
+    refreshNodes: async () => ({ nodes: await plane.refreshNodes() }),
+    getNode: ({ id }) => ({ node: plane.node(id) }),
+    removeNode: async ({ id, query }) => ({ node: await plane.removeNode(id, query.force) }),
+    pinNode: async ({ id, body }) => ({ node: await plane.pinNode(id, body.key, body.tier) }),
+    place: ({ body, onProgress }) => plane.place(body, onProgress === undefined ? {} : { onProgress }),
+    listInstances: () => ({ instances: plane.instances() }),
+    getInstance: ({ id }) => plane.status(id),
+    logs: ({ id, query }) => plane.logs(id, query.lines),
+    start: async ({ id }) => ({ placement: await plane.start(id) }),
+    stop: ({ id, body }) => plane.stop(id, body.grace_ms),
+    unload: async ({ id }) => ({ placement: await plane.unload(id) }),
+    listAlerts: ({ query }) => ({ alerts: plane.alerts({ unacknowledged: query.unacknowledged }) }),
+    ackAlert: async ({ id }) => ({ alert: await plane.ackAlert(id) }),
+    revocations: () => plane.revocationStatus(),
+    pushRevocations: ({ body }) =>
+      options.applyRevocations === undefined ? plane.pushRevocations(body) : options.applyRevocations(body),
+    unsettled: () => ({ unsettled: plane.unsettled() }),
+    settle: () => plane.settle(),
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * Schemas of what the operator commands print with `--json` (one JSON object per line on standard
+ * output; errors on standard error). Each is the operator API's answer for the command's route, from
+ * `@heddle/operator-api`; the CLI tests validate real outputs against them, so a change of shape is
+ * caught. Objects are strict: an unexpected field is a failure.
+ */
+import {
+  AlertSchema,
+  InstanceLogsSchema,
+  InstanceStatusSchema,
+  NodeViewSchema,
+  PlacementSchema,
+  PlaceResultSchema,
+  StopResultSchema,
+} from '@heddle/operator-api';
+import { z } from 'zod';
+
+/** `heddle node add|rm|pin --json`. */
+export const NodeOutputSchema = z.strictObject({ node: NodeViewSchema });
+/** `heddle node ls|refresh --json`. */
+export const NodesOutputSchema = z.strictObject({ nodes: z.array(NodeViewSchema) });
+/** `heddle start|unload --json`. */
+export const PlacementOutputSchema = z.strictObject({ placement: PlacementSchema });
+
+/** Every failure with `--json`: one line on standard error. */
+export const ErrorOutputSchema = z.strictObject({
+  error: z.strictObject({
+    code: z.string().regex(/^[a-z_]+$/),
+    message: z.string().min(1),
+    field: z.string().optional(),
+    reasons: z.record(z.string(), z.string()).optional(),
+    // A usage error from the parser: why (`unknown_flag`, ...) and the word as typed.
+    reason: z
+      .string()
+      .regex(/^[a-z_]+$/)
+      .optional(),
+    token: z.string().optional(),
+    // A file-system failure (disk_full, read_only_filesystem, permission_denied): the errno and path.
+    errno: z.string().optional(),
+    path: z.string().optional(),
+  }),
+});
+
+/** The schema of each command's `--json` output, by command name. */
+export const JSON_OUTPUTS: Readonly<Record<string, z.ZodType>> = {
+  'node add': NodeOutputSchema,
+  'node add-seed': NodeOutputSchema,
+  'node ls': NodesOutputSchema,
+  'node rm': NodeOutputSchema,
+  'node pin': NodeOutputSchema,
+  'node refresh': NodesOutputSchema,
+  place: PlaceResultSchema,
+  ps: z.strictObject({ instances: z.array(PlacementSchema) }),
+  alerts: z.strictObject({ alerts: z.array(AlertSchema) }),
+  'alerts ack': z.strictObject({ alert: AlertSchema }),
+  status: InstanceStatusSchema,
+  logs: InstanceLogsSchema,
+  start: PlacementOutputSchema,
+  stop: StopResultSchema,
+  unload: PlacementOutputSchema,
+};

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+
+/** The `schema` of a controller configuration file. */
+export const CONTROLLER_CONFIG_SCHEMA = 'heddle.controller.v1';
+
+/** The only address the operator API listens on. */
+export const API_HOST = '127.0.0.1';
+
+/** Default port of the operator API. */
+export const DEFAULT_API_PORT = 7070;
+
+const Path = z.string().min(1, 'expected a path').max(4096);
+
+/** Schema of `controller.json` (docs/operator-guide.md, "Controller daemon"). Paths are relative to the file. */
+export const ControllerConfigFileSchema: z.ZodType<ControllerConfigFile> = z.strictObject({
+  schema: z.literal(CONTROLLER_CONFIG_SCHEMA, { error: `expected "${CONTROLLER_CONFIG_SCHEMA}"` }),
+  api: z.strictObject({
+    host: z.literal(API_HOST, { error: `expected "${API_HOST}" (the API listens on loopback only)` }),
+    port: z
+      .int('expected an integer port')
+      .min(0, 'expected a port 0..65535')
+      .max(65535, 'expected a port 0..65535'),
+  }),
+  key_file: Path,
+  trust_file: Path,
+  policy_file: Path,
+  revocation_list: Path,
+  state_db: Path,
+  chain_file: Path,
+  data_dir: Path,
+  refresh_secs: z.int('expected whole seconds').min(1).max(3_600).optional(),
+  // Both at most the signed request lifetime (290 s): an answer after that is refused as late.
+  place_timeout_secs: z
+    .int('expected whole seconds')
+    .min(1)
+    .max(290, 'at most 290 (the request lifetime)')
+    .optional(),
+  call_timeout_secs: z
+    .int('expected whole seconds')
+    .min(1)
+    .max(290, 'at most 290 (the request lifetime)')
+    .optional(),
+  shutdown_grace_secs: z.int('expected whole seconds').min(0).max(3_600).optional(),
+  reconcile_timeout_secs: z.int('expected whole seconds').min(1).max(290).optional(),
+  lifecycle: z
+    .strictObject({
+      dead_after_secs: z.int('expected whole seconds').min(1).max(86_400).optional(),
+      reschedule_timeout_secs: z
+        .int('expected whole seconds')
+        .min(1)
+        .max(290, 'at most 290 (the request lifetime)')
+        .optional(),
+      reschedule_backoff_secs: z.int('expected whole seconds').min(1).max(3_600).optional(),
+      reschedule_backoff_max_secs: z.int('expected whole seconds').min(1).max(86_400).optional(),
+      max_reschedules: z.int('expected a whole number').min(0).max(100).optional(),
+      health_timeout_secs: z.int('expected whole seconds').min(1).max(60).optional(),
+    })
+    .optional(),
+});
+
+/** `controller.json` as written (docs/operator-guide.md, "Controller daemon"). */
+export interface ControllerConfigFile {
+  readonly schema: typeof CONTROLLER_CONFIG_SCHEMA;
+  /** Where the operator API listens: loopback only. */
+  readonly api: { readonly host: typeof API_HOST; readonly port: number };
+  readonly key_file: string;
+  readonly trust_file: string;
+  readonly policy_file: string;
+  readonly revocation_list: string;
+  readonly state_db: string;
+  readonly chain_file: string;
+  readonly data_dir: string;
+  /** Seconds between two ticks of the daemon (1..3600, default 10). */
+  readonly refresh_secs?: number | undefined;
+  readonly place_timeout_secs?: number | undefined;
+  readonly call_timeout_secs?: number | undefined;
+  readonly shutdown_grace_secs?: number | undefined;
+  readonly reconcile_timeout_secs?: number | undefined;
+  /** Timers of node death and rescheduling. */
+  readonly lifecycle?:
+    | {
+        readonly dead_after_secs?: number | undefined;
+        readonly reschedule_timeout_secs?: number | undefined;
+        readonly reschedule_backoff_secs?: number | undefined;
+        readonly reschedule_backoff_max_secs?: number | undefined;
+        readonly max_reschedules?: number | undefined;
+        readonly health_timeout_secs?: number | undefined;
+      }
+    | undefined;
+}

@@ -1,0 +1,232 @@
+/**
+ * The operator API's route table: one entry per route with its method, path, query, body and answer
+ * schemas. The server adapter validates what it receives with it and the client validates what it is
+ * answered with it, so the two sides cannot drift apart.
+ */
+import type {
+  AlertRecord,
+  NodeView,
+  PlaceOrderInput,
+  RevocationPushReport,
+  SettleReport,
+  UnsettledRecord,
+} from '@heddle/control-plane';
+import type { RevocationListFile } from '@heddle/package';
+import { z } from 'zod';
+import type {
+  ApiHealth,
+  InstanceLogs,
+  InstanceStatus,
+  PlaceAnswer,
+  Placement,
+  RevocationStatus,
+  StopResult,
+} from './answer-types.js';
+import {
+  AlertSchema,
+  HealthSchema,
+  InstanceLogsSchema,
+  InstanceStatusSchema,
+  NodeViewSchema,
+  PlacementSchema,
+  PlaceResultSchema,
+  RevocationPushReportSchema,
+  RevocationStatusSchema,
+  SettleReportSchema,
+  StopResultSchema,
+  UnsettledSchema,
+} from './answers.js';
+import {
+  type AddNodeBody,
+  AddNodeBodySchema,
+  type AddSeedBody,
+  AddSeedBodySchema,
+  type AlertsQuery,
+  AlertsQuerySchema,
+  type EmptyBody,
+  EmptyBodySchema,
+  type ForceQuery,
+  ForceQuerySchema,
+  type LogsQuery,
+  LogsQuerySchema,
+  type NoQuery,
+  NoQuerySchema,
+  type PinBody,
+  PinBodySchema,
+  PlaceBodySchema,
+  RevocationsBodySchema,
+  type StopBody,
+  StopBodySchema,
+} from './bodies.js';
+
+/** The HTTP methods the API uses. */
+export type ApiMethod = 'GET' | 'POST' | 'DELETE';
+
+/** One route of the operator API: what it takes and what it answers. */
+export interface RouteDef<Body, Query, Answer> {
+  readonly method: ApiMethod;
+  /** Path segments after `/`; `:id` is the one path parameter. */
+  readonly path: readonly string[];
+  /** The JSON body's schema, or null for a route that takes no body (GET, DELETE). */
+  readonly body: z.ZodType<Body> | null;
+  /** The query string's schema (parameters by name, the first value of each). */
+  readonly query: z.ZodType<Query>;
+  /** The schema of a successful answer (status 200). */
+  readonly answer: z.ZodType<Answer>;
+  /** Answers with the NDJSON stream when asked to (`Accept: application/x-ndjson`). */
+  readonly streams: boolean;
+}
+
+/** The routes by name. */
+export interface OperatorRoutes {
+  readonly health: RouteDef<undefined, NoQuery, ApiHealth>;
+  readonly listNodes: RouteDef<undefined, NoQuery, { readonly nodes: readonly NodeView[] }>;
+  readonly addNode: RouteDef<AddNodeBody, NoQuery, { readonly node: NodeView }>;
+  readonly addSeed: RouteDef<AddSeedBody, NoQuery, { readonly node: NodeView }>;
+  readonly refreshNodes: RouteDef<EmptyBody, NoQuery, { readonly nodes: readonly NodeView[] }>;
+  readonly getNode: RouteDef<undefined, NoQuery, { readonly node: NodeView }>;
+  readonly removeNode: RouteDef<undefined, ForceQuery, { readonly node: NodeView }>;
+  readonly pinNode: RouteDef<PinBody, NoQuery, { readonly node: NodeView }>;
+  readonly place: RouteDef<PlaceOrderInput, NoQuery, PlaceAnswer>;
+  readonly listInstances: RouteDef<undefined, NoQuery, { readonly instances: readonly Placement[] }>;
+  readonly getInstance: RouteDef<undefined, NoQuery, InstanceStatus>;
+  readonly logs: RouteDef<undefined, LogsQuery, InstanceLogs>;
+  readonly start: RouteDef<EmptyBody, NoQuery, { readonly placement: Placement }>;
+  readonly stop: RouteDef<StopBody, NoQuery, StopResult>;
+  readonly unload: RouteDef<EmptyBody, NoQuery, { readonly placement: Placement }>;
+  readonly listAlerts: RouteDef<undefined, AlertsQuery, { readonly alerts: readonly AlertRecord[] }>;
+  readonly ackAlert: RouteDef<EmptyBody, NoQuery, { readonly alert: AlertRecord }>;
+  readonly revocations: RouteDef<undefined, NoQuery, RevocationStatus>;
+  readonly pushRevocations: RouteDef<RevocationListFile, NoQuery, RevocationPushReport>;
+  readonly unsettled: RouteDef<undefined, NoQuery, { readonly unsettled: readonly UnsettledRecord[] }>;
+  readonly settle: RouteDef<EmptyBody, NoQuery, SettleReport>;
+}
+
+/** A route's name. */
+export type RouteName = keyof OperatorRoutes;
+/** The parsed body a route takes (`undefined` for none). */
+export type RouteBody<K extends RouteName> =
+  OperatorRoutes[K] extends RouteDef<infer B, unknown, unknown> ? B : never;
+/** The parsed query a route takes. */
+export type RouteQuery<K extends RouteName> =
+  OperatorRoutes[K] extends RouteDef<unknown, infer Q, unknown> ? Q : never;
+/** What a route answers. */
+export type RouteAnswer<K extends RouteName> =
+  OperatorRoutes[K] extends RouteDef<unknown, unknown, infer A> ? A : never;
+
+const nodes = z.strictObject({ nodes: z.array(NodeViewSchema) });
+const node = z.strictObject({ node: NodeViewSchema });
+const placement = z.strictObject({ placement: PlacementSchema });
+
+const get = <A>(path: string, answer: z.ZodType<A>): RouteDef<undefined, NoQuery, A> => ({
+  method: 'GET',
+  path: path.split('/'),
+  body: null,
+  query: NoQuerySchema,
+  answer,
+  streams: false,
+});
+const post = <B, A>(path: string, body: z.ZodType<B>, answer: z.ZodType<A>): RouteDef<B, NoQuery, A> => ({
+  method: 'POST',
+  path: path.split('/'),
+  body,
+  query: NoQuerySchema,
+  answer,
+  streams: false,
+});
+
+/** The operator API (docs/operator-api.md, "Routes"). */
+export const OPERATOR_ROUTES: OperatorRoutes = Object.freeze({
+  health: get('v1/health', HealthSchema),
+  listNodes: get('v1/nodes', nodes),
+  addNode: post('v1/nodes', AddNodeBodySchema, node),
+  addSeed: post('v1/nodes/seed', AddSeedBodySchema, node),
+  refreshNodes: post('v1/nodes/refresh', EmptyBodySchema, nodes),
+  getNode: get('v1/nodes/:id', node),
+  removeNode: { ...get('v1/nodes/:id', node), method: 'DELETE' as const, query: ForceQuerySchema },
+  pinNode: post('v1/nodes/:id/pin', PinBodySchema, node),
+  place: { ...post('v1/place', PlaceBodySchema, PlaceResultSchema), streams: true },
+  listInstances: get('v1/instances', z.strictObject({ instances: z.array(PlacementSchema) })),
+  getInstance: get('v1/instances/:id', InstanceStatusSchema),
+  logs: { ...get('v1/instances/:id/logs', InstanceLogsSchema), query: LogsQuerySchema },
+  start: post('v1/instances/:id/start', EmptyBodySchema, placement),
+  stop: post('v1/instances/:id/stop', StopBodySchema, StopResultSchema),
+  unload: post('v1/instances/:id/unload', EmptyBodySchema, placement),
+  listAlerts: {
+    ...get('v1/alerts', z.strictObject({ alerts: z.array(AlertSchema) })),
+    query: AlertsQuerySchema,
+  },
+  ackAlert: post('v1/alerts/:id/ack', EmptyBodySchema, z.strictObject({ alert: AlertSchema })),
+  revocations: get('v1/revocations', RevocationStatusSchema),
+  pushRevocations: post('v1/revocations', RevocationsBodySchema, RevocationPushReportSchema),
+  unsettled: get('v1/unsettled', z.strictObject({ unsettled: z.array(UnsettledSchema) })),
+  settle: post('v1/settle', EmptyBodySchema, SettleReportSchema),
+});
+
+/** The route names, in table order. */
+export const ROUTE_NAMES: readonly RouteName[] = Object.freeze([
+  'health',
+  'listNodes',
+  'addNode',
+  'addSeed',
+  'refreshNodes',
+  'getNode',
+  'removeNode',
+  'pinNode',
+  'place',
+  'listInstances',
+  'getInstance',
+  'logs',
+  'start',
+  'stop',
+  'unload',
+  'listAlerts',
+  'ackAlert',
+  'revocations',
+  'pushRevocations',
+  'unsettled',
+  'settle',
+]);
+
+/** A matched route: its name and path parameters. */
+export interface RouteMatch {
+  readonly name: RouteName;
+  readonly params: Readonly<Record<string, string>>;
+}
+
+/**
+ * The route for `method` and `segments` (the path split at `/`, without the leading empty one), or
+ * the methods the path allows when none matches the method (`methods` empty: no such path).
+ */
+export function matchRoute(
+  method: string,
+  segments: readonly string[],
+): RouteMatch | { readonly name: undefined; readonly methods: readonly ApiMethod[] } {
+  const methods: ApiMethod[] = [];
+  const all = ROUTE_NAMES.map((name) => [name, OPERATOR_ROUTES[name].path] as const);
+  for (const name of ROUTE_NAMES) {
+    const route = OPERATOR_ROUTES[name];
+    if (route.path.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    let ok = true;
+    route.path.forEach((p, i) => {
+      const s = segments[i] ?? '';
+      if (!ok) return;
+      if (p.startsWith(':')) {
+        // A literal segment of another route wins (`/v1/nodes/refresh` is not node "refresh").
+        if (s === '' || all.some(([, q]) => q.length === route.path.length && q[i] === s)) ok = false;
+        else params[p.slice(1)] = s;
+      } else if (p !== s) ok = false;
+    });
+    if (!ok) continue;
+    if (route.method === method) return { name, params };
+    methods.push(route.method);
+  }
+  return { name: undefined, methods };
+}
+
+/** The path of route `name` with its `:id` filled in (percent-encoded). */
+export function routePath(name: RouteName, id?: string): string {
+  const segs = OPERATOR_ROUTES[name].path.map((p) => (p === ':id' ? encodeURIComponent(id ?? '') : p));
+  return `/${segs.join('/')}`;
+}
