@@ -170,6 +170,7 @@ async function main(): Promise<void> {
     governance: (_id, _variant, n) =>
       gate.dryRun(controllerId, 'workload.place', { ...context, node_tier: n.tier }).decision,
   });
+  // cast: explain without the json option returns the text table
   let table = explain(placed) as string;
   for (const [id, name] of names) table = table.replaceAll(id, name.padEnd(id.length));
   for (const line of table.trimEnd().split('\n')) say(line);

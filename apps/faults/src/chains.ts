@@ -23,6 +23,7 @@ export function illegalTransitions(path: string): string[] {
     if (!line.includes(ChainKind.lifecycle)) continue;
     let e: { kind?: unknown; payload?: { from?: unknown; to?: unknown; instance_id?: unknown } };
     try {
+      // cast: JSON this program (or the daemon it started) wrote itself, in the shape named
       e = JSON.parse(line) as typeof e;
     } catch {
       continue; // a torn last line: the verification above judges the file

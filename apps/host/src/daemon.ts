@@ -6,6 +6,7 @@ import {
   CliError,
   ExitCode,
   errorFields,
+  errorMessage,
   inputOrSystemError,
   type Logger,
   logTornTail,
@@ -61,7 +62,7 @@ export function loadNodeKey(config: HostConfig): KeyPair {
   try {
     return loadKeyFile(config.keyFile);
   } catch (err) {
-    throw badInput('key_file', `key_file: ${(err as Error).message}`, 'key_file', err);
+    throw badInput('key_file', `key_file: ${errorMessage(err)}`, 'key_file', err);
   }
 }
 
@@ -70,7 +71,7 @@ function loadPolicy(config: HostConfig): Policy {
   try {
     return loadPolicyFile(config.policyFile);
   } catch (err) {
-    throw badInput('policy_invalid', `policy_file: ${(err as Error).message}`, 'policy_file', err);
+    throw badInput('policy_invalid', `policy_file: ${errorMessage(err)}`, 'policy_file', err);
   }
 }
 
@@ -82,7 +83,7 @@ function loadTls(config: HostConfig): WireTlsOptions | undefined {
     } catch (err) {
       throw badInput(
         'tls_invalid',
-        `tls.${field}: cannot read ${path}: ${(err as Error).message}`,
+        `tls.${field}: cannot read ${path}: ${errorMessage(err)}`,
         `tls.${field}`,
       );
     }
@@ -162,7 +163,7 @@ export async function startHost(config: HostConfig, log: Logger): Promise<Runnin
   } catch (err) {
     throw inputOrSystemError(
       'data_dir',
-      `data_dir: cannot create ${config.dataDir}: ${(err as Error).message}`,
+      `data_dir: cannot create ${config.dataDir}: ${errorMessage(err)}`,
       'data_dir',
       err,
     );
@@ -173,7 +174,7 @@ export async function startHost(config: HostConfig, log: Logger): Promise<Runnin
   } catch (err) {
     throw inputOrSystemError(
       'chain',
-      `data_dir: cannot open the chain: ${(err as Error).message}`,
+      `data_dir: cannot open the chain: ${errorMessage(err)}`,
       'data_dir',
       err,
     );
@@ -225,7 +226,7 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
         }),
       );
     } catch (err) {
-      throw badInput('route_invalid', `routes: ${route}: ${(err as Error).message}`, 'routes', err);
+      throw badInput('route_invalid', `routes: ${route}: ${errorMessage(err)}`, 'routes', err);
     }
   }
   const onError = (where: string) => (err: unknown) => log.error(`${where} error`, errorFields(err));
@@ -248,7 +249,7 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
   } catch (err) {
     throw new CliError(
       'listen_failed',
-      `listen: cannot listen on ${config.listen.host}:${config.listen.port}: ${(err as Error).message}`,
+      `listen: cannot listen on ${config.listen.host}:${config.listen.port}: ${errorMessage(err)}`,
       ExitCode.failed,
       { field: 'listen', cause: err },
     );
@@ -286,7 +287,7 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
     });
   } catch (err) {
     await server.close();
-    const message = `cannot build the host service: ${(err as Error).message}`;
+    const message = `cannot build the host service: ${errorMessage(err)}`;
     throw (
       systemCliError(err, { context: message, field: 'data_dir' }) ??
       badInput('config_invalid', message, 'routes', err)

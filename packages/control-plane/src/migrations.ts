@@ -229,6 +229,7 @@ export function readSchemaVersion(db: Database): number {
     }
     return 0;
   }
+  // cast: better-sqlite3 types a row unknown; the meta table has one text column `value`, checked below
   const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(VERSION_KEY) as
     | { value: unknown }
     | undefined;

@@ -396,6 +396,7 @@ export class SqliteStateStore implements StateStore {
   getMeta(key: string): string | undefined {
     const k = appMetaKey(key);
     return this.run('read', () => {
+      // cast: better-sqlite3 types a row unknown; the meta table's `value` column is TEXT NOT NULL
       const row = this.live().prepare('SELECT value FROM meta WHERE key = ?').get(k) as
         | { value: string }
         | undefined;

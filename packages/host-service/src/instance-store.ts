@@ -87,6 +87,7 @@ const StoredInstanceSchema: z.ZodType<StoredInstance> = z.strictObject({
   placed_at_ms: z.int().nonnegative(),
   desired_running: z.boolean(),
   lease_stopped: z.boolean(),
+  // cast: z.enum wants a non-empty tuple; LIFECYCLE_STATES is a non-empty frozen list
   life: z.enum(LIFECYCLE_STATES as [LifecycleState, ...LifecycleState[]]).nullable(),
 });
 

@@ -43,7 +43,7 @@ export function alertTable(list: readonly AlertRecord[], paint: Paint, now: numb
     `${age(a.raised_at_ms, now)}${a.acked_at_ms === null ? '' : ' (acknowledged)'}`,
   ]);
   const lines = table(['ALERT', 'REASON', 'INSTANCE', 'NODE', 'AGE'], rows);
-  const out = [lines[0] as string];
-  for (const [i, a] of list.entries()) out.push(lines[i + 1] as string, `  ${a.detail}`);
+  const out = [lines[0] ?? ''];
+  for (const [i, a] of list.entries()) out.push(lines[i + 1] ?? '', `  ${a.detail}`);
   return out;
 }

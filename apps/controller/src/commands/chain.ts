@@ -8,7 +8,7 @@ import {
   verifyCheckpoint,
   verifyInclusion,
 } from '@heddle/chain';
-import { type ParsedArgs, parseArgv, positional, requiredString } from '@heddle/cli-kit';
+import { errorMessage, type ParsedArgs, parseArgv, positional, requiredString } from '@heddle/cli-kit';
 import { loadKeyFile, parsePublicKey, readTextBounded } from '@heddle/envelope';
 import { CliError, ExitCode, usageError } from '../cli-error.js';
 import { CHAIN_CHECKPOINT, CHAIN_PROOF, CHAIN_TAIL, CHAIN_VERIFY } from '../defs/tools.js';
@@ -148,11 +148,7 @@ function readSmall(path: string): string {
   try {
     return readTextBounded(path, 1 << 20);
   } catch (err) {
-    throw new CliError(
-      'file_unreadable',
-      `cannot read ${path}: ${(err as Error).message}`,
-      ExitCode.badInput,
-    );
+    throw new CliError('file_unreadable', `cannot read ${path}: ${errorMessage(err)}`, ExitCode.badInput);
   }
 }
 

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { parseArgv, positional } from '@heddle/cli-kit';
+import { errorMessage, parseArgv, positional } from '@heddle/cli-kit';
 import {
   EnvelopeError,
   loadKeyFile,
@@ -39,7 +39,7 @@ function resolvePublicKey(arg: string, cwd: string): Uint8Array {
   try {
     text = readTextBounded(path, 64 * 1024);
   } catch (err) {
-    throw new CliError('key_unreadable', `cannot read ${arg}: ${(err as Error).message}`, ExitCode.badInput);
+    throw new CliError('key_unreadable', `cannot read ${arg}: ${errorMessage(err)}`, ExitCode.badInput);
   }
   try {
     if (text.includes('"heddle.ed25519.secret-key')) return loadKeyFile(path).publicKey;

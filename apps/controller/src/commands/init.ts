@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { inputOrSystemError, parseArgv } from '@heddle/cli-kit';
+import { errorMessage, inputOrSystemError, parseArgv } from '@heddle/cli-kit';
 import {
   generateKeyPair,
   makeDirs,
@@ -57,7 +57,7 @@ function given(io: CliIo, flag: string, path: string, check: (p: string) => unkn
     check(abs);
     return readTextBounded(abs, 1024 * 1024);
   } catch (err) {
-    throw badInput(`${flag}_invalid`, `--${flag}: ${abs}: ${(err as Error).message}`, flag, err);
+    throw badInput(`${flag}_invalid`, `--${flag}: ${abs}: ${errorMessage(err)}`, flag, err);
   }
 }
 
@@ -106,12 +106,7 @@ export function init(args: readonly string[], io: CliIo): number {
     chmodSync(home, 0o700);
     makeDirs(join(home, HOME_LAYOUT.data_dir), 0o700);
   } catch (err) {
-    throw inputOrSystemError(
-      'home_unusable',
-      `cannot create ${home}: ${(err as Error).message}`,
-      'home',
-      err,
-    );
+    throw inputOrSystemError('home_unusable', `cannot create ${home}: ${errorMessage(err)}`, 'home', err);
   }
   const keys = generateKeyPair();
   saveKeyFile(keyPath, keys, { overwrite: force });

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { parseArgv, requiredString } from '@heddle/cli-kit';
+import { errorMessage, parseArgv, requiredString } from '@heddle/cli-kit';
 import { EnvelopeError, generateKeyPair, nodeIdFromPublicKey, saveKeyFile, toHex } from '@heddle/envelope';
 import { CliError, ExitCode } from '../cli-error.js';
 import { KEYGEN } from '../defs/local.js';
@@ -16,7 +16,7 @@ export function keygen(args: readonly string[], io: CliIo): number {
   } catch (err) {
     if (err instanceof EnvelopeError)
       throw new CliError(err.code, err.message, ExitCode.badInput, { cause: err });
-    throw new CliError('write_failed', `cannot write ${path}: ${(err as Error).message}`, ExitCode.badInput);
+    throw new CliError('write_failed', `cannot write ${path}: ${errorMessage(err)}`, ExitCode.badInput);
   }
   const result = { path, node_id: nodeIdFromPublicKey(keys.publicKey), public_key: toHex(keys.publicKey) };
   emit(io, booleans.json === true, result, () => [

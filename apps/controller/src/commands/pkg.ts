@@ -207,6 +207,7 @@ function inspect(args: readonly string[], io: CliIo): number {
   const parsed = parseArgv('heddle', PKG_INSPECT, args);
   const kinds = defaultKindRegistry();
   const p = readEnvelope(resolve(io.cwd, positional(parsed, 0)), { kinds });
+  // cast: the registry's describe takes the body its own kind parsed (readEnvelope parsed it with that kind)
   const describe = kinds.get(p.envelope.kind)?.describe?.(p.body as never) ?? [];
   emit(
     io,

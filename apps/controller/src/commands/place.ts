@@ -110,6 +110,7 @@ export function orderOf(ctx: Pick<OperatorContext, 'parsed' | 'io'>): PlaceOrder
       ? { package_dir: resolve(ctx.io.cwd, target) }
       : {
           store_pin: {
+            // cast: the store-pin pattern's two groups always take part in a match
             id: store[1] as string,
             version: store[2] as string,
             ...(sha256 === undefined ? {} : { sha256 }),

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { type ParsedArgs, parseArgv, positional, requiredString } from '@heddle/cli-kit';
+import { errorMessage, type ParsedArgs, parseArgv, positional, requiredString } from '@heddle/cli-kit';
 import { HeddleError, parseJson, readTextBounded } from '@heddle/envelope';
 import {
   compilePolicy,
@@ -171,6 +171,7 @@ function asObject(v: unknown, what: string): Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
     throw new CliError('invalid_context', `${what} must be a JSON object`, ExitCode.badInput, { field: '$' });
   }
+  // cast: a non-null, non-array object, checked just above
   return v as Record<string, unknown>;
 }
 
@@ -178,6 +179,7 @@ function parseText(text: string, what: string): unknown {
   try {
     return parseJson(text, { integersOnly: false });
   } catch (err) {
+    // cast: parseJson throws only HeddleError (a JSON syntax or limit error)
     const e = err as HeddleError;
     throw new CliError('invalid_json', `${what}: ${e.message}`, ExitCode.badInput, {
       field: e.field ?? '$',
@@ -191,11 +193,7 @@ function readJson(path: string, what: string): unknown {
   try {
     text = readTextBounded(path, 8 * 1024 * 1024);
   } catch (err) {
-    throw new CliError(
-      `${what}_unreadable`,
-      `cannot read ${path}: ${(err as Error).message}`,
-      ExitCode.badInput,
-    );
+    throw new CliError(`${what}_unreadable`, `cannot read ${path}: ${errorMessage(err)}`, ExitCode.badInput);
   }
   return parseText(text, path);
 }

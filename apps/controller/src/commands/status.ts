@@ -49,6 +49,7 @@ function flatten(prefix: string, v: JsonValue, out: [string, string][], paint: P
   if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
     const entries = Object.entries(v);
     if (entries.length === 0) out.push([prefix, '{}']);
+    // cast: Object.entries of a JsonObject types its values unknown; they are JSON values
     for (const [k, x] of entries) flatten(`${prefix}.${k}`, x as JsonValue, out, paint);
     return;
   }

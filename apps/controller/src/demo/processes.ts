@@ -30,6 +30,7 @@ export function run(bin: string, args: readonly string[], cwd: string): Run {
 export function runJson<T>(bin: string, args: readonly string[], cwd: string): T {
   const r = run(bin, [...args, '--json'], cwd);
   if (r.code !== 0) throw new Error(`${args.join(' ')} failed (${r.code}): ${r.err || r.out}`);
+  // cast: JSON this program (or the daemon it started) wrote itself, in the shape named
   return JSON.parse(r.out) as T;
 }
 
@@ -56,6 +57,7 @@ export async function startDaemon(
     buf += chunk.toString();
     for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
       try {
+        // cast: JSON this program (or the daemon it started) wrote itself, in the shape named
         d.lines.push(JSON.parse(buf.slice(0, nl)) as Record<string, unknown>);
       } catch {
         // not a log line

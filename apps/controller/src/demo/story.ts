@@ -73,6 +73,7 @@ export async function runDemo(): Promise<number> {
 
     step('Keys, trust and policy');
     runJson(HEDDLE, ['keygen', '--out', 'publisher.key'], dir);
+    // cast: JSON this program (or the daemon it started) wrote itself, in the shape named
     const publisher = JSON.parse(readFileSync(join(dir, 'publisher.key'), 'utf8')) as { public_key: string };
     writeFileSync(
       join(dir, 'trust.json'),
@@ -119,6 +120,7 @@ export async function runDemo(): Promise<number> {
         dir,
       );
       const configPath = join(home, 'heddle-host.json');
+      // cast: JSON this program (or the daemon it started) wrote itself, in the shape named
       const config = JSON.parse(readFileSync(configPath, 'utf8')) as Record<string, unknown>;
       writeFileSync(join(home, 'policy.json'), JSON.stringify(POLICY));
       config.policy_file = 'policy.json';
@@ -148,6 +150,7 @@ export async function runDemo(): Promise<number> {
     writeFileSync(
       ctlConfig,
       JSON.stringify({
+        // cast: JSON this program (or the daemon it started) wrote itself, in the shape named
         ...(JSON.parse(readFileSync(ctlConfig, 'utf8')) as Record<string, unknown>),
         refresh_secs: 1,
         lifecycle: { dead_after_secs: 3, reschedule_backoff_secs: 1 },
@@ -236,6 +239,7 @@ export async function runDemo(): Promise<number> {
     step(`${victim.name} comes back: the instance it lost was replaced, so its copy is unloaded`);
     // It comes back where the controller knows it (it had asked for any free port at first).
     const victimConfig = join(dir, victim.name, 'heddle-host.json');
+    // cast: JSON this program (or the daemon it started) wrote itself, in the shape named
     const vc = JSON.parse(readFileSync(victimConfig, 'utf8')) as { listen: { host: string; port: number } };
     vc.listen.port = Number(new URL(victim.url).port);
     writeFileSync(victimConfig, JSON.stringify(vc, null, 2));

@@ -98,6 +98,7 @@ export class SeedSimulator {
       }
       sim.onRequest(req, res).catch(() => sendJson(res, 500, { error: 'internal error' }));
     };
+    // cast (below): an https server is a net.Server with the same listen/close API
     const server: Server = options.https
       ? (createHttpsServer(
           { cert: options.https.cert, key: options.https.key },
