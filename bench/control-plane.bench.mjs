@@ -6,7 +6,8 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openChainFile } from '@heddle/chain';
-import { ControlPlane, SqliteStateStore } from '@heddle/control-plane';
+import { ControlPlane } from '@heddle/control-plane';
+import { SqliteStateStore } from '@heddle/control-plane/sqlite';
 import { keyPairFromSecret, nodeIdFromPublicKey, toHex } from '@heddle/envelope';
 import { Gate, parsePolicy } from '@heddle/gate';
 import { HostService } from '@heddle/host-service';

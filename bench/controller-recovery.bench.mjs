@@ -9,10 +9,11 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openChainFile } from '@heddle/chain';
-import { ControlPlane, PackageStore, SqliteStateStore } from '@heddle/control-plane';
+import { ControlPlane } from '@heddle/control-plane';
+import { SqliteStateStore } from '@heddle/control-plane/sqlite';
 import { keyPairFromSecret, nodeIdFromPublicKey, toHex } from '@heddle/envelope';
 import { Gate, parsePolicy } from '@heddle/gate';
-import { buildCogPackage, NO_REVOCATIONS, TrustAnchors } from '@heddle/package';
+import { buildCogPackage, NO_REVOCATIONS, TrustAnchors, VerifiedPackageStore } from '@heddle/package';
 import { report } from './harness.mjs';
 
 const arg = (name, dflt) =>
@@ -43,7 +44,7 @@ try {
   const cog = JSON.parse(readFileSync(join(src, 'cog.json'), 'utf8'));
   writeFileSync(join(src, 'cog.json'), JSON.stringify(cog));
   await buildCogPackage(src, join(dir, 'pkg'), { keys: [publisher] });
-  const held = await new PackageStore({
+  const held = await new VerifiedPackageStore({
     dir: join(stateDir, 'packages'),
     anchors,
     revocations: NO_REVOCATIONS,

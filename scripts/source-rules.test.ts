@@ -104,3 +104,26 @@ describe('source rules', () => {
     }
   });
 });
+
+describe('benchmarks', () => {
+  it('every name a benchmark imports from a workspace package is exported there', async () => {
+    const missing: string[] = [];
+    for (const file of filesUnder(join(ROOT, 'bench'), /\.mjs$/)) {
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'(@heddle\/[^']+)'/g)) {
+        const [, list = '', spec = ''] = m;
+        const mod: Record<string, unknown> = await import(spec);
+        for (const raw of list.split(',')) {
+          const name =
+            raw
+              .trim()
+              .split(/\s+as\s+/)[0]
+              ?.trim() ?? '';
+          if (name === '' || name.startsWith('type ')) continue;
+          if (!(name in mod)) missing.push(`${relative(ROOT, file)}: ${spec} has no export ${name}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
