@@ -54,7 +54,9 @@ function mutate(base: Record<string, unknown>, edits: readonly Edit[]): string {
     const target = where === 'frame' ? frame : (frame.signed as Record<string, unknown>);
     if (typeof target !== 'object' || target === null) continue;
     if (drop) delete target[key];
-    else target[key] = value;
+    // A copy: the generator's constants (`[]`, `{}`) are shared between runs, and a later edit of
+    // `signed` writes into whatever object sits there, which would change (even cycle) the constant.
+    else target[key] = structuredClone(value);
   }
   return JSON.stringify(frame);
 }
