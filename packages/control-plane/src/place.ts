@@ -15,7 +15,7 @@ import { engineView } from './engine-view.js';
 import { PlaneError } from './errors.js';
 import { withIdempotencyKey } from './idempotency.js';
 import { orderRecord, type PlaceOrderInput } from './order.js';
-import { type Attempt, attempt } from './place-attempt.js';
+import type { Attempt } from './place-attempt.js';
 import { claimSpec, duplicateInstance, expectedInstanceId, takenNodes } from './place-claims.js';
 import {
   attemptOn,

@@ -1,6 +1,6 @@
 /**
  * The building blocks of the method bodies and answers (docs/protocol.md section 14): ids, hashes,
- * run modes, config values and the bounds both sides agree on.
+ * config values and the bounds both sides agree on (run modes are `@heddle/model`'s `RunModeSchema`).
  */
 import type { JsonValue } from '@heddle/envelope';
 import { COG_ID_RE } from '@heddle/package';
