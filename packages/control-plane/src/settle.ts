@@ -19,7 +19,7 @@ export interface SettleReport {
  * Settles unsettled decisions (docs/lifecycle.md): each is settled with its node by the node's
  * driver (`NodeDriver.settle`: a host is asked its `status`); a decision that produced an instance is
  * recorded as a placement, one the node never acted on is dropped (chained either way), one whose
- * node still cannot be asked (or whose kind has no driver here) stays, its attempts counted. Run at
+ * node still cannot be asked stays, its attempts counted (a decision whose node kind has no driver here stays, uncounted). Run at
  * start and on every tick of the controller daemon.
  */
 export async function settleUnsettled(ctx: PlaneContext, timeoutMs = 2_000): Promise<SettleReport> {

@@ -4,7 +4,7 @@
 // helper. Not for production use: the keys are fixed and public.
 
 // A real `heddle-host` service on 127.0.0.1 for end-to-end tests of a plane (it needs the optional
-// peer dependencies @heddle/host-service, @heddle/runtime and @heddle/wire).
+// peer dependencies @heddle/host-service and @heddle/runtime).
 export { examplePackage, startHost, type TestHost } from './test-fixtures.js';
 export {
   controllerKeys,
