@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { typeExportNames } from '@heddle/envelope/testing';
 import { describe, expect, it } from 'vitest';
 import * as driver from './driver.js';
 import * as api from './index.js';
@@ -8,24 +9,6 @@ import * as testing from './testing.js';
 
 // The public surface of each entry of @heddle/control-plane: its value exports, and the names in its type-only
 // export clauses (`export type { ... }` and `type X` specifiers).
-
-/** The sorted names an entry's source exports as types only. */
-function typeNames(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.matchAll(/export\s+(type\s+)?\{([^}]*)\}/g)) {
-    for (const raw of (m[2] ?? '').split(',')) {
-      const s = raw.trim();
-      if (s === '') continue;
-      const name =
-        (s.startsWith('type ') ? s.slice(5) : s)
-          .split(/\s+as\s+/)
-          .pop()
-          ?.trim() ?? '';
-      if (m[1] !== undefined || s.startsWith('type ')) out.push(name);
-    }
-  }
-  return out.sort();
-}
 
 describe('@heddle/control-plane (src/index.ts)', () => {
   it('value exports: changes only on purpose: update this list when you mean to change the API', () => {
@@ -56,7 +39,7 @@ describe('@heddle/control-plane (src/index.ts)', () => {
   });
 
   it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
-    expect(typeNames(readFileSync(join(import.meta.dirname, 'index.ts'), 'utf8'))).toEqual([
+    expect(typeExportNames(readFileSync(join(import.meta.dirname, 'index.ts'), 'utf8'))).toEqual([
       'AddNodeOptions',
       'AlertReason',
       'AlertRecord',
@@ -120,7 +103,7 @@ describe('@heddle/control-plane/driver (src/driver.ts)', () => {
   });
 
   it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
-    expect(typeNames(readFileSync(join(import.meta.dirname, 'driver.ts'), 'utf8'))).toEqual([
+    expect(typeExportNames(readFileSync(join(import.meta.dirname, 'driver.ts'), 'utf8'))).toEqual([
       'Attempt',
       'AttemptExtras',
       'AttemptOutcome',
@@ -167,7 +150,7 @@ describe('@heddle/control-plane/sqlite (src/sqlite.ts)', () => {
   });
 
   it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
-    expect(typeNames(readFileSync(join(import.meta.dirname, 'sqlite.ts'), 'utf8'))).toEqual([
+    expect(typeExportNames(readFileSync(join(import.meta.dirname, 'sqlite.ts'), 'utf8'))).toEqual([
       'Migration',
       'SqliteStoreOptions',
     ]);
@@ -191,7 +174,7 @@ describe('@heddle/control-plane/testing (src/testing.ts)', () => {
   });
 
   it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
-    expect(typeNames(readFileSync(join(import.meta.dirname, 'testing.ts'), 'utf8'))).toEqual([
+    expect(typeExportNames(readFileSync(join(import.meta.dirname, 'testing.ts'), 'utf8'))).toEqual([
       'OpenPlaneOptions',
       'TestHost',
       'TestPlane',

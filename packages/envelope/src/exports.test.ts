@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as browser from './browser.js';
 import * as errors from './errors.js';
+import { typeExportNames } from './export-names.js';
 import * as api from './index.js';
+import * as testing from './testing.js';
 
 /** The value exports of the main entry, sorted. */
 const VALUES: readonly string[] = [
@@ -131,40 +133,13 @@ const BROWSER_TYPES: readonly string[] = [
 /** The value exports of the ./errors entry (what loads without crypto or zod), sorted. */
 const ERRORS_VALUES: readonly string[] = ['EnvelopeError', 'HeddleError', 'errnoCode', 'errorMessage'];
 
-/** The type-only export names written in `file`, sorted. */
-function typeExports(file: URL): string[] {
-  const names: string[] = [];
-  for (const m of readFileSync(file, 'utf8').matchAll(/export\s+(type\s+)?\{([^}]*)\}/g)) {
-    for (const raw of (m[2] ?? '').split(',')) {
-      const part = raw.trim();
-      if (part === '') continue;
-      if (m[1] !== undefined)
-        names.push(
-          part
-            .split(/\s+as\s+/)
-            .pop()
-            ?.trim() ?? part,
-        );
-      else if (part.startsWith('type '))
-        names.push(
-          part
-            .slice(5)
-            .split(/\s+as\s+/)
-            .pop()
-            ?.trim() ?? part,
-        );
-    }
-  }
-  return names.sort();
-}
-
 describe('@heddle/envelope main entry exports', () => {
   it('value exports change only on purpose: update this list when you mean to change the API', () => {
     expect(Object.keys(api).sort()).toEqual(VALUES);
   });
 
   it('type exports change only on purpose: update this list when you mean to change the API', () => {
-    expect(typeExports(new URL('./index.ts', import.meta.url))).toEqual(TYPES);
+    expect(typeExportNames(readFileSync(new URL('./index.ts', import.meta.url), 'utf8'))).toEqual(TYPES);
   });
 });
 
@@ -174,7 +149,9 @@ describe('@heddle/envelope ./browser entry exports', () => {
   });
 
   it('type exports change only on purpose: update this list when you mean to change the API', () => {
-    expect(typeExports(new URL('./browser.ts', import.meta.url))).toEqual(BROWSER_TYPES);
+    expect(typeExportNames(readFileSync(new URL('./browser.ts', import.meta.url), 'utf8'))).toEqual(
+      BROWSER_TYPES,
+    );
   });
 });
 
@@ -184,6 +161,16 @@ describe('@heddle/envelope ./errors entry exports', () => {
   });
 
   it('declares its exports in place (no re-export clauses): update this list when you mean to change the API', () => {
-    expect(typeExports(new URL('./errors.ts', import.meta.url))).toEqual([]);
+    expect(typeExportNames(readFileSync(new URL('./errors.ts', import.meta.url), 'utf8'))).toEqual([]);
+  });
+});
+
+describe('@heddle/envelope ./testing entry exports', () => {
+  it('value exports change only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(testing).sort()).toEqual(['typeExportNames']);
+  });
+
+  it('type exports change only on purpose: update this list when you mean to change the API', () => {
+    expect(typeExportNames(readFileSync(new URL('./testing.ts', import.meta.url), 'utf8'))).toEqual([]);
   });
 });

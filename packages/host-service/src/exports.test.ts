@@ -1,20 +1,8 @@
 // The public surface of @heddle/host-service: it changes only on purpose.
 import { readFileSync } from 'node:fs';
+import { typeExportNames } from '@heddle/envelope/testing';
 import { describe, expect, it } from 'vitest';
 import * as api from './index.js';
-
-/** The names in the `export type { ... }` clauses and `type` specifiers of index.ts. */
-function typeExports(): string[] {
-  const text = readFileSync(new URL('./index.ts', import.meta.url), 'utf8');
-  const names: string[] = [];
-  for (const m of text.matchAll(/export\s*(type\s*)?\{([^}]*)\}/g)) {
-    for (const raw of (m[2] ?? '').split(',')) {
-      const t = raw.trim();
-      if (t !== '' && (m[1] !== undefined || t.startsWith('type '))) names.push(t.replace(/^type\s+/, ''));
-    }
-  }
-  return names.sort();
-}
 
 describe('@heddle/host-service exports', () => {
   it('value exports change only on purpose: update this list when you mean to change the API', () => {
@@ -43,7 +31,7 @@ describe('@heddle/host-service exports', () => {
   });
 
   it('type exports change only on purpose: update this list when you mean to change the API', () => {
-    expect(typeExports()).toEqual([
+    expect(typeExportNames(readFileSync(new URL('./index.ts', import.meta.url), 'utf8'))).toEqual([
       'AdvertisementOptions',
       'HostCallContext',
       'HostConfigFile',

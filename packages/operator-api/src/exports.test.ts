@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { typeExportNames } from '@heddle/envelope/testing';
 import { describe, expect, it } from 'vitest';
 import * as api from './index.js';
 
@@ -53,13 +54,7 @@ describe('the public API of @heddle/operator-api', () => {
   });
 
   it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
-    const index = readFileSync(new URL('./index.ts', import.meta.url), 'utf8');
-    const names = [...index.matchAll(/export type \{([^}]*)\}/g)].flatMap((m) =>
-      (m[1] ?? '')
-        .split(',')
-        .map((n) => n.trim())
-        .filter((n) => n !== ''),
-    );
+    const names = typeExportNames(readFileSync(new URL('./index.ts', import.meta.url), 'utf8'));
     expect(names.sort()).toEqual([
       'AddNodeBody',
       'AddSeedBody',

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { typeExportNames } from '@heddle/envelope/testing';
 import { describe, expect, it } from 'vitest';
 import * as api from './index.js';
 
@@ -118,39 +119,12 @@ const TYPES: readonly string[] = [
   'VerifyOptions',
 ];
 
-/** The type-only export names written in `file`, sorted. */
-function typeExports(file: URL): string[] {
-  const names: string[] = [];
-  for (const m of readFileSync(file, 'utf8').matchAll(/export\s+(type\s+)?\{([^}]*)\}/g)) {
-    for (const raw of (m[2] ?? '').split(',')) {
-      const part = raw.trim();
-      if (part === '') continue;
-      if (m[1] !== undefined)
-        names.push(
-          part
-            .split(/\s+as\s+/)
-            .pop()
-            ?.trim() ?? part,
-        );
-      else if (part.startsWith('type '))
-        names.push(
-          part
-            .slice(5)
-            .split(/\s+as\s+/)
-            .pop()
-            ?.trim() ?? part,
-        );
-    }
-  }
-  return names.sort();
-}
-
 describe('@heddle/package main entry exports', () => {
   it('value exports change only on purpose: update this list when you mean to change the API', () => {
     expect(Object.keys(api).sort()).toEqual(VALUES);
   });
 
   it('type exports change only on purpose: update this list when you mean to change the API', () => {
-    expect(typeExports(new URL('./index.ts', import.meta.url))).toEqual(TYPES);
+    expect(typeExportNames(readFileSync(new URL('./index.ts', import.meta.url), 'utf8'))).toEqual(TYPES);
   });
 });

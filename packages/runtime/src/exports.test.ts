@@ -2,19 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { typeExportNames } from '@heddle/envelope/testing';
 import { describe, expect, it } from 'vitest';
 import * as api from './index.js';
 import * as testing from './testing.js';
-
-/** The names in the `export type { ... }` clauses of an entry file, sorted. */
-function typeExports(file: URL): string[] {
-  const text = readFileSync(file, 'utf8');
-  const names: string[] = [];
-  for (const m of text.matchAll(/export type \{([^}]*)\}/g)) {
-    for (const n of (m[1] ?? '').split(',')) if (n.trim() !== '') names.push(n.trim());
-  }
-  return names.sort();
-}
 
 describe('@heddle/runtime exports (changes only on purpose: update this list when you mean to change the API)', () => {
   it('exports these values', () => {
@@ -37,7 +28,7 @@ describe('@heddle/runtime exports (changes only on purpose: update this list whe
   });
 
   it('exports these types', () => {
-    expect(typeExports(new URL('./index.ts', import.meta.url))).toEqual([
+    expect(typeExportNames(readFileSync(new URL('./index.ts', import.meta.url), 'utf8'))).toEqual([
       'Admission',
       'ContainerRuntimeOptions',
       'ControlMode',
@@ -72,7 +63,7 @@ describe('@heddle/runtime/testing exports (changes only on purpose: update this 
   });
 
   it('exports no types', () => {
-    expect(typeExports(new URL('./testing.ts', import.meta.url))).toEqual([]);
+    expect(typeExportNames(readFileSync(new URL('./testing.ts', import.meta.url), 'utf8'))).toEqual([]);
   });
 
   it('fakeEnginePath names an executable fake engine that answers `version` as docker does', () => {

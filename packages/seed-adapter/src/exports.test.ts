@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { typeExportNames } from '@heddle/envelope/testing';
 import { describe, expect, it } from 'vitest';
 import * as controller from './controller.js';
 import * as api from './index.js';
@@ -7,24 +8,6 @@ import * as simulator from './simulator.js';
 
 // The public surface of each entry of @heddle/seed-adapter: its value exports, and the names in its type-only
 // export clauses (`export type { ... }` and `type X` specifiers).
-
-/** The sorted names an entry's source exports as types only. */
-function typeNames(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.matchAll(/export\s+(type\s+)?\{([^}]*)\}/g)) {
-    for (const raw of (m[2] ?? '').split(',')) {
-      const s = raw.trim();
-      if (s === '') continue;
-      const name =
-        (s.startsWith('type ') ? s.slice(5) : s)
-          .split(/\s+as\s+/)
-          .pop()
-          ?.trim() ?? '';
-      if (m[1] !== undefined || s.startsWith('type ')) out.push(name);
-    }
-  }
-  return out.sort();
-}
 
 describe('@heddle/seed-adapter (src/index.ts)', () => {
   it('value exports: changes only on purpose: update this list when you mean to change the API', () => {
@@ -60,7 +43,7 @@ describe('@heddle/seed-adapter (src/index.ts)', () => {
   });
 
   it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
-    expect(typeNames(readFileSync(join(import.meta.dirname, 'index.ts'), 'utf8'))).toEqual([
+    expect(typeExportNames(readFileSync(join(import.meta.dirname, 'index.ts'), 'utf8'))).toEqual([
       'CogConfig',
       'CogLogs',
       'CogManifest',
@@ -108,7 +91,7 @@ describe('@heddle/seed-adapter/controller (src/controller.ts)', () => {
   });
 
   it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
-    expect(typeNames(readFileSync(join(import.meta.dirname, 'controller.ts'), 'utf8'))).toEqual([
+    expect(typeExportNames(readFileSync(join(import.meta.dirname, 'controller.ts'), 'utf8'))).toEqual([
       'AddSeedOptions',
     ]);
   });
@@ -129,7 +112,7 @@ describe('@heddle/seed-adapter/simulator (src/simulator.ts)', () => {
   });
 
   it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
-    expect(typeNames(readFileSync(join(import.meta.dirname, 'simulator.ts'), 'utf8'))).toEqual([
+    expect(typeExportNames(readFileSync(join(import.meta.dirname, 'simulator.ts'), 'utf8'))).toEqual([
       'NoAnswerMode',
       'RunningSimulator',
       'SeedSimulatorOptions',
