@@ -35,7 +35,7 @@ import {
 import { WireServer, type WireTlsOptions } from '@heddle/wire';
 import type { HostConfig } from './config.js';
 import { loadHostAnchors } from './host-trust.js';
-import { nativeUserMismatch } from './native-user-check.js';
+import { nativeRouteWithheld, nativeUserMismatch } from './native-user-check.js';
 import { logSupervision } from './supervision-log.js';
 import { PROGRAM, VERSION } from './version.js';
 
@@ -142,6 +142,13 @@ export async function startHost(config: HostConfig, log: Logger): Promise<Runnin
     uid: process.getuid?.(),
   });
   if (mismatch !== undefined) log.warn(mismatch, {});
+  const withheld = nativeRouteWithheld({
+    routes: config.routes,
+    runAsUser: config.native.runAsUser,
+    uid: process.getuid?.(),
+    allowHostUser: config.native.allowHostUser,
+  });
+  if (withheld !== undefined) log.warn(withheld, {});
   if (config.routes.includes('native') && config.native.runAsUser !== undefined) {
     const closed = untraversable(config.dataDir);
     if (closed !== undefined) {
