@@ -237,6 +237,8 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
     }
   }
   const onError = (where: string) => (err: unknown) => log.error(`${where} error`, errorFields(err));
+  // A host whose chain existed before has run before: a missing journal then means it was lost.
+  const journalExpected = !p.chain.openReport.created;
   let service: HostService | undefined;
   // Requests wait for the re-adoption of what a previous run placed (answered "not ready" until then).
   let recovered = false;
@@ -272,8 +274,7 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
       recorder: p.chain,
       dataDir: config.dataDir,
       software: { name: PROGRAM, version: VERSION },
-      // A host whose chain existed before has run before: a missing journal then means it was lost.
-      nonceJournal: { path: join(config.dataDir, NONCE_JOURNAL_FILE), expected: !p.chain.openReport.created },
+      nonceJournal: { path: join(config.dataDir, NONCE_JOURNAL_FILE), expected: journalExpected },
       ...(address === undefined ? {} : { address }),
       ...(config.limits.maxCallsPerSession === undefined
         ? {}
@@ -301,7 +302,7 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
     );
   }
   const svc = service;
-  logNonceJournal(svc, log);
+  logNonceJournal(svc, journalExpected, log);
   await warnUnusableRoutes(hosts, log);
   await recoverInstances(svc, log);
   recovered = true;
@@ -431,10 +432,15 @@ async function recoverInstances(svc: HostService, log: Logger): Promise<void> {
   }
 }
 
-/** Logs what opening the nonce journal found; loudly when the host lost track of accepted requests. */
-function logNonceJournal(svc: HostService, log: Logger): void {
+/**
+ * Logs what opening the nonce journal found; loudly when the host lost track of accepted requests. A
+ * journal missing on a first start (`expected` false: the chain was created by this start) is no loss:
+ * nothing was accepted before, and the service fences nothing, so nothing is said.
+ */
+function logNonceJournal(svc: HostService, expected: boolean, log: Logger): void {
   const r = svc.nonceJournalReport;
   if (r === undefined) return;
+  if (r.state === 'missing' && !expected) return;
   if (r.state === 'ok') {
     if (r.tornLine) log.warn('the nonce journal had a torn last line (a crash while appending): ignored', {});
     return;
