@@ -34,7 +34,20 @@ export {
 } from './limits.js';
 export type { ParsedPackage, ReadEnvelopeOptions } from './manifest.js';
 export { parseEnvelope, readEnvelope, readEnvelopeBytes } from './manifest.js';
-export type { ObtainedPackage, PackageFetcher, VerifiedPackageStoreOptions } from './package-store.js';
+export type { FileStamp } from './hash-cache.js';
+export {
+  DEFAULT_HASH_CACHE_FILES,
+  HashedContentCache,
+  pieceMapOfHandle,
+  sharedHashCache,
+  stampOf,
+} from './hash-cache.js';
+export type {
+  FetchedPackage,
+  ObtainedPackage,
+  PackageFetcher,
+  VerifiedPackageStoreOptions,
+} from './package-store.js';
 export { VerifiedPackageStore } from './package-store.js';
 export { packagePathProblem } from './paths.js';
 export type { PieceExpectations, PieceOutcome, PieceReader, PieceVerifierOptions } from './piece-verifier.js';
