@@ -74,7 +74,8 @@ export class HashedContentCache {
   /** Remembers that `path` in the state `stamp` hashes to `blake3` (and has `map`, when given). */
   remember(path: string, stamp: FileStamp, blake3: string, map?: PieceMap): void {
     const old = this.#entries.get(path);
-    const maps = old !== undefined && sameStamp(old.stamp, stamp) && old.blake3 === blake3 ? old.maps : new Map();
+    const maps =
+      old !== undefined && sameStamp(old.stamp, stamp) && old.blake3 === blake3 ? old.maps : new Map();
     if (map !== undefined) maps.set(map.pieceSize, map);
     this.#entries.delete(path);
     this.#entries.set(path, { stamp, blake3, maps });

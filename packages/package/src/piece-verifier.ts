@@ -200,7 +200,8 @@ export class PieceVerifier {
   #check(index: number, bytes: Uint8Array, hash = true): string | undefined {
     const want = pieceLength(this.map, index);
     if (bytes.length !== want) return `expected ${want} bytes, got ${bytes.length}`;
-    if (hash && blake3Hex(bytes) !== this.map.pieceHashes[index]) return 'BLAKE3 does not match the piece map';
+    if (hash && blake3Hex(bytes) !== this.map.pieceHashes[index])
+      return 'BLAKE3 does not match the piece map';
     return undefined;
   }
 

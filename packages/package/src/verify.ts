@@ -5,8 +5,8 @@ import { DomainTag, errorMessage, fromHex, verifyWithDomain } from '@heddle/enve
 import type { RevocationCheck, RevocationRefs } from '@heddle/model';
 import { PackageError } from './errors.js';
 import { type FileDigest, hashHandle, openPackageFile } from './file-hash.js';
-import { type HashedContentCache, pieceMapOfHandle, stampOf } from './hash-cache.js';
 import type { PackageFile } from './format.js';
+import { type HashedContentCache, pieceMapOfHandle, stampOf } from './hash-cache.js';
 import { type ParsedPackage, type ReadEnvelopeOptions, readEnvelope } from './manifest.js';
 import { inspectPackagePath } from './paths.js';
 import type { TrustAnchors } from './trust.js';
@@ -235,13 +235,16 @@ async function digestOf(
   }
   // cast: cache is defined here (the branch above returned when it was not and nothing vouched)
   const c = cache as HashedContentCache;
-  if (c.contentHash(absolutePath, stamp) === file.blake3) return { size: Number(stamp.size), blake3: file.blake3 };
+  if (c.contentHash(absolutePath, stamp) === file.blake3)
+    return { size: Number(stamp.size), blake3: file.blake3 };
   if (options.cachePieceSize !== undefined) {
     const { map, size } = await pieceMapOfHandle(handle, options.cachePieceSize, file.size);
-    if (size === file.size && map.contentHash === file.blake3) c.remember(absolutePath, stamp, file.blake3, map);
+    if (size === file.size && map.contentHash === file.blake3)
+      c.remember(absolutePath, stamp, file.blake3, map);
     return { size, blake3: map.contentHash };
   }
   const digest = await hashHandle(handle, file.size);
-  if (digest.size === file.size && digest.blake3 === file.blake3) c.remember(absolutePath, stamp, file.blake3);
+  if (digest.size === file.size && digest.blake3 === file.blake3)
+    c.remember(absolutePath, stamp, file.blake3);
   return digest;
 }

@@ -217,10 +217,14 @@ async function fetchFile(
     } catch (err) {
       const piece = err instanceof PackageError && err.code === 'piece_rejected' ? err.field : undefined;
       if (piece !== undefined && /^pieces\[\d+\]$/.test(piece)) {
-        throw new WireError('piece_rejected', `${file.path} piece ${piece.slice(7, -1)}: ${errorMessage(err)}`, {
-          field: `${field}.${piece}`,
-          cause: err,
-        });
+        throw new WireError(
+          'piece_rejected',
+          `${file.path} piece ${piece.slice(7, -1)}: ${errorMessage(err)}`,
+          {
+            field: `${field}.${piece}`,
+            cause: err,
+          },
+        );
       }
       throw new WireError('artifact_mismatch', `${file.path}: ${errorMessage(err)}`, {
         field,
@@ -289,11 +293,9 @@ async function fetchPieces(
         );
         return;
       }
-      const write = handle.write(bytes, 0, bytes.length, index * map.pieceSize).then(
-        ({ bytesWritten }) => {
-          if (bytesWritten !== bytes.length) throw new Error(`short write of piece ${index}`);
-        },
-      );
+      const write = handle.write(bytes, 0, bytes.length, index * map.pieceSize).then(({ bytesWritten }) => {
+        if (bytesWritten !== bytes.length) throw new Error(`short write of piece ${index}`);
+      });
       const tracked = write
         .catch((err: unknown) =>
           fail(new WireError('destination', `${path} piece ${index}: ${errorMessage(err)}`, { cause: err })),
