@@ -238,6 +238,9 @@ async function fetchFile(
   }
 }
 
+/** Bytes written between two background flushes of a file being fetched: 8 MiB. */
+const SYNC_EVERY_BYTES = 8 * 1024 * 1024;
+
 async function fetchPieces(
   channel: FetchChannel,
   handle: FileHandle,
@@ -253,6 +256,10 @@ async function fetchPieces(
   // Writes run in the thread pool while the next pieces are requested and checked; at most `window`
   // of them are pending at once (so at most `window` received pieces wait in memory for the disk).
   const writes = new Set<Promise<unknown>>();
+  // Written bytes are flushed to the disk as the transfer goes (one `fdatasync` at a time, every
+  // SYNC_EVERY_BYTES), so that the sync before the package is renamed into place finds little left.
+  let unsynced = 0;
+  let syncing: Promise<unknown> = Promise.resolve();
   let failure: unknown;
   const fail = (err: unknown): void => {
     failure ??= err;
@@ -302,6 +309,15 @@ async function fetchPieces(
         )
         .finally(() => writes.delete(tracked));
       writes.add(tracked);
+      unsynced += bytes.length;
+      if (unsynced >= SYNC_EVERY_BYTES) {
+        unsynced = 0;
+        const pending = [...writes];
+        syncing = syncing.then(async () => {
+          await Promise.all(pending);
+          await handle.datasync().catch(() => undefined); // the final sync reports a failure
+        });
+      }
       while (writes.size >= window && failure === undefined) await Promise.race(writes);
     }
   };
@@ -309,5 +325,6 @@ async function fetchPieces(
   for (let w = 0; w < window; w++) workers.push(worker());
   await Promise.all(workers);
   await Promise.all(writes);
+  await syncing;
   if (failure !== undefined) throw failure;
 }
