@@ -180,6 +180,24 @@ describe('heddle CLI conventions', () => {
     expect(typo.err.split('\n')[0]).toBe('heddle node add: unknown flag --tierr; did you mean "--tier"?');
   });
 
+  it('heddle place loads the API client, not the control plane, the wire, the gate or ws', () => {
+    const cwd = tempDir();
+    // No daemon runs in this home: the command gets as far as the API client, then fails.
+    const r = modulesLoaded(
+      ['--import', tsx, join(here, 'bin.ts'), 'place', cwd, '--home', join(cwd, 'nohome'), '--json'],
+      { cwd, env: { ...process.env, TSX_TSCONFIG_PATH: join(here, '..', 'tsconfig.source.json') } },
+    );
+    expect(r.code).toBe(1); // check failed: controller_not_running
+    expect(r.urls.some((u) => u.endsWith('/operator-api/src/client.ts'))).toBe(true);
+    expect(r.urls.some((u) => u.endsWith('/control-plane/src/contract.ts'))).toBe(true);
+    const heavy = r.urls.filter((u) =>
+      /\/ws\/|\/wire\/src\/|\/gate\/src\/|control-plane\/src\/(index|control-plane|place)\.ts|better-sqlite3/.test(
+        u,
+      ),
+    );
+    expect(heavy).toEqual([]);
+  });
+
   it('--help and --version load neither the crypto nor the validation stack, nor any command', () => {
     for (const args of [['--help'], ['--version'], ['place', '--help']]) {
       const r = modulesLoaded(['--import', tsx, join(here, 'bin.ts'), ...args], {

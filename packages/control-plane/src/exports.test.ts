@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { typeExportNames } from '@heddle/envelope/testing';
 import { describe, expect, it } from 'vitest';
+import * as contract from './contract.js';
 import * as driver from './driver.js';
 import * as api from './index.js';
 import * as sqlite from './sqlite.js';
@@ -134,6 +135,29 @@ describe('@heddle/control-plane/driver (src/driver.ts)', () => {
       'TargetRecord',
       'UnsettledRecord',
     ]);
+  });
+});
+
+describe('@heddle/control-plane/contract (src/contract.ts)', () => {
+  it('value exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(contract).sort()).toEqual([
+      'IDEMPOTENCY_KEY_PATTERN',
+      'PLACEMENT_STATES',
+      'PlaceOrderInputSchema',
+      'PlaneError',
+      'StateError',
+    ]);
+  });
+
+  it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(typeExportNames(readFileSync(join(import.meta.dirname, 'contract.ts'), 'utf8'))).toEqual([
+      'PlaceOrderInput',
+    ]);
+  });
+
+  it('is the same schema and classes as the main entry', () => {
+    expect(contract.PlaceOrderInputSchema).toBe(api.PlaceOrderInputSchema);
+    expect(contract.PlaneError).toBe(api.PlaneError);
   });
 });
 

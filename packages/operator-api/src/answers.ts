@@ -3,16 +3,16 @@
  * field the contract does not name is a broken answer, so a drift between the daemon and its clients
  * is caught at the first call. The same shapes are what `heddle <command> --json` prints.
  */
-import {
-  type AlertRecord,
-  type AttemptOutcome,
-  type NodeView,
-  PLACEMENT_STATES,
-  type RevocationPushReport,
-  type SettleReport,
-  type TransferProgress,
-  type UnsettledRecord,
+import type {
+  AlertRecord,
+  AttemptOutcome,
+  NodeView,
+  RevocationPushReport,
+  SettleReport,
+  TransferProgress,
+  UnsettledRecord,
 } from '@heddle/control-plane';
+import { PLACEMENT_STATES } from '@heddle/control-plane/contract';
 import type { JsonValue } from '@heddle/envelope';
 import { z } from 'zod';
 import type {

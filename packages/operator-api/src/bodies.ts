@@ -3,7 +3,7 @@
  * "Routes"). Bodies are strict JSON objects: an unknown field is refused (`invalid_input`, naming it).
  */
 import { isAbsolute } from 'node:path';
-import { type PlaceOrderInput, PlaceOrderInputSchema } from '@heddle/control-plane';
+import { type PlaceOrderInput, PlaceOrderInputSchema } from '@heddle/control-plane/contract';
 import { NODE_TIERS, type NodeTier } from '@heddle/model';
 import { type RevocationListFile, RevocationListFileSchema } from '@heddle/package';
 import { z } from 'zod';

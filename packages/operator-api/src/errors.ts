@@ -1,4 +1,4 @@
-import { PlaneError, StateError } from '@heddle/control-plane';
+import { PlaneError, StateError } from '@heddle/control-plane/contract';
 import { HeddleError } from '@heddle/envelope';
 import type { ApiErrorBody } from './answer-types.js';
 

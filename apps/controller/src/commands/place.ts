@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { positional } from '@heddle/cli-kit';
-import { IDEMPOTENCY_KEY_PATTERN, type PlaceOrderInput } from '@heddle/control-plane';
+import { IDEMPOTENCY_KEY_PATTERN, type PlaceOrderInput } from '@heddle/control-plane/contract';
 import { ApiError, type ExplanationAnswer, type PlaceAnswer } from '@heddle/operator-api';
 import { ExitCode } from '../cli-error.js';
 import { badValue } from '../command-def.js';
