@@ -7,6 +7,7 @@ export { runUntilSignal } from './daemon-signals.js';
 export { type DispatchOptions, dispatchCli, type LineSink } from './dispatch.js';
 export { errnoCode, errorMessage } from './error-text.js';
 export { commandHelp, flagLabel, type ProgramDef, programHelp, synopsis } from './help.js';
+export { chooseLogLevel, LOG_LEVEL_FLAG } from './log-level-flag.js';
 export {
   DEFAULT_LOG_LEVEL,
   errorFields,

@@ -2,6 +2,7 @@ import {
   CTL_METHODS,
   CTL_VERSION,
   type DescribeAnswer,
+  HOST_FEATURES,
   type HostSoftware,
   WORKLOAD_HOST_SERVICE,
   type WorkloadHostAdvertisement,
@@ -37,6 +38,7 @@ export function workloadHostAdvertisement(options: AdvertisementOptions): Worklo
     software: software === undefined ? null : { name: software.name, version: software.version },
     limits: { max_calls_per_session: options.maxCallsPerSession ?? DEFAULT_MAX_CALLS_PER_SESSION },
     lease: lease === undefined ? null : { lease_ms: lease.lease_ms, stops_within_ms: lease.stops_within_ms },
+    features: [...HOST_FEATURES],
   };
 }
 
