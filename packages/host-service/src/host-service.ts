@@ -266,6 +266,13 @@ export class HostService {
     return [...this.#state.instances.keys()];
   }
 
+  /** How many instances placed here are in each lifecycle state (for metrics). */
+  instanceLives(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const p of this.#state.instances.values()) out.set(p.life.state, (out.get(p.life.state) ?? 0) + 1);
+    return out;
+  }
+
   /** Requests being handled right now. */
   get activeCalls(): number {
     return this.#active;
