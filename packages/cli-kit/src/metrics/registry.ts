@@ -121,7 +121,10 @@ export class Histogram {
       s = { labels: { ...labels }, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
       this.#series.set(key, s);
     }
-    for (let i = 0; i < this.buckets.length; i++) if (value <= (this.buckets[i] ?? 0)) s.counts[i]++;
+    const counts = s.counts;
+    this.buckets.forEach((le, i) => {
+      if (value <= le) counts[i] = (counts[i] ?? 0) + 1;
+    });
     s.sum += value;
     s.count++;
   }
