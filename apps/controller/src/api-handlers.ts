@@ -49,7 +49,8 @@ export function planeHandlers(plane: ControlPlane, options: PlaneHandlerOptions 
     pinNode: async ({ id, body }) => ({ node: await plane.pinNode(id, body.key, body.tier) }),
     place: ({ body, onProgress, requestId }) => {
       // The request id goes on to each host that reads it (its log names the operator's request).
-      const run = () => plane.place(body, onProgress === undefined ? { requestId } : { requestId, onProgress });
+      const run = () =>
+        plane.place(body, onProgress === undefined ? { requestId } : { requestId, onProgress });
       return options.aroundPlace === undefined ? run() : options.aroundPlace(run);
     },
     listInstances: () => ({ instances: plane.instances() }),

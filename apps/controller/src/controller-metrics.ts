@@ -179,7 +179,8 @@ export class ControllerMetrics {
     this.#appendSeconds.observe({}, o.ms / 1000);
     const p = o.payload;
     if (o.kind !== 'workload.place' || typeof p !== 'object' || p === null) return;
-    if (!('phase' in p) || p.phase !== 'attempt' || !('outcome' in p) || typeof p.outcome !== 'string') return;
+    if (!('phase' in p) || p.phase !== 'attempt' || !('outcome' in p) || typeof p.outcome !== 'string')
+      return;
     this.#attempts.inc({ outcome: p.outcome });
     const code = 'code' in p && typeof p.code === 'string' ? p.code : '';
     if (p.outcome === 'refused') this.#refusals.inc({ source: 'host', code });

@@ -41,9 +41,9 @@ import {
 } from '@heddle/package';
 import { seedDriver } from '@heddle/seed-adapter/controller';
 import { planeHandlers } from './api-handlers.js';
-import { ControllerMetrics } from './controller-metrics.js';
 import { CliError, ExitCode } from './cli-error.js';
 import { badInput, type ControllerConfig } from './controller-config.js';
+import { ControllerMetrics } from './controller-metrics.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
 import { checkStateAgainstChain, type SealCheckOptions, StateSeal } from './state-seal.js';
 

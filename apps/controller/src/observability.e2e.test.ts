@@ -8,7 +8,15 @@ import { type ParsedExposition, parseExposition, sampleValue } from '@heddle/cli
 import { generateKeyPair, loadKeyFile } from '@heddle/envelope';
 import { ApiClient, ApiInfoSchema } from '@heddle/operator-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Daemon, kill, spawnController, spawnHostDaemon, waitFor, wasiPackage, writeHostHome } from './daemon-fixtures.js';
+import {
+  type Daemon,
+  kill,
+  spawnController,
+  spawnHostDaemon,
+  waitFor,
+  wasiPackage,
+  writeHostHome,
+} from './daemon-fixtures.js';
 import { runCaptured, tempDir } from './test-io.js';
 
 const cwd = tempDir();
@@ -16,7 +24,6 @@ const home = join(cwd, 'ctl');
 let controller: Daemon;
 let host: Daemon;
 let hostUrl = '';
-let hostId = '';
 let controllerMetrics = '';
 let hostMetrics = '';
 
@@ -61,7 +68,6 @@ beforeAll(async () => {
   controller = spawnController(['controller', 'run', '--home', home, '--log-level', 'debug'], cwd);
   const [h, c] = await Promise.all([waitFor(host, 'listening'), waitFor(controller, 'listening')]);
   hostUrl = String(h.url);
-  hostId = hostHome.nodeId;
   hostMetrics = String(h.metrics_url).replace(/\/metrics$/, '');
   controllerMetrics = String(c.metrics_url).replace(/\/metrics$/, '');
   expect([h.log_level, c.log_level]).toEqual(['info', 'debug']);
@@ -110,7 +116,9 @@ describe('metrics and the request id', () => {
     expect(sampleValue(c0, 'heddle_places_total')).toBe(0);
     expect(sampleValue(c0, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(sampleValue(h0, 'heddle_host_places_total')).toBe(0);
-    expect(sampleValue(h0, 'heddle_host_calls_total', { method: 'workload.describe', outcome: 'ok' })).toBe(1);
+    expect(sampleValue(h0, 'heddle_host_calls_total', { method: 'workload.describe', outcome: 'ok' })).toBe(
+      1,
+    );
 
     const keys = loadKeyFile(join(home, 'controller.key'));
     const pkg = await wasiPackage(keys);
@@ -129,7 +137,8 @@ describe('metrics and the request id', () => {
     expect(call).toMatchObject({ level: 'info', method: 'workload.place', outcome: 'ok', request_id: rid });
     expect(String(call.instance_id)).toMatch(/^wasi-cog-[0-9a-f]{16}$/);
     const request = await until(
-      () => controller.lines.find((l) => l.msg === 'request' && l.path === '/v1/place' && l.request_id === rid),
+      () =>
+        controller.lines.find((l) => l.msg === 'request' && l.path === '/v1/place' && l.request_id === rid),
       'the controller request line',
     );
     expect(request).toMatchObject({ status: 200 });
@@ -138,7 +147,9 @@ describe('metrics and the request id', () => {
     const h1 = await scrape(hostMetrics);
     expect(sampleValue(c1, 'heddle_places_total', { outcome: 'placed' })).toBe(1);
     expect(sampleValue(c1, 'heddle_place_duration_seconds_count', { outcome: 'placed' })).toBe(1);
-    expect(sampleValue(c1, 'heddle_place_duration_seconds_bucket', { outcome: 'placed', le: '+Inf' })).toBe(1);
+    expect(sampleValue(c1, 'heddle_place_duration_seconds_bucket', { outcome: 'placed', le: '+Inf' })).toBe(
+      1,
+    );
     expect(sampleValue(c1, 'heddle_place_attempts_total', { outcome: 'placed' })).toBe(1);
     expect(sampleValue(c1, 'heddle_instances', { state: 'running' })).toBe(1);
     expect(sampleValue(c1, 'heddle_api_requests_total', { route: 'place', code: '' })).toBe(1);
@@ -186,7 +197,10 @@ describe('metrics and the request id', () => {
 
     const c1 = await scrape(controllerMetrics);
     const h1 = await scrape(hostMetrics);
-    const refusedBefore = sampleValue(c0, 'heddle_refusals_total', { source: 'host', code: 'invalid_request' });
+    const refusedBefore = sampleValue(c0, 'heddle_refusals_total', {
+      source: 'host',
+      code: 'invalid_request',
+    });
     expect(sampleValue(c1, 'heddle_refusals_total', { source: 'host', code: 'invalid_request' })).toBe(
       refusedBefore + 1,
     );
@@ -196,7 +210,9 @@ describe('metrics and the request id', () => {
       (s) => s.name === 'heddle_places_total' && s.labels.outcome !== 'placed' && s.value > 0,
     );
     expect(failed).toHaveLength(1);
-    expect(sampleValue(h1, 'heddle_host_refusals_total', { code: 'invalid_request', authenticated: 'true' })).toBe(
+    expect(
+      sampleValue(h1, 'heddle_host_refusals_total', { code: 'invalid_request', authenticated: 'true' }),
+    ).toBe(
       sampleValue(h0, 'heddle_host_refusals_total', { code: 'invalid_request', authenticated: 'true' }) + 1,
     );
     expect(

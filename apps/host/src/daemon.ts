@@ -34,9 +34,9 @@ import {
   type WorkloadRuntime,
 } from '@heddle/runtime';
 import { WireServer, type WireTlsOptions } from '@heddle/wire';
+import { logCall } from './call-log.js';
 import type { HostConfig } from './config.js';
 import { HostMetrics } from './host-metrics.js';
-import { logCall } from './call-log.js';
 import { loadHostAnchors } from './host-trust.js';
 import { nativeUserMismatch } from './native-user-check.js';
 import { logSupervision } from './supervision-log.js';

@@ -78,7 +78,8 @@ export class HostMetrics {
       name: 'heddle_host_instances',
       help: 'Instances placed on this host, by lifecycle state.',
       labelNames: ['state'],
-      collect: () => [...(s.service()?.instanceLives() ?? [])].map(([state, value]) => ({ labels: { state }, value })),
+      collect: () =>
+        [...(s.service()?.instanceLives() ?? [])].map(([state, value]) => ({ labels: { state }, value })),
     });
     r.gauge({
       name: 'heddle_host_calls_in_flight',

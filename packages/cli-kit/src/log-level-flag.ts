@@ -17,7 +17,10 @@ export const LOG_LEVEL_FLAG: FlagDef = Object.freeze({
 export function chooseLogLevel(flag: string | undefined, configured: LogLevel): LogLevel {
   if (flag === undefined) return configured;
   if (!isLogLevel(flag)) {
-    throw usageError(`--log-level: expected one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(flag)}`, 'log-level');
+    throw usageError(
+      `--log-level: expected one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(flag)}`,
+      'log-level',
+    );
   }
   return flag;
 }

@@ -113,7 +113,12 @@ describe('Logger levels and children', () => {
       () => T,
     ).child({ a: 1, level: 'x', msg: 'y' });
     log.info('m', { a: 2 });
-    expect(JSON.parse(lines[0] ?? '')).toEqual({ ts: '2026-01-02T03:04:05.678Z', level: 'info', msg: 'm', a: 2 });
+    expect(JSON.parse(lines[0] ?? '')).toEqual({
+      ts: '2026-01-02T03:04:05.678Z',
+      level: 'info',
+      msg: 'm',
+      a: 2,
+    });
   });
 
   it('isLogLevel accepts exactly the four levels', () => {

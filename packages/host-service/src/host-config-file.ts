@@ -41,9 +41,9 @@ export const CONFIG_LOG_LEVELS: readonly ['debug', 'info', 'warn', 'error'] = Ob
 ] as const);
 
 /** Schema of a daemon's `log_level` (absent: `info`). */
-export const LogLevelConfigSchema: z.ZodOptional<z.ZodEnum<{ debug: 'debug'; info: 'info'; warn: 'warn'; error: 'error' }>> = z
-  .enum(CONFIG_LOG_LEVELS, { error: `expected one of ${CONFIG_LOG_LEVELS.join(', ')}` })
-  .optional();
+export const LogLevelConfigSchema: z.ZodOptional<
+  z.ZodEnum<{ debug: 'debug'; info: 'info'; warn: 'warn'; error: 'error' }>
+> = z.enum(CONFIG_LOG_LEVELS, { error: `expected one of ${CONFIG_LOG_LEVELS.join(', ')}` }).optional();
 
 /** A daemon's `metrics_listen`: where `/metrics`, `/healthz` and `/readyz` are served (absent: not served). */
 export interface MetricsListenConfig {

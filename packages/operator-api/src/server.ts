@@ -294,8 +294,7 @@ export class ApiServer {
       if (this.#closing !== undefined) checks = { ...checks, accepting: false };
     }
     const ok = Object.values(checks).every((v) => v === true);
-    const body =
-      path === '/healthz' ? { status: 'ok' } : { status: ok ? 'ready' : 'not_ready', checks };
+    const body = path === '/healthz' ? { status: 'ok' } : { status: ok ? 'ready' : 'not_ready', checks };
     const status = ok ? 200 : 503;
     const text = JSON.stringify(body);
     res.writeHead(status, {
@@ -350,8 +349,6 @@ function dispatch(
   const handler = handlers[name] as (r: typeof req) => unknown;
   return Promise.resolve(handler(req));
 }
-
-
 
 function decode(segment: string): string {
   try {

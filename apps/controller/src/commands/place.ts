@@ -2,12 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { positional } from '@heddle/cli-kit';
 import { IDEMPOTENCY_KEY_PATTERN, type PlaceOrderInput } from '@heddle/control-plane';
-import {
-  ApiError,
-  type ExplanationAnswer,
-  type PlaceAnswer,
-  REQUEST_ID_PATTERN,
-} from '@heddle/operator-api';
+import { ApiError, type ExplanationAnswer, type PlaceAnswer, REQUEST_ID_PATTERN } from '@heddle/operator-api';
 import { ExitCode } from '../cli-error.js';
 import { badValue } from '../command-def.js';
 import { PLACE } from '../defs/instances.js';

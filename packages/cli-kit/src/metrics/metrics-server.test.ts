@@ -66,6 +66,9 @@ describe('MetricsServer', () => {
       },
     });
     const r = await fetch(`${server.url}/readyz`);
-    expect([r.status, await r.json()]).toEqual([503, { status: 'not_ready', checks: { ready_check: false } }]);
+    expect([r.status, await r.json()]).toEqual([
+      503,
+      { status: 'not_ready', checks: { ready_check: false } },
+    ]);
   });
 });

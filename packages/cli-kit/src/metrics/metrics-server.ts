@@ -77,19 +77,25 @@ function answer(o: MetricsServerOptions, req: IncomingMessage, res: ServerRespon
     res.end(method === 'HEAD' ? undefined : text);
   };
   const known = path === '/metrics' || path === '/healthz' || path === '/readyz';
-  if (!known) return send(404, 'text/plain; charset=utf-8', 'not found: /metrics, /healthz, /readyz\n');
+  if (!known) {
+    send(404, 'text/plain; charset=utf-8', 'not found: /metrics, /healthz, /readyz\n');
+    return;
+  }
   if (method !== 'GET' && method !== 'HEAD') {
     res.setHeader('allow', 'GET, HEAD');
-    return send(405, 'text/plain; charset=utf-8', 'method not allowed\n');
+    send(405, 'text/plain; charset=utf-8', 'method not allowed\n');
+    return;
   }
   if (path === '/metrics') {
     let text: string;
     try {
       text = o.registry.render();
     } catch (err) {
-      return send(500, 'text/plain; charset=utf-8', `metrics failed: ${String(err)}\n`);
+      send(500, 'text/plain; charset=utf-8', `metrics failed: ${String(err)}\n`);
+      return;
     }
-    return send(200, EXPOSITION_CONTENT_TYPE, text);
+    send(200, EXPOSITION_CONTENT_TYPE, text);
+    return;
   }
   const h = healthAnswer(path, o.ready);
   if (h !== undefined) send(h.status, 'application/json', JSON.stringify(h.body));

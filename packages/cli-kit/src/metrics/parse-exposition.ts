@@ -16,7 +16,7 @@ const NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*';
 const SAMPLE_RE = new RegExp(`^(${NAME})(?:\\{(.*)\\})? (\\S+)$`);
 const LABEL_RE = /^([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(,|$)/;
 
-function unescape(v: string): string {
+function unescapeText(v: string): string {
   return v.replace(/\\(.)/g, (_m, c: string) => (c === 'n' ? '\n' : c));
 }
 
@@ -48,7 +48,7 @@ export function parseExposition(text: string): ParsedExposition {
         if (!/^(counter|gauge|histogram|summary|untyped)$/.test(rest)) throw new Error(`bad type: ${line}`);
         if (types.has(name)) throw new Error(`family typed twice: ${line}`);
         types.set(name, rest);
-      } else help.set(name, unescape(rest));
+      } else help.set(name, unescapeText(rest));
       continue;
     }
     if (line.startsWith('#')) continue;
@@ -64,7 +64,7 @@ export function parseExposition(text: string): ParsedExposition {
       if (l === null) throw new Error(`bad labels in line: ${line}`);
       const [all, k = '', v = ''] = l;
       if (k in labels) throw new Error(`label twice in line: ${line}`);
-      labels[k] = unescape(v);
+      labels[k] = unescapeText(v);
       rest = rest.slice(all.length);
     }
     samples.push({ name, labels, value: value(valueText, line) });

@@ -71,21 +71,18 @@ describe('MetricsRegistry', () => {
 
   it('any label value and any finite count round-trips through render and parse (property)', () => {
     fc.assert(
-      fc.property(
-        fc.array(fc.tuple(fc.string(), fc.nat({ max: 1e9 })), { maxLength: 8 }),
-        (entries) => {
-          const r = new MetricsRegistry();
-          const c = r.counter({ name: 'p_total', help: 'P.', labelNames: ['v'] });
-          const want = new Map<string, number>();
-          for (const [v, n] of entries) {
-            c.inc({ v }, n);
-            want.set(v, (want.get(v) ?? 0) + n);
-          }
-          const p = parseExposition(r.render());
-          for (const [v, n] of want) expect(sampleValue(p, 'p_total', { v })).toBe(n);
-          expect(p.samples.filter((s) => s.name === 'p_total')).toHaveLength(want.size);
-        },
-      ),
+      fc.property(fc.array(fc.tuple(fc.string(), fc.nat({ max: 1e9 })), { maxLength: 8 }), (entries) => {
+        const r = new MetricsRegistry();
+        const c = r.counter({ name: 'p_total', help: 'P.', labelNames: ['v'] });
+        const want = new Map<string, number>();
+        for (const [v, n] of entries) {
+          c.inc({ v }, n);
+          want.set(v, (want.get(v) ?? 0) + n);
+        }
+        const p = parseExposition(r.render());
+        for (const [v, n] of want) expect(sampleValue(p, 'p_total', { v })).toBe(n);
+        expect(p.samples.filter((s) => s.name === 'p_total')).toHaveLength(want.size);
+      }),
     );
   });
 

@@ -99,7 +99,10 @@ export class Histogram {
   readonly #name: string;
   /** The bucket upper bounds, ascending, without `+Inf`. */
   readonly buckets: readonly number[];
-  readonly #series = new Map<string, { labels: MetricLabels; counts: number[]; sum: number; count: number }>();
+  readonly #series = new Map<
+    string,
+    { labels: MetricLabels; counts: number[]; sum: number; count: number }
+  >();
 
   /** Use {@link MetricsRegistry.histogram}. */
   constructor(def: HistogramDef) {
@@ -157,7 +160,11 @@ export class Histogram {
 type Entry =
   | { readonly kind: 'counter'; readonly def: MetricDef; readonly metric: Counter }
   | { readonly kind: 'histogram'; readonly def: MetricDef; readonly metric: Histogram }
-  | { readonly kind: 'gauge' | 'counter'; readonly def: MetricDef; readonly collect: () => Iterable<MetricSample> };
+  | {
+      readonly kind: 'gauge' | 'counter';
+      readonly def: MetricDef;
+      readonly collect: () => Iterable<MetricSample>;
+    };
 
 /**
  * A set of metrics and their text exposition (Prometheus format 0.0.4): counters and histograms
