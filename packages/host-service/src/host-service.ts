@@ -12,6 +12,7 @@ import {
   type CtlMethod,
   type CtlRequest,
   claimedRequest,
+  type HostFeature,
   type HostSoftware,
   MAX_CLOCK_SKEW_MS,
   type MethodAnswer,
@@ -104,6 +105,11 @@ export interface HostServiceOptions {
   readonly leaseMs?: number;
   /** Told of what the supervisor and the lease did (restarts, failures, lease stops), for logs. */
   readonly onSupervision?: (e: SupervisorEvent) => void;
+  /**
+   * The optional protocol features advertised in `describe` (default all of `HOST_FEATURES`; `[]`
+   * makes the host look like one from before them: a controller then sends it no optional field).
+   */
+  readonly features?: readonly HostFeature[];
   /** Told of every request once it is answered (for the request log and metrics; a throw is ignored). */
   readonly onCall?: (e: HostCallEvent) => void;
 }
@@ -139,6 +145,7 @@ export class HostService {
   readonly #budget: RefusalBudget;
   readonly #onError: (err: unknown) => void;
   readonly #onCall: ((e: HostCallEvent) => void) | undefined;
+  readonly #features: readonly HostFeature[] | undefined;
   readonly #lease: ControllerLease | undefined;
   readonly #leaseFile: LeaseFile | undefined;
   readonly #supervisor: Supervisor;
@@ -203,6 +210,7 @@ export class HostService {
     this.#budget = new RefusalBudget(options.refusalBudget);
     this.#onError = options.onError ?? (() => {});
     this.#onCall = options.onCall;
+    this.#features = options.features;
     this.#operatorKeys = options.anchors.operatorKeys();
     this.#anchors = options.anchors;
     this.#kinds = options.kinds;
@@ -253,6 +261,7 @@ export class HostService {
       ...(this.#address === undefined ? {} : { address: this.#address }),
       ...(this.#software === undefined ? {} : { software: this.#software }),
       ...(this.#maxCallsPerSession === undefined ? {} : { maxCallsPerSession: this.#maxCallsPerSession }),
+      ...(this.#features === undefined ? {} : { features: this.#features }),
       ...(this.#lease === undefined
         ? {}
         : {
