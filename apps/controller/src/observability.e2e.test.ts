@@ -102,6 +102,16 @@ describe('health endpoints', () => {
     });
     expect((await fetch(`${info.url}/v1/health`)).status).toBe(401);
     expect((await fetch(`${info.url}/v1/nodes`)).status).toBe(401);
+    // The request id header: echoed when well-formed, made up when absent, refused when malformed.
+    const token = readFileSync(join(home, 'api.token'), 'utf8').trim();
+    const auth = { authorization: `Bearer ${token}` };
+    const echoed = await fetch(`${info.url}/v1/health`, { headers: { ...auth, 'x-request-id': 'abc-1' } });
+    expect([echoed.status, echoed.headers.get('x-request-id')]).toEqual([200, 'abc-1']);
+    const made = await fetch(`${info.url}/v1/health`, { headers: auth });
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const bad = await fetch(`${info.url}/v1/health`, { headers: { ...auth, 'x-request-id': 'no spaces' } });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { code: 'invalid_input', field: 'x-request-id' } });
     expect((await fetch(`${info.url}/healthz`, { method: 'POST' })).status).toBe(401);
   });
 });
