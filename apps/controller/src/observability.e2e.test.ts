@@ -94,6 +94,12 @@ describe('health endpoints', () => {
     const info = ApiInfoSchema.parse(JSON.parse(readFileSync(join(home, 'api.json'), 'utf8')));
     const h = await fetch(`${info.url}/healthz`);
     expect([h.status, await h.json()]).toEqual([200, { status: 'ok' }]);
+    // Probes poll these routes: their request lines are written at debug (this controller runs at debug).
+    const probeLine = await until(
+      () => controller.lines.find((l) => l.msg === 'request' && l.path === '/healthz'),
+      'the probe request line',
+    );
+    expect(probeLine).toMatchObject({ level: 'debug', status: 200 });
     const r = await fetch(`${info.url}/readyz`);
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({

@@ -11,6 +11,8 @@ import { matchRoute, OPERATOR_ROUTES, type RouteDef, type RouteName } from './ro
 
 /** Where the server writes its request log (a `Logger` of `@heddle/cli-kit` fits). */
 export interface ApiLog {
+  /** Where the requests of health probes go (`/healthz`, `/readyz`); not logged without it. */
+  debug?(msg: string, fields?: Readonly<Record<string, unknown>>): void;
   info(msg: string, fields?: Readonly<Record<string, unknown>>): void;
   error(msg: string, fields?: Readonly<Record<string, unknown>>): void;
 }
@@ -154,6 +156,7 @@ export class ApiServer {
     let code: string | undefined;
     let routeName: RouteName | null = null;
     let bytesIn = 0;
+    let probe = false;
     const given = req.headers[REQUEST_ID_HEADER];
     const requestId = typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     try {
@@ -162,6 +165,7 @@ export class ApiServer {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       path = url.pathname.slice(0, 256);
       if ((path === '/healthz' || path === '/readyz') && (method === 'GET' || method === 'HEAD')) {
+        probe = true;
         req.resume();
         status = this.#health(res, path, method);
         return;
@@ -250,7 +254,10 @@ export class ApiServer {
       else this.#json(res, m.status, { error: m.error });
     } finally {
       const ms = Date.now() - started;
-      this.#o.log.info('request', { method, path, status, code, ms, request_id: requestId });
+      const fields = { method, path, status, code, ms, request_id: requestId };
+      // A probe polls the health routes every few seconds: their lines go to debug.
+      if (probe) this.#o.log.debug?.('request', fields);
+      else this.#o.log.info('request', fields);
       this.#tell({
         route: routeName,
         method,
