@@ -1,4 +1,4 @@
-import type { ControlPlane, RevocationPushReport } from '@heddle/control-plane';
+import type { ControlPlane, PlaceResult, RevocationPushReport } from '@heddle/control-plane';
 import { isGone } from '@heddle/model';
 import type { OperatorHandlers } from '@heddle/operator-api';
 import type { RevocationListFile } from '@heddle/package';
@@ -11,6 +11,8 @@ export interface PlaneHandlerOptions {
    * without it, `POST /v1/revocations` only distributes (`plane.pushRevocations`).
    */
   readonly applyRevocations?: (list: RevocationListFile) => Promise<RevocationPushReport>;
+  /** Wraps each operator place (the daemon's metrics time it); default: runs it as is. */
+  readonly aroundPlace?: (run: () => Promise<PlaceResult>) => Promise<PlaceResult>;
 }
 
 /**
@@ -45,7 +47,12 @@ export function planeHandlers(plane: ControlPlane, options: PlaneHandlerOptions 
     getNode: ({ id }) => ({ node: plane.node(id) }),
     removeNode: async ({ id, query }) => ({ node: await plane.removeNode(id, query.force) }),
     pinNode: async ({ id, body }) => ({ node: await plane.pinNode(id, body.key, body.tier) }),
-    place: ({ body, onProgress }) => plane.place(body, onProgress === undefined ? {} : { onProgress }),
+    place: ({ body, onProgress, requestId }) => {
+      // The request id goes on to each host that reads it (its log names the operator's request).
+      const run = () =>
+        plane.place(body, onProgress === undefined ? { requestId } : { requestId, onProgress });
+      return options.aroundPlace === undefined ? run() : options.aroundPlace(run);
+    },
     listInstances: () => ({ instances: plane.instances() }),
     getInstance: ({ id }) => plane.status(id),
     logs: ({ id, query }) => plane.logs(id, query.lines),

@@ -12,6 +12,7 @@ import {
   logTornTail,
   systemCliError,
 } from '@heddle/cli-kit';
+import { MetricsServer } from '@heddle/cli-kit/metrics';
 import {
   type KeyPair,
   loadKeyFile,
@@ -33,7 +34,9 @@ import {
   type WorkloadRuntime,
 } from '@heddle/runtime';
 import { WireServer, type WireTlsOptions } from '@heddle/wire';
+import { logCall } from './call-log.js';
 import type { HostConfig } from './config.js';
+import { HostMetrics } from './host-metrics.js';
 import { loadHostAnchors } from './host-trust.js';
 import { nativeRouteWithheld, nativeUserMismatch } from './native-user-check.js';
 import { logSupervision } from './supervision-log.js';
@@ -50,6 +53,8 @@ export interface RunningHost {
   readonly nodeId: string;
   /** The URL the server listens on. */
   readonly url: string;
+  /** Where `/metrics`, `/healthz` and `/readyz` are served (`metrics_listen`), if anywhere. */
+  readonly metricsUrl: string | undefined;
   readonly service: HostService;
   /** Re-reads the revocation list and tears down what it revokes (logged). Calls never overlap. */
   checkRevocations(reason: string): Promise<void>;
@@ -242,9 +247,42 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
   let service: HostService | undefined;
   // Requests wait for the re-adoption of what a previous run placed (answered "not ready" until then).
   let recovered = false;
-  let server: WireServer;
+  let server: WireServer | undefined;
+  let stopping: Promise<void> | undefined;
+  const metrics = new HostMetrics({
+    service: () => service,
+    server: () => server,
+    chain: p.chain,
+    revocationGeneration: () => holder.list.generation,
+  });
+  // Ready: instances re-adopted, the listener accepting and not shutting down, the chain taking
+  // appends, and a revocation list in force (one that failed closed refuses every package).
+  const ready = () => ({
+    recovered,
+    listening: server?.accepting === true && stopping === undefined,
+    chain_writable: !p.chain.readOnly,
+    revocation_list_valid: holder.failure === undefined,
+  });
+  let metricsServer: MetricsServer | undefined;
+  if (config.metricsListen !== undefined) {
+    const { host, port } = config.metricsListen;
+    try {
+      metricsServer = await MetricsServer.listen({ registry: metrics.registry, ready, host, port });
+    } catch (err) {
+      throw new CliError(
+        'listen_failed',
+        `metrics_listen: cannot listen on ${host}:${port}: ${errorMessage(err)}`,
+        ExitCode.failed,
+        { field: 'metrics_listen', cause: err },
+      );
+    }
+  }
+  const closeMetrics = async (): Promise<void> => {
+    await metricsServer?.close();
+  };
+  let wire: WireServer;
   try {
-    server = await WireServer.listen({
+    wire = await WireServer.listen({
       handler: async (signed, ctx) => {
         if (service === undefined || !recovered) throw new Error('the host is not ready');
         return service.handle(signed, ctx);
@@ -256,6 +294,7 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
       onError: onError('wire'),
     });
   } catch (err) {
+    await closeMetrics();
     throw new CliError(
       'listen_failed',
       `listen: cannot listen on ${config.listen.host}:${config.listen.port}: ${errorMessage(err)}`,
@@ -263,7 +302,8 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
       { field: 'listen', cause: err },
     );
   }
-  const address = config.advertiseAddress ?? (wildcard(config.listen.host) ? undefined : server.url);
+  server = wire;
+  const address = config.advertiseAddress ?? (wildcard(config.listen.host) ? undefined : wire.url);
   try {
     service = new HostService({
       keys: p.keys,
@@ -292,9 +332,14 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
       },
       ...(config.controllerLeaseSecs === undefined ? {} : { leaseMs: config.controllerLeaseSecs * 1000 }),
       onSupervision: (e) => logSupervision(log, e),
+      onCall: (e) => {
+        metrics.onCall(e);
+        logCall(log, e);
+      },
     });
   } catch (err) {
-    await server.close();
+    await wire.close();
+    await closeMetrics();
     const message = `cannot build the host service: ${errorMessage(err)}`;
     throw (
       systemCliError(err, { context: message, field: 'data_dir' }) ??
@@ -313,7 +358,9 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
     version: VERSION,
     node_id: p.nodeId,
     public_key: toHex(p.keys.publicKey),
-    url: server.url,
+    url: wire.url,
+    metrics_url: metricsServer === undefined ? null : `${metricsServer.url}/metrics`,
+    log_level: log.level,
     address: address ?? null,
     routes: svc.routes,
     tier: config.tier,
@@ -349,13 +396,12 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
     return checking;
   };
   const timer = setInterval(() => void checkRevocations('interval'), config.revocationCheckSecs * 1000);
-  let stopping: Promise<void> | undefined;
   const stop = (reason: string): Promise<void> => {
     stopping ??= (async () => {
       clearInterval(timer);
       // No new connections; sessions already open get their calls answered (new calls on them are
       // refused by the service while it drains).
-      server.stopAccepting();
+      wire.stopAccepting();
       log.info('shutting down', {
         reason,
         active_calls: svc.activeCalls,
@@ -368,12 +414,20 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
         log.error('shutdown of the service failed', errorFields(err));
       }
       await checking?.catch(() => {});
-      await server.close().catch((err: unknown) => log.error('closing the server failed', errorFields(err)));
+      await wire.close().catch((err: unknown) => log.error('closing the server failed', errorFields(err)));
+      await closeMetrics();
       await p.chain.close().catch((err: unknown) => log.error('closing the chain failed', errorFields(err)));
     })();
     return stopping;
   };
-  return { nodeId: p.nodeId, url: server.url, service: svc, checkRevocations, stop };
+  return {
+    nodeId: p.nodeId,
+    url: wire.url,
+    metricsUrl: metricsServer?.url,
+    service: svc,
+    checkRevocations,
+    stop,
+  };
 }
 
 /** The wire server options the config sets (only those it sets: the rest keep the wire's defaults). */

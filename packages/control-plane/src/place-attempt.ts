@@ -71,6 +71,9 @@ export async function attempt(
     variant,
     config: { mode: { ...order.mode }, values: { ...order.values } },
     start: order.start,
+    ...(hooks.requestId !== undefined && ctx.book.reads(nodeId, 'request_id')
+      ? { request_id: hooks.requestId }
+      : {}),
   };
   // The request the Caller signs expires at most this late (its clock reads at or after this one).
   const expiresAtMs = ctx.now() + ctx.config.requestTtlMs + 1_000;

@@ -75,6 +75,11 @@ export interface PlaceResult {
 export interface PlaceHooks {
   /** Told of the package transfer to each node. */
   readonly onProgress?: (p: TransferProgress) => void;
+  /**
+   * The operator's request id (`x-request-id`): carried in the place body to each host that
+   * advertises the `request_id` feature, so the host's log names it. Never stored or chained.
+   */
+  readonly requestId?: string;
 }
 
 /**

@@ -25,7 +25,7 @@ import type {
 } from './answer-types.js';
 import { ApiErrorAnswerSchema, ApiInfoSchema, PlaceStreamEventSchema } from './answers.js';
 import { ApiError } from './api-error.js';
-import { API_INFO_FILE, API_TOKEN_FILE, NDJSON } from './constants.js';
+import { API_INFO_FILE, API_TOKEN_FILE, NDJSON, REQUEST_ID_HEADER } from './constants.js';
 import { type HttpAnswer, HttpFailure, httpRequest } from './http-request.js';
 import { OPERATOR_ROUTES, type RouteDef, routePath } from './routes.js';
 
@@ -45,6 +45,11 @@ export interface ApiClientOptions {
 export interface PlaceCallOptions {
   /** Told of the package transfer to each node (uses the NDJSON stream). */
   readonly onProgress?: (p: TransferProgress) => void;
+  /**
+   * Sent as `x-request-id` (1 to 128 of `[A-Za-z0-9._:-]`, starting with a letter or digit): the
+   * controller logs it and carries it to the host. Default: the controller makes one up.
+   */
+  readonly requestId?: string;
 }
 
 const notRunningHint = (home: string | undefined): string =>
@@ -176,8 +181,13 @@ export class ApiClient {
   async place(order: PlaceOrderInput, options: PlaceCallOptions = {}): Promise<PlaceAnswer> {
     const route = OPERATOR_ROUTES.place;
     const path = routePath('place');
-    if (options.onProgress === undefined) return this.#call(route, path, order, { timeoutMs: 0 });
-    const res = await this.#fetch('POST', path, order, { timeoutMs: 0, accept: NDJSON });
+    const rid = options.requestId === undefined ? {} : { requestId: options.requestId };
+    if (options.onProgress === undefined) return this.#call(route, path, order, { timeoutMs: 0, ...rid });
+    const res = await this.#fetch('POST', path, order, {
+      timeoutMs: 0,
+      accept: NDJSON,
+      ...rid,
+    });
     if (res.status !== 200 || !(res.header('content-type') ?? '').startsWith(NDJSON)) {
       return this.#answer(route.answer, res, `POST ${path}`);
     }
@@ -279,7 +289,7 @@ export class ApiClient {
     route: RouteDef<B, Q, A>,
     path: string,
     body?: unknown,
-    o: { timeoutMs?: number } = {},
+    o: { timeoutMs?: number; requestId?: string } = {},
   ): Promise<A> {
     const res = await this.#fetch(route.method, path, body, o);
     return this.#answer(route.answer, res, `${route.method} ${path}`);
@@ -289,7 +299,7 @@ export class ApiClient {
     method: string,
     path: string,
     body: unknown,
-    o: { timeoutMs?: number; accept?: string },
+    o: { timeoutMs?: number; accept?: string; requestId?: string },
   ): Promise<HttpAnswer> {
     const timeoutMs = o.timeoutMs ?? this.#timeoutMs;
     try {
@@ -299,6 +309,7 @@ export class ApiClient {
           authorization: `Bearer ${this.#token}`,
           accept: o.accept ?? 'application/json',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(o.requestId === undefined ? {} : { [REQUEST_ID_HEADER]: o.requestId }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         timeoutMs,

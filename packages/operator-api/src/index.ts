@@ -61,7 +61,14 @@ export {
 } from './bodies.js';
 export type { ApiClientOptions, PlaceCallOptions } from './client.js';
 export { ApiClient } from './client.js';
-export { API_INFO_FILE, API_TOKEN_FILE, MAX_BODY_BYTES, NDJSON } from './constants.js';
+export {
+  API_INFO_FILE,
+  API_TOKEN_FILE,
+  MAX_BODY_BYTES,
+  NDJSON,
+  REQUEST_ID_HEADER,
+  REQUEST_ID_PATTERN,
+} from './constants.js';
 export type { MappedError } from './errors.js';
 export { ApiFailure, mapError, STATUS_OF_CODE } from './errors.js';
 export type { HandlerRequest, OperatorHandlers } from './handlers.js';
@@ -76,5 +83,5 @@ export type {
   RouteQuery,
 } from './routes.js';
 export { matchRoute, OPERATOR_ROUTES, ROUTE_NAMES, routePath } from './routes.js';
-export type { ApiLog, ApiServerOptions } from './server.js';
+export type { ApiLog, ApiRequestEvent, ApiServerOptions } from './server.js';
 export { ApiServer } from './server.js';

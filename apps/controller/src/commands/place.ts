@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { positional } from '@heddle/cli-kit';
 import { IDEMPOTENCY_KEY_PATTERN, type PlaceOrderInput } from '@heddle/control-plane/contract';
-import { ApiError, type ExplanationAnswer, type PlaceAnswer } from '@heddle/operator-api';
+import { ApiError, type ExplanationAnswer, type PlaceAnswer, REQUEST_ID_PATTERN } from '@heddle/operator-api';
 import { ExitCode } from '../cli-error.js';
 import { badValue } from '../command-def.js';
 import { PLACE } from '../defs/instances.js';
@@ -133,6 +133,13 @@ export function orderOf(ctx: Pick<OperatorContext, 'parsed' | 'io'>): PlaceOrder
 export function place(args: readonly string[], io: CliIo): Promise<number> {
   return runOperator(PLACE, args, io, async (ctx) => {
     const order = orderOf(ctx);
+    const requestId = ctx.parsed.strings['request-id'] ?? randomUUID();
+    if (!REQUEST_ID_PATTERN.test(requestId)) {
+      throw badValue(
+        'request_id',
+        '--request-id: expected 1..128 characters of A-Z a-z 0-9 . _ : -, starting with a letter or digit',
+      );
+    }
     const bar = progressFor(io, ctx.parsed.booleans.json === true);
     let result: PlaceAnswer;
     try {
@@ -140,7 +147,9 @@ export function place(args: readonly string[], io: CliIo): Promise<number> {
         .client()
         .place(
           order,
-          bar === undefined || order.dry_run === true ? {} : { onProgress: (p) => bar.update(p) },
+          bar === undefined || order.dry_run === true
+            ? { requestId }
+            : { requestId, onProgress: (p) => bar.update(p) },
         );
     } catch (err) {
       if (err instanceof ApiError && err.code === 'outcome_unknown' && order.idempotency_key !== undefined) {

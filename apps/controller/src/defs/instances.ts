@@ -59,6 +59,13 @@ export const PLACE: OperatorCommandDef = operatorDef({
       description:
         'the key of this place (1..128 of A-Z a-z 0-9 . _ : -; default: a new one per invocation): the same command again with the same key answers with what that place did and never places twice',
     },
+    {
+      name: 'request-id',
+      kind: 'string',
+      value: '<id>',
+      description:
+        'the id of this request (1..128 of A-Z a-z 0-9 . _ : -, starting with a letter or digit; default: a new UUID per invocation): sent as x-request-id, logged by the controller and by the host that places it',
+    },
     { name: 'explain', kind: 'boolean', description: 'print the engine’s explanation table' },
     {
       name: 'set',
@@ -74,7 +81,7 @@ export const PLACE: OperatorCommandDef = operatorDef({
     0: 'placed (or a dry run that found a node)',
     1: 'unplaceable (every node’s reason is printed), refused by every candidate, denied by governance, the node already holds the identical instance (duplicate_instance), unsettled, indeterminate or outcome unknown (see heddle ps; retry with the printed --idempotency-key), or the controller is not running',
     2: 'usage error',
-    3: 'bad input: --mode, --set, --idempotency-key or a node id that does not fit (the field is named), a package that fails verification (package_invalid), a key already used for another order (idempotency_conflict)',
+    3: 'bad input: --mode, --set, --idempotency-key, --request-id or a node id that does not fit (the field is named), a package that fails verification (package_invalid), a key already used for another order (idempotency_conflict)',
     4: 'internal error',
   },
 });
