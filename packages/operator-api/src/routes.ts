@@ -5,6 +5,7 @@
  */
 import type {
   AlertRecord,
+  ApprovalView,
   NodeView,
   PlaceOrderInput,
   RevocationPushReport,
@@ -24,6 +25,7 @@ import type {
 } from './answer-types.js';
 import {
   AlertSchema,
+  ApprovalViewSchema,
   HealthSchema,
   InstanceLogsSchema,
   InstanceStatusSchema,
@@ -43,6 +45,10 @@ import {
   AddSeedBodySchema,
   type AlertsQuery,
   AlertsQuerySchema,
+  type ApprovalNoteBody,
+  ApprovalNoteBodySchema,
+  type ApprovalsQuery,
+  ApprovalsQuerySchema,
   type EmptyBody,
   EmptyBodySchema,
   type ForceQuery,
@@ -100,6 +106,14 @@ export interface OperatorRoutes {
   readonly pushRevocations: RouteDef<RevocationListFile, NoQuery, RevocationPushReport>;
   readonly unsettled: RouteDef<undefined, NoQuery, { readonly unsettled: readonly UnsettledRecord[] }>;
   readonly settle: RouteDef<EmptyBody, NoQuery, SettleReport>;
+  readonly listApprovals: RouteDef<
+    undefined,
+    ApprovalsQuery,
+    { readonly approvals: readonly ApprovalView[] }
+  >;
+  readonly getApproval: RouteDef<undefined, NoQuery, { readonly approval: ApprovalView }>;
+  readonly approve: RouteDef<ApprovalNoteBody, NoQuery, { readonly approval: ApprovalView }>;
+  readonly reject: RouteDef<ApprovalNoteBody, NoQuery, { readonly approval: ApprovalView }>;
 }
 
 /** A route's name. */
@@ -117,6 +131,7 @@ export type RouteAnswer<K extends RouteName> =
 const nodes = z.strictObject({ nodes: z.array(NodeViewSchema) });
 const node = z.strictObject({ node: NodeViewSchema });
 const placement = z.strictObject({ placement: PlacementSchema });
+const approval = z.strictObject({ approval: ApprovalViewSchema });
 
 const get = <A>(path: string, answer: z.ZodType<A>): RouteDef<undefined, NoQuery, A> => ({
   method: 'GET',
@@ -161,6 +176,13 @@ export const OPERATOR_ROUTES: OperatorRoutes = Object.freeze({
   pushRevocations: post('v1/revocations', RevocationsBodySchema, RevocationPushReportSchema),
   unsettled: get('v1/unsettled', z.strictObject({ unsettled: z.array(UnsettledSchema) })),
   settle: post('v1/settle', EmptyBodySchema, SettleReportSchema),
+  listApprovals: {
+    ...get('v1/approvals', z.strictObject({ approvals: z.array(ApprovalViewSchema) })),
+    query: ApprovalsQuerySchema,
+  },
+  getApproval: get('v1/approvals/:id', approval),
+  approve: post('v1/approvals/:id/approve', ApprovalNoteBodySchema, approval),
+  reject: post('v1/approvals/:id/reject', ApprovalNoteBodySchema, approval),
 });
 
 /** The route names, in table order. */
@@ -186,6 +208,10 @@ export const ROUTE_NAMES: readonly RouteName[] = Object.freeze([
   'pushRevocations',
   'unsettled',
   'settle',
+  'listApprovals',
+  'getApproval',
+  'approve',
+  'reject',
 ]);
 
 /** A matched route: its name and path parameters. */
