@@ -1,4 +1,4 @@
-import { canonicalJson, errorMessage, type JsonValue } from '@heddle/envelope';
+import { errorMessage } from '@heddle/envelope';
 import type { ApprovalQueue, ApprovalRequest, GateContext } from '@heddle/gate';
 import type {
   ApprovalEventKind,
@@ -28,10 +28,15 @@ export function grantCovers(
   action: string,
   context: GateContext,
 ): boolean {
-  if (grant.action !== action) return false;
-  // cast: both are validated gate contexts, plain JSON
-  return (
-    canonicalJson(grant.context as unknown as JsonValue) === canonicalJson(context as unknown as JsonValue)
+  return grant.action === action && stableJson(grant.context) === stableJson(context);
+}
+
+/** JSON text with object keys sorted (a gate context holds a fractional `resource_cost`, so not canonical JSON). */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 
@@ -121,7 +126,7 @@ export class PlaneApprovals {
       });
       this.#emit(result.status === 'placed' ? 'placed' : 'failed', r);
     } catch (err) {
-      this.#settle(held, 'failed', { detail: errorMessage(err).slice(0, 2048) });
+      this.#settle(held, 'failed', { detail: failureDetail(err) });
       this.#emit('failed', r);
     }
     return this.view(r);
@@ -205,6 +210,13 @@ export class PlaneApprovals {
       }
     }
   }
+}
+
+/** Why an approved place failed, for people: the message and each node's reason. */
+function failureDetail(err: unknown): string {
+  const reasons = err instanceof PlaneError ? Object.entries(err.reasons) : [];
+  const each = reasons.map(([node, why]) => `${node}: ${why}`).join('; ');
+  return `${errorMessage(err)}${each === '' ? '' : ` (${each})`}`.slice(0, 2048);
 }
 
 /** Refuses an id that cannot be an approval request's (`approval_not_found`, naming `id`). */

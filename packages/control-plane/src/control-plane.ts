@@ -324,7 +324,7 @@ export class ControlPlane {
   }
 
   /** One approval request (`approval_not_found` otherwise). */
-  approval(id: string): Promise<ApprovalView> {
+  async approval(id: string): Promise<ApprovalView> {
     return this.#queue().get(id);
   }
 
@@ -334,12 +334,12 @@ export class ControlPlane {
    * engine as usual (the approved check counts as permitted), a deny refuses it naming why. Answers
    * once the place is done: the request and what became of its place.
    */
-  approve(id: string, by: string, note?: string): Promise<ApprovalView> {
+  async approve(id: string, by: string, note?: string): Promise<ApprovalView> {
     return this.#queue().approve(id, by, note);
   }
 
   /** Rejects a pending request as `by` with an optional `note` (chained); its held place is refused. */
-  reject(id: string, by: string, note?: string): Promise<ApprovalView> {
+  async reject(id: string, by: string, note?: string): Promise<ApprovalView> {
     return this.#queue().reject(id, by, note);
   }
 
