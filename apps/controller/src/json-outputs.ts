@@ -7,6 +7,7 @@
 import {
   AlertSchema,
   ApprovalViewSchema,
+  DrainReportSchema,
   InstanceLogsSchema,
   InstanceStatusSchema,
   NodeViewSchema,
@@ -53,6 +54,10 @@ export const JSON_OUTPUTS: Readonly<Record<string, z.ZodType>> = {
   'node rm': NodeOutputSchema,
   'node pin': NodeOutputSchema,
   'node refresh': NodesOutputSchema,
+  'node cordon': NodeOutputSchema,
+  'node uncordon': NodeOutputSchema,
+  'node drain': DrainReportSchema,
+  'node label': NodeOutputSchema,
   place: PlaceResultSchema,
   ps: z.strictObject({ instances: z.array(PlacementSchema) }),
   alerts: z.strictObject({ alerts: z.array(AlertSchema) }),

@@ -26,6 +26,7 @@ import { LifecycleTicker, type TickReport } from './lifecycle-tick.js';
 import { NodeBook } from './node-book.js';
 import type { NodeDriver } from './node-driver.js';
 import { NodeDrivers, refreshNode } from './node-drivers.js';
+import { type DrainReport, drainNode, type LabelChange, setCordon, setLabels } from './node-ops.js';
 import { type NodeView, nodeView } from './node-view.js';
 import type { PlaceOrderInput } from './order.js';
 import { PackageStore } from './package-store.js';
@@ -124,7 +125,7 @@ export class ControlPlane {
       chain: options.chain,
       config,
       now,
-      reservations: new Reservations(),
+      reservations: new Reservations((id) => options.store.getNodeMeta(id)?.labels),
       drivers: new NodeDrivers([hostDriver, ...(options.drivers ?? [])]),
       stateDir: options.stateDir,
       inProgress: new Set(),
@@ -211,6 +212,38 @@ export class ControlPlane {
     for (const change of lost) await chainChange(ctx, change);
     ctx.drivers.find(target)?.forget?.(nodeId);
     return view;
+  }
+
+  /**
+   * Cordons a node (`unknown_node` otherwise): no new places go there (the engine rejects it with the
+   * constraint `cordoned`); what runs there keeps running. Stored and chained (`workload.node`).
+   */
+  async cordonNode(nodeId: string): Promise<NodeView> {
+    await setCordon(this.#ctx, nodeId, true);
+    return this.node(nodeId);
+  }
+
+  /** Lifts a node's cordon (stored and chained). */
+  async uncordonNode(nodeId: string): Promise<NodeView> {
+    await setCordon(this.#ctx, nodeId, false);
+    return this.node(nodeId);
+  }
+
+  /**
+   * Sets and removes a node's labels (`invalid_input` naming the label for a bad name or value);
+   * stored and chained. Labels are matched by order constraints and spread over by the engine.
+   */
+  async labelNode(nodeId: string, change: LabelChange): Promise<NodeView> {
+    await setLabels(this.#ctx, nodeId, change);
+    return this.node(nodeId);
+  }
+
+  /**
+   * Drains a node (see `drainNode`): cordons it and moves its instances elsewhere through the gate and
+   * the engine, each move chained; leaves what may not move with an alert naming it.
+   */
+  drainNode(nodeId: string): Promise<DrainReport> {
+    return drainNode(this.#ctx, nodeId);
   }
 
   /** Describes every known node again (in parallel, each bounded on its own); returns them all. */

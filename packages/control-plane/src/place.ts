@@ -426,6 +426,10 @@ function decide(
     ...(order.node === null ? {} : { pin: order.node }),
     ...(order.prefer.length === 0 ? {} : { prefer: order.prefer.map((node_id) => ({ node_id })) }),
     ...(order.avoid.length === 0 ? {} : { avoid: order.avoid.map((node_id) => ({ node_id })) }),
+    ...(order.constraints === undefined || order.constraints.length === 0
+      ? {}
+      : { constraints: order.constraints.map((c) => ({ label: c.label, value: c.value })) }),
+    ...(order.spread === undefined || order.spread === null ? {} : { spread: { label: order.spread } }),
   });
   // The same checks, with the same contexts, as each attempt asks of the gate (emulated included).
   return place(request, view, ctx.reservations.state, {

@@ -8,6 +8,7 @@ import {
   APPROVAL_STATES,
   type ApprovalView,
   type AttemptOutcome,
+  type DrainReport,
   HELD_PLACE_STATUSES,
   type NodeView,
   PLACEMENT_STATES,
@@ -60,6 +61,8 @@ export const NodeViewSchema: z.ZodType<NodeView> = z.strictObject({
   unreachable_since_ms: Ms.nullable(),
   last_error: z.string().nullable(),
   instances: Count,
+  cordoned: z.boolean(),
+  labels: z.record(z.string(), z.string()),
 });
 
 /** A placement (`PlacementRecord` of `@heddle/control-plane`). */
@@ -321,4 +324,26 @@ export const ApprovalViewSchema: z.ZodType<ApprovalView> = z.strictObject({
       detail: z.string().nullable(),
     })
     .nullable(),
+});
+
+/** The answer of `POST /v1/nodes/<id>/drain` (`DrainReport`). */
+export const DrainReportSchema: z.ZodType<DrainReport> = z.strictObject({
+  node_id: NodeId,
+  cordoned: z.boolean(),
+  moved: z.array(
+    z.strictObject({
+      instance_id: z.string().min(1),
+      to_instance_id: z.string().min(1),
+      to_node_id: NodeId,
+      decision_id: Hash,
+    }),
+  ),
+  left: z.array(
+    z.strictObject({
+      instance_id: z.string().min(1),
+      reason: z.enum(['pinned', 'not_migratable', 'reschedule_limit', 'no_order', 'failed']),
+      detail: z.string(),
+      alert_id: z.string().nullable(),
+    }),
+  ),
 });

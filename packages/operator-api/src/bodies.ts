@@ -6,6 +6,8 @@ import { isAbsolute } from 'node:path';
 import {
   APPROVAL_STATES,
   type ApprovalViewState,
+  LabelName,
+  LabelValue,
   type PlaceOrderInput,
   PlaceOrderInputSchema,
 } from '@heddle/control-plane';
@@ -125,6 +127,18 @@ export interface AlertsQuery {
 export const AlertsQuerySchema: z.ZodType<AlertsQuery> = z
   .strictObject({ unacknowledged: Flag.optional() })
   .transform((q) => ({ unacknowledged: q.unacknowledged ?? false }));
+
+/** The body of `POST /v1/nodes/<id>/labels`: labels to set (name to value) and names to remove. */
+export interface LabelsBody {
+  readonly set?: Readonly<Record<string, string>> | undefined;
+  readonly remove?: readonly string[] | undefined;
+}
+
+/** Schema of {@link LabelsBody} (names and values as `LabelName` and `LabelValue` of `@heddle/control-plane`). */
+export const LabelsBodySchema: z.ZodType<LabelsBody> = z.strictObject({
+  set: z.record(LabelName, LabelValue).optional(),
+  remove: z.array(LabelName).max(64).optional(),
+});
 
 /** The query of `GET /v1/approvals`. */
 export interface ApprovalsQuery {

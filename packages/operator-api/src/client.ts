@@ -3,6 +3,7 @@ import type {
   AlertRecord,
   ApprovalView,
   ApprovalViewState,
+  DrainReport,
   NodeView,
   PlaceOrderInput,
   RevocationPushReport,
@@ -167,6 +168,32 @@ export class ApiClient {
   async pinNode(nodeId: string, key: string, tier?: NodeTier): Promise<NodeView> {
     const body = { key, ...(tier === undefined ? {} : { tier }) };
     return (await this.#call(OPERATOR_ROUTES.pinNode, routePath('pinNode', nodeId), body)).node;
+  }
+
+  /** `POST /v1/nodes/<id>/cordon`: no new places go to the node; returns it. */
+  async cordonNode(nodeId: string): Promise<NodeView> {
+    return (await this.#call(OPERATOR_ROUTES.cordonNode, routePath('cordonNode', nodeId), {})).node;
+  }
+
+  /** `POST /v1/nodes/<id>/uncordon`: lifts the cordon; returns the node. */
+  async uncordonNode(nodeId: string): Promise<NodeView> {
+    return (await this.#call(OPERATOR_ROUTES.uncordonNode, routePath('uncordonNode', nodeId), {})).node;
+  }
+
+  /**
+   * `POST /v1/nodes/<id>/drain`: cordons the node and moves its instances elsewhere (each move chained);
+   * what may not move is left with an alert. No timeout: it ends when every move is done.
+   */
+  drainNode(nodeId: string): Promise<DrainReport> {
+    return this.#call(OPERATOR_ROUTES.drainNode, routePath('drainNode', nodeId), {}, { timeoutMs: 0 });
+  }
+
+  /** `POST /v1/nodes/<id>/labels`: sets labels (name to value) and removes others; returns the node. */
+  async labelNode(
+    nodeId: string,
+    change: { set?: Readonly<Record<string, string>>; remove?: readonly string[] },
+  ): Promise<NodeView> {
+    return (await this.#call(OPERATOR_ROUTES.labelNode, routePath('labelNode', nodeId), change)).node;
   }
 
   /**

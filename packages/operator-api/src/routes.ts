@@ -6,6 +6,7 @@
 import type {
   AlertRecord,
   ApprovalView,
+  DrainReport,
   NodeView,
   PlaceOrderInput,
   RevocationPushReport,
@@ -26,6 +27,7 @@ import type {
 import {
   AlertSchema,
   ApprovalViewSchema,
+  DrainReportSchema,
   HealthSchema,
   InstanceLogsSchema,
   InstanceStatusSchema,
@@ -53,6 +55,8 @@ import {
   EmptyBodySchema,
   type ForceQuery,
   ForceQuerySchema,
+  type LabelsBody,
+  LabelsBodySchema,
   type LogsQuery,
   LogsQuerySchema,
   type NoQuery,
@@ -93,6 +97,10 @@ export interface OperatorRoutes {
   readonly getNode: RouteDef<undefined, NoQuery, { readonly node: NodeView }>;
   readonly removeNode: RouteDef<undefined, ForceQuery, { readonly node: NodeView }>;
   readonly pinNode: RouteDef<PinBody, NoQuery, { readonly node: NodeView }>;
+  readonly cordonNode: RouteDef<EmptyBody, NoQuery, { readonly node: NodeView }>;
+  readonly uncordonNode: RouteDef<EmptyBody, NoQuery, { readonly node: NodeView }>;
+  readonly drainNode: RouteDef<EmptyBody, NoQuery, DrainReport>;
+  readonly labelNode: RouteDef<LabelsBody, NoQuery, { readonly node: NodeView }>;
   readonly place: RouteDef<PlaceOrderInput, NoQuery, PlaceAnswer>;
   readonly listInstances: RouteDef<undefined, NoQuery, { readonly instances: readonly Placement[] }>;
   readonly getInstance: RouteDef<undefined, NoQuery, InstanceStatus>;
@@ -160,6 +168,10 @@ export const OPERATOR_ROUTES: OperatorRoutes = Object.freeze({
   getNode: get('v1/nodes/:id', node),
   removeNode: { ...get('v1/nodes/:id', node), method: 'DELETE' as const, query: ForceQuerySchema },
   pinNode: post('v1/nodes/:id/pin', PinBodySchema, node),
+  cordonNode: post('v1/nodes/:id/cordon', EmptyBodySchema, node),
+  uncordonNode: post('v1/nodes/:id/uncordon', EmptyBodySchema, node),
+  drainNode: post('v1/nodes/:id/drain', EmptyBodySchema, DrainReportSchema),
+  labelNode: post('v1/nodes/:id/labels', LabelsBodySchema, node),
   place: { ...post('v1/place', PlaceBodySchema, PlaceResultSchema), streams: true },
   listInstances: get('v1/instances', z.strictObject({ instances: z.array(PlacementSchema) })),
   getInstance: get('v1/instances/:id', InstanceStatusSchema),
@@ -195,6 +207,10 @@ export const ROUTE_NAMES: readonly RouteName[] = Object.freeze([
   'getNode',
   'removeNode',
   'pinNode',
+  'cordonNode',
+  'uncordonNode',
+  'drainNode',
+  'labelNode',
   'place',
   'listInstances',
   'getInstance',

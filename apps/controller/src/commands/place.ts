@@ -10,6 +10,7 @@ import { type Paint, paintState } from '../format/colour.js';
 import { progressFor } from '../format/progress.js';
 import { table } from '../format/table.js';
 import type { CliIo } from '../io.js';
+import { parseConstraint, parseSpread } from '../label-args.js';
 import { type OperatorContext, printError, runOperator } from '../operator.js';
 import { approvalLines } from './approvals.js';
 
@@ -126,6 +127,10 @@ export function orderOf(ctx: Pick<OperatorContext, 'parsed' | 'io'>): PlaceOrder
     ...(booleans['no-start'] === true ? { start: false } : {}),
     ...(booleans['allow-emulated'] === true ? { allow_emulated: true } : {}),
     ...(booleans['no-migrate'] === true ? { migratable: false } : {}),
+    ...((lists.constraint ?? []).length === 0
+      ? {}
+      : { constraints: (lists.constraint ?? []).map(parseConstraint) }),
+    ...(strings.spread === undefined ? {} : { spread: parseSpread(strings.spread) }),
     ...(booleans['dry-run'] === true ? { dry_run: true } : { idempotency_key: key }),
   };
 }

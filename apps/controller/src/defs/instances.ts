@@ -23,6 +23,21 @@ export const PLACE: OperatorCommandDef = operatorDef({
   ],
   flags: [
     { name: 'node', kind: 'string', value: '<id>', description: 'place on this node only (a pin)' },
+    {
+      name: 'constraint',
+      kind: 'string',
+      value: '<label.name=value>',
+      multiple: true,
+      description:
+        'only nodes carrying this label with this value (heddle node label); a node without it is rejected with the constraint labels',
+    },
+    {
+      name: 'spread',
+      kind: 'string',
+      value: '<label>',
+      description:
+        'spread this workload’s instances over the values of a node label: nodes whose value holds fewer of them score higher',
+    },
     { name: 'prefer', kind: 'string', value: '<id>', multiple: true, description: 'prefer this node' },
     { name: 'avoid', kind: 'string', value: '<id>', multiple: true, description: 'avoid this node' },
     {
