@@ -210,6 +210,7 @@ export class ControlPlane {
       stageState(ctx, p.instance_id, 'lost', 'node removed by the operator (--force)'),
     );
     for (const change of lost) await chainChange(ctx, change);
+    ctx.store.removeNodeMeta(nodeId);
     ctx.drivers.find(target)?.forget?.(nodeId);
     return view;
   }
