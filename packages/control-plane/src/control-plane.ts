@@ -209,8 +209,8 @@ export class ControlPlane {
     const lost = ctx.book.remove(nodeId, force, (p) =>
       stageState(ctx, p.instance_id, 'lost', 'node removed by the operator (--force)'),
     );
-    for (const change of lost) await chainChange(ctx, change);
     ctx.store.removeNodeMeta(nodeId);
+    for (const change of lost) await chainChange(ctx, change);
     ctx.drivers.find(target)?.forget?.(nodeId);
     return view;
   }
