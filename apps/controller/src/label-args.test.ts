@@ -48,7 +48,7 @@ describe('label words (heddle node label)', () => {
       ['room=a=b'],
       ['-'],
       ['room=x', 'room-'],
-      ['a'.repeat(64) + '=x'],
+      [`${'a'.repeat(64)}=x`],
     ]) {
       const e = refusal(() => parseLabelWords(bad));
       expect([e.code, e.field]).toEqual(['invalid_input', 'labels']);
