@@ -53,7 +53,9 @@ describe('heddle CLI conventions', () => {
     const cwd = tempDir();
     const node = await runCaptured(['node', '--help'], cwd);
     expect(node.code).toBe(0);
-    expect(node.out).toContain('usage: heddle node <add|add-seed|ls|rm|pin|refresh> [arguments]');
+    expect(node.out).toContain(
+      'usage: heddle node <add|add-seed|ls|rm|pin|refresh|cordon|uncordon|drain|label> [arguments]',
+    );
     expect(await runCaptured(['help', 'node'], cwd)).toEqual(node);
     const ls = await runCaptured(['help', 'node', 'ls'], cwd);
     expect(ls.code).toBe(0);

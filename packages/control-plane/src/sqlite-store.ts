@@ -8,6 +8,7 @@ import { checkSchemaVersion, migrate } from './migrations.js';
 import {
   ALERTS,
   IDEMPOTENCY_KEYS,
+  NODE_META,
   ORDERS,
   PLACEMENTS,
   RESCHEDULES,
@@ -21,6 +22,7 @@ import type {
   AlertRecord,
   HeldRevocationList,
   IdempotencyRecord,
+  NodeMetaRecord,
   OrderRecord,
   PlacementRecord,
   RescheduleRecord,
@@ -209,6 +211,7 @@ export class SqliteStateStore implements StateStore {
   private readonly pruneKeys: Database.Statement;
   private readonly reschedules: Table<RescheduleRecord>;
   private readonly alerts: Table<AlertRecord>;
+  private readonly nodeMeta: Table<NodeMetaRecord>;
   private readonly revocationAcks: Table<RevocationAckRecord>;
   private readonly revocationList: Table<HeldRevocationList>;
   private readonly placementsByNode: Database.Statement;
@@ -225,6 +228,7 @@ export class SqliteStateStore implements StateStore {
     this.pruneKeys = db.prepare('DELETE FROM idempotency_keys WHERE created_at_ms < ?');
     this.reschedules = new Table(db, RESCHEDULES);
     this.alerts = new Table(db, ALERTS);
+    this.nodeMeta = new Table(db, NODE_META);
     this.revocationAcks = new Table(db, REVOCATION_ACKS);
     this.revocationList = new Table(db, REVOCATION_LIST);
     this.placementsByNode = db.prepare(
@@ -367,6 +371,19 @@ export class SqliteStateStore implements StateStore {
   }
   putAlert(record: AlertRecord): void {
     this.run('write', () => this.alerts.put(record));
+  }
+
+  getNodeMeta(nodeId: string): NodeMetaRecord | undefined {
+    return this.run('read', () => this.nodeMeta.get(nodeId));
+  }
+  listNodeMeta(): NodeMetaRecord[] {
+    return this.run('read', () => this.nodeMeta.list());
+  }
+  putNodeMeta(record: NodeMetaRecord): void {
+    this.run('write', () => this.nodeMeta.put(record));
+  }
+  removeNodeMeta(nodeId: string): boolean {
+    return this.run('write', () => this.nodeMeta.remove(nodeId));
   }
 
   getRevocationAck(nodeId: string): RevocationAckRecord | undefined {

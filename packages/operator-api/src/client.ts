@@ -1,6 +1,9 @@
 import { join } from 'node:path';
 import type {
   AlertRecord,
+  ApprovalView,
+  ApprovalViewState,
+  DrainReport,
   NodeView,
   PlaceOrderInput,
   RevocationPushReport,
@@ -172,6 +175,32 @@ export class ApiClient {
     return (await this.#call(OPERATOR_ROUTES.pinNode, routePath('pinNode', nodeId), body)).node;
   }
 
+  /** `POST /v1/nodes/<id>/cordon`: no new places go to the node; returns it. */
+  async cordonNode(nodeId: string): Promise<NodeView> {
+    return (await this.#call(OPERATOR_ROUTES.cordonNode, routePath('cordonNode', nodeId), {})).node;
+  }
+
+  /** `POST /v1/nodes/<id>/uncordon`: lifts the cordon; returns the node. */
+  async uncordonNode(nodeId: string): Promise<NodeView> {
+    return (await this.#call(OPERATOR_ROUTES.uncordonNode, routePath('uncordonNode', nodeId), {})).node;
+  }
+
+  /**
+   * `POST /v1/nodes/<id>/drain`: cordons the node and moves its instances elsewhere (each move chained);
+   * what may not move is left with an alert. No timeout: it ends when every move is done.
+   */
+  drainNode(nodeId: string): Promise<DrainReport> {
+    return this.#call(OPERATOR_ROUTES.drainNode, routePath('drainNode', nodeId), {}, { timeoutMs: 0 });
+  }
+
+  /** `POST /v1/nodes/<id>/labels`: sets labels (name to value) and removes others; returns the node. */
+  async labelNode(
+    nodeId: string,
+    change: { set?: Readonly<Record<string, string>>; remove?: readonly string[] },
+  ): Promise<NodeView> {
+    return (await this.#call(OPERATOR_ROUTES.labelNode, routePath('labelNode', nodeId), change)).node;
+  }
+
   /**
    * `POST /v1/place`: places an order (or decides it only, with `dry_run`). With `onProgress`, the
    * NDJSON stream is used and each package transfer is reported as it goes. No timeout: a place ends
@@ -283,6 +312,34 @@ export class ApiClient {
   /** `POST /v1/settle`: tries to settle every unsettled decision now; the decision ids by outcome. */
   settle(): Promise<SettleReport> {
     return this.#call(OPERATOR_ROUTES.settle, routePath('settle'), {});
+  }
+
+  /** `GET /v1/approvals[?state=<state>]`: approval requests, oldest first (overdue ones expired first). */
+  async approvals(options: { state?: ApprovalViewState } = {}): Promise<readonly ApprovalView[]> {
+    const q = options.state === undefined ? '' : `?state=${options.state}`;
+    return (await this.#call(OPERATOR_ROUTES.listApprovals, `${routePath('listApprovals')}${q}`)).approvals;
+  }
+
+  /** `GET /v1/approvals/<id>`: one approval request and the place it holds (`approval_not_found` otherwise). */
+  async approval(approvalId: string): Promise<ApprovalView> {
+    return (await this.#call(OPERATOR_ROUTES.getApproval, routePath('getApproval', approvalId))).approval;
+  }
+
+  /**
+   * `POST /v1/approvals/<id>/approve`: approves a pending request (with an optional `note`, chained);
+   * the held place is decided again and proceeds through the engine; answers when it is done.
+   */
+  async approve(approvalId: string, note?: string): Promise<ApprovalView> {
+    const body = note === undefined ? {} : { note };
+    return (
+      await this.#call(OPERATOR_ROUTES.approve, routePath('approve', approvalId), body, { timeoutMs: 0 })
+    ).approval;
+  }
+
+  /** `POST /v1/approvals/<id>/reject`: rejects a pending request (with an optional `note`, chained); the held place is refused. */
+  async reject(approvalId: string, note?: string): Promise<ApprovalView> {
+    const body = note === undefined ? {} : { note };
+    return (await this.#call(OPERATOR_ROUTES.reject, routePath('reject', approvalId), body)).approval;
   }
 
   async #call<B, Q, A>(
