@@ -1,3 +1,4 @@
+export { type Actor, actorField, currentActor, runAsActor } from './actor.js';
 export { ALERT_KIND } from './alerts.js';
 export { Caller, type CallSpec, type TransferProgress } from './caller.js';
 export { DEFAULT_PLANE_CONFIG, type PlaneConfig, planeConfig } from './config.js';
@@ -8,6 +9,7 @@ export {
   type ControllerConfigFile,
   ControllerConfigFileSchema,
   DEFAULT_API_PORT,
+  type RemoteApiConfig,
 } from './controller-config-file.js';
 export {
   DaemonLoop,
