@@ -1,6 +1,6 @@
 import type { ControlPlane, RevocationPushReport } from '@heddle/control-plane';
 import { isGone } from '@heddle/model';
-import type { OperatorHandlers } from '@heddle/operator-api';
+import { type OperatorHandlers, type OperatorStore, operatorHandlers } from '@heddle/operator-api';
 import type { RevocationListFile } from '@heddle/package';
 import { addSeed } from '@heddle/seed-adapter/controller';
 
@@ -11,6 +11,11 @@ export interface PlaneHandlerOptions {
    * without it, `POST /v1/revocations` only distributes (`plane.pushRevocations`).
    */
   readonly applyRevocations?: (list: RevocationListFile) => Promise<RevocationPushReport>;
+  /**
+   * The controller's operators (`<home>/operators.json`), served by `/v1/operators`; without it those
+   * routes answer `not_found` (`/v1/whoami` still answers).
+   */
+  readonly operators?: OperatorStore;
 }
 
 /**
@@ -59,5 +64,6 @@ export function planeHandlers(plane: ControlPlane, options: PlaneHandlerOptions 
       options.applyRevocations === undefined ? plane.pushRevocations(body) : options.applyRevocations(body),
     unsettled: () => ({ unsettled: plane.unsettled() }),
     settle: () => plane.settle(),
+    ...operatorHandlers(options.operators),
   };
 }

@@ -30,7 +30,15 @@ import {
 } from '@heddle/envelope';
 import { Gate, loadPolicyFile, type Policy } from '@heddle/gate';
 import { isGone } from '@heddle/model';
-import { type ApiInfo, ApiInfoSchema, ApiServer } from '@heddle/operator-api';
+import {
+  type ApiInfo,
+  ApiInfoSchema,
+  ApiServer,
+  Authenticator,
+  OPERATORS_FILE,
+  OperatorStore,
+  ReplayGuard,
+} from '@heddle/operator-api';
 import {
   loadTrustFile,
   RevocationHolder,
@@ -43,6 +51,7 @@ import { planeHandlers } from './api-handlers.js';
 import { CliError, ExitCode } from './cli-error.js';
 import { badInput, type ControllerConfig } from './controller-config.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
+import { remoteTls } from './remote-api.js';
 import { checkStateAgainstChain, type SealCheckOptions, StateSeal } from './state-seal.js';
 
 /** A running controller daemon. */
@@ -50,6 +59,8 @@ export interface RunningController {
   readonly nodeId: string;
   /** Where the operator API listens (`http://127.0.0.1:<port>`). */
   readonly url: string;
+  /** The TLS listener for other machines (`api.remote`): its URL and certificate fingerprint. */
+  readonly remote: { readonly url: string; readonly fingerprint: string } | undefined;
   readonly plane: ControlPlane;
   /**
    * One tick now (reload the revocation list and distribute it when it grew, then the plane's
@@ -87,6 +98,7 @@ interface Parts {
   readonly policy: Policy;
   readonly token: string;
   readonly revocations: RevocationHolder;
+  readonly operators: OperatorStore;
 }
 
 function loadParts(config: ControllerConfig): Parts {
@@ -94,12 +106,13 @@ function loadParts(config: ControllerConfig): Parts {
   const anchors = load('trust_file', 'trust_invalid', () => loadTrustFile(config.trustFile));
   const policy = load('policy_file', 'policy_invalid', () => loadPolicyFile(config.policyFile));
   const token = loadApiToken(config.home);
+  const operators = load(OPERATORS_FILE, 'operators_invalid', () => OperatorStore.open(join(config.home, OPERATORS_FILE)));
   load('data_dir', 'data_dir', () => makeDirs(config.dataDir, 0o700));
   const revocations = new RevocationHolder({
     path: config.revocationList,
     trustedKeys: anchors.operatorKeys(),
   });
-  return { keys, anchors, policy, token, revocations };
+  return { keys, anchors, policy, token, revocations, operators };
 }
 
 /**
@@ -201,16 +214,15 @@ async function assemble(
       : 'place_timeout_secs';
     throw badInput('config_invalid', `${field}: ${message}`, field, err);
   }
+  // One authenticator for every listener: a nonce spent on one cannot be replayed on the other.
+  const auth = new Authenticator({ adminToken: p.token, operators: p.operators, replay: new ReplayGuard() });
+  const handlers = planeHandlers(plane, {
+    applyRevocations: (list) => applyRevocations(p, plane, list),
+    operators: p.operators,
+  });
   let api: ApiServer;
   try {
-    api = await ApiServer.listen({
-      token: p.token,
-      log,
-      port: config.api.port,
-      handlers: planeHandlers(plane, {
-        applyRevocations: (list) => applyRevocations(p, plane, list),
-      }),
-    });
+    api = await ApiServer.listen({ auth, log, port: config.api.port, handlers });
   } catch (err) {
     throw new CliError(
       'listen_failed',
@@ -219,15 +231,39 @@ async function assemble(
       { field: 'api.port', cause: err },
     );
   }
+  let remoteApi: ApiServer | undefined;
+  let remote: { url: string; fingerprint: string } | undefined;
+  if (config.api.remote !== undefined) {
+    const r = config.api.remote;
+    try {
+      const { tls, fingerprint } = remoteTls(config.home, r);
+      try {
+        remoteApi = await ApiServer.listen({ auth, log, port: r.port, host: r.host, tls, handlers });
+      } catch (err) {
+        throw new CliError(
+          'listen_failed',
+          `api.remote: cannot listen on ${r.host}:${r.port}: ${errorMessage(err)}`,
+          ExitCode.checkFailed,
+          { field: 'api.remote.port', cause: err },
+        );
+      }
+      remote = { url: remoteApi.url, fingerprint };
+    } catch (err) {
+      await api.close(0);
+      throw err;
+    }
+  }
   const nodeId = nodeIdFromPublicKey(p.keys.publicKey);
   const infoPath = join(config.home, API_INFO_FILE);
-  const info: ApiInfo = { url: api.url, pid: process.pid, node_id: nodeId };
+  const info: ApiInfo = { url: api.url, pid: process.pid, node_id: nodeId, ...(remote === undefined ? {} : { remote }) };
   writeFileAtomic(infoPath, `${JSON.stringify(info)}\n`, { mode: 0o600 });
   log.info('listening', {
     node_id: nodeId,
     public_key: toHex(p.keys.publicKey),
     url: api.url,
     api_file: infoPath,
+    ...(remote === undefined ? {} : { remote_url: remote.url, remote_fingerprint: remote.fingerprint }),
+    operators: p.operators.list().length,
     nodes: plane.nodes().length,
     instances: plane.instances().filter((i) => !isGone(i.state)).length,
     unsettled: plane.unsettled().length,
@@ -251,9 +287,13 @@ async function assemble(
       // The timer stops now; a tick in progress is awaited once the API is closed.
       const loopStopped = loop.stop();
       log.info('shutting down', { reason, in_flight: api.inFlight, grace_secs: config.shutdownGraceSecs });
-      await api
-        .close(config.shutdownGraceSecs * 1000)
-        .catch((err: unknown) => log.error('closing the API failed', errorFields(err)));
+      await Promise.all(
+        [api, remoteApi].map((s) =>
+          s
+            ?.close(config.shutdownGraceSecs * 1000)
+            .catch((err: unknown) => log.error('closing the API failed', errorFields(err))),
+        ),
+      );
       await loopStopped;
       removeInfo(infoPath);
       await seal.flush();
@@ -266,7 +306,7 @@ async function assemble(
     })();
     return stopping;
   };
-  return { nodeId, url: api.url, plane, tick: (reason) => loop.tick(reason), stop };
+  return { nodeId, url: api.url, remote, plane, tick: (reason) => loop.tick(reason), stop };
 }
 
 /**

@@ -114,7 +114,7 @@ function send(url: string, options: HttpRequestOptions, socket: TLSSocket | unde
     const base = { method: options.method, headers: options.headers };
     const req =
       socket !== undefined
-        ? httpsRequest(url, { ...base, createConnection: () => socket, agent: false })
+        ? httpsRequest(url, { ...base, createConnection: () => socket })
         : url.startsWith('https:')
           ? httpsRequest(url, base)
           : request(url, base);

@@ -1,3 +1,4 @@
+import { ApiFailure } from './errors.js';
 import type { OperatorHandlers } from './handlers.js';
 import { addOperator, operatorView } from './operator-routes.js';
 import type { OperatorStore } from './operator-store.js';
@@ -11,9 +12,16 @@ export type OperatorManagementHandlers = Pick<
 
 /**
  * Binds `GET /v1/whoami` and the `/v1/operators` routes to an operators file (the daemon adds them
- * to its plane's handlers).
+ * to its plane's handlers). Without a store, the `/v1/operators` routes answer `not_found`.
  */
-export function operatorHandlers(store: OperatorStore, now: () => number = Date.now): OperatorManagementHandlers {
+export function operatorHandlers(
+  store: OperatorStore | undefined,
+  now: () => number = Date.now,
+): OperatorManagementHandlers {
+  const held = (): OperatorStore => {
+    if (store === undefined) throw new ApiFailure('not_found', 'this controller keeps no operators file');
+    return store;
+  };
   return {
     whoami: ({ actor }) => ({
       name: actor.name,
@@ -22,8 +30,8 @@ export function operatorHandlers(store: OperatorStore, now: () => number = Date.
       via: actor.via,
       ...(actor.key === undefined ? {} : { key: actor.key }),
     }),
-    listOperators: () => ({ operators: store.list().map(operatorView) }),
-    addOperator: ({ body }) => addOperator(store, body, now()),
-    removeOperator: ({ id }) => ({ operator: operatorView(store.remove(id)) }),
+    listOperators: () => ({ operators: held().list().map(operatorView) }),
+    addOperator: ({ body }) => addOperator(held(), body, now()),
+    removeOperator: ({ id }) => ({ operator: operatorView(held().remove(id)) }),
   };
 }

@@ -14,14 +14,25 @@ export type AddOperatorBody =
   | { readonly name: string; readonly role: Role; readonly token: true };
 
 /** Schema of {@link AddOperatorBody}. */
-export const AddOperatorBodySchema: z.ZodType<AddOperatorBody> = z.union([
-  z.strictObject({
+export const AddOperatorBodySchema: z.ZodType<AddOperatorBody, unknown> = z
+  .strictObject({
     name: OperatorNameSchema,
     role: RoleSchema,
-    public_key: z.string().regex(/^[0-9a-f]{64}$/, 'expected an Ed25519 public key as 64 lower-case hex characters'),
-  }),
-  z.strictObject({ name: OperatorNameSchema, role: RoleSchema, token: z.literal(true) }),
-]);
+    public_key: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'expected an Ed25519 public key as 64 lower-case hex characters')
+      .optional(),
+    token: z.literal(true).optional(),
+  })
+  .refine((b) => (b.public_key === undefined) !== (b.token === undefined), {
+    message: 'give exactly one of public_key and token',
+    path: ['public_key'],
+  })
+  .transform((b): AddOperatorBody =>
+    b.public_key !== undefined
+      ? { name: b.name, role: b.role, public_key: b.public_key }
+      : { name: b.name, role: b.role, token: true },
+  );
 
 /** An operator as the API shows it (a token operator's hash is never shown). */
 export interface OperatorView {

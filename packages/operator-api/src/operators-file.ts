@@ -28,11 +28,23 @@ export type OperatorEntry = {
   readonly added_at_ms: number;
 } & ({ readonly public_key: string } | { readonly token_sha256: string });
 
-/** Schema of one {@link OperatorEntry}. */
-export const OperatorEntrySchema: z.ZodType<OperatorEntry> = z.union([
-  z.strictObject({ name: OperatorNameSchema, role: RoleSchema, added_at_ms: z.int().min(0), public_key: Hex64 }),
-  z.strictObject({ name: OperatorNameSchema, role: RoleSchema, added_at_ms: z.int().min(0), token_sha256: Hex64 }),
-]);
+/** Schema of one {@link OperatorEntry}: exactly one of `public_key` and `token_sha256`. */
+export const OperatorEntrySchema: z.ZodType<OperatorEntry, unknown> = z
+  .strictObject({
+    name: OperatorNameSchema,
+    role: RoleSchema,
+    added_at_ms: z.int().min(0),
+    public_key: Hex64.optional(),
+    token_sha256: Hex64.optional(),
+  })
+  .refine((o) => (o.public_key === undefined) !== (o.token_sha256 === undefined), {
+    message: 'give exactly one of public_key and token_sha256',
+    path: ['public_key'],
+  })
+  .transform((o): OperatorEntry => {
+    const base = { name: o.name, role: o.role, added_at_ms: o.added_at_ms };
+    return o.public_key !== undefined ? { ...base, public_key: o.public_key } : { ...base, token_sha256: o.token_sha256 ?? '' };
+  });
 
 /** `operators.json` as written. */
 export interface OperatorsFile {

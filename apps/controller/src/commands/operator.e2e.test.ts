@@ -41,7 +41,7 @@ beforeAll(async () => {
   const plane = p.plane;
   api = await ApiServer.listen({
     handlers: planeHandlers(plane),
-    token: 'cli-test-token',
+    auth: { token: 'cli-test-token' },
     log: new Logger(() => {}),
     port: 0,
   });
