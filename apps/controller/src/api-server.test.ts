@@ -89,7 +89,7 @@ describe('operator API', () => {
     for (const token of [null, 'cd'.repeat(32), `${TOKEN}x`]) {
       const r = await raw('GET', '/v1/health', { token });
       expect(r.status).toBe(401);
-      expect(r.body.error?.code).toBe('unauthorized');
+      expect(r.body.error?.code).toBe(token === null ? 'unauthorized' : 'unknown_token');
     }
     // Unauthorised requests learn nothing about routes.
     expect((await raw('GET', '/v1/nope', { token: null })).status).toBe(401);

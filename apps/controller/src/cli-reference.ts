@@ -1,8 +1,8 @@
 import { flagLabel, synopsis } from '@heddle/cli-kit';
 import type { OperatorCommandDef } from './command-def.js';
+import { OPERATOR_DEFS, WHOAMI } from './defs/access.js';
 import { ALERTS_DEFS, LOGS, PLACE, PS, START, STATUS, STOP, UNLOAD } from './defs/instances.js';
 import { NODE_DEFS } from './defs/node.js';
-import { OPERATOR_DEFS, WHOAMI } from './defs/access.js';
 
 /** The operator commands (those that talk to the controller daemon), in reference order. */
 export const OPERATOR_COMMANDS: readonly OperatorCommandDef[] = [

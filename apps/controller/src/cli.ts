@@ -1,6 +1,6 @@
 import { type CommandDef, dispatchCli, type ProgramDef } from '@heddle/cli-kit';
-import { ALERTS_GROUP, LOGS, PLACE, PS, START, STATUS, STOP, UNLOAD } from './defs/instances.js';
 import { CONTEXT_GROUP, OPERATOR_GROUP, WHOAMI } from './defs/access.js';
+import { ALERTS_GROUP, LOGS, PLACE, PS, START, STATUS, STOP, UNLOAD } from './defs/instances.js';
 import { CONTROLLER, ID, INIT, KEYGEN } from './defs/local.js';
 import { NODE_GROUP } from './defs/node.js';
 import { POLICY } from './defs/policy.js';

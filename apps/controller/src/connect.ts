@@ -39,7 +39,11 @@ export function connect(flagHome: string | undefined, io: Pick<CliIo, 'cwd'>, en
   if (set(named)) {
     entry = file.contexts.find((c) => c.name === named);
     if (entry === undefined) {
-      throw badInput('unknown_context', `$${CONTEXT_ENV}: no context ${named} in ${path} (see heddle context ls)`, CONTEXT_ENV);
+      throw badInput(
+        'unknown_context',
+        `$${CONTEXT_ENV}: no context ${named} in ${path} (see heddle context ls)`,
+        CONTEXT_ENV,
+      );
     }
   } else if (!set(env[HOME_ENV]) && file.current !== null) {
     entry = file.contexts.find((c) => c.name === file.current);
@@ -47,7 +51,11 @@ export function connect(flagHome: string | undefined, io: Pick<CliIo, 'cwd'>, en
   if (set(addr)) {
     const url = addr.replace(/\/+$/, '');
     if (!/^https?:\/\/[^/\s?#]{1,300}$/.test(url))
-      throw badInput('invalid_input', `$${ADDR_ENV}: expected http(s)://<host>:<port>, got ${JSON.stringify(addr)}`, ADDR_ENV);
+      throw badInput(
+        'invalid_input',
+        `$${ADDR_ENV}: expected http(s)://<host>:<port>, got ${JSON.stringify(addr)}`,
+        ADDR_ENV,
+      );
     if (entry !== undefined) return clientOf({ ...entry, url }, io);
     const fp = env[FINGERPRINT_ENV];
     const fingerprint = set(fp) ? normaliseFingerprint(fp) : undefined;
@@ -83,7 +91,12 @@ export function clientOf(c: ContextEntry, io: Pick<CliIo, 'cwd'>): ApiClient {
     try {
       keys = loadKeyFile(path);
     } catch (err) {
-      throw badInput('key_invalid', `context ${c.name}: key_file ${path}: ${errorMessage(err)}`, 'key_file', err);
+      throw badInput(
+        'key_invalid',
+        `context ${c.name}: key_file ${path}: ${errorMessage(err)}`,
+        'key_file',
+        err,
+      );
     }
     return new ApiClient({ url: c.url, keys, ...fp });
   }
@@ -94,7 +107,8 @@ export function clientOf(c: ContextEntry, io: Pick<CliIo, 'cwd'>): ApiClient {
 function readToken(path: string, what: string): string {
   try {
     const token = readTextBounded(path, 4096).trim();
-    if (!/^[\x21-\x7e]{1,512}$/.test(token)) throw new Error('expected one token of 1..512 printable characters');
+    if (!/^[\x21-\x7e]{1,512}$/.test(token))
+      throw new Error('expected one token of 1..512 printable characters');
     return token;
   } catch (err) {
     throw badInput('token_invalid', `${what} ${path}: ${errorMessage(err)}`, 'token_file', err);

@@ -39,7 +39,10 @@ export interface ContextsFile {
 /** A context's name: 1..64 of `a-z A-Z 0-9 . _ -`. */
 export const ContextNameSchema: z.ZodType<string> = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'expected 1..64 of A-Z a-z 0-9 . _ - (starting with a letter or digit)');
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+    'expected 1..64 of A-Z a-z 0-9 . _ - (starting with a letter or digit)',
+  );
 
 const Path = z.string().min(1).max(4096);
 
@@ -47,9 +50,7 @@ const Path = z.string().min(1).max(4096);
 export const ContextEntrySchema: z.ZodType<ContextEntry> = z
   .strictObject({
     name: ContextNameSchema,
-    url: z
-      .string()
-      .regex(/^https?:\/\/[^/\s?#]{1,300}$/, 'expected http(s)://<host>:<port> with no path'),
+    url: z.string().regex(/^https?:\/\/[^/\s?#]{1,300}$/, 'expected http(s)://<host>:<port> with no path'),
     fingerprint: z.string().regex(FINGERPRINT_RE, 'expected sha256:<64 lower-case hex>').optional(),
     key_file: Path.optional(),
     token_file: Path.optional(),
@@ -69,7 +70,8 @@ export const ContextsFileSchema: z.ZodType<ContextsFile> = z
   .superRefine((f, ctx) => {
     const names = new Set<string>();
     f.contexts.forEach((c, i) => {
-      if (names.has(c.name)) ctx.addIssue({ code: 'custom', path: ['contexts', i, 'name'], message: 'given twice' });
+      if (names.has(c.name))
+        ctx.addIssue({ code: 'custom', path: ['contexts', i, 'name'], message: 'given twice' });
       names.add(c.name);
     });
     if (f.current !== null && !names.has(f.current))

@@ -106,7 +106,9 @@ function loadParts(config: ControllerConfig): Parts {
   const anchors = load('trust_file', 'trust_invalid', () => loadTrustFile(config.trustFile));
   const policy = load('policy_file', 'policy_invalid', () => loadPolicyFile(config.policyFile));
   const token = loadApiToken(config.home);
-  const operators = load(OPERATORS_FILE, 'operators_invalid', () => OperatorStore.open(join(config.home, OPERATORS_FILE)));
+  const operators = load(OPERATORS_FILE, 'operators_invalid', () =>
+    OperatorStore.open(join(config.home, OPERATORS_FILE)),
+  );
   load('data_dir', 'data_dir', () => makeDirs(config.dataDir, 0o700));
   const revocations = new RevocationHolder({
     path: config.revocationList,
@@ -255,7 +257,12 @@ async function assemble(
   }
   const nodeId = nodeIdFromPublicKey(p.keys.publicKey);
   const infoPath = join(config.home, API_INFO_FILE);
-  const info: ApiInfo = { url: api.url, pid: process.pid, node_id: nodeId, ...(remote === undefined ? {} : { remote }) };
+  const info: ApiInfo = {
+    url: api.url,
+    pid: process.pid,
+    node_id: nodeId,
+    ...(remote === undefined ? {} : { remote }),
+  };
   writeFileAtomic(infoPath, `${JSON.stringify(info)}\n`, { mode: 0o600 });
   log.info('listening', {
     node_id: nodeId,

@@ -101,9 +101,18 @@ const HINTS: Readonly<Record<string, { readonly cmd: string; readonly text: stri
   },
   package_invalid: { cmd: 'pkg verify', text: 'check the package with heddle pkg verify <dir>' },
   timeout: { cmd: 'ps', text: 'the controller may still be working; check heddle ps before trying again' },
-  forbidden: { cmd: 'operator ls', text: 'an admin can give this operator another role (heddle operator ls shows them)' },
-  unknown_key: { cmd: 'operator add', text: 'an admin adds the key with heddle operator add <name> --key <file.pub|hex> --role <role>' },
-  unknown_token: { cmd: 'operator add', text: 'check the token file, or ask an admin for a token (heddle operator add <name> --token --role <role>)' },
+  forbidden: {
+    cmd: 'operator ls',
+    text: 'an admin can give this operator another role (heddle operator ls shows them)',
+  },
+  unknown_key: {
+    cmd: 'operator add',
+    text: 'an admin adds the key with heddle operator add <name> --key <file.pub|hex> --role <role>',
+  },
+  unknown_token: {
+    cmd: 'operator add',
+    text: 'check the token file, or ask an admin for a token (heddle operator add <name> --token --role <role>)',
+  },
 };
 
 /** `message` with what to do next, unless it already says so. */

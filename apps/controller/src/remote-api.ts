@@ -18,10 +18,20 @@ const MAX_PEM_BYTES = 256 * 1024;
  * (exit 3) naming `api.remote.tls_cert_file` or `api.remote.tls_key_file` for a file that cannot be
  * read or used.
  */
-export function remoteTls(home: string, remote: RemoteApi): { tls: TlsMaterial; fingerprint: string; selfSigned: boolean } {
-  const files = remote.tls ?? { certFile: join(home, SELF_SIGNED_CERT_FILE), keyFile: join(home, SELF_SIGNED_KEY_FILE) };
+export function remoteTls(
+  home: string,
+  remote: RemoteApi,
+  options: { readonly replace?: boolean } = {},
+): { tls: TlsMaterial; fingerprint: string; selfSigned: boolean } {
+  const files = remote.tls ?? {
+    certFile: join(home, SELF_SIGNED_CERT_FILE),
+    keyFile: join(home, SELF_SIGNED_KEY_FILE),
+  };
   const selfSigned = remote.tls === undefined;
-  if (selfSigned && !existsSync(files.certFile) && !existsSync(files.keyFile)) {
+  if (
+    selfSigned &&
+    (options.replace === true || (!existsSync(files.certFile) && !existsSync(files.keyFile)))
+  ) {
     const made = selfSignedCert({ commonName: 'heddle-controller', altIps: [remote.host] });
     writeFileAtomic(files.keyFile, made.key, { mode: 0o600 });
     writeFileAtomic(files.certFile, made.cert, { mode: 0o644 });
@@ -30,7 +40,12 @@ export function remoteTls(home: string, remote: RemoteApi): { tls: TlsMaterial; 
     try {
       return readTextBounded(path, MAX_PEM_BYTES);
     } catch (err) {
-      throw inputOrSystemError('tls_invalid', `api.remote.${field}: cannot read ${path}: ${errorMessage(err)}`, `api.remote.${field}`, err);
+      throw inputOrSystemError(
+        'tls_invalid',
+        `api.remote.${field}: cannot read ${path}: ${errorMessage(err)}`,
+        `api.remote.${field}`,
+        err,
+      );
     }
   };
   const tls = { cert: read('tls_cert_file', files.certFile), key: read('tls_key_file', files.keyFile) };

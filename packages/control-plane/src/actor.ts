@@ -35,5 +35,7 @@ export function currentActor(): Actor | undefined {
 export function actorField(): { actor?: { name: string; role: string; via: string; key?: string } } {
   const a = current.getStore();
   if (a === undefined) return {};
-  return { actor: { name: a.name, role: a.role, via: a.via, ...(a.key === undefined ? {} : { key: a.key }) } };
+  return {
+    actor: { name: a.name, role: a.role, via: a.via, ...(a.key === undefined ? {} : { key: a.key }) },
+  };
 }

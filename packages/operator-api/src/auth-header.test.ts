@@ -24,11 +24,16 @@ const auth: fc.Arbitrary<SignedAuth> = fc.record({
 describe('the Heddle-Ed25519 header', () => {
   it('parses what it formats, whatever the order of the parameters and the spaces around them', () => {
     fc.assert(
-      fc.property(auth, fc.shuffledSubarray(['key', 'ts', 'nonce', 'sig'] as const, { minLength: 4 }), fc.constantFrom('', ' ', '  ', '\t'), (a, order, sp) => {
-        expect(parseSignedAuth(formatSignedAuth(a))).toEqual(a);
-        const text = `Heddle-Ed25519 ${order.map((k) => `${sp}${k}=${a[k]}${sp}`).join(',')}`;
-        expect(parseSignedAuth(text)).toEqual(a);
-      }),
+      fc.property(
+        auth,
+        fc.shuffledSubarray(['key', 'ts', 'nonce', 'sig'] as const, { minLength: 4 }),
+        fc.constantFrom('', ' ', '  ', '\t'),
+        (a, order, sp) => {
+          expect(parseSignedAuth(formatSignedAuth(a))).toEqual(a);
+          const text = `Heddle-Ed25519 ${order.map((k) => `${sp}${k}=${a[k]}${sp}`).join(',')}`;
+          expect(parseSignedAuth(text)).toEqual(a);
+        },
+      ),
     );
   });
 
@@ -75,13 +80,27 @@ describe('the Heddle-Ed25519 header', () => {
 
 describe('the signature of a request', () => {
   const keys = generateKeyPair();
-  const req = { method: 'POST', target: '/v1/place?x=1', ts: 1767225600000, nonce: 'ab'.repeat(16), body: utf8('{"a":1}') };
+  const req = {
+    method: 'POST',
+    target: '/v1/place?x=1',
+    ts: 1767225600000,
+    nonce: 'ab'.repeat(16),
+    body: utf8('{"a":1}'),
+  };
 
   it('covers the domain tag and the canonical string: method, target, ts, nonce and the body digest', () => {
-    expect(canonicalRequest(req)).toBe(`POST\n/v1/place?x=1\n1767225600000\n${'ab'.repeat(16)}\n${sha256Hex(utf8('{"a":1}'))}`);
-    expect(Buffer.from(signedMessage(req)).toString('utf8')).toBe(`${DomainTag.operatorRequest}${canonicalRequest(req)}`);
+    expect(canonicalRequest(req)).toBe(
+      `POST\n/v1/place?x=1\n1767225600000\n${'ab'.repeat(16)}\n${sha256Hex(utf8('{"a":1}'))}`,
+    );
+    expect(Buffer.from(signedMessage(req)).toString('utf8')).toBe(
+      `${DomainTag.operatorRequest}${canonicalRequest(req)}`,
+    );
     // The digest of an empty body, as a client without a body signs it.
-    expect(canonicalRequest({ ...req, body: new Uint8Array() }).endsWith('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855')).toBe(true);
+    expect(
+      canonicalRequest({ ...req, body: new Uint8Array() }).endsWith(
+        'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+      ),
+    ).toBe(true);
   });
 
   it('verifies the request signed, and no other: each part changed fails', () => {

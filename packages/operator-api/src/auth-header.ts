@@ -40,11 +40,13 @@ const MAX_HEADER = 1024;
  */
 export function parseSignedAuth(header: string): SignedAuth | AuthHeaderIssue {
   if (header.length > MAX_HEADER) return { field: '$', message: `longer than ${MAX_HEADER} characters` };
-  if (!header.startsWith(`${SIGNED_SCHEME} `)) return { field: 'scheme', message: `expected "${SIGNED_SCHEME} "` };
+  if (!header.startsWith(`${SIGNED_SCHEME} `))
+    return { field: 'scheme', message: `expected "${SIGNED_SCHEME} "` };
   const seen = new Map<string, string>();
   for (const part of header.slice(SIGNED_SCHEME.length + 1).split(',')) {
     const m = /^[ \t]*([a-z]+)=([0-9a-f]*)[ \t]*$/.exec(part);
-    if (m === null) return { field: '$', message: `not a name=value parameter: ${JSON.stringify(part.slice(0, 40))}` };
+    if (m === null)
+      return { field: '$', message: `not a name=value parameter: ${JSON.stringify(part.slice(0, 40))}` };
     const [, name = '', value = ''] = m;
     if (!NAMES.includes(name)) return { field: name, message: 'unknown parameter' };
     if (seen.has(name)) return { field: name, message: 'given twice' };
@@ -118,7 +120,11 @@ export function signRequest(
 /** Whether `auth.sig` is the signature of `auth.key` over the request (false for any malformed key). */
 export function verifySignedAuth(auth: SignedAuth, p: Omit<SignedRequestParts, 'ts' | 'nonce'>): boolean {
   try {
-    return verify(fromHex(auth.key), signedMessage({ ...p, ts: auth.ts, nonce: auth.nonce }), fromHex(auth.sig));
+    return verify(
+      fromHex(auth.key),
+      signedMessage({ ...p, ts: auth.ts, nonce: auth.nonce }),
+      fromHex(auth.sig),
+    );
   } catch {
     return false;
   }

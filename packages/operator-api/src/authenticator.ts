@@ -1,9 +1,15 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Actor } from '@heddle/control-plane';
-import { isAuthIssue, parseSignedAuth, SIGNED_SCHEME, type SignedAuth, verifySignedAuth } from './auth-header.js';
+import {
+  isAuthIssue,
+  parseSignedAuth,
+  SIGNED_SCHEME,
+  type SignedAuth,
+  verifySignedAuth,
+} from './auth-header.js';
 import { ApiFailure } from './errors.js';
-import type { OperatorEntry } from './operators-file.js';
 import { tokenHash } from './operator-store.js';
+import type { OperatorEntry } from './operators-file.js';
 import { ReplayGuard } from './replay-guard.js';
 import { type Role, roleAllows } from './roles.js';
 
@@ -71,7 +77,8 @@ export class Authenticator {
   }
 
   #bearer(token: string): Actor {
-    if (timingSafeEqual(digest(token), this.#admin)) return { name: ADMIN_TOKEN_NAME, role: 'admin', via: 'token' };
+    if (timingSafeEqual(digest(token), this.#admin))
+      return { name: ADMIN_TOKEN_NAME, role: 'admin', via: 'token' };
     const op = this.#operators?.byTokenHash(tokenHash(token));
     if (op !== undefined) return { name: op.name, role: op.role, via: 'token' };
     throw new ApiFailure('unknown_token', 'the bearer token is not the api.token nor an operator token', {
@@ -89,9 +96,13 @@ export class Authenticator {
     this.#replay.checkTime(parsed.ts);
     const op = this.#operators?.byKey(parsed.key);
     if (op === undefined) {
-      throw new ApiFailure('unknown_key', `key ${parsed.key.slice(0, 16)}… is not an operator's (heddle operator ls)`, {
-        field: 'authorization.key',
-      });
+      throw new ApiFailure(
+        'unknown_key',
+        `key ${parsed.key.slice(0, 16)}… is not an operator's (heddle operator ls)`,
+        {
+          field: 'authorization.key',
+        },
+      );
     }
     return { finish: (body) => this.#verify(parsed, op, method, target, body) };
   }
@@ -113,8 +124,12 @@ export class Authenticator {
 export function requireRole(actor: Actor, needed: Role, what: string): void {
   // cast: an actor's role comes from an operators file entry or the admin token, both a Role.
   if (!roleAllows(actor.role as Role, needed)) {
-    throw new ApiFailure('forbidden', `${what} needs the ${needed} role; operator ${actor.name} is ${actor.role}`, {
-      field: 'role',
-    });
+    throw new ApiFailure(
+      'forbidden',
+      `${what} needs the ${needed} role; operator ${actor.name} is ${actor.role}`,
+      {
+        field: 'role',
+      },
+    );
   }
 }

@@ -4,8 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { OperatorNameSchema, RoleSchema, type OperatorEntry } from './operators-file.js';
 import { type OperatorStore, tokenHash } from './operator-store.js';
+import { type OperatorEntry, OperatorNameSchema, RoleSchema } from './operators-file.js';
 import type { Role } from './roles.js';
 
 /** The body of `POST /v1/operators`: a name, a role, and a public key or `token: true`. */
@@ -28,10 +28,11 @@ export const AddOperatorBodySchema: z.ZodType<AddOperatorBody, unknown> = z
     message: 'give exactly one of public_key and token',
     path: ['public_key'],
   })
-  .transform((b): AddOperatorBody =>
-    b.public_key !== undefined
-      ? { name: b.name, role: b.role, public_key: b.public_key }
-      : { name: b.name, role: b.role, token: true },
+  .transform(
+    (b): AddOperatorBody =>
+      b.public_key !== undefined
+        ? { name: b.name, role: b.role, public_key: b.public_key }
+        : { name: b.name, role: b.role, token: true },
   );
 
 /** An operator as the API shows it (a token operator's hash is never shown). */
@@ -50,7 +51,10 @@ export const OperatorViewSchema: z.ZodType<OperatorView> = z.strictObject({
   role: RoleSchema,
   added_at_ms: z.int().min(0),
   kind: z.enum(['key', 'token']),
-  public_key: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  public_key: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
 });
 
 /** The answer of `POST /v1/operators`: the operator, and a new token's value (shown this once). */
@@ -62,7 +66,10 @@ export interface AddOperatorAnswer {
 /** Schema of {@link AddOperatorAnswer}. */
 export const AddOperatorAnswerSchema: z.ZodType<AddOperatorAnswer> = z.strictObject({
   operator: OperatorViewSchema,
-  token: z.string().regex(/^hdt_[0-9a-f]{64}$/).optional(),
+  token: z
+    .string()
+    .regex(/^hdt_[0-9a-f]{64}$/)
+    .optional(),
 });
 
 /** Who the API takes the caller for (`GET /v1/whoami`). */
@@ -78,7 +85,10 @@ export const WhoAmISchema: z.ZodType<WhoAmI> = z.strictObject({
   name: z.string().min(1).max(64),
   role: RoleSchema,
   via: z.enum(['key', 'token']),
-  key: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  key: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
 });
 
 /** The view of a stored operator. */
@@ -103,10 +113,20 @@ export function newOperatorToken(): string {
  */
 export function addOperator(store: OperatorStore, body: AddOperatorBody, now: number): AddOperatorAnswer {
   if ('public_key' in body) {
-    const entry = store.add({ name: body.name, role: body.role, added_at_ms: now, public_key: body.public_key });
+    const entry = store.add({
+      name: body.name,
+      role: body.role,
+      added_at_ms: now,
+      public_key: body.public_key,
+    });
     return { operator: operatorView(entry) };
   }
   const token = newOperatorToken();
-  const entry = store.add({ name: body.name, role: body.role, added_at_ms: now, token_sha256: tokenHash(token) });
+  const entry = store.add({
+    name: body.name,
+    role: body.role,
+    added_at_ms: now,
+    token_sha256: tokenHash(token),
+  });
   return { operator: operatorView(entry), token };
 }

@@ -27,8 +27,12 @@ describe('OperatorStore', () => {
     const again = OperatorStore.open(path);
     expect(again.byKey(K1)?.name).toBe('alice');
     expect(again.byTokenHash(tokenHash('hdt_x'))?.role).toBe('operator');
-    expect(failure(() => s.add({ name: 'alice', role: 'admin', added_at_ms: 3, public_key: K2 })).code).toBe('operator_exists');
-    expect(failure(() => s.add({ name: 'bob', role: 'admin', added_at_ms: 3, public_key: K1 })).code).toBe('operator_exists');
+    expect(failure(() => s.add({ name: 'alice', role: 'admin', added_at_ms: 3, public_key: K2 })).code).toBe(
+      'operator_exists',
+    );
+    expect(failure(() => s.add({ name: 'bob', role: 'admin', added_at_ms: 3, public_key: K1 })).code).toBe(
+      'operator_exists',
+    );
     expect(s.remove('alice').name).toBe('alice');
     expect(failure(() => s.remove('alice')).code).toBe('unknown_operator');
     expect(again.byKey(K1)).toBeUndefined();
@@ -42,9 +46,15 @@ describe('OperatorStore', () => {
     };
     const op = { name: 'alice', role: 'viewer', added_at_ms: 1, public_key: K1 };
     expect(bad({ schema: 'x', operators: [] })).toMatchObject({ code: 'operators_invalid', field: 'schema' });
-    expect(bad({ schema: 'heddle.operators.v1', operators: [{ ...op, role: 'root' }] }).field).toBe('operators[0].role');
-    expect(bad({ schema: 'heddle.operators.v1', operators: [op, { ...op, public_key: K2 }] }).field).toBe('operators[1].name');
-    expect(bad({ schema: 'heddle.operators.v1', operators: [op, { ...op, name: 'bob' }] }).field).toBe('operators[1].public_key');
+    expect(bad({ schema: 'heddle.operators.v1', operators: [{ ...op, role: 'root' }] }).field).toBe(
+      'operators[0].role',
+    );
+    expect(bad({ schema: 'heddle.operators.v1', operators: [op, { ...op, public_key: K2 }] }).field).toBe(
+      'operators[1].name',
+    );
+    expect(bad({ schema: 'heddle.operators.v1', operators: [op, { ...op, name: 'bob' }] }).field).toBe(
+      'operators[1].public_key',
+    );
     writeFileSync(path, '{"schema":');
     expect(failure(() => readOperatorsFile(path))).toMatchObject({ code: 'operators_invalid', field: '$' });
   });

@@ -26,20 +26,29 @@ export function readOperatorsFile(path: string): OperatorsFile {
   try {
     text = readTextBounded(path, MAX_FILE_BYTES);
   } catch (err) {
-    if (err instanceof Error && Reflect.get(err, 'code') === 'ENOENT') return { schema: OPERATORS_SCHEMA, operators: [] };
-    throw new ApiFailure('operators_invalid', `cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`, {
-      field: '$',
-      cause: err,
-    });
+    if (err instanceof Error && Reflect.get(err, 'code') === 'ENOENT')
+      return { schema: OPERATORS_SCHEMA, operators: [] };
+    throw new ApiFailure(
+      'operators_invalid',
+      `cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`,
+      {
+        field: '$',
+        cause: err,
+      },
+    );
   }
   let value: unknown;
   try {
     value = parseJson(text, { maxBytes: MAX_FILE_BYTES });
   } catch (err) {
-    throw new ApiFailure('operators_invalid', `${path}: not valid JSON: ${err instanceof Error ? err.message : String(err)}`, {
-      field: '$',
-      cause: err,
-    });
+    throw new ApiFailure(
+      'operators_invalid',
+      `${path}: not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
+      {
+        field: '$',
+        cause: err,
+      },
+    );
   }
   const r = OperatorsFileSchema.safeParse(value);
   if (!r.success) {
@@ -110,9 +119,13 @@ export class OperatorStore {
     );
     if (clash !== undefined) {
       const field = clash.name === entry.name ? 'name' : 'public_key';
-      throw new ApiFailure('operator_exists', `operator ${clash.name} already has that ${field === 'name' ? 'name' : 'key'}`, {
-        field,
-      });
+      throw new ApiFailure(
+        'operator_exists',
+        `operator ${clash.name} already has that ${field === 'name' ? 'name' : 'key'}`,
+        {
+          field,
+        },
+      );
     }
     this.#save({ schema: OPERATORS_SCHEMA, operators: [...all, entry] });
     return entry;
@@ -123,7 +136,9 @@ export class OperatorStore {
     const all = this.list();
     const found = all.find((o) => o.name === name);
     if (found === undefined) {
-      throw new ApiFailure('unknown_operator', `no operator ${name} (see heddle operator ls)`, { field: 'name' });
+      throw new ApiFailure('unknown_operator', `no operator ${name} (see heddle operator ls)`, {
+        field: 'name',
+      });
     }
     this.#save({ schema: OPERATORS_SCHEMA, operators: all.filter((o) => o !== found) });
     return found;

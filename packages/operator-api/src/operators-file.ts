@@ -43,7 +43,9 @@ export const OperatorEntrySchema: z.ZodType<OperatorEntry, unknown> = z
   })
   .transform((o): OperatorEntry => {
     const base = { name: o.name, role: o.role, added_at_ms: o.added_at_ms };
-    return o.public_key !== undefined ? { ...base, public_key: o.public_key } : { ...base, token_sha256: o.token_sha256 ?? '' };
+    return o.public_key !== undefined
+      ? { ...base, public_key: o.public_key }
+      : { ...base, token_sha256: o.token_sha256 ?? '' };
   });
 
 /** `operators.json` as written. */
@@ -66,7 +68,8 @@ export const OperatorsFileSchema: z.ZodType<OperatorsFile> = z
         [`n:${o.name}`, 'name'],
         [cred, 'public_key' in o ? 'public_key' : 'token_sha256'],
       ] as const) {
-        if (seen.has(id)) ctx.addIssue({ code: 'custom', path: ['operators', i, field], message: 'given twice' });
+        if (seen.has(id))
+          ctx.addIssue({ code: 'custom', path: ['operators', i, field], message: 'given twice' });
         seen.add(id);
       }
     });

@@ -57,12 +57,19 @@ export class ReplayGuard {
     this.#sweep(now);
     const id = `${key}:${nonce}`;
     if (this.#seen.has(id)) {
-      throw new ApiFailure('replayed_request', 'this nonce was already used by this key: sign each request with a fresh nonce', {
-        field: 'authorization.nonce',
-      });
+      throw new ApiFailure(
+        'replayed_request',
+        'this nonce was already used by this key: sign each request with a fresh nonce',
+        {
+          field: 'authorization.nonce',
+        },
+      );
     }
     if (this.#seen.size >= this.#max) {
-      throw new ApiFailure('busy', `too many signed requests within ${this.skewMs / 1000} s; try again shortly`);
+      throw new ApiFailure(
+        'busy',
+        `too many signed requests within ${this.skewMs / 1000} s; try again shortly`,
+      );
     }
     this.#seen.set(id, ts + this.skewMs);
   }

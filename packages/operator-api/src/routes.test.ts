@@ -55,8 +55,18 @@ describe('the roles of the routes', () => {
 
   it('nodes, trust, revocations and operators are admin; placing and operating instances is operator', () => {
     const roles = Object.fromEntries(ROUTE_NAMES.map((n) => [n, OPERATOR_ROUTES[n].role]));
-    for (const n of ['addNode', 'addSeed', 'removeNode', 'pinNode', 'pushRevocations', 'listOperators', 'addOperator', 'removeOperator'])
+    for (const n of [
+      'addNode',
+      'addSeed',
+      'removeNode',
+      'pinNode',
+      'pushRevocations',
+      'listOperators',
+      'addOperator',
+      'removeOperator',
+    ])
       expect(roles[n], n).toBe('admin');
-    for (const n of ['place', 'start', 'stop', 'unload', 'ackAlert', 'settle', 'refreshNodes']) expect(roles[n], n).toBe('operator');
+    for (const n of ['place', 'start', 'stop', 'unload', 'ackAlert', 'settle', 'refreshNodes'])
+      expect(roles[n], n).toBe('operator');
   });
 });

@@ -65,14 +65,18 @@ export class ApiServer {
     this.#server = server;
     this.#o = options;
     this.#auth =
-      options.auth instanceof Authenticator ? options.auth : new Authenticator({ adminToken: options.auth.token });
+      options.auth instanceof Authenticator
+        ? options.auth
+        : new Authenticator({ adminToken: options.auth.token });
     this.#fingerprint = options.tls === undefined ? undefined : certFingerprint(options.tls.cert);
   }
 
   /** Listens on `<host>:<port>` (HTTPS with `tls`). */
   static listen(options: ApiServerOptions): Promise<ApiServer> {
     const server: Server =
-      options.tls === undefined ? createServer() : createTlsServer({ cert: options.tls.cert, key: options.tls.key });
+      options.tls === undefined
+        ? createServer()
+        : createTlsServer({ cert: options.tls.cert, key: options.tls.key });
     const api = new ApiServer(server, options);
     server.on('request', (req, res) => api.#track(req, res));
     server.on('clientError', (_err, socket) => {

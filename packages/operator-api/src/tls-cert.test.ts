@@ -31,11 +31,22 @@ describe('the self-signed certificate and the pinned client', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/v1/health`;
-      const good = await httpRequest(url, { method: 'GET', headers: {}, timeoutMs: 5000, fingerprint: certFingerprint(m.cert) });
+      const good = await httpRequest(url, {
+        method: 'GET',
+        headers: {},
+        timeoutMs: 5000,
+        fingerprint: certFingerprint(m.cert),
+      });
       expect(await good.text()).toBe('ok');
       expect(requests).toBe(1);
       const other = certFingerprint(selfSignedCert({ commonName: 'x' }).cert);
-      const err = await httpRequest(url, { method: 'POST', headers: {}, body: '{}', timeoutMs: 5000, fingerprint: other }).then(
+      const err = await httpRequest(url, {
+        method: 'POST',
+        headers: {},
+        body: '{}',
+        timeoutMs: 5000,
+        fingerprint: other,
+      }).then(
         () => undefined,
         (e: unknown) => e,
       );

@@ -10,7 +10,13 @@ export interface TlsMaterial {
 function der(tag: number, body: Uint8Array): Buffer {
   const n = body.length;
   const len =
-    n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : n < 0x10000 ? [0x82, n >> 8, n & 0xff] : [0x83, n >> 16, (n >> 8) & 0xff, n & 0xff];
+    n < 0x80
+      ? [n]
+      : n < 0x100
+        ? [0x81, n]
+        : n < 0x10000
+          ? [0x82, n >> 8, n & 0xff]
+          : [0x83, n >> 16, (n >> 8) & 0xff, n & 0xff];
   return Buffer.concat([Buffer.from([tag, ...len]), body]);
 }
 const seq = (...parts: Uint8Array[]): Buffer => der(0x30, Buffer.concat(parts));
@@ -56,8 +62,7 @@ export function selfSignedCert(options: {
     const bytes = ipBytes(ip);
     return bytes === undefined ? [] : [der(0x87, bytes)];
   });
-  const extensions =
-    ips.length === 0 ? [] : [der(0xa3, seq(seq(oid('2.5.29.17'), der(0x04, seq(...ips)))))];
+  const extensions = ips.length === 0 ? [] : [der(0xa3, seq(seq(oid('2.5.29.17'), der(0x04, seq(...ips)))))];
   const tbs = seq(
     der(0xa0, der(0x02, Buffer.from([2]))),
     der(0x02, serial),
@@ -103,6 +108,10 @@ export function certFingerprint(pem: string): string {
  * when it is not one.
  */
 export function normaliseFingerprint(text: string): string | undefined {
-  const hex = text.trim().replace(/^sha256:/i, '').replace(/:/g, '').toLowerCase();
+  const hex = text
+    .trim()
+    .replace(/^sha256:/i, '')
+    .replace(/:/g, '')
+    .toLowerCase();
   return /^[0-9a-f]{64}$/.test(hex) ? `sha256:${hex}` : undefined;
 }

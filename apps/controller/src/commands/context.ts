@@ -53,7 +53,9 @@ export function context(args: readonly string[], io: CliIo): number {
         throw badValue(field, `--${field.replace('_file', '')}: ${issue?.message ?? 'invalid'}`);
       }
       if (url.startsWith('https:') && fingerprint === undefined)
-        io.err(`heddle context add: no --fingerprint: ${url}'s certificate will be checked against the system CAs`);
+        io.err(
+          `heddle context add: no --fingerprint: ${url}'s certificate will be checked against the system CAs`,
+        );
       const file = readContexts(path);
       const held = file.contexts.find((c) => c.name === name);
       if (held !== undefined && p.booleans.force !== true)
@@ -75,7 +77,9 @@ export function context(args: readonly string[], io: CliIo): number {
       const current = name === '-' ? null : name;
       writeContexts(path, { ...file, current });
       emit(io, p.booleans.json === true, { current }, () => [
-        current === null ? 'no current context: commands use the controller home' : `current context: ${current}`,
+        current === null
+          ? 'no current context: commands use the controller home'
+          : `current context: ${current}`,
       ]);
       return ExitCode.ok;
     }
@@ -118,7 +122,8 @@ export function context(args: readonly string[], io: CliIo): number {
 
 function checkName(name: string): string {
   const r = ContextNameSchema.safeParse(name);
-  if (!r.success) throw badValue('name', `context name ${JSON.stringify(name)}: ${r.error.issues[0]?.message}`);
+  if (!r.success)
+    throw badValue('name', `context name ${JSON.stringify(name)}: ${r.error.issues[0]?.message}`);
   return name;
 }
 

@@ -33,9 +33,7 @@ export function operator(args: readonly string[], io: CliIo): Promise<number> {
           );
         ctx.emit(r, () => [
           `added operator ${r.operator.name} as ${r.operator.role} (${r.operator.kind === 'key' ? `key ${r.operator.public_key ?? ''}` : 'token'})`,
-          ...(r.token === undefined
-            ? []
-            : [`token (shown once; keep it in a 0600 file): ${r.token}`]),
+          ...(r.token === undefined ? [] : [`token (shown once; keep it in a 0600 file): ${r.token}`]),
         ]);
         return ExitCode.ok;
       });
@@ -69,7 +67,9 @@ export function operator(args: readonly string[], io: CliIo): Promise<number> {
 export function whoami(args: readonly string[], io: CliIo): Promise<number> {
   return runOperator(WHOAMI, args, io, async (ctx) => {
     const me = await ctx.client().whoami();
-    ctx.emit(me, () => [`${me.name} (${me.role}, by ${me.via}${me.key === undefined ? '' : ` ${me.key}`}) at ${ctx.client().url}`]);
+    ctx.emit(me, () => [
+      `${me.name} (${me.role}, by ${me.via}${me.key === undefined ? '' : ` ${me.key}`}) at ${ctx.client().url}`,
+    ]);
     return ExitCode.ok;
   });
 }
@@ -78,14 +78,18 @@ export function whoami(args: readonly string[], io: CliIo): Promise<number> {
 function publicKeyOf(text: string, cwd: string): string {
   if (/^[0-9a-fA-F]{64}$/.test(text)) return text.toLowerCase();
   const path = resolve(cwd, text);
-  if (!existsSync(path)) throw badValue('key', `--key: ${JSON.stringify(text)} is neither 64 hex characters nor a file`);
+  if (!existsSync(path))
+    throw badValue('key', `--key: ${JSON.stringify(text)} is neither 64 hex characters nor a file`);
   try {
     return toHex(parsePublicKey(readTextBounded(path, 64 * 1024)));
   } catch {
     try {
       return toHex(loadKeyFile(path).publicKey);
     } catch (err) {
-      throw badValue('key', `--key: ${path} holds no Ed25519 public key nor key file (${err instanceof Error ? err.message : String(err)})`);
+      throw badValue(
+        'key',
+        `--key: ${path} holds no Ed25519 public key nor key file (${err instanceof Error ? err.message : String(err)})`,
+      );
     }
   }
 }

@@ -38,7 +38,8 @@ export const OPERATOR_ADD: OperatorCommandDef = operatorDef({
 export const OPERATOR_LS: OperatorCommandDef = operatorDef({
   name: 'operator ls',
   summary: 'list the operators and their roles (admin)',
-  description: 'Every operator of `<home>/operators.json`: name, role, how they authenticate, and the public key of a key operator. The home’s api.token is always an admin and is not listed.',
+  description:
+    'Every operator of `<home>/operators.json`: name, role, how they authenticate, and the public key of a key operator. The home’s api.token is always an admin and is not listed.',
   positionals: [],
   flags: [],
   json: '{"operators": OperatorView[]}',
@@ -49,7 +50,8 @@ export const OPERATOR_LS: OperatorCommandDef = operatorDef({
 export const OPERATOR_RM: OperatorCommandDef = operatorDef({
   name: 'operator rm',
   summary: 'remove an operator (admin): their key or token stops working at once',
-  description: 'Removes the operator from `<home>/operators.json`; their next request is refused (`unknown_key` or `unknown_token`).',
+  description:
+    'Removes the operator from `<home>/operators.json`; their next request is refused (`unknown_key` or `unknown_token`).',
   positionals: [{ name: 'name', description: 'the operator to remove' }],
   flags: [],
   json: '{"operator": OperatorView}',
@@ -83,15 +85,31 @@ export const CONTEXT_ADD: CommandDef = {
   summary: 'remember how to reach a controller: its URL, pinned certificate and credential',
   positionals: [{ name: 'name', description: 'the context’s name' }],
   flags: [
-    { name: 'url', kind: 'string', value: '<url>', required: true, description: 'https://host:port of the controller’s remote API' },
+    {
+      name: 'url',
+      kind: 'string',
+      value: '<url>',
+      required: true,
+      description: 'https://host:port of the controller’s remote API',
+    },
     {
       name: 'fingerprint',
       kind: 'string',
       value: 'sha256:<hex>',
       description: 'pin the server certificate (as the daemon’s listening line prints it)',
     },
-    { name: 'key', kind: 'string', value: '<file>', description: 'sign requests with this operator key file' },
-    { name: 'token-file', kind: 'string', value: '<file>', description: 'or send the bearer token in this file' },
+    {
+      name: 'key',
+      kind: 'string',
+      value: '<file>',
+      description: 'sign requests with this operator key file',
+    },
+    {
+      name: 'token-file',
+      kind: 'string',
+      value: '<file>',
+      description: 'or send the bearer token in this file',
+    },
     { name: 'use', kind: 'boolean', description: 'make it the current context' },
     { name: 'force', kind: 'boolean', description: 'replace a context of the same name' },
     JSON_FLAG,
