@@ -263,7 +263,8 @@ describe('remote operators over TLS on a second address', () => {
       'operator.key',
     ]);
     // The daemon logs each request it handles: no place reaches it (log lines come in a little late).
-    const places = (): number => controller.lines.filter((l) => l.msg === 'request' && l.path === '/v1/place').length;
+    const places = (): number =>
+      controller.lines.filter((l) => l.msg === 'request' && l.path === '/v1/place').length;
     await new Promise((r) => setTimeout(r, 200));
     const before = places();
     const e = await jsonError(['place', pkgDir], 1, { HEDDLE_CONTEXT: 'wrong' });
