@@ -89,3 +89,24 @@ describe('startController with api.remote', () => {
     expect(bad).toMatchObject({ code: 'tls_invalid', field: 'api.remote.tls_cert_file', exitCode: 3 });
   });
 });
+
+describe('startController with a bad operators.json', () => {
+  it('does not start, naming the field of the file', async () => {
+    const cwd = tempDir();
+    const home = join(cwd, 'h');
+    expect((await runCaptured(['init', '--home', home, '--api-port', '0'], cwd)).code).toBe(0);
+    writeFileSync(
+      join(home, 'operators.json'),
+      JSON.stringify({
+        schema: 'heddle.operators.v1',
+        operators: [{ name: 'vera', role: 'root', added_at_ms: 1, public_key: 'ab'.repeat(32) }],
+      }),
+    );
+    const bad = await startController(
+      loadControllerConfig(join(home, 'controller.json')),
+      new Logger(() => {}),
+    ).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ code: 'operators_invalid', field: 'operators[0].role', exitCode: 3 });
+    expect(existsSync(join(home, 'api.json'))).toBe(false);
+  });
+});

@@ -92,6 +92,16 @@ export function loadApiToken(home: string): string {
   });
 }
 
+/** Opens `<home>/operators.json` (missing: no operators); a bad file is refused naming its field. */
+function loadOperators(home: string): OperatorStore {
+  try {
+    return OperatorStore.open(join(home, OPERATORS_FILE));
+  } catch (err) {
+    const field = err instanceof HeddleError && err.field !== undefined ? err.field : '$';
+    throw inputOrSystemError('operators_invalid', `${OPERATORS_FILE}: ${errorMessage(err)}`, field, err);
+  }
+}
+
 interface Parts {
   readonly keys: KeyPair;
   readonly anchors: TrustAnchors;
@@ -106,9 +116,7 @@ function loadParts(config: ControllerConfig): Parts {
   const anchors = load('trust_file', 'trust_invalid', () => loadTrustFile(config.trustFile));
   const policy = load('policy_file', 'policy_invalid', () => loadPolicyFile(config.policyFile));
   const token = loadApiToken(config.home);
-  const operators = load(OPERATORS_FILE, 'operators_invalid', () =>
-    OperatorStore.open(join(config.home, OPERATORS_FILE)),
-  );
+  const operators = loadOperators(config.home);
   load('data_dir', 'data_dir', () => makeDirs(config.dataDir, 0o700));
   const revocations = new RevocationHolder({
     path: config.revocationList,
