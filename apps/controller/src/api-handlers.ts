@@ -1,14 +1,8 @@
 import type { ControlPlane, PlaceResult, RevocationPushReport } from '@heddle/control-plane';
 import { isGone } from '@heddle/model';
-import type { OperatorHandlers } from '@heddle/operator-api';
+import { type OperatorHandlers, type OperatorStore, operatorHandlers } from '@heddle/operator-api';
 import type { RevocationListFile } from '@heddle/package';
 import { addSeed } from '@heddle/seed-adapter/controller';
-
-/**
- * Who approves or rejects through the operator API, as chained: the API's one bearer token is the
- * only identity the API knows of its callers.
- */
-export const API_APPROVER = 'operator-api-token';
 
 /** What the daemon adds to the plane for the operator API. */
 export interface PlaneHandlerOptions {
@@ -19,6 +13,11 @@ export interface PlaneHandlerOptions {
   readonly applyRevocations?: (list: RevocationListFile) => Promise<RevocationPushReport>;
   /** Wraps each operator place (the daemon's metrics time it); default: runs it as is. */
   readonly aroundPlace?: (run: () => Promise<PlaceResult>) => Promise<PlaceResult>;
+  /**
+   * The controller's operators (`<home>/operators.json`), served by `/v1/operators`; without it those
+   * routes answer `not_found` (`/v1/whoami` still answers).
+   */
+  readonly operators?: OperatorStore;
 }
 
 /**
@@ -78,7 +77,8 @@ export function planeHandlers(plane: ControlPlane, options: PlaneHandlerOptions 
     settle: () => plane.settle(),
     listApprovals: async ({ query }) => ({ approvals: await plane.approvals(query.state) }),
     getApproval: async ({ id }) => ({ approval: await plane.approval(id) }),
-    approve: async ({ id, body }) => ({ approval: await plane.approve(id, API_APPROVER, body.note) }),
-    reject: async ({ id, body }) => ({ approval: await plane.reject(id, API_APPROVER, body.note) }),
+    approve: async ({ id, body, actor }) => ({ approval: await plane.approve(id, actor.name, body.note) }),
+    reject: async ({ id, body, actor }) => ({ approval: await plane.reject(id, actor.name, body.note) }),
+    ...operatorHandlers(options.operators),
   };
 }

@@ -41,7 +41,7 @@ beforeAll(async () => {
   });
   // cast: the logger writes one JSON object per line.
   const log = new Logger((line) => logs.push(JSON.parse(line) as Record<string, unknown>));
-  api = await ApiServer.listen({ handlers: planeHandlers(plane), token: TOKEN, log, port: 0 });
+  api = await ApiServer.listen({ handlers: planeHandlers(plane), auth: { token: TOKEN }, log, port: 0 });
   client = new ApiClient({ url: api.url, token: TOKEN });
   pkgDir = (await wasiPackage(operator)).dir;
 });
@@ -89,7 +89,7 @@ describe('operator API', () => {
     for (const token of [null, 'cd'.repeat(32), `${TOKEN}x`]) {
       const r = await raw('GET', '/v1/health', { token });
       expect(r.status).toBe(401);
-      expect(r.body.error?.code).toBe('unauthorized');
+      expect(r.body.error?.code).toBe(token === null ? 'unauthorized' : 'unknown_token');
     }
     // Unauthorised requests learn nothing about routes.
     expect((await raw('GET', '/v1/nope', { token: null })).status).toBe(401);
@@ -200,7 +200,7 @@ describe('operator API', () => {
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
     const second = await ApiServer.listen({
       handlers: planeHandlers(plane),
-      token: TOKEN,
+      auth: { token: TOKEN },
       log: new Logger(() => {}),
       port: 0,
     });

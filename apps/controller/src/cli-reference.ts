@@ -1,6 +1,7 @@
 import { flagLabel, synopsis } from '@heddle/cli-kit';
 import type { OperatorCommandDef } from './command-def.js';
 import { APPROVALS_DEFS } from './defs/approvals.js';
+import { OPERATOR_DEFS, WHOAMI } from './defs/access.js';
 import { ALERTS_DEFS, LOGS, PLACE, PS, START, STATUS, STOP, UNLOAD } from './defs/instances.js';
 import { NODE_DEFS } from './defs/node.js';
 
@@ -16,6 +17,8 @@ export const OPERATOR_COMMANDS: readonly OperatorCommandDef[] = [
   START,
   STOP,
   UNLOAD,
+  ...OPERATOR_DEFS,
+  WHOAMI,
 ];
 
 const anchor = (name: string): string => `heddle-${name.replace(/ /g, '-')}`;
@@ -65,9 +68,13 @@ export function cliReference(defs: readonly OperatorCommandDef[] = OPERATOR_COMM
     '     run `node apps/controller/scripts/cli-reference.mjs` to regenerate. -->',
     '',
     'The commands below talk to the controller daemon (`heddle controller run`) through its operator API',
-    '(docs/operator-api.md). They find it through the controller home: `--home <dir>`, else `$HEDDLE_HOME`,',
-    'else `~/.heddle` (the daemon writes `api.json` there; the token is `api.token`). The keys, chain,',
-    'package, revocation and policy commands are described in docs/cli.md.',
+    '(docs/operator-api.md). They find it, first match wins, through `--home <dir>`; `$HEDDLE_ADDR` (a URL,',
+    'with the credential of `$HEDDLE_CONTEXT` or the current context, else `$HEDDLE_KEY_FILE` or',
+    '`$HEDDLE_TOKEN_FILE`, and `$HEDDLE_FINGERPRINT`); the context `$HEDDLE_CONTEXT` names; `$HEDDLE_HOME`;',
+    'the current context (`heddle context use`, kept in `~/.config/heddle/contexts.json`); else `~/.heddle`.',
+    "Through a home, the daemon's `api.json` and `api.token` are read; through a context, its URL, pinned",
+    'certificate fingerprint and operator key or token (docs/operator-guide.md, "Operating from a second',
+    'machine"). The context, keys, chain, package, revocation and policy commands are described in docs/cli.md.',
     '',
     '## Output',
     '',

@@ -1,5 +1,6 @@
 import { type CommandDef, dispatchCli, type ProgramDef } from '@heddle/cli-kit';
 import { APPROVALS_GROUP } from './defs/approvals.js';
+import { CONTEXT_GROUP, OPERATOR_GROUP, WHOAMI } from './defs/access.js';
 import { ALERTS_GROUP, LOGS, PLACE, PS, START, STATUS, STOP, UNLOAD } from './defs/instances.js';
 import { CONTROLLER, ID, INIT, KEYGEN } from './defs/local.js';
 import { NODE_GROUP } from './defs/node.js';
@@ -39,6 +40,9 @@ const COMMANDS: readonly Entry[] = [
   entry(PKG, async () => (await import('./commands/pkg.js')).pkg),
   entry(REVOKE, async () => (await import('./commands/revoke.js')).revoke),
   entry(POLICY, async () => (await import('./commands/policy.js')).policy),
+  entry(CONTEXT_GROUP, async () => (await import('./commands/context.js')).context),
+  entry(OPERATOR_GROUP, async () => (await import('./commands/operators.js')).operator),
+  entry(WHOAMI, async () => (await import('./commands/operators.js')).whoami),
 ];
 
 /** `heddle` as its help, its dispatcher and its completion see it. */

@@ -80,3 +80,53 @@ describe('controller.json log_level and metrics_listen', () => {
     ).toThrow(expect.objectContaining({ code: 'config_invalid', field: 'metrics_listen.port' }));
   });
 });
+
+describe('controller.json api.remote', () => {
+  const failure = (v: unknown): { code?: string; field?: string } => {
+    try {
+      parseControllerConfig(v, '/h/controller.json');
+    } catch (err) {
+      return err as { code?: string; field?: string };
+    }
+    throw new Error('accepted');
+  };
+
+  it('resolves the certificate files against the home; none means self-signed', () => {
+    const c = parseControllerConfig(
+      {
+        ...base,
+        api: {
+          ...base.api,
+          remote: { host: '0.0.0.0', port: 7443, tls_cert_file: 'c.pem', tls_key_file: '/k.pem' },
+        },
+      },
+      '/h/controller.json',
+    );
+    expect(c.api.remote).toEqual({
+      host: '0.0.0.0',
+      port: 7443,
+      tls: { certFile: '/h/c.pem', keyFile: '/k.pem' },
+    });
+    const s = parseControllerConfig(
+      { ...base, api: { ...base.api, remote: { host: '::', port: 0 } } },
+      '/h/controller.json',
+    );
+    expect(s.api.remote).toEqual({ host: '::', port: 0, tls: undefined });
+    expect(parseControllerConfig(base, '/h/controller.json').api.remote).toBeUndefined();
+  });
+
+  it('refuses a bad remote section naming the field', () => {
+    const remote = (r: unknown) => failure({ ...base, api: { ...base.api, remote: r } });
+    expect(remote({ host: 'example.com', port: 1 })).toMatchObject({
+      code: 'config_invalid',
+      field: 'api.remote.host',
+    });
+    expect(remote({ host: '127.0.0.2', port: 70000 })).toMatchObject({ field: 'api.remote.port' });
+    expect(remote({ host: '127.0.0.2', port: 1, tls_cert_file: 'c.pem' })).toMatchObject({
+      field: 'api.remote.tls_cert_file',
+    });
+    expect(remote({ host: '127.0.0.2', port: 1, tls: true })).toMatchObject({ field: 'api.remote.tls' });
+    // The plain listener stays on loopback.
+    expect(failure({ ...base, api: { host: '0.0.0.0', port: 1 } })).toMatchObject({ field: 'api.host' });
+  });
+});

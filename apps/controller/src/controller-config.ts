@@ -27,7 +27,7 @@ export interface ControllerConfig {
   readonly path: string;
   /** The controller home: the directory of the file (api.token and api.json live there). */
   readonly home: string;
-  readonly api: { readonly host: string; readonly port: number };
+  readonly api: { readonly host: string; readonly port: number; readonly remote: RemoteApi | undefined };
   readonly keyFile: string;
   readonly trustFile: string;
   readonly policyFile: string;
@@ -47,6 +47,14 @@ export interface ControllerConfig {
   readonly logLevel: LogLevel;
   /** `metrics_listen`: where `/metrics`, `/healthz` and `/readyz` are served; undefined: not served. */
   readonly metricsListen: { readonly host: string; readonly port: number } | undefined;
+}
+
+/** `api.remote` with absolute paths: the TLS listener for operators on other machines. */
+export interface RemoteApi {
+  readonly host: string;
+  readonly port: number;
+  /** The operator's certificate and key (PEM); undefined: a self-signed pair kept in the home. */
+  readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
 }
 
 /** The control-plane tunables the `lifecycle` section sets (names of `@heddle/control-plane`'s config). */
@@ -118,7 +126,21 @@ export function parseControllerConfig(value: unknown, path: string): ControllerC
   return {
     path,
     home,
-    api: { host: c.api.host, port: c.api.port },
+    api: {
+      host: c.api.host,
+      port: c.api.port,
+      remote:
+        c.api.remote === undefined
+          ? undefined
+          : {
+              host: c.api.remote.host,
+              port: c.api.remote.port,
+              tls:
+                c.api.remote.tls_cert_file === undefined || c.api.remote.tls_key_file === undefined
+                  ? undefined
+                  : { certFile: abs(c.api.remote.tls_cert_file), keyFile: abs(c.api.remote.tls_key_file) },
+            },
+    },
     keyFile: abs(c.key_file),
     trustFile: abs(c.trust_file),
     policyFile: abs(c.policy_file),

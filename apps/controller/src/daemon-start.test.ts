@@ -1,10 +1,10 @@
 // startController in process: the revocation list fails closed and is re-read on a tick, a second
 // controller on the same home is refused (the state database is held), and a stop removes api.json.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Logger } from '@heddle/cli-kit';
 import { loadKeyFile } from '@heddle/envelope';
-import { ApiClient, ApiError } from '@heddle/operator-api';
+import { ApiClient, ApiError, certFingerprint, selfSignedCert } from '@heddle/operator-api';
 import { describe, expect, it } from 'vitest';
 import { CliError } from './cli-error.js';
 import { loadControllerConfig } from './controller-config.js';
@@ -50,5 +50,63 @@ describe('startController', () => {
     }
     expect(existsSync(join(home, 'api.json'))).toBe(false);
     expect(lines.at(-1)?.msg).toBe('shutting down');
+  });
+});
+
+describe('startController with api.remote', () => {
+  it('serves the operator certificate given in controller.json, and a client pinning it gets through', async () => {
+    const cwd = tempDir();
+    const home = join(cwd, 'h');
+    expect((await runCaptured(['init', '--home', home, '--api-port', '0'], cwd)).code).toBe(0);
+    const made = selfSignedCert({ commonName: 'ctl.example', altIps: ['127.0.0.2'] });
+    writeFileSync(join(home, 'own.crt'), made.cert);
+    writeFileSync(join(home, 'own.key'), made.key, { mode: 0o600 });
+    const path = join(home, 'controller.json');
+    // cast: controller.json as init wrote it (the test adds api.remote).
+    const file = JSON.parse(readFileSync(path, 'utf8')) as { api: Record<string, unknown> };
+    file.api.remote = { host: '127.0.0.2', port: 0, tls_cert_file: 'own.crt', tls_key_file: 'own.key' };
+    writeFileSync(path, JSON.stringify(file));
+    const running = await startController(loadControllerConfig(path), new Logger(() => {}));
+    try {
+      expect(running.remote?.fingerprint).toBe(certFingerprint(made.cert));
+      expect(running.remote?.url).toMatch(/^https:\/\/127\.0\.0\.2:\d+$/);
+      expect(existsSync(join(home, 'api-tls.crt'))).toBe(false);
+      const token = readFileSync(join(home, 'api.token'), 'utf8').trim();
+      const client = new ApiClient({
+        url: running.remote?.url ?? '',
+        token,
+        fingerprint: certFingerprint(made.cert),
+      });
+      expect(await client.whoami()).toEqual({ name: 'api.token', role: 'admin', via: 'token' });
+    } finally {
+      await running.stop('test');
+    }
+    // A certificate file that is not one stops the start, naming the field.
+    writeFileSync(join(home, 'own.crt'), 'not a certificate');
+    const bad = await startController(loadControllerConfig(path), new Logger(() => {})).catch(
+      (e: unknown) => e,
+    );
+    expect(bad).toMatchObject({ code: 'tls_invalid', field: 'api.remote.tls_cert_file', exitCode: 3 });
+  });
+});
+
+describe('startController with a bad operators.json', () => {
+  it('does not start, naming the field of the file', async () => {
+    const cwd = tempDir();
+    const home = join(cwd, 'h');
+    expect((await runCaptured(['init', '--home', home, '--api-port', '0'], cwd)).code).toBe(0);
+    writeFileSync(
+      join(home, 'operators.json'),
+      JSON.stringify({
+        schema: 'heddle.operators.v1',
+        operators: [{ name: 'vera', role: 'root', added_at_ms: 1, public_key: 'ab'.repeat(32) }],
+      }),
+    );
+    const bad = await startController(
+      loadControllerConfig(join(home, 'controller.json')),
+      new Logger(() => {}),
+    ).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ code: 'operators_invalid', field: 'operators[0].role', exitCode: 3 });
+    expect(existsSync(join(home, 'api.json'))).toBe(false);
   });
 });

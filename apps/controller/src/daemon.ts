@@ -31,7 +31,15 @@ import {
 } from '@heddle/envelope';
 import { ApprovalQueue, FileApprovalStore, Gate, loadPolicyFile, type Policy } from '@heddle/gate';
 import { isGone } from '@heddle/model';
-import { type ApiInfo, ApiInfoSchema, ApiServer } from '@heddle/operator-api';
+import {
+  type ApiInfo,
+  ApiInfoSchema,
+  ApiServer,
+  Authenticator,
+  OPERATORS_FILE,
+  OperatorStore,
+  ReplayGuard,
+} from '@heddle/operator-api';
 import {
   loadTrustFile,
   RevocationHolder,
@@ -45,6 +53,7 @@ import { CliError, ExitCode } from './cli-error.js';
 import { badInput, type ControllerConfig } from './controller-config.js';
 import { ControllerMetrics } from './controller-metrics.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
+import { remoteTls } from './remote-api.js';
 import { checkStateAgainstChain, type SealCheckOptions, StateSeal } from './state-seal.js';
 
 /** A running controller daemon. */
@@ -54,6 +63,8 @@ export interface RunningController {
   readonly url: string;
   /** Where `/metrics`, `/healthz` and `/readyz` are served (`metrics_listen`), if anywhere. */
   readonly metricsUrl: string | undefined;
+  /** The TLS listener for other machines (`api.remote`): its URL and certificate fingerprint. */
+  readonly remote: { readonly url: string; readonly fingerprint: string } | undefined;
   readonly plane: ControlPlane;
   /**
    * One tick now (reload the revocation list and distribute it when it grew, then the plane's
@@ -85,12 +96,23 @@ export function loadApiToken(home: string): string {
   });
 }
 
+/** Opens `<home>/operators.json` (missing: no operators); a bad file is refused naming its field. */
+function loadOperators(home: string): OperatorStore {
+  try {
+    return OperatorStore.open(join(home, OPERATORS_FILE));
+  } catch (err) {
+    const field = err instanceof HeddleError && err.field !== undefined ? err.field : '$';
+    throw inputOrSystemError('operators_invalid', `${OPERATORS_FILE}: ${errorMessage(err)}`, field, err);
+  }
+}
+
 interface Parts {
   readonly keys: KeyPair;
   readonly anchors: TrustAnchors;
   readonly policy: Policy;
   readonly token: string;
   readonly revocations: RevocationHolder;
+  readonly operators: OperatorStore;
 }
 
 function loadParts(config: ControllerConfig): Parts {
@@ -98,12 +120,13 @@ function loadParts(config: ControllerConfig): Parts {
   const anchors = load('trust_file', 'trust_invalid', () => loadTrustFile(config.trustFile));
   const policy = load('policy_file', 'policy_invalid', () => loadPolicyFile(config.policyFile));
   const token = loadApiToken(config.home);
+  const operators = loadOperators(config.home);
   load('data_dir', 'data_dir', () => makeDirs(config.dataDir, 0o700));
   const revocations = new RevocationHolder({
     path: config.revocationList,
     trustedKeys: anchors.operatorKeys(),
   });
-  return { keys, anchors, policy, token, revocations };
+  return { keys, anchors, policy, token, revocations, operators };
 }
 
 /** The approval queue's file in the controller's data directory. */
@@ -214,6 +237,8 @@ async function assemble(
       : 'place_timeout_secs';
     throw badInput('config_invalid', `${field}: ${message}`, field, err);
   }
+  // One authenticator for every listener: a nonce spent on one cannot be replayed on the other.
+  const auth = new Authenticator({ adminToken: p.token, operators: p.operators, replay: new ReplayGuard() });
   let api: ApiServer | undefined;
   let stopped = false;
   let stopping: Promise<void> | undefined;
@@ -229,15 +254,17 @@ async function assemble(
     store_open: !stopped,
     chain_writable: !stopped && !chain.readOnly,
   });
+  const handlers = planeHandlers(plane, {
+    applyRevocations: (list) => applyRevocations(p, plane, list),
+    aroundPlace: (run) => metrics.place(run),
+    operators: p.operators,
+  });
   try {
     api = await ApiServer.listen({
-      token: p.token,
+      auth,
       log,
       port: config.api.port,
-      handlers: planeHandlers(plane, {
-        applyRevocations: (list) => applyRevocations(p, plane, list),
-        aroundPlace: (run) => metrics.place(run),
-      }),
+      handlers,
       ready,
       onRequest: (e) => metrics.onRequest(e),
     });
@@ -250,13 +277,44 @@ async function assemble(
     );
   }
   const server = api;
+  let remoteApi: ApiServer | undefined;
+  let remote: { url: string; fingerprint: string } | undefined;
+  if (config.api.remote !== undefined) {
+    const r = config.api.remote;
+    try {
+      const { tls, fingerprint } = remoteTls(config.home, r);
+      try {
+        remoteApi = await ApiServer.listen({
+          auth,
+          log,
+          port: r.port,
+          host: r.host,
+          tls,
+          handlers,
+          ready,
+          onRequest: (e) => metrics.onRequest(e),
+        });
+      } catch (err) {
+        throw new CliError(
+          'listen_failed',
+          `api.remote: cannot listen on ${r.host}:${r.port}: ${errorMessage(err)}`,
+          ExitCode.checkFailed,
+          { field: 'api.remote.port', cause: err },
+        );
+      }
+      remote = { url: remoteApi.url, fingerprint };
+    } catch (err) {
+      await server.close(0);
+      throw err;
+    }
+  }
   let metricsServer: MetricsServer | undefined;
   if (config.metricsListen !== undefined) {
     const { host, port } = config.metricsListen;
     try {
       metricsServer = await MetricsServer.listen({ registry: metrics.registry, ready, host, port });
     } catch (err) {
-      await server.close(0);
+      await Promise.all([server.close(0), remoteApi?.close(0)]);
       throw new CliError(
         'listen_failed',
         `metrics_listen: cannot listen on ${host}:${port}: ${errorMessage(err)}`,
@@ -267,7 +325,12 @@ async function assemble(
   }
   const nodeId = nodeIdFromPublicKey(p.keys.publicKey);
   const infoPath = join(config.home, API_INFO_FILE);
-  const info: ApiInfo = { url: server.url, pid: process.pid, node_id: nodeId };
+  const info: ApiInfo = {
+    url: server.url,
+    pid: process.pid,
+    node_id: nodeId,
+    ...(remote === undefined ? {} : { remote }),
+  };
   writeFileAtomic(infoPath, `${JSON.stringify(info)}\n`, { mode: 0o600 });
   log.info('listening', {
     node_id: nodeId,
@@ -276,6 +339,8 @@ async function assemble(
     metrics_url: metricsServer === undefined ? null : `${metricsServer.url}/metrics`,
     log_level: log.level,
     api_file: infoPath,
+    ...(remote === undefined ? {} : { remote_url: remote.url, remote_fingerprint: remote.fingerprint }),
+    operators: p.operators.list().length,
     nodes: plane.nodes().length,
     instances: plane.instances().filter((i) => !isGone(i.state)).length,
     unsettled: plane.unsettled().length,
@@ -298,9 +363,13 @@ async function assemble(
       // The timer stops now; a tick in progress is awaited once the API is closed.
       const loopStopped = loop.stop();
       log.info('shutting down', { reason, in_flight: server.inFlight, grace_secs: config.shutdownGraceSecs });
-      await server
-        .close(config.shutdownGraceSecs * 1000)
-        .catch((err: unknown) => log.error('closing the API failed', errorFields(err)));
+      await Promise.all(
+        [server, remoteApi].map((s) =>
+          s
+            ?.close(config.shutdownGraceSecs * 1000)
+            .catch((err: unknown) => log.error('closing the API failed', errorFields(err))),
+        ),
+      );
       await loopStopped;
       removeInfo(infoPath);
       await seal.flush();
@@ -319,6 +388,7 @@ async function assemble(
     nodeId,
     url: server.url,
     metricsUrl: metricsServer?.url,
+    remote,
     plane,
     tick: (reason) => loop.tick(reason),
     stop,

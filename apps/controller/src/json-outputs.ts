@@ -5,15 +5,18 @@
  * caught. Objects are strict: an unexpected field is a failure.
  */
 import {
+  AddOperatorAnswerSchema,
   AlertSchema,
   ApprovalViewSchema,
   DrainReportSchema,
   InstanceLogsSchema,
   InstanceStatusSchema,
   NodeViewSchema,
+  OperatorViewSchema,
   PlacementSchema,
   PlaceResultSchema,
   StopResultSchema,
+  WhoAmISchema,
 } from '@heddle/operator-api';
 import { z } from 'zod';
 
@@ -71,4 +74,8 @@ export const JSON_OUTPUTS: Readonly<Record<string, z.ZodType>> = {
   start: PlacementOutputSchema,
   stop: StopResultSchema,
   unload: PlacementOutputSchema,
+  'operator add': AddOperatorAnswerSchema,
+  'operator ls': z.strictObject({ operators: z.array(OperatorViewSchema) }),
+  'operator rm': z.strictObject({ operator: OperatorViewSchema }),
+  whoami: WhoAmISchema,
 };

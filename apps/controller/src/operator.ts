@@ -1,7 +1,8 @@
 import { type ParsedArgs, parseArgv } from '@heddle/cli-kit';
-import { ApiClient, ApiError } from '@heddle/operator-api';
+import { type ApiClient, ApiError } from '@heddle/operator-api';
 import { CliError, ExitCode } from './cli-error.js';
 import type { OperatorCommandDef } from './command-def.js';
+import { connect } from './connect.js';
 import { type Paint, paintFor } from './format/colour.js';
 import { homeDir } from './home.js';
 import type { CliIo } from './io.js';
@@ -16,7 +17,10 @@ export interface OperatorContext {
   readonly home: string;
   /** Colour for standard output (identity when not a terminal, with NO_COLOR, or with --json). */
   readonly paint: Paint;
-  /** The client of the daemon running in {@link OperatorContext.home} (created on first use). */
+  /**
+   * The client of the controller this command talks to (created on first use): the daemon running in
+   * {@link OperatorContext.home}, or the one a context or `$HEDDLE_ADDR` names (see `connect`).
+   */
   client(): ApiClient;
   /** Prints `value` as one line of JSON with --json, else the human lines. */
   emit(value: unknown, human: () => readonly string[]): void;
@@ -39,6 +43,15 @@ export function exitCodeOf(code: string): number {
     case 'approval_expired':
     case 'invalid_note':
     case 'unauthorized':
+    case 'bad_auth_header':
+    case 'unknown_token':
+    case 'unknown_key':
+    case 'stale_request':
+    case 'bad_signature':
+    case 'replayed_request':
+    case 'forbidden':
+    case 'unknown_operator':
+    case 'unknown_context':
     case 'idempotency_conflict':
       return ExitCode.badInput;
     case 'node_exists':
@@ -52,6 +65,9 @@ export function exitCodeOf(code: string): number {
     case 'unsettled':
     case 'duplicate_instance':
     case 'controller_not_running':
+    case 'fingerprint_mismatch':
+    case 'operator_exists':
+    case 'busy':
     case 'timeout':
     case 'approvals_disabled':
       return ExitCode.checkFailed;
@@ -91,6 +107,18 @@ const HINTS: Readonly<Record<string, { readonly cmd: string; readonly text: stri
   },
   package_invalid: { cmd: 'pkg verify', text: 'check the package with heddle pkg verify <dir>' },
   timeout: { cmd: 'ps', text: 'the controller may still be working; check heddle ps before trying again' },
+  forbidden: {
+    cmd: 'operator ls',
+    text: 'an admin can give this operator another role (heddle operator ls shows them)',
+  },
+  unknown_key: {
+    cmd: 'operator add',
+    text: 'an admin adds the key with heddle operator add <name> --key <file.pub|hex> --role <role>',
+  },
+  unknown_token: {
+    cmd: 'operator add',
+    text: 'check the token file, or ask an admin for a token (heddle operator add <name> --token --role <role>)',
+  },
 };
 
 /** `message` with what to do next, unless it already says so. */
@@ -174,7 +202,7 @@ export async function runOperator(
       home,
       paint: paintFor(io, asJson),
       client: () => {
-        client ??= ApiClient.fromHome(home);
+        client ??= connect(parsed.strings.home, io, io.env ?? process.env);
         return client;
       },
       emit: (value, human) => {

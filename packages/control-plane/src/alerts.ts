@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { actorField } from './actor.js';
 import { PlaneError } from './errors.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import type { AlertReason, AlertRecord, PlacementRecord } from './state-store.js';
@@ -84,6 +85,7 @@ export async function ackAlert(ctx: PlaneContext, id: string): Promise<AlertReco
   const acked: AlertRecord = { ...held, acked_at_ms: ctx.now() };
   ctx.store.putAlert(acked);
   await ctx.chain.append(PLANE_CHAIN_SOURCE, ALERT_KIND, {
+    ...actorField(),
     phase: 'acknowledged',
     controller: ctx.nodeId,
     alert_id: id,

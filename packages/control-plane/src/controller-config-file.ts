@@ -26,6 +26,21 @@ export const ControllerConfigFileSchema: z.ZodType<ControllerConfigFile> = z.str
       .int('expected an integer port')
       .min(0, 'expected a port 0..65535')
       .max(65535, 'expected a port 0..65535'),
+    remote: z
+      .strictObject({
+        host: z.union([z.ipv4('expected an IPv4 address'), z.ipv6('expected an IP address')]),
+        port: z
+          .int('expected an integer port')
+          .min(0, 'expected a port 0..65535')
+          .max(65535, 'expected a port 0..65535'),
+        tls_cert_file: Path.optional(),
+        tls_key_file: Path.optional(),
+      })
+      .refine((r) => (r.tls_cert_file === undefined) === (r.tls_key_file === undefined), {
+        message: 'give both tls_cert_file and tls_key_file, or neither (a self-signed certificate is made)',
+        path: ['tls_cert_file'],
+      })
+      .optional(),
   }),
   key_file: Path,
   trust_file: Path,
@@ -69,8 +84,15 @@ export const ControllerConfigFileSchema: z.ZodType<ControllerConfigFile> = z.str
 /** `controller.json` as written (docs/operator-guide.md, "Controller daemon"). */
 export interface ControllerConfigFile {
   readonly schema: typeof CONTROLLER_CONFIG_SCHEMA;
-  /** Where the operator API listens: loopback only. */
-  readonly api: { readonly host: typeof API_HOST; readonly port: number };
+  /**
+   * Where the operator API listens: plain HTTP on loopback, and with `remote` also over TLS on another
+   * address (docs/operator-guide.md, "Operating from a second machine").
+   */
+  readonly api: {
+    readonly host: typeof API_HOST;
+    readonly port: number;
+    readonly remote?: RemoteApiConfig | undefined;
+  };
   readonly key_file: string;
   readonly trust_file: string;
   readonly policy_file: string;
@@ -99,4 +121,16 @@ export interface ControllerConfigFile {
   readonly log_level?: (typeof CONFIG_LOG_LEVELS)[number] | undefined;
   /** Where metrics and health are served (unauthenticated); absent: not served. */
   readonly metrics_listen?: MetricsListenConfig | undefined;
+}
+
+/** `api.remote` of `controller.json`: the TLS listener for operators on other machines. */
+export interface RemoteApiConfig {
+  /** The IP address to listen on (`0.0.0.0` for every interface). */
+  readonly host: string;
+  /** The TCP port (0: any free port). */
+  readonly port: number;
+  /** The operator's PEM certificate (with `tls_key_file`); without both, a self-signed one is made in the home. */
+  readonly tls_cert_file?: string | undefined;
+  /** The PEM private key of `tls_cert_file`. */
+  readonly tls_key_file?: string | undefined;
 }

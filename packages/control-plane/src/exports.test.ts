@@ -38,15 +38,19 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'PlaneError',
       'REVOKE_METHOD',
       'StateError',
+      'actorField',
+      'currentActor',
       'hostDriver',
       'logTick',
       'parseOrder',
       'planeConfig',
+      'runAsActor',
     ]);
   });
 
   it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
     expect(typeExportNames(readFileSync(join(import.meta.dirname, 'index.ts'), 'utf8'))).toEqual([
+      'Actor',
       'AddNodeOptions',
       'AlertReason',
       'AlertRecord',
@@ -85,6 +89,7 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'PlaneConfig',
       'PlaneErrorCode',
       'ReloadableRevocations',
+      'RemoteApiConfig',
       'RescheduleRecord',
       'RevocationAckRecord',
       'RevocationNodeResult',

@@ -1,3 +1,4 @@
+export { type Actor, actorField, currentActor, runAsActor } from './actor.js';
 export { ALERT_KIND } from './alerts.js';
 export {
   APPROVAL_STATES,
@@ -20,6 +21,7 @@ export {
   type ControllerConfigFile,
   ControllerConfigFileSchema,
   DEFAULT_API_PORT,
+  type RemoteApiConfig,
 } from './controller-config-file.js';
 export {
   DaemonLoop,

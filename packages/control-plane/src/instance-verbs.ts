@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from '@heddle/envelope';
 import { CallFailure, type CtlMethod } from '@heddle/protocol';
+import { actorField } from './actor.js';
 import { asObject } from './caller.js';
 import { PlaneError } from './errors.js';
 import { type ListedInstance, lifeOf } from './host-listing.js';
@@ -51,6 +52,7 @@ export async function sendVerb(
   if (method !== 'workload.status' && method !== 'workload.logs') {
     const event = await ctx.chain.append(PLANE_CHAIN_SOURCE, method, {
       ...why,
+      ...actorField(),
       phase: 'decision',
       controller: ctx.nodeId,
       instance_id: p.instance_id,

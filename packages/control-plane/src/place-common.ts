@@ -1,6 +1,7 @@
 import type { JsonValue } from '@heddle/envelope';
 import type { Decision as GateDecision } from '@heddle/gate';
 import type { Decision, Explanation, GovernanceVerdict, PlacedDecision } from '@heddle/placement';
+import { actorField } from './actor.js';
 import { PlaneError } from './errors.js';
 import type { PackageAttempt } from './node-driver.js';
 import type { AttemptOutcome, PlaceResult } from './place.js';
@@ -46,6 +47,7 @@ export async function chainDecision(
 ): Promise<string> {
   const event = await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
     ...extra,
+    ...actorField(),
     phase: 'decision',
     controller: ctx.nodeId,
     order_id: order.order_id,

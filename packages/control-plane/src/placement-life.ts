@@ -10,6 +10,7 @@ import {
   lifecyclePayload,
 } from '@heddle/model';
 import { type CogBody, readEnvelope } from '@heddle/package';
+import { actorField } from './actor.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { PLACEMENT_STATES, type PlacementRecord, type PlacementState } from './state-store.js';
 
@@ -84,6 +85,7 @@ export async function chainChange(
     ChainKind.lifecycle,
     lifecyclePayload(t, 'controller', ctx.nodeId, {
       ...extra,
+      ...actorField(),
       order_id: p.order_id,
       decision_id: p.decision_id,
       node_id: p.node_id,

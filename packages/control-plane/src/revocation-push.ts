@@ -2,6 +2,7 @@ import { canonicalJson } from '@heddle/envelope';
 import { ChainKind, isGone } from '@heddle/model';
 import { PackageError, RevocationList, type RevocationListFile, type TrustAnchors } from '@heddle/package';
 import { CallFailure } from '@heddle/protocol';
+import { actorField } from './actor.js';
 import { PlaneError } from './errors.js';
 import { nodeKind } from './node-drivers.js';
 import { setState } from './placement-life.js';
@@ -216,6 +217,7 @@ export async function pushTo(
     return { node_id: t.node_id, outcome: 'failed', generation: acked, torn_down: [], reason };
   };
   const decision = await ctx.chain.append(PLANE_CHAIN_SOURCE, ChainKind.revoke, {
+    ...actorField(),
     phase: 'decision',
     controller: ctx.nodeId,
     node_id: t.node_id,

@@ -15,6 +15,8 @@ const DomainTag_VALUE = {
   revocation: 'heddle.revocation.v1\n',
   /** A whole revocation list with its generation (so entries cannot be dropped or rolled back). */
   revocationList: 'heddle.revocation-list.v1\n',
+  /** An operator's signed request to the controller's operator API (`Authorization: Heddle-Ed25519`). */
+  operatorRequest: 'heddle.operator-request.v1\n',
 } as const;
 /**
  * The domain tags. Every Heddle signature covers `tag || bytes`, one tag per use, so a signature made

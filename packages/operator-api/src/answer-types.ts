@@ -172,4 +172,6 @@ export interface ApiInfo {
   readonly pid: number;
   /** The controller's node id. */
   readonly node_id: string;
+  /** The TLS listener for other machines, when configured: its URL and certificate fingerprint. */
+  readonly remote?: { readonly url: string; readonly fingerprint: string } | undefined;
 }

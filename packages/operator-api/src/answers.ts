@@ -289,6 +289,13 @@ export const ApiInfoSchema: z.ZodType<ApiInfo> = z.strictObject({
   pid: z.int().positive(),
   /** The controller's node id. */
   node_id: NodeId,
+  /** The TLS listener for other machines, when `api.remote` is configured: its URL and certificate fingerprint. */
+  remote: z
+    .strictObject({
+      url: z.string().regex(/^https:\/\/[^/\s]{1,300}$/, 'expected https://<host>:<port>'),
+      fingerprint: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'expected sha256:<64 hex>'),
+    })
+    .optional(),
 });
 
 /** An approval request and the place it holds (`ApprovalView` of `@heddle/control-plane`). */

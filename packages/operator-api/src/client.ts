@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type {
   AlertRecord,
@@ -11,7 +12,7 @@ import type {
   TransferProgress,
   UnsettledRecord,
 } from '@heddle/control-plane';
-import { readTextBounded } from '@heddle/envelope';
+import { type KeyPair, readTextBounded } from '@heddle/envelope';
 import type { NodeTier } from '@heddle/model';
 import type { RevocationListFile } from '@heddle/package';
 import type { z } from 'zod';
@@ -28,16 +29,22 @@ import type {
 } from './answer-types.js';
 import { ApiErrorAnswerSchema, ApiInfoSchema, PlaceStreamEventSchema } from './answers.js';
 import { ApiError } from './api-error.js';
+import { formatSignedAuth, signRequest } from './auth-header.js';
 import { API_INFO_FILE, API_TOKEN_FILE, NDJSON, REQUEST_ID_HEADER } from './constants.js';
 import { type HttpAnswer, HttpFailure, httpRequest } from './http-request.js';
+import type { AddOperatorAnswer, AddOperatorBody, OperatorView, WhoAmI } from './operator-routes.js';
 import { OPERATOR_ROUTES, type RouteDef, routePath } from './routes.js';
 
 /** Where a client connects and how it authenticates. */
 export interface ApiClientOptions {
-  /** `http://127.0.0.1:<port>`. */
+  /** `http://127.0.0.1:<port>`, or `https://<host>:<port>` for a remote controller. */
   readonly url: string;
-  /** The bearer token (`<home>/api.token`). */
-  readonly token: string;
+  /** A bearer token (`<home>/api.token`, or an operator's token); or give `keys`. */
+  readonly token?: string | undefined;
+  /** An operator's Ed25519 key pair: every request is signed (`Heddle-Ed25519`); or give `token`. */
+  readonly keys?: KeyPair | undefined;
+  /** For `https://`: the pinned SHA-256 fingerprint of the server's certificate (`sha256:<hex>`). */
+  readonly fingerprint?: string | undefined;
   /** The home the daemon runs in (only for the hint in `controller_not_running`). */
   readonly home?: string | undefined;
   /** Timeout of every call but `place`, in ms (default 120 000). */
@@ -75,13 +82,19 @@ function pathOf(path: readonly PropertyKey[]): string {
  */
 export class ApiClient {
   readonly #url: string;
-  readonly #token: string;
+  readonly #token: string | undefined;
+  readonly #keys: KeyPair | undefined;
+  readonly #fingerprint: string | undefined;
   readonly #home: string | undefined;
   readonly #timeoutMs: number;
 
   constructor(options: ApiClientOptions) {
     this.#url = options.url.replace(/\/+$/, '');
     this.#token = options.token;
+    this.#keys = options.keys;
+    this.#fingerprint = options.fingerprint;
+    if ((options.token === undefined) === (options.keys === undefined))
+      throw new TypeError('ApiClient: give exactly one of token and keys');
     this.#home = options.home;
     this.#timeoutMs = options.timeoutMs ?? 120_000;
   }
@@ -342,6 +355,26 @@ export class ApiClient {
     return (await this.#call(OPERATOR_ROUTES.reject, routePath('reject', approvalId), body)).approval;
   }
 
+  /** `GET /v1/whoami`: the operator the controller takes this client for, and its role. */
+  whoami(): Promise<WhoAmI> {
+    return this.#call(OPERATOR_ROUTES.whoami, routePath('whoami'));
+  }
+
+  /** `GET /v1/operators`: every operator (admin). */
+  async operators(): Promise<readonly OperatorView[]> {
+    return (await this.#call(OPERATOR_ROUTES.listOperators, routePath('listOperators'))).operators;
+  }
+
+  /** `POST /v1/operators`: adds an operator (admin); a token operator's token is in the answer, once. */
+  addOperator(body: AddOperatorBody): Promise<AddOperatorAnswer> {
+    return this.#call(OPERATOR_ROUTES.addOperator, routePath('addOperator'), body);
+  }
+
+  /** `DELETE /v1/operators/<name>`: removes an operator (admin); returns it. */
+  async removeOperator(name: string): Promise<OperatorView> {
+    return (await this.#call(OPERATOR_ROUTES.removeOperator, routePath('removeOperator', name))).operator;
+  }
+
   async #call<B, Q, A>(
     route: RouteDef<B, Q, A>,
     path: string,
@@ -359,20 +392,29 @@ export class ApiClient {
     o: { timeoutMs?: number; accept?: string; requestId?: string },
   ): Promise<HttpAnswer> {
     const timeoutMs = o.timeoutMs ?? this.#timeoutMs;
+    const text = body === undefined ? undefined : JSON.stringify(body);
     try {
       return await httpRequest(`${this.#url}${path}`, {
         method,
         headers: {
-          authorization: `Bearer ${this.#token}`,
+          authorization: this.#authorization(method, path, text ?? ''),
           accept: o.accept ?? 'application/json',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           ...(o.requestId === undefined ? {} : { [REQUEST_ID_HEADER]: o.requestId }),
         },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(text === undefined ? {} : { body: text }),
         timeoutMs,
+        fingerprint: this.#fingerprint,
       });
     } catch (err) {
       const failure = err instanceof HttpFailure ? err : undefined;
+      if (failure?.code === 'fingerprint_mismatch') {
+        throw new ApiError(
+          'fingerprint_mismatch',
+          `refusing ${this.#url}: its TLS certificate is ${failure.presented ?? '?'}, not the pinned ${this.#fingerprint ?? '?'} (nothing was sent). If the controller's certificate was replaced on purpose, pin the new one with heddle context add --fingerprint; otherwise something else answers at that address`,
+          { cause: err },
+        );
+      }
       const why = failure?.code ?? messageOf(err);
       if (failure?.sent === true && method !== 'GET') {
         // The request reached the controller and no answer came back: it may have acted.
@@ -395,6 +437,18 @@ export class ApiClient {
         { cause: err },
       );
     }
+  }
+
+  #authorization(method: string, target: string, body: string): string {
+    if (this.#keys === undefined) return `Bearer ${this.#token ?? ''}`;
+    const auth = signRequest(this.#keys, {
+      method,
+      target,
+      ts: Date.now(),
+      nonce: randomBytes(16).toString('hex'),
+      body: Buffer.from(body, 'utf8'),
+    });
+    return formatSignedAuth(auth);
   }
 
   async #answer<A>(schema: z.ZodType<A>, res: HttpAnswer, what: string): Promise<A> {

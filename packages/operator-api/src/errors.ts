@@ -8,6 +8,17 @@ export const STATUS_OF_CODE: Readonly<Record<string, number>> = Object.freeze({
   bad_json: 400,
   too_large: 400,
   unauthorized: 401,
+  bad_auth_header: 401,
+  unknown_token: 401,
+  unknown_key: 401,
+  stale_request: 401,
+  bad_signature: 401,
+  replayed_request: 401,
+  forbidden: 403,
+  unknown_operator: 404,
+  operator_exists: 409,
+  busy: 503,
+  operators_invalid: 500,
   unknown_node: 404,
   unknown_instance: 404,
   unknown_alert: 404,
@@ -92,7 +103,7 @@ export function mapError(err: unknown): MappedError {
             ? {}
             : { reasons }),
         },
-        unexpected: status >= 500 && status !== 502 && status !== 504,
+        unexpected: status >= 500 && status !== 502 && status !== 503 && status !== 504,
       };
     }
   }

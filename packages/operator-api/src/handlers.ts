@@ -1,4 +1,4 @@
-import type { TransferProgress } from '@heddle/control-plane';
+import type { Actor, TransferProgress } from '@heddle/control-plane';
 import type { RouteAnswer, RouteBody, RouteName, RouteQuery } from './routes.js';
 
 /** What the server adapter gives a route's handler: everything already validated with the route's schemas. */
@@ -9,6 +9,8 @@ export interface HandlerRequest<K extends RouteName> {
   readonly body: RouteBody<K>;
   /** The parsed query. */
   readonly query: RouteQuery<K>;
+  /** Who asked (authenticated, and with a role the route allows). */
+  readonly actor: Actor;
   /** Told of package transfers: set for a streamed place (`Accept: application/x-ndjson`). */
   readonly onProgress?: (p: TransferProgress) => void;
   /** The request's id: the client's `x-request-id`, or one generated for it (a UUID). */

@@ -37,6 +37,19 @@ export {
   UnsettledSchema,
 } from './answers.js';
 export { ApiError } from './api-error.js';
+export type { AuthHeaderIssue, SignedAuth, SignedRequestParts } from './auth-header.js';
+export {
+  canonicalRequest,
+  formatSignedAuth,
+  isAuthIssue,
+  parseSignedAuth,
+  SIGNED_SCHEME,
+  signedMessage,
+  signRequest,
+  verifySignedAuth,
+} from './auth-header.js';
+export type { AuthenticatorOptions, OperatorLookup, PendingAuth } from './authenticator.js';
+export { ADMIN_TOKEN_NAME, Authenticator, requireRole } from './authenticator.js';
 export type {
   AddNodeBody,
   AddSeedBody,
@@ -80,6 +93,32 @@ export {
 export type { MappedError } from './errors.js';
 export { ApiFailure, mapError, STATUS_OF_CODE } from './errors.js';
 export type { HandlerRequest, OperatorHandlers } from './handlers.js';
+export type { OperatorManagementHandlers } from './operator-handlers.js';
+export { operatorHandlers } from './operator-handlers.js';
+export type { AddOperatorAnswer, AddOperatorBody, OperatorView, WhoAmI } from './operator-routes.js';
+export {
+  AddOperatorAnswerSchema,
+  AddOperatorBodySchema,
+  addOperator,
+  newOperatorToken,
+  OperatorViewSchema,
+  operatorView,
+  WhoAmISchema,
+} from './operator-routes.js';
+export { OperatorStore, readOperatorsFile, tokenHash } from './operator-store.js';
+export type { OperatorEntry, OperatorsFile } from './operators-file.js';
+export {
+  OPERATORS_FILE,
+  OPERATORS_SCHEMA,
+  OperatorEntrySchema,
+  OperatorNameSchema,
+  OperatorsFileSchema,
+  RoleSchema,
+} from './operators-file.js';
+export type { ReplayGuardOptions } from './replay-guard.js';
+export { ReplayGuard } from './replay-guard.js';
+export type { Role } from './roles.js';
+export { ROLES, roleAllows } from './roles.js';
 export type {
   ApiMethod,
   OperatorRoutes,
@@ -93,3 +132,11 @@ export type {
 export { matchRoute, OPERATOR_ROUTES, ROUTE_NAMES, routePath } from './routes.js';
 export type { ApiLog, ApiRequestEvent, ApiServerOptions } from './server.js';
 export { ApiServer } from './server.js';
+export type { TlsMaterial } from './tls-cert.js';
+export {
+  certFingerprint,
+  FINGERPRINT_RE,
+  fingerprintOfDer,
+  normaliseFingerprint,
+  selfSignedCert,
+} from './tls-cert.js';

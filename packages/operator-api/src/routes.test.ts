@@ -42,3 +42,31 @@ describe('the route table', () => {
     expect(matchRoute('GET', ['v1', 'nodes', ''])).toEqual({ name: undefined, methods: [] });
   });
 });
+
+describe('the roles of the routes', () => {
+  it('every route names a role; every GET is viewer; nothing that changes state is viewer', () => {
+    for (const n of ROUTE_NAMES) {
+      const r = OPERATOR_ROUTES[n];
+      expect(['viewer', 'operator', 'admin'], n).toContain(r.role);
+      if (r.method === 'GET' && n !== 'listOperators') expect(r.role, n).toBe('viewer');
+      if (r.method !== 'GET') expect(r.role, n).not.toBe('viewer');
+    }
+  });
+
+  it('nodes, trust, revocations and operators are admin; placing and operating instances is operator', () => {
+    const roles = Object.fromEntries(ROUTE_NAMES.map((n) => [n, OPERATOR_ROUTES[n].role]));
+    for (const n of [
+      'addNode',
+      'addSeed',
+      'removeNode',
+      'pinNode',
+      'pushRevocations',
+      'listOperators',
+      'addOperator',
+      'removeOperator',
+    ])
+      expect(roles[n], n).toBe('admin');
+    for (const n of ['place', 'start', 'stop', 'unload', 'ackAlert', 'settle', 'refreshNodes'])
+      expect(roles[n], n).toBe('operator');
+  });
+});

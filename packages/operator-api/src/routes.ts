@@ -68,6 +68,17 @@ import {
   type StopBody,
   StopBodySchema,
 } from './bodies.js';
+import {
+  type AddOperatorAnswer,
+  AddOperatorAnswerSchema,
+  type AddOperatorBody,
+  AddOperatorBodySchema,
+  type OperatorView,
+  OperatorViewSchema,
+  type WhoAmI,
+  WhoAmISchema,
+} from './operator-routes.js';
+import type { Role } from './roles.js';
 
 /** The HTTP methods the API uses. */
 export type ApiMethod = 'GET' | 'POST' | 'DELETE';
@@ -85,6 +96,11 @@ export interface RouteDef<Body, Query, Answer> {
   readonly answer: z.ZodType<Answer>;
   /** Answers with the NDJSON stream when asked to (`Accept: application/x-ndjson`). */
   readonly streams: boolean;
+  /**
+   * The least role that may call it (docs/operator-api.md, "Roles"): `viewer` for every GET,
+   * `operator` for what operates instances, `admin` for nodes, trust, revocations and operators.
+   */
+  readonly role: Role;
 }
 
 /** The routes by name. */
@@ -122,6 +138,10 @@ export interface OperatorRoutes {
   readonly getApproval: RouteDef<undefined, NoQuery, { readonly approval: ApprovalView }>;
   readonly approve: RouteDef<ApprovalNoteBody, NoQuery, { readonly approval: ApprovalView }>;
   readonly reject: RouteDef<ApprovalNoteBody, NoQuery, { readonly approval: ApprovalView }>;
+  readonly whoami: RouteDef<undefined, NoQuery, WhoAmI>;
+  readonly listOperators: RouteDef<undefined, NoQuery, { readonly operators: readonly OperatorView[] }>;
+  readonly addOperator: RouteDef<AddOperatorBody, NoQuery, AddOperatorAnswer>;
+  readonly removeOperator: RouteDef<undefined, NoQuery, { readonly operator: OperatorView }>;
 }
 
 /** A route's name. */
@@ -148,53 +168,76 @@ const get = <A>(path: string, answer: z.ZodType<A>): RouteDef<undefined, NoQuery
   query: NoQuerySchema,
   answer,
   streams: false,
+  role: 'viewer',
 });
-const post = <B, A>(path: string, body: z.ZodType<B>, answer: z.ZodType<A>): RouteDef<B, NoQuery, A> => ({
+const post = <B, A>(
+  role: Role,
+  path: string,
+  body: z.ZodType<B>,
+  answer: z.ZodType<A>,
+): RouteDef<B, NoQuery, A> => ({
   method: 'POST',
   path: path.split('/'),
   body,
   query: NoQuerySchema,
   answer,
   streams: false,
+  role,
 });
 
 /** The operator API (docs/operator-api.md, "Routes"). */
 export const OPERATOR_ROUTES: OperatorRoutes = Object.freeze({
   health: get('v1/health', HealthSchema),
   listNodes: get('v1/nodes', nodes),
-  addNode: post('v1/nodes', AddNodeBodySchema, node),
-  addSeed: post('v1/nodes/seed', AddSeedBodySchema, node),
-  refreshNodes: post('v1/nodes/refresh', EmptyBodySchema, nodes),
+  addNode: post('admin', 'v1/nodes', AddNodeBodySchema, node),
+  addSeed: post('admin', 'v1/nodes/seed', AddSeedBodySchema, node),
+  refreshNodes: post('operator', 'v1/nodes/refresh', EmptyBodySchema, nodes),
   getNode: get('v1/nodes/:id', node),
-  removeNode: { ...get('v1/nodes/:id', node), method: 'DELETE' as const, query: ForceQuerySchema },
-  pinNode: post('v1/nodes/:id/pin', PinBodySchema, node),
-  cordonNode: post('v1/nodes/:id/cordon', EmptyBodySchema, node),
-  uncordonNode: post('v1/nodes/:id/uncordon', EmptyBodySchema, node),
-  drainNode: post('v1/nodes/:id/drain', EmptyBodySchema, DrainReportSchema),
-  labelNode: post('v1/nodes/:id/labels', LabelsBodySchema, node),
-  place: { ...post('v1/place', PlaceBodySchema, PlaceResultSchema), streams: true },
+  removeNode: {
+    ...get('v1/nodes/:id', node),
+    method: 'DELETE' as const,
+    query: ForceQuerySchema,
+    role: 'admin' as const,
+  },
+  pinNode: post('admin', 'v1/nodes/:id/pin', PinBodySchema, node),
+  cordonNode: post('operator', 'v1/nodes/:id/cordon', EmptyBodySchema, node),
+  uncordonNode: post('operator', 'v1/nodes/:id/uncordon', EmptyBodySchema, node),
+  drainNode: post('operator', 'v1/nodes/:id/drain', EmptyBodySchema, DrainReportSchema),
+  labelNode: post('operator', 'v1/nodes/:id/labels', LabelsBodySchema, node),
+  place: { ...post('operator', 'v1/place', PlaceBodySchema, PlaceResultSchema), streams: true },
   listInstances: get('v1/instances', z.strictObject({ instances: z.array(PlacementSchema) })),
   getInstance: get('v1/instances/:id', InstanceStatusSchema),
   logs: { ...get('v1/instances/:id/logs', InstanceLogsSchema), query: LogsQuerySchema },
-  start: post('v1/instances/:id/start', EmptyBodySchema, placement),
-  stop: post('v1/instances/:id/stop', StopBodySchema, StopResultSchema),
-  unload: post('v1/instances/:id/unload', EmptyBodySchema, placement),
+  start: post('operator', 'v1/instances/:id/start', EmptyBodySchema, placement),
+  stop: post('operator', 'v1/instances/:id/stop', StopBodySchema, StopResultSchema),
+  unload: post('operator', 'v1/instances/:id/unload', EmptyBodySchema, placement),
   listAlerts: {
     ...get('v1/alerts', z.strictObject({ alerts: z.array(AlertSchema) })),
     query: AlertsQuerySchema,
   },
-  ackAlert: post('v1/alerts/:id/ack', EmptyBodySchema, z.strictObject({ alert: AlertSchema })),
+  ackAlert: post('operator', 'v1/alerts/:id/ack', EmptyBodySchema, z.strictObject({ alert: AlertSchema })),
   revocations: get('v1/revocations', RevocationStatusSchema),
-  pushRevocations: post('v1/revocations', RevocationsBodySchema, RevocationPushReportSchema),
+  pushRevocations: post('admin', 'v1/revocations', RevocationsBodySchema, RevocationPushReportSchema),
   unsettled: get('v1/unsettled', z.strictObject({ unsettled: z.array(UnsettledSchema) })),
-  settle: post('v1/settle', EmptyBodySchema, SettleReportSchema),
+  settle: post('operator', 'v1/settle', EmptyBodySchema, SettleReportSchema),
   listApprovals: {
     ...get('v1/approvals', z.strictObject({ approvals: z.array(ApprovalViewSchema) })),
     query: ApprovalsQuerySchema,
   },
   getApproval: get('v1/approvals/:id', approval),
-  approve: post('v1/approvals/:id/approve', ApprovalNoteBodySchema, approval),
-  reject: post('v1/approvals/:id/reject', ApprovalNoteBodySchema, approval),
+  approve: post('operator', 'v1/approvals/:id/approve', ApprovalNoteBodySchema, approval),
+  reject: post('operator', 'v1/approvals/:id/reject', ApprovalNoteBodySchema, approval),
+  whoami: get('v1/whoami', WhoAmISchema),
+  listOperators: {
+    ...get('v1/operators', z.strictObject({ operators: z.array(OperatorViewSchema) })),
+    role: 'admin' as const,
+  },
+  addOperator: post('admin', 'v1/operators', AddOperatorBodySchema, AddOperatorAnswerSchema),
+  removeOperator: {
+    ...get('v1/operators/:id', z.strictObject({ operator: OperatorViewSchema })),
+    method: 'DELETE' as const,
+    role: 'admin' as const,
+  },
 });
 
 /** The route names, in table order. */
@@ -228,6 +271,10 @@ export const ROUTE_NAMES: readonly RouteName[] = Object.freeze([
   'getApproval',
   'approve',
   'reject',
+  'whoami',
+  'listOperators',
+  'addOperator',
+  'removeOperator',
 ]);
 
 /** A matched route: its name and path parameters. */

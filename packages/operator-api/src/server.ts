@@ -1,13 +1,16 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { TransferProgress } from '@heddle/control-plane';
+import { type Actor, runAsActor, type TransferProgress } from '@heddle/control-plane';
 import { HeddleError } from '@heddle/envelope';
+import { Authenticator, requireRole } from './authenticator.js';
 import { parseBody, readBody, validate } from './body.js';
 import { NDJSON, REQUEST_ID_HEADER, REQUEST_ID_PATTERN } from './constants.js';
 import { ApiFailure, mapError } from './errors.js';
 import type { OperatorHandlers } from './handlers.js';
 import { matchRoute, OPERATOR_ROUTES, type RouteDef, type RouteName } from './routes.js';
+import { certFingerprint, type TlsMaterial } from './tls-cert.js';
 
 /** Where the server writes its request log (a `Logger` of `@heddle/cli-kit` fits). */
 export interface ApiLog {
@@ -44,12 +47,19 @@ export interface ApiRequestEvent {
 export interface ApiServerOptions {
   /** What each route does (see {@link OperatorHandlers}). */
   readonly handlers: OperatorHandlers;
-  /** The bearer token every request must carry. */
-  readonly token: string;
+  /**
+   * Who may call: an {@link Authenticator} (shared by every listener of a controller, so a nonce spent
+   * on one cannot be replayed on another), or just the admin bearer token (`api.token`).
+   */
+  readonly auth: Authenticator | { readonly token: string };
   /** Where each request is logged (one line per request; unexpected failures with their stack). */
   readonly log: ApiLog;
-  /** The port on 127.0.0.1 (0: any free port). */
+  /** The port (0: any free port). */
   readonly port: number;
+  /** The address to listen on (default `127.0.0.1`). */
+  readonly host?: string;
+  /** Serve HTTPS with this certificate and key (PEM) instead of plain HTTP. */
+  readonly tls?: TlsMaterial;
   /** Least interval between two progress lines of one node in a place stream (default 100 ms). */
   readonly progressIntervalMs?: number;
   /**
@@ -61,29 +71,38 @@ export interface ApiServerOptions {
   readonly onRequest?: (e: ApiRequestEvent) => void;
 }
 
-const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
-
 /**
- * The operator API (docs/operator-api.md) on `127.0.0.1`: bearer token compared in constant time,
- * bodies of at most 64 KiB parsed strictly and validated with zod, errors mapped to statuses by code,
- * the NDJSON place stream. A failure while handling a request is answered (and logged), never thrown.
+ * The operator API (docs/operator-api.md), plain HTTP on `127.0.0.1` or HTTPS on any address: each
+ * request authenticated (bearer token compared in constant time, or an operator's signed request)
+ * before anything else, then held to its route's role; bodies of at most 64 KiB parsed strictly and
+ * validated with zod, errors mapped to statuses by code, the NDJSON place stream. A failure while
+ * handling a request is answered (and logged), never thrown. The handler runs as the request's actor
+ * (`runAsActor`), so the decisions it chains name who asked.
  */
 export class ApiServer {
   readonly #server: Server;
   readonly #o: ApiServerOptions;
-  readonly #token: Buffer;
+  readonly #auth: Authenticator;
+  readonly #fingerprint: string | undefined;
   readonly #inFlight = new Set<Promise<void>>();
   #closing: Promise<void> | undefined;
 
   private constructor(server: Server, options: ApiServerOptions) {
     this.#server = server;
     this.#o = options;
-    this.#token = digest(options.token);
+    this.#auth =
+      options.auth instanceof Authenticator
+        ? options.auth
+        : new Authenticator({ adminToken: options.auth.token });
+    this.#fingerprint = options.tls === undefined ? undefined : certFingerprint(options.tls.cert);
   }
 
-  /** Listens on `127.0.0.1:<port>`. */
+  /** Listens on `<host>:<port>` (HTTPS with `tls`). */
   static listen(options: ApiServerOptions): Promise<ApiServer> {
-    const server = createServer();
+    const server: Server =
+      options.tls === undefined
+        ? createServer()
+        : createTlsServer({ cert: options.tls.cert, key: options.tls.key });
     const api = new ApiServer(server, options);
     server.on('request', (req, res) => api.#track(req, res));
     server.on('clientError', (_err, socket) => {
@@ -94,18 +113,24 @@ export class ApiServer {
     server.requestTimeout = 30_000;
     return new Promise((resolve, reject) => {
       server.once('error', reject);
-      server.listen(options.port, '127.0.0.1', () => {
+      server.listen(options.port, options.host ?? '127.0.0.1', () => {
         server.off('error', reject);
         resolve(api);
       });
     });
   }
 
-  /** `http://127.0.0.1:<port>`. */
+  /** `http://127.0.0.1:<port>`, or `https://<host>:<port>` with TLS. */
   get url(): string {
     // cast: a server listening on a TCP port (as listen() made it) has an AddressInfo address.
     const a = this.#server.address() as AddressInfo;
-    return `http://127.0.0.1:${a.port}`;
+    const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+    return `${this.#o.tls === undefined ? 'http' : 'https'}://${host}:${a.port}`;
+  }
+
+  /** The SHA-256 fingerprint (`sha256:<hex>`) of the TLS certificate, which clients pin; undefined without TLS. */
+  get fingerprint(): string | undefined {
+    return this.#fingerprint;
   }
 
   /** Requests being handled. */
@@ -143,11 +168,6 @@ export class ApiServer {
     void p.finally(() => this.#inFlight.delete(p));
   }
 
-  #authorised(req: IncomingMessage): boolean {
-    const m = /^Bearer ([\x21-\x7e]{1,512})$/.exec(req.headers.authorization ?? '');
-    return m?.[1] !== undefined && timingSafeEqual(digest(m[1]), this.#token);
-  }
-
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
     const method = req.method ?? 'GET';
@@ -157,12 +177,14 @@ export class ApiServer {
     let routeName: RouteName | null = null;
     let bytesIn = 0;
     let probe = false;
+    let operator: string | undefined;
     const given = req.headers[REQUEST_ID_HEADER];
     const requestId = typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     try {
       res.setHeader(REQUEST_ID_HEADER, requestId);
       if (this.#closing !== undefined) res.setHeader('connection', 'close');
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const target = req.url ?? '/';
+      const url = new URL(target, 'http://127.0.0.1');
       path = url.pathname.slice(0, 256);
       if ((path === '/healthz' || path === '/readyz') && (method === 'GET' || method === 'HEAD')) {
         probe = true;
@@ -178,10 +200,18 @@ export class ApiServer {
           { field: REQUEST_ID_HEADER },
         );
       }
-      if (!this.#authorised(req)) {
+      let pending: ReturnType<Authenticator['begin']>;
+      try {
+        pending = this.#auth.begin(req.headers.authorization, method, target);
+      } catch (err) {
         req.resume();
-        throw new ApiFailure('unauthorized', 'missing or wrong bearer token (see <home>/api.token)');
+        throw err;
       }
+      // The body is part of what a signature covers: read it (at most 64 KiB) before anything else.
+      const bytes = await readBody(req);
+      bytesIn = bytes.length;
+      const actor: Actor = pending.finish(bytes);
+      operator = actor.name;
       const segments = url.pathname.split('/').slice(1).map(decode);
       const match = matchRoute(method, segments);
       if (match.name === undefined) {
@@ -198,17 +228,10 @@ export class ApiServer {
       const { name, params } = match;
       routeName = name;
       const route: RouteDef<unknown, unknown, unknown> = OPERATOR_ROUTES[name];
+      requireRole(actor, route.role, `${method} ${path}`);
       const rawQuery: Record<string, string> = {};
       for (const [k, v] of url.searchParams) if (!(k in rawQuery)) rawQuery[k] = v;
-      let query: unknown;
-      try {
-        query = validate(route.query, rawQuery, 'query');
-      } catch (err) {
-        req.resume();
-        throw err;
-      }
-      const bytes = await readBody(req);
-      bytesIn = bytes.length;
+      const query = validate(route.query, rawQuery, 'query');
       let body: unknown;
       if (route.body === null) {
         if (bytes.length > 0)
@@ -218,13 +241,16 @@ export class ApiServer {
         body = validate(route.body, parseBody(bytes), what);
       }
       const call = (onProgress?: (p: TransferProgress) => void): Promise<unknown> =>
-        dispatch(this.#o.handlers, name, {
-          id: params.id ?? '',
-          body,
-          query,
-          requestId,
-          ...(onProgress === undefined ? {} : { onProgress }),
-        });
+        runAsActor(actor, () =>
+          dispatch(this.#o.handlers, name, {
+            id: params.id ?? '',
+            body,
+            query,
+            actor,
+            requestId,
+            ...(onProgress === undefined ? {} : { onProgress }),
+          }),
+        );
       const streaming = route.streams && (req.headers.accept ?? '').includes(NDJSON);
       if (!streaming) {
         this.#json(res, 200, await call());
@@ -254,7 +280,7 @@ export class ApiServer {
       else this.#json(res, m.status, { error: m.error });
     } finally {
       const ms = Date.now() - started;
-      const fields = { method, path, status, code, ms, request_id: requestId };
+      const fields = { method, path, status, code, operator, ms, request_id: requestId };
       // A probe polls the health routes every few seconds: their lines go to debug.
       if (probe) this.#o.log.debug?.('request', fields);
       else this.#o.log.info('request', fields);
@@ -348,6 +374,7 @@ function dispatch(
     body: unknown;
     query: unknown;
     requestId: string;
+    actor: Actor;
     onProgress?: (p: TransferProgress) => void;
   },
 ): Promise<unknown> {

@@ -91,7 +91,7 @@ describe('approvals through the CLI and a real controller daemon', () => {
     const { approval } = ApprovalOutputSchema.parse(JSON.parse(ok.out));
     expect(approval).toMatchObject({
       state: 'approved',
-      decided_by: 'operator-api-token',
+      decided_by: 'api.token',
       note: 'checked with the site',
       outcome: { verdict: 'permit', rule: 'ask' },
       place: { status: 'placed', node_id: hostId },
@@ -104,7 +104,7 @@ describe('approvals through the CLI and a real controller daemon', () => {
     expect(chain).toContain(approval.defer_event ?? 'none');
     expect(chain).toContain(approval.resolution_event ?? 'none');
     const resolution = chain.split('\n').find((l) => l.includes(`"hash":"${approval.resolution_event}"`));
-    expect(resolution).toContain('"decided_by":"operator-api-token"');
+    expect(resolution).toContain('"decided_by":"api.token"');
     expect(resolution).toContain('"note":"checked with the site"');
     expect(chain).toMatch(new RegExp(`"approval_id":"${id}"`));
   });

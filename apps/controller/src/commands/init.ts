@@ -26,6 +26,7 @@ import {
 import { INIT } from '../defs/local.js';
 import { API_TOKEN_FILE, CONTROLLER_CONFIG_FILE, CONTROLLER_KEY_FILE, homeDir } from '../home.js';
 import { type CliIo, emit } from '../io.js';
+import { remoteTls } from '../remote-api.js';
 
 const TRUST_FILE = 'trust.json';
 const POLICY_FILE = 'policy.json';
@@ -48,6 +49,17 @@ function parsePort(text: string | undefined): number {
     throw usageError(`--api-port: expected a port 0..65535, got ${JSON.stringify(text)}`, 'api-port');
   }
   return n;
+}
+
+/** `--remote <ip>:<port>` as `api.remote`'s host and port. */
+function parseRemote(text: string | undefined): { host: string; port: number } | undefined {
+  if (text === undefined) return undefined;
+  const m = /^(\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(text);
+  const port = Number(m?.[2]);
+  if (m?.[1] === undefined || !(port >= 0 && port <= 65_535)) {
+    throw usageError(`--remote: expected <ip>:<port> (0.0.0.0:7443), got ${JSON.stringify(text)}`, 'remote');
+  }
+  return { host: m[1].replace(/^\[|\]$/g, ''), port };
 }
 
 /** Reads a given file and checks it with `check` (exit 3 naming the flag when it does not pass). */
@@ -73,6 +85,7 @@ export function init(args: readonly string[], io: CliIo): number {
   const force = booleans.force === true;
   const home = homeDir(strings.home, io);
   const port = parsePort(strings['api-port']);
+  const remote = parseRemote(strings.remote);
   const trustFlag = strings.trust;
   const policyFlag = strings.policy;
   const trustText = trustFlag === undefined ? undefined : given(io, 'trust', trustFlag, loadTrustFile);
@@ -96,7 +109,7 @@ export function init(args: readonly string[], io: CliIo): number {
   }
   const file: ControllerConfigFile = {
     schema: CONTROLLER_CONFIG_SCHEMA,
-    api: { host: API_HOST, port },
+    api: { host: API_HOST, port, ...(remote === undefined ? {} : { remote }) },
     ...HOME_LAYOUT,
     refresh_secs: DEFAULT_REFRESH_SECS,
   };
@@ -120,6 +133,10 @@ export function init(args: readonly string[], io: CliIo): number {
   writeFileAtomic(policyPath, policyText ?? `${JSON.stringify(DEFAULT_POLICY, null, 2)}\n`);
   writeFileAtomic(tokenPath, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
   writeFileAtomic(configPath, `${JSON.stringify(file, null, 2)}\n`);
+  // The remote listener's self-signed certificate is made now, so its fingerprint can be given to
+  // operators before the daemon first runs.
+  const tls =
+    remote === undefined ? undefined : remoteTls(home, { ...remote, tls: undefined }, { replace: force });
 
   const notes: string[] = [];
   if (trustText === undefined) {
@@ -128,6 +145,11 @@ export function init(args: readonly string[], io: CliIo): number {
     );
   }
   notes.push(`authorise this controller on each host: heddle-host init --controller ${publicKey}`);
+  if (remote !== undefined && tls !== undefined) {
+    notes.push(
+      `operators on other machines: heddle context add <name> --url https://<this machine>:${remote.port} --fingerprint ${tls.fingerprint} --key <their key>`,
+    );
+  }
   emit(
     io,
     json,
@@ -141,6 +163,9 @@ export function init(args: readonly string[], io: CliIo): number {
       policy_file: policyPath,
       token_file: tokenPath,
       api: { host: API_HOST, port },
+      ...(remote === undefined || tls === undefined
+        ? {}
+        : { remote: { ...remote, fingerprint: tls.fingerprint } }),
       notes,
     },
     () => [
@@ -152,6 +177,9 @@ export function init(args: readonly string[], io: CliIo): number {
       `trust file  ${trustPath}`,
       `policy      ${policyPath}${policyText === undefined ? ' (the default policy)' : ''}`,
       `api token   ${tokenPath} (mode 0600)`,
+      ...(remote === undefined || tls === undefined
+        ? []
+        : [`remote api  https://${remote.host}:${remote.port} (TLS, certificate ${tls.fingerprint})`]),
       ...notes.map((n) => `note: ${n}`),
       `start it with: heddle controller run --home ${home}`,
     ],

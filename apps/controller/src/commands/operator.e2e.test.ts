@@ -41,7 +41,7 @@ beforeAll(async () => {
   const plane = p.plane;
   api = await ApiServer.listen({
     handlers: planeHandlers(plane),
-    token: 'cli-test-token',
+    auth: { token: 'cli-test-token' },
     log: new Logger(() => {}),
     port: 0,
   });
@@ -305,7 +305,7 @@ describe('heddle operator commands against a real controller API', () => {
     writeFileSync(join(home, 'api.token'), 'wrong');
     try {
       const e = await jsonError(['ps'], 3);
-      expect(e.code).toBe('unauthorized');
+      expect(e.code).toBe('unknown_token');
     } finally {
       writeFileSync(join(home, 'api.token'), 'cli-test-token');
     }

@@ -35,7 +35,7 @@ beforeAll(async () => {
   api = await ApiServer.listen({
     // cast: the fixtures are imported from the control plane's source, the handlers' types from its build (the same class).
     handlers: planeHandlers(p.plane as unknown as ControlPlane),
-    token: 'api-token',
+    auth: { token: 'api-token' },
     log: new Logger(() => {}),
     port: 0,
   });

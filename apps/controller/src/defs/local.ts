@@ -36,6 +36,13 @@ export const INIT: CommandDef = {
       value: 'N',
       description: 'the operator API port on 127.0.0.1 (0: any free port)',
     },
+    {
+      name: 'remote',
+      kind: 'string',
+      value: '<ip>:<port>',
+      description:
+        'also listen there over TLS for other machines (a self-signed certificate is made; its fingerprint is printed)',
+    },
     { name: 'force', kind: 'boolean', description: 'replace an existing home (a new key)' },
     JSON_FLAG,
   ],
