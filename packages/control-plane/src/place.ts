@@ -11,7 +11,6 @@ import {
   type ScoredCandidate,
 } from '@heddle/placement';
 import type { TransferProgress } from './caller.js';
-import { engineView } from './engine-view.js';
 import { PlaneError } from './errors.js';
 import { withIdempotencyKey } from './idempotency.js';
 import { orderRecord, type PlaceOrderInput } from './order.js';
@@ -92,7 +91,20 @@ export async function placeOrder(
   hooks: PlaceHooks = {},
 ): Promise<PlaceResult> {
   if (order.node !== undefined) ctx.book.get(order.node);
-  return withIdempotencyKey(ctx, order, (orderId) => placeParsed(ctx, order, orderId, hooks));
+  const run = (): Promise<PlaceResult> =>
+    withIdempotencyKey(ctx, order, (orderId) => placeParsed(ctx, order, orderId, hooks));
+  const store = ctx.store;
+  // Group commit (docs/architecture.md): the package flow's writes share one durable transaction with
+  // the other places in flight; each waits for it before a place leaves (see attemptPackage) and
+  // before it answers. A driver's own flow (a store pin) keeps its writes durable as they return.
+  if (store.grouped === undefined || ctx.drivers.ownerOf(order) !== undefined) return run();
+  return store.grouped(async () => {
+    try {
+      return await run();
+    } finally {
+      await store.durable?.();
+    }
+  });
 }
 
 async function placeParsed(
@@ -203,7 +215,7 @@ async function claimed(
     const why =
       held !== undefined && !isGone(held.state)
         ? `already holds the identical instance ${target.instance_id} (order ${held.order_id})`
-        : claim.move(target, engineView(ctx, ctx.now()));
+        : claim.move(target, ctx.view.view(ctx.now()));
     if (why !== undefined) {
       return chainAttempt(
         ctx,
@@ -313,7 +325,7 @@ function decide(
   now: number,
   taken: ReadonlyMap<string, string>,
 ): Decision {
-  const view = engineView(ctx, now, taken);
+  const view = ctx.view.viewExcluding(now, taken);
   const request = cogPlacementRequest(verified.body, {
     workload: verified.body.id,
     package_id: verified.packageId,

@@ -2,6 +2,7 @@ import { closeSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { makeDirs } from '@heddle/envelope';
 import Database from 'better-sqlite3';
+import { GroupCommit } from './group-commit.js';
 import type { z } from 'zod';
 import { StateError } from './errors.js';
 import { checkSchemaVersion, migrate } from './migrations.js';
@@ -213,6 +214,8 @@ export class SqliteStateStore implements StateStore {
   private readonly revocationList: Table<HeldRevocationList>;
   private readonly placementsByNode: Database.Statement;
   private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>;
+  private readonly group: GroupCommit;
+  private readonly targetWatchers: ((nodeId: string) => void)[] = [];
 
   private constructor(db: Database.Database, schemaVersion: number) {
     this.db = db;
@@ -231,6 +234,7 @@ export class SqliteStateStore implements StateStore {
       `SELECT ${PLACEMENTS.columns.map(q).join(', ')} FROM placements WHERE node_id = ? ORDER BY placed_at_ms, instance_id`,
     );
     this.tx = db.transaction((fn: () => unknown) => fn());
+    this.group = new GroupCommit(() => this.live());
   }
 
   /**
@@ -269,12 +273,42 @@ export class SqliteStateStore implements StateStore {
   transaction<T>(fn: () => T): T {
     const tx = this.tx;
     this.live();
+    this.group.beforeWrite();
+    let out: T;
     try {
       // cast: better-sqlite3's transaction wrapper returns the function's own result
-      return tx.immediate(fn) as T;
+      out = tx.immediate(fn) as T;
     } catch (error) {
       throw toStateError(error, 'transaction');
     }
+    this.group.afterWrite();
+    return out;
+  }
+
+  /**
+   * Runs `fn` with group commit (see `StateStore.grouped`): its writes join one transaction shared
+   * with the other groups running, committed with one fsync once the event loop has run what is
+   * ready; {@link SqliteStateStore.durable} waits for it.
+   */
+  grouped<T>(fn: () => Promise<T>): Promise<T> {
+    return this.group.grouped(fn);
+  }
+
+  /** Resolves once every write made before the call is durable (see `StateStore.durable`). */
+  durable(): Promise<void> {
+    return this.group.durable().catch((error: unknown) => {
+      throw toStateError(error, 'commit');
+    });
+  }
+
+  /** Transactions committed by group commit so far (each one fsync). */
+  get groupCommits(): number {
+    return this.group.batches;
+  }
+
+  /** Calls `listener` with the node id of every target written or removed (see `StateStore.watchTargets`). */
+  watchTargets(listener: (nodeId: string) => void): void {
+    this.targetWatchers.push(listener);
   }
 
   getTarget(nodeId: string): TargetRecord | undefined {
@@ -285,9 +319,12 @@ export class SqliteStateStore implements StateStore {
   }
   putTarget(target: TargetRecord): void {
     this.run('write', () => this.targets.put(target));
+    for (const w of this.targetWatchers) w(target.node_id);
   }
   removeTarget(nodeId: string): boolean {
-    return this.run('write', () => this.targets.remove(nodeId));
+    const removed = this.run('write', () => this.targets.remove(nodeId));
+    for (const w of this.targetWatchers) w(nodeId);
+    return removed;
   }
 
   getOrder(orderId: string): OrderRecord | undefined {
@@ -420,6 +457,7 @@ export class SqliteStateStore implements StateStore {
   close(): void {
     const db = this.db;
     if (db === null) return;
+    this.group.commit();
     this.db = null;
     try {
       db.close();
@@ -435,11 +473,16 @@ export class SqliteStateStore implements StateStore {
 
   private run<T>(what: string, fn: () => T): T {
     this.live();
+    const write = what === 'write';
+    let out: T;
     try {
-      return fn();
+      if (write) this.group.beforeWrite();
+      out = fn();
     } catch (error) {
       throw toStateError(error, what);
     }
+    if (write) this.group.afterWrite();
+    return out;
   }
 }
 
