@@ -117,7 +117,7 @@ export async function attemptPackage(
       return finish({ outcome: 'gate_denied', code: gate.rule, reason: gate.reason });
   }
   const total = verified.files.reduce((n, f) => n + f.size, 0);
-  const dir = DirPackageSource.open(verified.dir);
+  const dir = lazySource(verified.dir, order.manifest_hash);
   const source =
     hooks.onProgress === undefined
       ? dir
@@ -358,6 +358,27 @@ function markInProgress(
     clear: () => {
       ctx.inProgress.delete(decisionId);
       ctx.store.removeUnsettled(decisionId);
+    },
+  };
+}
+
+/**
+ * The package in `dir` as a source opened on its first use (a transport that fetches nothing, or a
+ * host that holds the package already, costs no read of the envelope); `close` closes it when opened.
+ */
+function lazySource(dir: string, manifestHash: string): PackageSource & { close(): Promise<void> } {
+  let opened: DirPackageSource | undefined;
+  const open = (): DirPackageSource => {
+    opened ??= DirPackageSource.open(dir);
+    return opened;
+  };
+  return {
+    manifestHash,
+    manifest: async () => open().manifest(),
+    pieceMap: async (path) => open().pieceMap(path),
+    piece: async (path, index) => open().piece(path, index),
+    close: async () => {
+      await opened?.close();
     },
   };
 }

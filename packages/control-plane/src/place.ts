@@ -335,9 +335,20 @@ function decide(
     ...(order.avoid.length === 0 ? {} : { avoid: order.avoid.map((node_id) => ({ node_id })) }),
   });
   // The same checks, with the same contexts, as each attempt asks of the gate (emulated included).
+  // A check's context depends on the node only through its tier and memory: within one decision the
+  // verdict of each (variant, execution, tier, memory) is asked once.
+  const verdicts = new Map<string, GovernanceVerdict>();
   return place(request, view, ctx.reservations.state, {
     now_ms: now,
-    governance: (_id, variant, node): GovernanceVerdict =>
-      dryRunChecks(ctx, packageChecks(verified, variant.name, node, variant.execution === 'emulated')),
+    governance: (_id, variant, node): GovernanceVerdict => {
+      const emulated = variant.execution === 'emulated';
+      const key = `${variant.name}\n${emulated}\n${node.tier}\n${node.memory_mb}`;
+      let v = verdicts.get(key);
+      if (v === undefined) {
+        v = dryRunChecks(ctx, packageChecks(verified, variant.name, node, emulated));
+        verdicts.set(key, v);
+      }
+      return v;
+    },
   });
 }
