@@ -26,7 +26,8 @@ import { buildCogPackage, NO_REVOCATIONS, readEnvelope, TrustAnchors } from '@he
 import { cogPlacementRequest, PlacementState, PlacementView, place } from '@heddle/placement';
 import { report } from './harness.mjs';
 
-const arg = (name, dflt) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? dflt);
+const arg = (name, dflt) =>
+  Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? dflt);
 const INSTANCES = arg('instances', 20_000);
 const NODES = arg('nodes', 10_000);
 const PER_PLACE = arg('per-place', 3_000);
@@ -38,14 +39,22 @@ const anchors = new TrustAnchors([{ id: 'p', role: 'publisher', publicKey: toHex
 const policy = parsePolicy({
   version: 1,
   name: 'bench',
-  rules: [{ id: 'all', effect: 'permit', actions: ['workload.place'], kinds: ['cog'], max_network: 'egress' }],
+  rules: [
+    { id: 'all', effect: 'permit', actions: ['workload.place'], kinds: ['cog'], max_network: 'egress' },
+  ],
 });
 const dir = mkdtempSync(join(tmpdir(), 'heddle-cp-scale-'));
 
 /** Each simulated node: 8 cores and 64 GiB, so 10,000 of them hold well over 1M instances of 4 MB, 5%. */
 const CAPS = Object.freeze([
   { id: 'cpu.arch.x86_64', attrs: { cores: 8 }, provenance: 'claimed', state: 'available', exclusive: false },
-  { id: 'mem.system', attrs: { size_mb: 65_536 }, provenance: 'claimed', state: 'available', exclusive: false },
+  {
+    id: 'mem.system',
+    attrs: { size_mb: 65_536 },
+    provenance: 'claimed',
+    state: 'available',
+    exclusive: false,
+  },
   { id: 'runtime.wasi', attrs: {}, provenance: 'claimed', state: 'available', exclusive: false },
 ]);
 
@@ -76,7 +85,12 @@ class InProcessDriver {
     return t;
   }
   viewNode(book, t, now) {
-    return { node_id: t.node_id, tier: t.tier, liveness: book.liveness.get(t.node_id, now), capabilities: CAPS };
+    return {
+      node_id: t.node_id,
+      tier: t.tier,
+      liveness: book.liveness.get(t.node_id, now),
+      capabilities: CAPS,
+    };
   }
   async refresh(ctx, t) {
     ctx.book.contact(t.node_id);
@@ -184,7 +198,9 @@ async function close(p) {
 
 try {
   const pkg = join(dir, 'pkg');
-  await buildCogPackage(new URL('../examples/wasi-cog', import.meta.url).pathname, pkg, { keys: [publisher] });
+  await buildCogPackage(new URL('../examples/wasi-cog', import.meta.url).pathname, pkg, {
+    keys: [publisher],
+  });
   const nativePkg = join(dir, 'native');
   await buildCogPackage(new URL('../examples/native-cog', import.meta.url).pathname, nativePkg, {
     keys: [publisher],
@@ -258,20 +274,23 @@ try {
   const heapAfter = heapUsed();
   await close(big);
 
-  report(`control plane at scale: ${INSTANCES.toLocaleString('en-US')} instances onto ${NODES.toLocaleString('en-US')} in-process nodes, ${CONCURRENCY} in flight (SQLite + chain, group commit)`, [
-    ['engine alone, decide + reserve (baseline)', enginePerSec, 'decisions/s'],
-    ['places through the control plane', bigRate, 'places/s', bigRate / enginePerSec],
-    [`time for ${INSTANCES.toLocaleString('en-US')} instances`, bigSeconds, 's'],
-    ['projected time for 1,000,000 instances', 1_000_000 / bigRate, 's (goal < 300)'],
-    ['SQLite commits (each one fsync)', commits, `for ${INSTANCES + 1} places`],
-    ['places/s at 1,000 nodes', perPlace[0], 'places/s'],
-    ['places/s at 10,000 nodes', perPlace[1], 'places/s', perPlace[1] / perPlace[0]],
-    ['per-place cost 10k / 1k nodes', perPlace[0] / perPlace[1], 'x (goal <= 1.2)'],
-    ['controller memory per node (join)', memPerNode, 'bytes/node'],
-    ['heap after the run', heapAfter / 1048576, 'MiB'],
-    ['placeable dry run at 10k nodes (baseline)', dryRunMs, 'ms'],
-    ['unplaceable request at 10k nodes', unplaceableMs, 'ms', unplaceableMs / dryRunMs],
-  ]);
+  report(
+    `control plane at scale: ${INSTANCES.toLocaleString('en-US')} instances onto ${NODES.toLocaleString('en-US')} in-process nodes, ${CONCURRENCY} in flight (SQLite + chain, group commit)`,
+    [
+      ['engine alone, decide + reserve (baseline)', enginePerSec, 'decisions/s'],
+      ['places through the control plane', bigRate, 'places/s', bigRate / enginePerSec],
+      [`time for ${INSTANCES.toLocaleString('en-US')} instances`, bigSeconds, 's'],
+      ['projected time for 1,000,000 instances', 1_000_000 / bigRate, 's (goal < 300)'],
+      ['SQLite commits (each one fsync)', commits, `for ${INSTANCES + 1} places`],
+      ['places/s at 1,000 nodes', perPlace[0], 'places/s'],
+      ['places/s at 10,000 nodes', perPlace[1], 'places/s', perPlace[1] / perPlace[0]],
+      ['per-place cost 10k / 1k nodes', perPlace[0] / perPlace[1], 'x (goal <= 1.2)'],
+      ['controller memory per node (join)', memPerNode, 'bytes/node'],
+      ['heap after the run', heapAfter / 1048576, 'MiB'],
+      ['placeable dry run at 10k nodes (baseline)', dryRunMs, 'ms'],
+      ['unplaceable request at 10k nodes', unplaceableMs, 'ms', unplaceableMs / dryRunMs],
+    ],
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,5 +1,12 @@
+import { growVerifyKeyCache } from '@heddle/envelope';
 import { type NodeInput, PlacementView, type ViewNode } from '@heddle/placement';
 import type { PlaneContext } from './plane-context.js';
+
+/**
+ * Keys the verification cache holds beyond the nodes of the view (the controller's operators, nodes
+ * without a tier, replaced keys).
+ */
+const KEY_CACHE_SLACK = 64;
 
 /** What the live view reads: the targets, the book (liveness, facts) and each kind's driver. */
 export type LiveViewSource = Pick<PlaneContext, 'book' | 'store' | 'drivers'>;
@@ -26,7 +33,8 @@ export interface LiveViewStats {
  * failure: the view keeps the time of the next such change). A changed node is replaced in place
  * when its capability ids are unchanged; a node joining or leaving, or new capability ids, rebuild
  * the view once, at the next place. A store without `watchTargets` is read in full for every view,
- * as before. Instances placed, stopped and moved are not part of the view: they are reservations
+ * as before. The Ed25519 verification key cache (`growVerifyKeyCache`) is grown to hold a key per
+ * node of the view, so that verifying answers across the fleet never rebuilds a key. Instances placed, stopped and moved are not part of the view: they are reservations
  * (`Reservations`), which the engine reads beside it.
  */
 export class LiveEngineView {
@@ -126,6 +134,7 @@ export class LiveEngineView {
     this.#view = undefined;
     this.#loaded = true;
     this.#stats.loads++;
+    growVerifyKeyCache(this.#inputs.size + KEY_CACHE_SLACK);
   }
 
   #time(nodeId: string, now: number): void {
@@ -142,8 +151,7 @@ export class LiveEngineView {
     const { store, drivers, book } = this.#src;
     const t = store.getTarget(nodeId);
     this.#time(nodeId, now);
-    const input =
-      t === undefined || t.tier === null ? undefined : drivers.find(t)?.viewNode(book, t, now);
+    const input = t === undefined || t.tier === null ? undefined : drivers.find(t)?.viewNode(book, t, now);
     const old = this.#inputs.get(nodeId);
     if (input === undefined) {
       if (old === undefined) return;
@@ -154,6 +162,7 @@ export class LiveEngineView {
     }
     const shape = shapeOf(input);
     const same = old !== undefined && this.#shape.get(nodeId) === shape;
+    if (old === undefined) growVerifyKeyCache(this.#inputs.size + 1 + KEY_CACHE_SLACK);
     this.#inputs.set(nodeId, input);
     this.#shape.set(nodeId, shape);
     if (

@@ -2,9 +2,9 @@ import { closeSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { makeDirs } from '@heddle/envelope';
 import Database from 'better-sqlite3';
-import { GroupCommit } from './group-commit.js';
 import type { z } from 'zod';
 import { StateError } from './errors.js';
+import { GroupCommit } from './group-commit.js';
 import { checkSchemaVersion, migrate } from './migrations.js';
 import {
   ALERTS,

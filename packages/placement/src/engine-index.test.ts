@@ -40,7 +40,8 @@ describe('unplaceable from the capability index', () => {
     expect(d.nodes_evaluated).toBe(0);
     expect(d.rejected).toEqual([]);
     expect(d.rejected_by_constraint).toEqual({ requirements: 5000 });
-    if (d.outcome === 'unplaceable') expect(d.reason).toContain('no node offers accel.gpu.cuda (variant x86_64-gpu)');
+    if (d.outcome === 'unplaceable')
+      expect(d.reason).toContain('no node offers accel.gpu.cuda (variant x86_64-gpu)');
   });
 
   it('at or below the threshold, every node is still evaluated and listed with its reasons', () => {
