@@ -187,7 +187,10 @@ function prepareFile(path: string): void {
  * The default {@link StateStore}: an embedded SQLite database (better-sqlite3, synchronous).
  *
  * - Durability: WAL journal with `synchronous = FULL`, so every committed write is fsynced before
- *   the call returns; a crash (even `kill -9`) loses at most the transaction in flight.
+ *   the call returns; a crash (even `kill -9`) loses at most the transaction in flight. Inside
+ *   {@link SqliteStateStore.grouped} writes share one transaction with the other groups, committed
+ *   (one fsync) once the event loop has run what is ready; {@link SqliteStateStore.durable} waits for
+ *   it. A write outside every group commits the shared transaction at once, its own included.
  * - Single writer: the connection runs in `locking_mode = EXCLUSIVE` and takes the write lock at
  *   {@link SqliteStateStore.open}, holding it until {@link SqliteStateStore.close}. Another process
  *   (or connection) opening the same file waits `busyTimeoutMs`, then is refused with `StateError`

@@ -277,7 +277,8 @@ export interface IdempotencyRecord {
 /**
  * Where the controller keeps its state (docs/lifecycle.md): targets, orders, placements, unsettled
  * decisions, pending reschedules, alerts and the revocation list it distributes (with each node's
- * acknowledged generation). Every write is durable when it returns; {@link StateStore.transaction} groups writes
+ * acknowledged generation). Every write is durable when it returns, except inside {@link StateStore.grouped}
+ * (group commit: durable once {@link StateStore.durable} resolves); {@link StateStore.transaction} groups writes
  * atomically (all or none). Implementations: `SqliteStateStore` (the default, an embedded SQLite
  * database); a server database can take its place behind this interface. Calls are synchronous.
  */
