@@ -1,8 +1,14 @@
-import type { ControlPlane, RevocationPushReport } from '@heddle/control-plane';
+import type { ControlPlane, PlaceResult, RevocationPushReport } from '@heddle/control-plane';
 import { isGone } from '@heddle/model';
 import type { OperatorHandlers } from '@heddle/operator-api';
 import type { RevocationListFile } from '@heddle/package';
 import { addSeed } from '@heddle/seed-adapter/controller';
+
+/**
+ * Who approves or rejects through the operator API, as chained: the API's one bearer token is the
+ * only identity the API knows of its callers.
+ */
+export const API_APPROVER = 'operator-api-token';
 
 /** What the daemon adds to the plane for the operator API. */
 export interface PlaneHandlerOptions {
@@ -11,6 +17,8 @@ export interface PlaneHandlerOptions {
    * without it, `POST /v1/revocations` only distributes (`plane.pushRevocations`).
    */
   readonly applyRevocations?: (list: RevocationListFile) => Promise<RevocationPushReport>;
+  /** Wraps each operator place (the daemon's metrics time it); default: runs it as is. */
+  readonly aroundPlace?: (run: () => Promise<PlaceResult>) => Promise<PlaceResult>;
 }
 
 /**
@@ -45,7 +53,16 @@ export function planeHandlers(plane: ControlPlane, options: PlaneHandlerOptions 
     getNode: ({ id }) => ({ node: plane.node(id) }),
     removeNode: async ({ id, query }) => ({ node: await plane.removeNode(id, query.force) }),
     pinNode: async ({ id, body }) => ({ node: await plane.pinNode(id, body.key, body.tier) }),
-    place: ({ body, onProgress }) => plane.place(body, onProgress === undefined ? {} : { onProgress }),
+    cordonNode: async ({ id }) => ({ node: await plane.cordonNode(id) }),
+    uncordonNode: async ({ id }) => ({ node: await plane.uncordonNode(id) }),
+    drainNode: ({ id }) => plane.drainNode(id),
+    labelNode: async ({ id, body }) => ({ node: await plane.labelNode(id, body) }),
+    place: ({ body, onProgress, requestId }) => {
+      // The request id goes on to each host that reads it (its log names the operator's request).
+      const run = () =>
+        plane.place(body, onProgress === undefined ? { requestId } : { requestId, onProgress });
+      return options.aroundPlace === undefined ? run() : options.aroundPlace(run);
+    },
     listInstances: () => ({ instances: plane.instances() }),
     getInstance: ({ id }) => plane.status(id),
     logs: ({ id, query }) => plane.logs(id, query.lines),
@@ -59,5 +76,9 @@ export function planeHandlers(plane: ControlPlane, options: PlaneHandlerOptions 
       options.applyRevocations === undefined ? plane.pushRevocations(body) : options.applyRevocations(body),
     unsettled: () => ({ unsettled: plane.unsettled() }),
     settle: () => plane.settle(),
+    listApprovals: async ({ query }) => ({ approvals: await plane.approvals(query.state) }),
+    getApproval: async ({ id }) => ({ approval: await plane.approval(id) }),
+    approve: async ({ id, body }) => ({ approval: await plane.approve(id, API_APPROVER, body.note) }),
+    reject: async ({ id, body }) => ({ approval: await plane.reject(id, API_APPROVER, body.note) }),
   };
 }

@@ -266,3 +266,34 @@ describe('alerts and revocations', () => {
     expect(junk.body.error?.code).toBe('invalid_input');
   });
 });
+
+describe('approvals and node routes: refusals on the wire', () => {
+  it('lists approvals (none), validates the state filter and the note, and answers each refusal with its status', async () => {
+    expect((await raw('GET', '/v1/approvals')).body).toEqual({ approvals: [] });
+    expect((await raw('GET', '/v1/approvals?state=pending')).body).toEqual({ approvals: [] });
+    const badState = await raw('GET', '/v1/approvals?state=maybe');
+    expect([badState.status, badState.body.error?.code, badState.body.error?.field]).toEqual([
+      400,
+      'invalid_input',
+      'state',
+    ]);
+    const longNote = await raw('POST', `/v1/approvals/${'ab'.repeat(16)}/approve`, {
+      body: JSON.stringify({ note: 'x'.repeat(2049) }),
+    });
+    expect([longNote.status, longNote.body.error?.field]).toEqual([400, 'note']);
+    // This plane was built without a queue: deciding is refused as such.
+    const off = await raw('POST', `/v1/approvals/${'ab'.repeat(16)}/reject`, { body: '{}' });
+    expect([off.status, off.body.error?.code]).toEqual([409, 'approvals_disabled']);
+  });
+
+  it('refuses bad labels naming the field, and unknown nodes with 404', async () => {
+    const node = 'cd'.repeat(16);
+    const bad = await raw('POST', `/v1/nodes/${node}/labels`, { body: '{"set":{"Room":"x"}}' });
+    expect([bad.status, bad.body.error?.code]).toEqual([400, 'invalid_input']);
+    expect(bad.body.error?.field).toMatch(/^set/);
+    const unknown = await raw('POST', `/v1/nodes/${node}/cordon`, { body: '{}' });
+    expect([unknown.status, unknown.body.error?.code]).toEqual([404, 'unknown_node']);
+    const drain = await raw('POST', `/v1/nodes/${node}/drain`, { body: '{}' });
+    expect([drain.status, drain.body.error?.code]).toEqual([404, 'unknown_node']);
+  });
+});

@@ -53,7 +53,9 @@ describe('heddle CLI conventions', () => {
     const cwd = tempDir();
     const node = await runCaptured(['node', '--help'], cwd);
     expect(node.code).toBe(0);
-    expect(node.out).toContain('usage: heddle node <add|add-seed|ls|rm|pin|refresh> [arguments]');
+    expect(node.out).toContain(
+      'usage: heddle node <add|add-seed|ls|rm|pin|refresh|cordon|uncordon|drain|label> [arguments]',
+    );
     expect(await runCaptured(['help', 'node'], cwd)).toEqual(node);
     const ls = await runCaptured(['help', 'node', 'ls'], cwd);
     expect(ls.code).toBe(0);
@@ -178,6 +180,24 @@ describe('heddle CLI conventions', () => {
     }
     const typo = await runCaptured(['node', 'add', 'ws://h:1', '--tierr', 'paired'], cwd);
     expect(typo.err.split('\n')[0]).toBe('heddle node add: unknown flag --tierr; did you mean "--tier"?');
+  });
+
+  it('heddle place loads the API client, not the control plane, the wire, the gate or ws', () => {
+    const cwd = tempDir();
+    // No daemon runs in this home: the command gets as far as the API client, then fails.
+    const r = modulesLoaded(
+      ['--import', tsx, join(here, 'bin.ts'), 'place', cwd, '--home', join(cwd, 'nohome'), '--json'],
+      { cwd, env: { ...process.env, TSX_TSCONFIG_PATH: join(here, '..', 'tsconfig.source.json') } },
+    );
+    expect(r.code).toBe(1); // check failed: controller_not_running
+    expect(r.urls.some((u) => u.endsWith('/operator-api/src/client.ts'))).toBe(true);
+    expect(r.urls.some((u) => u.endsWith('/control-plane/src/contract.ts'))).toBe(true);
+    const heavy = r.urls.filter((u) =>
+      /\/ws\/|\/wire\/src\/|\/gate\/src\/|control-plane\/src\/(index|control-plane|place)\.ts|better-sqlite3/.test(
+        u,
+      ),
+    );
+    expect(heavy).toEqual([]);
   });
 
   it('--help and --version load neither the crypto nor the validation stack, nor any command', () => {

@@ -59,3 +59,24 @@ describe('controller.json lifecycle section', () => {
     );
   });
 });
+
+describe('controller.json log_level and metrics_listen', () => {
+  it('default to info and no metrics listener, and read as written', () => {
+    const d = parseControllerConfig(base, '/h/controller.json');
+    expect([d.logLevel, d.metricsListen]).toEqual(['info', undefined]);
+    const c = parseControllerConfig(
+      { ...base, log_level: 'warn', metrics_listen: { host: '127.0.0.1', port: 9463 } },
+      '/h/controller.json',
+    );
+    expect([c.logLevel, c.metricsListen]).toEqual(['warn', { host: '127.0.0.1', port: 9463 }]);
+  });
+
+  it('refuse a level that is not one, naming log_level, and a bad port naming metrics_listen.port', () => {
+    expect(() => parseControllerConfig({ ...base, log_level: 'verbose' }, '/h/c.json')).toThrow(
+      expect.objectContaining({ code: 'config_invalid', field: 'log_level' }),
+    );
+    expect(() =>
+      parseControllerConfig({ ...base, metrics_listen: { host: '127.0.0.1', port: -1 } }, '/h/c.json'),
+    ).toThrow(expect.objectContaining({ code: 'config_invalid', field: 'metrics_listen.port' }));
+  });
+});

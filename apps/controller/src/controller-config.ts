@@ -1,5 +1,5 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { errorMessage } from '@heddle/cli-kit';
+import { DEFAULT_LOG_LEVEL, errorMessage, type LogLevel } from '@heddle/cli-kit';
 import { type ControllerConfigFile, ControllerConfigFileSchema } from '@heddle/control-plane';
 import { parseJson, readTextBounded } from '@heddle/envelope';
 import { CliError, ExitCode } from './cli-error.js';
@@ -43,6 +43,10 @@ export interface ControllerConfig {
   readonly shutdownGraceSecs: number;
   /** The `lifecycle` section as control-plane tunables (only those set; the rest keep their defaults). */
   readonly lifecycle: LifecycleTunables;
+  /** `log_level` (default `info`; `--log-level` overrides it). */
+  readonly logLevel: LogLevel;
+  /** `metrics_listen`: where `/metrics`, `/healthz` and `/readyz` are served; undefined: not served. */
+  readonly metricsListen: { readonly host: string; readonly port: number } | undefined;
 }
 
 /** The control-plane tunables the `lifecycle` section sets (names of `@heddle/control-plane`'s config). */
@@ -128,6 +132,8 @@ export function parseControllerConfig(value: unknown, path: string): ControllerC
     reconcileTimeoutMs: c.reconcile_timeout_secs === undefined ? undefined : c.reconcile_timeout_secs * 1000,
     shutdownGraceSecs: c.shutdown_grace_secs ?? DEFAULT_SHUTDOWN_GRACE_SECS,
     lifecycle: lifecycleTunables(c.lifecycle),
+    logLevel: c.log_level ?? DEFAULT_LOG_LEVEL,
+    metricsListen: c.metrics_listen === undefined ? undefined : { ...c.metrics_listen },
   };
 }
 

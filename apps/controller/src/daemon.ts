@@ -9,6 +9,7 @@ import {
   logTornTail,
   systemCliError,
 } from '@heddle/cli-kit';
+import { MetricsServer } from '@heddle/cli-kit/metrics';
 import {
   ControlPlane,
   DaemonLoop,
@@ -28,7 +29,7 @@ import {
   toHex,
   writeFileAtomic,
 } from '@heddle/envelope';
-import { Gate, loadPolicyFile, type Policy } from '@heddle/gate';
+import { ApprovalQueue, FileApprovalStore, Gate, loadPolicyFile, type Policy } from '@heddle/gate';
 import { isGone } from '@heddle/model';
 import { type ApiInfo, ApiInfoSchema, ApiServer } from '@heddle/operator-api';
 import {
@@ -42,6 +43,7 @@ import { seedDriver } from '@heddle/seed-adapter/controller';
 import { planeHandlers } from './api-handlers.js';
 import { CliError, ExitCode } from './cli-error.js';
 import { badInput, type ControllerConfig } from './controller-config.js';
+import { ControllerMetrics } from './controller-metrics.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
 import { checkStateAgainstChain, type SealCheckOptions, StateSeal } from './state-seal.js';
 
@@ -50,6 +52,8 @@ export interface RunningController {
   readonly nodeId: string;
   /** Where the operator API listens (`http://127.0.0.1:<port>`). */
   readonly url: string;
+  /** Where `/metrics`, `/healthz` and `/readyz` are served (`metrics_listen`), if anywhere. */
+  readonly metricsUrl: string | undefined;
   readonly plane: ControlPlane;
   /**
    * One tick now (reload the revocation list and distribute it when it grew, then the plane's
@@ -101,6 +105,9 @@ function loadParts(config: ControllerConfig): Parts {
   });
   return { keys, anchors, policy, token, revocations };
 }
+
+/** The approval queue's file in the controller's data directory. */
+export const APPROVALS_FILE = 'approvals.json';
 
 /**
  * Starts the controller from a validated config: loads the key, trust anchors, policy, API token and
@@ -179,7 +186,12 @@ async function assemble(
   chain: Chain,
   seal: StateSeal,
 ): Promise<RunningController> {
-  const gate = new Gate({ policy: p.policy, recorder: chain, revocations: p.revocations });
+  // Deferred places wait in a crash-safe queue in the data directory (docs/operator-guide.md, "Approvals").
+  const approvals = new ApprovalQueue({
+    store: new FileApprovalStore(join(config.dataDir, APPROVALS_FILE)),
+    recorder: chain,
+  });
+  const gate = new Gate({ policy: p.policy, recorder: chain, revocations: p.revocations, approvals });
   // Tunables are checked by the control plane: a value out of range is named by its section.
   let plane: ControlPlane;
   try {
@@ -193,6 +205,7 @@ async function assemble(
       stateDir: config.dataDir,
       config: planeTunables(config),
       drivers: [seedDriver()],
+      approvals,
     });
   } catch (err) {
     const message = errorMessage(err);
@@ -201,7 +214,21 @@ async function assemble(
       : 'place_timeout_secs';
     throw badInput('config_invalid', `${field}: ${message}`, field, err);
   }
-  let api: ApiServer;
+  let api: ApiServer | undefined;
+  let stopped = false;
+  let stopping: Promise<void> | undefined;
+  const metrics = new ControllerMetrics({
+    plane,
+    chain,
+    revocationGeneration: () => p.revocations.list.generation,
+    apiInFlight: () => api?.inFlight ?? 0,
+  });
+  // Ready: the API listens and is not shutting down, the state store is open, the chain takes appends.
+  const ready = () => ({
+    api_listening: api !== undefined && stopping === undefined,
+    store_open: !stopped,
+    chain_writable: !stopped && !chain.readOnly,
+  });
   try {
     api = await ApiServer.listen({
       token: p.token,
@@ -209,7 +236,10 @@ async function assemble(
       port: config.api.port,
       handlers: planeHandlers(plane, {
         applyRevocations: (list) => applyRevocations(p, plane, list),
+        aroundPlace: (run) => metrics.place(run),
       }),
+      ready,
+      onRequest: (e) => metrics.onRequest(e),
     });
   } catch (err) {
     throw new CliError(
@@ -219,14 +249,32 @@ async function assemble(
       { field: 'api.port', cause: err },
     );
   }
+  const server = api;
+  let metricsServer: MetricsServer | undefined;
+  if (config.metricsListen !== undefined) {
+    const { host, port } = config.metricsListen;
+    try {
+      metricsServer = await MetricsServer.listen({ registry: metrics.registry, ready, host, port });
+    } catch (err) {
+      await server.close(0);
+      throw new CliError(
+        'listen_failed',
+        `metrics_listen: cannot listen on ${host}:${port}: ${errorMessage(err)}`,
+        ExitCode.checkFailed,
+        { field: 'metrics_listen', cause: err },
+      );
+    }
+  }
   const nodeId = nodeIdFromPublicKey(p.keys.publicKey);
   const infoPath = join(config.home, API_INFO_FILE);
-  const info: ApiInfo = { url: api.url, pid: process.pid, node_id: nodeId };
+  const info: ApiInfo = { url: server.url, pid: process.pid, node_id: nodeId };
   writeFileAtomic(infoPath, `${JSON.stringify(info)}\n`, { mode: 0o600 });
   log.info('listening', {
     node_id: nodeId,
     public_key: toHex(p.keys.publicKey),
-    url: api.url,
+    url: server.url,
+    metrics_url: metricsServer === undefined ? null : `${metricsServer.url}/metrics`,
+    log_level: log.level,
     api_file: infoPath,
     nodes: plane.nodes().length,
     instances: plane.instances().filter((i) => !isGone(i.state)).length,
@@ -245,18 +293,19 @@ async function assemble(
   });
   loop.start();
 
-  let stopping: Promise<void> | undefined;
   const stop = (reason: string): Promise<void> => {
     stopping ??= (async () => {
       // The timer stops now; a tick in progress is awaited once the API is closed.
       const loopStopped = loop.stop();
-      log.info('shutting down', { reason, in_flight: api.inFlight, grace_secs: config.shutdownGraceSecs });
-      await api
+      log.info('shutting down', { reason, in_flight: server.inFlight, grace_secs: config.shutdownGraceSecs });
+      await server
         .close(config.shutdownGraceSecs * 1000)
         .catch((err: unknown) => log.error('closing the API failed', errorFields(err)));
       await loopStopped;
       removeInfo(infoPath);
       await seal.flush();
+      stopped = true;
+      await metricsServer?.close();
       try {
         store.close();
       } catch (err) {
@@ -266,7 +315,14 @@ async function assemble(
     })();
     return stopping;
   };
-  return { nodeId, url: api.url, plane, tick: (reason) => loop.tick(reason), stop };
+  return {
+    nodeId,
+    url: server.url,
+    metricsUrl: metricsServer?.url,
+    plane,
+    tick: (reason) => loop.tick(reason),
+    stop,
+  };
 }
 
 /**

@@ -6,6 +6,8 @@
  */
 import {
   AlertSchema,
+  ApprovalViewSchema,
+  DrainReportSchema,
   InstanceLogsSchema,
   InstanceStatusSchema,
   NodeViewSchema,
@@ -21,6 +23,9 @@ export const NodeOutputSchema = z.strictObject({ node: NodeViewSchema });
 export const NodesOutputSchema = z.strictObject({ nodes: z.array(NodeViewSchema) });
 /** `heddle start|unload --json`. */
 export const PlacementOutputSchema = z.strictObject({ placement: PlacementSchema });
+
+/** `heddle approvals show|approve|reject --json` (and `place --wait` of a held place). */
+export const ApprovalOutputSchema = z.strictObject({ approval: ApprovalViewSchema });
 
 /** Every failure with `--json`: one line on standard error. */
 export const ErrorOutputSchema = z.strictObject({
@@ -49,10 +54,18 @@ export const JSON_OUTPUTS: Readonly<Record<string, z.ZodType>> = {
   'node rm': NodeOutputSchema,
   'node pin': NodeOutputSchema,
   'node refresh': NodesOutputSchema,
+  'node cordon': NodeOutputSchema,
+  'node uncordon': NodeOutputSchema,
+  'node drain': DrainReportSchema,
+  'node label': NodeOutputSchema,
   place: PlaceResultSchema,
   ps: z.strictObject({ instances: z.array(PlacementSchema) }),
   alerts: z.strictObject({ alerts: z.array(AlertSchema) }),
   'alerts ack': z.strictObject({ alert: AlertSchema }),
+  'approvals ls': z.strictObject({ approvals: z.array(ApprovalViewSchema) }),
+  'approvals show': ApprovalOutputSchema,
+  'approvals approve': ApprovalOutputSchema,
+  'approvals reject': ApprovalOutputSchema,
   status: InstanceStatusSchema,
   logs: InstanceLogsSchema,
   start: PlacementOutputSchema,

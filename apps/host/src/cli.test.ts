@@ -1,4 +1,6 @@
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { generateKeyPair, toHex } from '@heddle/envelope';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -122,6 +124,34 @@ describe('heddle-host run refuses a bad config, naming the field', () => {
     expect(err.error.message).toContain(field === '$' ? 'listen_addr' : field);
     const logged = JSON.parse(r.out) as { level: string; msg: string; error_field: string };
     expect(logged).toMatchObject({ level: 'error', msg: 'refusing to start', error_field: field });
+  });
+
+  it('a --log-level that is not a level: usage error (exit 2) naming the flag, before the config is read', async () => {
+    const r = await runCaptured(
+      ['run', '--config', 'nowhere.json', '--log-level', 'trace', '--json'],
+      fresh(),
+    );
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.err)).toMatchObject({ error: { code: 'usage', field: 'log-level' } });
+  });
+
+  it('metrics_listen on an address in use: listen_failed naming metrics_listen', async () => {
+    const cwd = fresh();
+    expect((await runCaptured(['init', '--listen', '127.0.0.1:0'], cwd)).code).toBe(0);
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    // cast: a server listening on a TCP port has an AddressInfo address.
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const path = join(cwd, 'heddle-host', 'heddle-host.json');
+      const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+      writeFileSync(path, JSON.stringify({ ...config, metrics_listen: { host: '127.0.0.1', port } }));
+      const r = await runCaptured(['run', '--json'], cwd);
+      expect(r.code).toBe(1);
+      expect(JSON.parse(r.err)).toMatchObject({ error: { code: 'listen_failed', field: 'metrics_listen' } });
+    } finally {
+      blocker.close();
+    }
   });
 
   it('a missing config file', async () => {

@@ -1,4 +1,4 @@
-import type { CommandDef, FlagDef } from '@heddle/cli-kit';
+import { type CommandDef, type FlagDef, LOG_LEVEL_FLAG } from '@heddle/cli-kit';
 
 // The definitions of `heddle-host init`, `run` and `id`: what each parses, what its --help says and
 // what completion offers (docs/host.md describes them). Data only, so that help loads nothing else.
@@ -75,7 +75,7 @@ export const RUN: CommandDef = {
   name: 'run',
   summary: 'run the host daemon (JSON logs on stdout; SIGTERM stops it gracefully)',
   positionals: [],
-  flags: [CONFIG_FLAG, JSON_FLAG],
+  flags: [CONFIG_FLAG, LOG_LEVEL_FLAG, JSON_FLAG],
 };
 
 /** `heddle-host id`. */

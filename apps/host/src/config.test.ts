@@ -78,3 +78,28 @@ describe('supervisor and controller lease configuration', () => {
     expect(err.message).toContain(`${field}: ${message}`);
   });
 });
+
+describe('log_level and metrics_listen', () => {
+  it('default to info and no metrics listener', () => {
+    const c = parseHostConfig(BASE, '/etc/heddle-host.json');
+    expect([c.logLevel, c.metricsListen]).toEqual(['info', undefined]);
+  });
+
+  it('read as written', () => {
+    const c = parseHostConfig(
+      { ...BASE, log_level: 'debug', metrics_listen: { host: '127.0.0.1', port: 9464 } },
+      '/etc/heddle-host.json',
+    );
+    expect([c.logLevel, c.metricsListen]).toEqual(['debug', { host: '127.0.0.1', port: 9464 }]);
+  });
+
+  it.each([
+    [{ log_level: 'trace' }, 'log_level'],
+    [{ metrics_listen: { host: '127.0.0.1' } }, 'metrics_listen.port'],
+    [{ metrics_listen: { host: '127.0.0.1', port: 70000 } }, 'metrics_listen.port'],
+    [{ metrics_listen: { host: '', port: 1 } }, 'metrics_listen.host'],
+  ])('refuse %j naming %s', (patch, field) => {
+    const e = refusal({ ...BASE, ...patch });
+    expect([e.code, e.field]).toEqual(['config_invalid', field]);
+  });
+});

@@ -1,5 +1,5 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { badInput, errorMessage } from '@heddle/cli-kit';
+import { badInput, DEFAULT_LOG_LEVEL, errorMessage, type LogLevel } from '@heddle/cli-kit';
 import { parseJson, readTextBounded } from '@heddle/envelope';
 import { DEFAULT_SUPERVISOR_POLICY, HostConfigFileSchema } from '@heddle/host-service';
 import type { CogRoute, NodeTier } from '@heddle/model';
@@ -51,6 +51,10 @@ export interface HostConfig {
   readonly shutdownGraceSecs: number;
   /** The controller lease (`controller_lease_secs`); undefined: off. */
   readonly controllerLeaseSecs: number | undefined;
+  /** `log_level` (default `info`; `--log-level` overrides it). */
+  readonly logLevel: LogLevel;
+  /** `metrics_listen`: where `/metrics`, `/healthz` and `/readyz` are served; undefined: not served. */
+  readonly metricsListen: { readonly host: string; readonly port: number } | undefined;
   /** The supervisor's timing and restart budget, defaults filled in. */
   readonly supervisor: {
     readonly intervalMs: number;
@@ -124,6 +128,8 @@ export function parseHostConfig(value: unknown, path: string): HostConfig {
     revocationCheckSecs: c.revocation_check_secs ?? DEFAULT_REVOCATION_CHECK_SECS,
     shutdownGraceSecs: c.shutdown_grace_secs ?? DEFAULT_SHUTDOWN_GRACE_SECS,
     controllerLeaseSecs: c.controller_lease_secs,
+    logLevel: c.log_level ?? DEFAULT_LOG_LEVEL,
+    metricsListen: c.metrics_listen === undefined ? undefined : { ...c.metrics_listen },
     supervisor,
   };
 }

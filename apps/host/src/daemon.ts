@@ -12,6 +12,7 @@ import {
   logTornTail,
   systemCliError,
 } from '@heddle/cli-kit';
+import { MetricsServer } from '@heddle/cli-kit/metrics';
 import {
   type KeyPair,
   loadKeyFile,
@@ -33,9 +34,11 @@ import {
   type WorkloadRuntime,
 } from '@heddle/runtime';
 import { WireServer, type WireTlsOptions } from '@heddle/wire';
+import { logCall } from './call-log.js';
 import type { HostConfig } from './config.js';
+import { HostMetrics } from './host-metrics.js';
 import { loadHostAnchors } from './host-trust.js';
-import { nativeUserMismatch } from './native-user-check.js';
+import { nativeRouteWithheld, nativeUserMismatch } from './native-user-check.js';
 import { logSupervision } from './supervision-log.js';
 import { PROGRAM, VERSION } from './version.js';
 
@@ -50,6 +53,8 @@ export interface RunningHost {
   readonly nodeId: string;
   /** The URL the server listens on. */
   readonly url: string;
+  /** Where `/metrics`, `/healthz` and `/readyz` are served (`metrics_listen`), if anywhere. */
+  readonly metricsUrl: string | undefined;
   readonly service: HostService;
   /** Re-reads the revocation list and tears down what it revokes (logged). Calls never overlap. */
   checkRevocations(reason: string): Promise<void>;
@@ -142,6 +147,13 @@ export async function startHost(config: HostConfig, log: Logger): Promise<Runnin
     uid: process.getuid?.(),
   });
   if (mismatch !== undefined) log.warn(mismatch, {});
+  const withheld = nativeRouteWithheld({
+    routes: config.routes,
+    runAsUser: config.native.runAsUser,
+    uid: process.getuid?.(),
+    allowHostUser: config.native.allowHostUser,
+  });
+  if (withheld !== undefined) log.warn(withheld, {});
   if (config.routes.includes('native') && config.native.runAsUser !== undefined) {
     const closed = untraversable(config.dataDir);
     if (closed !== undefined) {
@@ -230,12 +242,47 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
     }
   }
   const onError = (where: string) => (err: unknown) => log.error(`${where} error`, errorFields(err));
+  // A host whose chain existed before has run before: a missing journal then means it was lost.
+  const journalExpected = !p.chain.openReport.created;
   let service: HostService | undefined;
   // Requests wait for the re-adoption of what a previous run placed (answered "not ready" until then).
   let recovered = false;
-  let server: WireServer;
+  let server: WireServer | undefined;
+  let stopping: Promise<void> | undefined;
+  const metrics = new HostMetrics({
+    service: () => service,
+    server: () => server,
+    chain: p.chain,
+    revocationGeneration: () => holder.list.generation,
+  });
+  // Ready: instances re-adopted, the listener accepting and not shutting down, the chain taking
+  // appends, and a revocation list in force (one that failed closed refuses every package).
+  const ready = () => ({
+    recovered,
+    listening: server?.accepting === true && stopping === undefined,
+    chain_writable: !p.chain.readOnly,
+    revocation_list_valid: holder.failure === undefined,
+  });
+  let metricsServer: MetricsServer | undefined;
+  if (config.metricsListen !== undefined) {
+    const { host, port } = config.metricsListen;
+    try {
+      metricsServer = await MetricsServer.listen({ registry: metrics.registry, ready, host, port });
+    } catch (err) {
+      throw new CliError(
+        'listen_failed',
+        `metrics_listen: cannot listen on ${host}:${port}: ${errorMessage(err)}`,
+        ExitCode.failed,
+        { field: 'metrics_listen', cause: err },
+      );
+    }
+  }
+  const closeMetrics = async (): Promise<void> => {
+    await metricsServer?.close();
+  };
+  let wire: WireServer;
   try {
-    server = await WireServer.listen({
+    wire = await WireServer.listen({
       handler: async (signed, ctx) => {
         if (service === undefined || !recovered) throw new Error('the host is not ready');
         return service.handle(signed, ctx);
@@ -247,6 +294,7 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
       onError: onError('wire'),
     });
   } catch (err) {
+    await closeMetrics();
     throw new CliError(
       'listen_failed',
       `listen: cannot listen on ${config.listen.host}:${config.listen.port}: ${errorMessage(err)}`,
@@ -254,7 +302,8 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
       { field: 'listen', cause: err },
     );
   }
-  const address = config.advertiseAddress ?? (wildcard(config.listen.host) ? undefined : server.url);
+  server = wire;
+  const address = config.advertiseAddress ?? (wildcard(config.listen.host) ? undefined : wire.url);
   try {
     service = new HostService({
       keys: p.keys,
@@ -265,8 +314,7 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
       recorder: p.chain,
       dataDir: config.dataDir,
       software: { name: PROGRAM, version: VERSION },
-      // A host whose chain existed before has run before: a missing journal then means it was lost.
-      nonceJournal: { path: join(config.dataDir, NONCE_JOURNAL_FILE), expected: !p.chain.openReport.created },
+      nonceJournal: { path: join(config.dataDir, NONCE_JOURNAL_FILE), expected: journalExpected },
       ...(address === undefined ? {} : { address }),
       ...(config.limits.maxCallsPerSession === undefined
         ? {}
@@ -284,9 +332,14 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
       },
       ...(config.controllerLeaseSecs === undefined ? {} : { leaseMs: config.controllerLeaseSecs * 1000 }),
       onSupervision: (e) => logSupervision(log, e),
+      onCall: (e) => {
+        metrics.onCall(e);
+        logCall(log, e);
+      },
     });
   } catch (err) {
-    await server.close();
+    await wire.close();
+    await closeMetrics();
     const message = `cannot build the host service: ${errorMessage(err)}`;
     throw (
       systemCliError(err, { context: message, field: 'data_dir' }) ??
@@ -294,7 +347,7 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
     );
   }
   const svc = service;
-  logNonceJournal(svc, log);
+  logNonceJournal(svc, journalExpected, log);
   await warnUnusableRoutes(hosts, log);
   await recoverInstances(svc, log);
   recovered = true;
@@ -305,7 +358,9 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
     version: VERSION,
     node_id: p.nodeId,
     public_key: toHex(p.keys.publicKey),
-    url: server.url,
+    url: wire.url,
+    metrics_url: metricsServer === undefined ? null : `${metricsServer.url}/metrics`,
+    log_level: log.level,
     address: address ?? null,
     routes: svc.routes,
     tier: config.tier,
@@ -341,13 +396,12 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
     return checking;
   };
   const timer = setInterval(() => void checkRevocations('interval'), config.revocationCheckSecs * 1000);
-  let stopping: Promise<void> | undefined;
   const stop = (reason: string): Promise<void> => {
     stopping ??= (async () => {
       clearInterval(timer);
       // No new connections; sessions already open get their calls answered (new calls on them are
       // refused by the service while it drains).
-      server.stopAccepting();
+      wire.stopAccepting();
       log.info('shutting down', {
         reason,
         active_calls: svc.activeCalls,
@@ -360,12 +414,20 @@ async function assemble(config: HostConfig, log: Logger, p: Parts): Promise<Runn
         log.error('shutdown of the service failed', errorFields(err));
       }
       await checking?.catch(() => {});
-      await server.close().catch((err: unknown) => log.error('closing the server failed', errorFields(err)));
+      await wire.close().catch((err: unknown) => log.error('closing the server failed', errorFields(err)));
+      await closeMetrics();
       await p.chain.close().catch((err: unknown) => log.error('closing the chain failed', errorFields(err)));
     })();
     return stopping;
   };
-  return { nodeId: p.nodeId, url: server.url, service: svc, checkRevocations, stop };
+  return {
+    nodeId: p.nodeId,
+    url: wire.url,
+    metricsUrl: metricsServer?.url,
+    service: svc,
+    checkRevocations,
+    stop,
+  };
 }
 
 /** The wire server options the config sets (only those it sets: the rest keep the wire's defaults). */
@@ -424,10 +486,15 @@ async function recoverInstances(svc: HostService, log: Logger): Promise<void> {
   }
 }
 
-/** Logs what opening the nonce journal found; loudly when the host lost track of accepted requests. */
-function logNonceJournal(svc: HostService, log: Logger): void {
+/**
+ * Logs what opening the nonce journal found; loudly when the host lost track of accepted requests. A
+ * journal missing on a first start (`expected` false: the chain was created by this start) is no loss:
+ * nothing was accepted before, and the service fences nothing, so nothing is said.
+ */
+function logNonceJournal(svc: HostService, expected: boolean, log: Logger): void {
   const r = svc.nonceJournalReport;
   if (r === undefined) return;
+  if (r.state === 'missing' && !expected) return;
   if (r.state === 'ok') {
     if (r.tornLine) log.warn('the nonce journal had a torn last line (a crash while appending): ignored', {});
     return;

@@ -42,6 +42,8 @@ afterAll(async () => {
 describe('replay across a host restart', () => {
   it('a captured workload.stop is acted on once; after a SIGKILL or SIGTERM restart it is refused as a replay', async () => {
     const d1 = await start();
+    // A first start has no journal yet, and that is no loss: nothing is fenced, and nothing is said.
+    expect(d1.lines.find((l) => String(l.msg).startsWith('the nonce journal was lost'))).toBeUndefined();
     // Acted on: an authenticated refusal (no such instance) means it passed every check.
     const captured = ctl.request('workload.stop', { instance_id: 'hello-cog-0123456789abcdef' });
     expect((await ctl.refused(captured)).code).toBe('unknown_instance');

@@ -6,6 +6,18 @@ export interface ChainOptions {
   readonly clock?: () => number;
 }
 
+/** What a chain tells its observers of one append, once it settled (see `Chain.observe`). */
+export interface AppendObservation {
+  readonly source: string;
+  readonly kind: string;
+  /** The payload as given to `append` (read it, never change it). */
+  readonly payload: unknown;
+  /** Milliseconds from the call of `append` until the event was durable (or the append failed). */
+  readonly ms: number;
+  /** False when the append was refused or its write failed. */
+  readonly ok: boolean;
+}
+
 /** What opening a chain found. */
 export interface OpenReport {
   /** The torn tail found (repaired unless the chain is read-only), or null. */

@@ -1,5 +1,6 @@
 import { fromHex, type KeyPair, toHex } from '@heddle/envelope';
 import type {
+  AppendObservation,
   ChainOptions,
   ConsistencyProof,
   EventQuery,
@@ -35,6 +36,7 @@ export class Chain {
   private durable: number;
   private failed: unknown;
   private closed = false;
+  private readonly observers = new Set<(o: AppendObservation) => void>();
 
   private constructor(
     store: ChainStore,
@@ -86,6 +88,42 @@ export class Chain {
    * `chain_read_only`, `chain_closed`, `chain_store_failed` (after a failed write: reopen the chain).
    */
   append(source: string, kind: string, payload: unknown): Promise<ChainEvent> {
+    if (this.observers.size === 0) return this.appendNow(source, kind, payload);
+    const t0 = performance.now();
+    const tell = (ok: boolean): void => {
+      const o: AppendObservation = { source, kind, payload, ms: performance.now() - t0, ok };
+      for (const f of this.observers) {
+        try {
+          f(o);
+        } catch {
+          // An observer's failure is its own: the append's outcome does not change.
+        }
+      }
+    };
+    return this.appendNow(source, kind, payload).then(
+      (e) => {
+        tell(true);
+        return e;
+      },
+      (err: unknown) => {
+        tell(false);
+        throw err;
+      },
+    );
+  }
+
+  /**
+   * Calls `listener` after every append settles (for metrics: its kind, payload and latency). A
+   * listener that throws is ignored. Returns the function that removes it.
+   */
+  observe(listener: (o: AppendObservation) => void): () => void {
+    this.observers.add(listener);
+    return () => {
+      this.observers.delete(listener);
+    };
+  }
+
+  private appendNow(source: string, kind: string, payload: unknown): Promise<ChainEvent> {
     try {
       if (this.closed) throw new ChainError('chain_closed', 'the chain is closed');
       if (this.store.readOnly) throw new ChainError('chain_read_only', 'the chain is open read-only');

@@ -44,6 +44,7 @@ const VALUES: readonly string[] = [
 
 /** The names in the type-only export clauses (`export type { ... }`, `type X` inside `export { ... }`) of the main entry, sorted. */
 const TYPES: readonly string[] = [
+  'AppendObservation',
   'ChainErrorCode',
   'ChainEvent',
   'ChainOptions',

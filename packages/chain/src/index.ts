@@ -1,6 +1,7 @@
 export { canonicalPayload } from './canonical.js';
 export { Chain } from './chain.js';
 export type {
+  AppendObservation,
   ChainOptions,
   ConsistencyProof,
   EventQuery,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { typeExportNames } from '@heddle/envelope/testing';
 import { describe, expect, it } from 'vitest';
 import * as api from './index.js';
+import * as metrics from './metrics.js';
 import * as testing from './testing.js';
 
 describe('@heddle/cli-kit exports', () => {
@@ -12,9 +13,13 @@ describe('@heddle/cli-kit exports', () => {
       'ArgError',
       'COMPLETION_SHELLS',
       'CliError',
+      'DEFAULT_LOG_LEVEL',
       'ExitCode',
+      'LOG_LEVELS',
+      'LOG_LEVEL_FLAG',
       'Logger',
       'badInput',
+      'chooseLogLevel',
       'commandHelp',
       'didYouMean',
       'dispatchCli',
@@ -24,6 +29,7 @@ describe('@heddle/cli-kit exports', () => {
       'exitQuietlyOnClosedPipe',
       'flagLabel',
       'inputOrSystemError',
+      'isLogLevel',
       'keepRunningOnClosedPipe',
       'logTornTail',
       'parseArgv',
@@ -65,7 +71,9 @@ describe('@heddle/cli-kit exports', () => {
     expect(Object.keys(testing).sort()).toEqual([
       'killLogged',
       'modulesLoaded',
+      'parseExposition',
       'runCaptured',
+      'sampleValue',
       'spawnLogged',
       'tempDir',
       'waitForLog',
@@ -75,6 +83,39 @@ describe('@heddle/cli-kit exports', () => {
       'CliRun',
       'LoggedProcess',
       'ModulesLoaded',
+      'ParsedExposition',
+      'ParsedSample',
+    ]);
+  });
+
+  it('the exports of ./metrics change only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(metrics).sort()).toEqual([
+      'Counter',
+      'EXPOSITION_CONTENT_TYPE',
+      'HEALTH_PATHS',
+      'Histogram',
+      'LATENCY_BUCKETS',
+      'MetricsError',
+      'MetricsRegistry',
+      'MetricsServer',
+      'escapeLabelValue',
+      'formatValue',
+      'healthAnswer',
+      'registerProcessMetrics',
+      'renderExposition',
+    ]);
+    expect(typeExportNames(readFileSync(join(import.meta.dirname, 'metrics.ts'), 'utf8'))).toEqual([
+      'CollectedCounterDef',
+      'CollectedGaugeDef',
+      'ExpositionFamily',
+      'ExpositionSample',
+      'HealthAnswer',
+      'HistogramDef',
+      'MetricDef',
+      'MetricLabels',
+      'MetricSample',
+      'MetricsServerOptions',
+      'ReadinessChecks',
     ]);
   });
 });

@@ -7,7 +7,16 @@ export { runUntilSignal } from './daemon-signals.js';
 export { type DispatchOptions, dispatchCli, type LineSink } from './dispatch.js';
 export { errnoCode, errorMessage } from './error-text.js';
 export { commandHelp, flagLabel, type ProgramDef, programHelp, synopsis } from './help.js';
-export { errorFields, type LogFields, Logger, type LogLevel } from './logger.js';
+export { chooseLogLevel, LOG_LEVEL_FLAG } from './log-level-flag.js';
+export {
+  DEFAULT_LOG_LEVEL,
+  errorFields,
+  isLogLevel,
+  LOG_LEVELS,
+  type LogFields,
+  Logger,
+  type LogLevel,
+} from './logger.js';
 export { type ParsedArgs, parseArgv, positional, requiredString } from './parse-args.js';
 export { type ErrorSink, type ReportOptions, reportCliError, toCliError } from './report-error.js';
 export { didYouMean, suggestions } from './suggest.js';

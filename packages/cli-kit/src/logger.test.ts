@@ -1,6 +1,6 @@
 import { HeddleError } from '@heddle/envelope';
 import { describe, expect, it } from 'vitest';
-import { errorFields, Logger } from './logger.js';
+import { errorFields, isLogLevel, LOG_LEVELS, Logger } from './logger.js';
 
 const T = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
 
@@ -76,5 +76,53 @@ describe('errorFields', () => {
     expect(lines).toEqual([
       '{"ts":"2026-01-02T03:04:05.678Z","level":"error","msg":"thrown","error":"[object Object]"}',
     ]);
+  });
+});
+
+describe('Logger levels and children', () => {
+  it('drops lines below its level, and a level set later applies to its children too', () => {
+    const lines: string[] = [];
+    const log = new Logger(
+      (l) => lines.push(l),
+      () => T,
+      'info',
+    );
+    const child = log.child({ request_id: 'r-1' });
+    log.debug('hidden');
+    child.debug('hidden too');
+    child.info('shown', { n: 1 });
+    log.level = 'error';
+    log.warn('now hidden');
+    child.warn('now hidden too');
+    child.error('kept');
+    log.level = 'debug';
+    child.debug('visible again');
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      { ts: '2026-01-02T03:04:05.678Z', level: 'info', msg: 'shown', request_id: 'r-1', n: 1 },
+      { ts: '2026-01-02T03:04:05.678Z', level: 'error', msg: 'kept', request_id: 'r-1' },
+      { ts: '2026-01-02T03:04:05.678Z', level: 'debug', msg: 'visible again', request_id: 'r-1' },
+    ]);
+    expect(log.enabled('info')).toBe(true);
+    expect(child.level).toBe('debug');
+  });
+
+  it('fields given to a line win over bound ones; ts, level and msg cannot be bound', () => {
+    const lines: string[] = [];
+    const log = new Logger(
+      (l) => lines.push(l),
+      () => T,
+    ).child({ a: 1, level: 'x', msg: 'y' });
+    log.info('m', { a: 2 });
+    expect(JSON.parse(lines[0] ?? '')).toEqual({
+      ts: '2026-01-02T03:04:05.678Z',
+      level: 'info',
+      msg: 'm',
+      a: 2,
+    });
+  });
+
+  it('isLogLevel accepts exactly the four levels', () => {
+    expect(LOG_LEVELS.filter(isLogLevel)).toEqual(['debug', 'info', 'warn', 'error']);
+    for (const bad of ['trace', 'INFO', '', 3, null]) expect(isLogLevel(bad)).toBe(false);
   });
 });

@@ -1,15 +1,18 @@
 import { join } from 'node:path';
 import type { Chain } from '@heddle/chain';
 import { type KeyPair, nodeIdFromPublicKey } from '@heddle/envelope';
-import type { Gate } from '@heddle/gate';
+import type { ApprovalQueue, Gate } from '@heddle/gate';
 import { isGone, type NodeTier, type RevocationCheck } from '@heddle/model';
 import type { KindRegistry, RevocationListFile, TrustAnchors } from '@heddle/package';
 import type { WireClientOptions } from '@heddle/wire';
 import { ackAlert } from './alerts.js';
+import type { ApprovalListener, ApprovalView, ApprovalViewState } from './approval-view.js';
+import { PlaneApprovals } from './approvals.js';
 import { Caller } from './caller.js';
 import { type PlaneConfig, planeConfig } from './config.js';
 import { PlaneError } from './errors.js';
 import { mapBounded } from './health.js';
+import { HeldPlaces } from './held-places.js';
 import { hostDriver } from './host-driver.js';
 import {
   instanceLogs,
@@ -24,10 +27,11 @@ import { LiveEngineView } from './live-view.js';
 import { NodeBook } from './node-book.js';
 import type { NodeDriver } from './node-driver.js';
 import { NodeDrivers, refreshNode } from './node-drivers.js';
+import { type DrainReport, drainNode, type LabelChange, setCordon, setLabels } from './node-ops.js';
 import { type NodeView, nodeView } from './node-view.js';
 import type { PlaceOrderInput } from './order.js';
 import { PackageStore } from './package-store.js';
-import { type PlaceHooks, type PlaceResult, placeOrder } from './place.js';
+import { type PlaceHooks, type PlaceResult, placeApproved, placeOrder } from './place.js';
 import { instanceIdentity } from './place-claims.js';
 import { chainChange, holdReservation, resourcesOf, stageState } from './placement-life.js';
 import type { PlaneContext } from './plane-context.js';
@@ -72,6 +76,12 @@ export interface ControlPlaneOptions {
    * the Cognitum Seed's (`seedDriver()` of `@heddle/seed-adapter/controller`).
    */
   readonly drivers?: readonly NodeDriver[];
+  /**
+   * The approval queue the `gate` was given (`GateOptions.approvals`): a place the policy defers is
+   * then held under an approval request instead of refused (see {@link ControlPlane.approve}); the
+   * held places are kept in `<stateDir>/held-places.json`. Without it a defer refuses the place.
+   */
+  readonly approvals?: ApprovalQueue;
 }
 
 /**
@@ -102,7 +112,14 @@ export class ControlPlane {
     });
     const book = new NodeBook(options.store, caller, config, now);
     const drivers = new NodeDrivers([hostDriver, ...(options.drivers ?? [])]);
+    const approvals =
+      options.approvals === undefined
+        ? undefined
+        : new PlaneApprovals(options.approvals, new HeldPlaces(options.stateDir), (held, grant) =>
+            placeApproved(this.#ctx, held, grant),
+          );
     this.#ctx = {
+      ...(approvals === undefined ? {} : { approvals }),
       nodeId: this.nodeId,
       store: options.store,
       book,
@@ -113,7 +130,7 @@ export class ControlPlane {
       chain: options.chain,
       config,
       now,
-      reservations: new Reservations(),
+      reservations: new Reservations((id) => options.store.getNodeMeta(id)?.labels),
       drivers,
       stateDir: options.stateDir,
       inProgress: new Set(),
@@ -198,9 +215,42 @@ export class ControlPlane {
     const lost = ctx.book.remove(nodeId, force, (p) =>
       stageState(ctx, p.instance_id, 'lost', 'node removed by the operator (--force)'),
     );
+    ctx.store.removeNodeMeta(nodeId);
     for (const change of lost) await chainChange(ctx, change);
     ctx.drivers.find(target)?.forget?.(nodeId);
     return view;
+  }
+
+  /**
+   * Cordons a node (`unknown_node` otherwise): no new places go there (the engine rejects it with the
+   * constraint `cordoned`); what runs there keeps running. Stored and chained (`workload.node`).
+   */
+  async cordonNode(nodeId: string): Promise<NodeView> {
+    await setCordon(this.#ctx, nodeId, true);
+    return this.node(nodeId);
+  }
+
+  /** Lifts a node's cordon (stored and chained). */
+  async uncordonNode(nodeId: string): Promise<NodeView> {
+    await setCordon(this.#ctx, nodeId, false);
+    return this.node(nodeId);
+  }
+
+  /**
+   * Sets and removes a node's labels (`invalid_input` naming the label for a bad name or value);
+   * stored and chained. Labels are matched by order constraints and spread over by the engine.
+   */
+  async labelNode(nodeId: string, change: LabelChange): Promise<NodeView> {
+    await setLabels(this.#ctx, nodeId, change);
+    return this.node(nodeId);
+  }
+
+  /**
+   * Drains a node (see `drainNode`): cordons it and moves its instances elsewhere through the gate and
+   * the engine, each move chained; leaves what may not move with an alert naming it.
+   */
+  drainNode(nodeId: string): Promise<DrainReport> {
+    return drainNode(this.#ctx, nodeId);
   }
 
   /** Describes every known node again (in parallel, each bounded on its own); returns them all. */
@@ -292,12 +342,65 @@ export class ControlPlane {
    * call while one runs gets that tick's report.
    */
   tick(): Promise<TickReport> {
-    this.#ticking ??= this.#ticker
-      .tick(() => this.settle())
+    this.#ticking ??= this.#expireApprovals()
+      .then(() => this.#ticker.tick(() => this.settle()))
       .finally(() => {
         this.#ticking = undefined;
       });
     return this.#ticking;
+  }
+
+  /** Expires overdue approval requests (a failure is left to the next tick and to the next listing). */
+  async #expireApprovals(): Promise<void> {
+    await this.#ctx.approvals?.expireDue().catch(() => 0);
+  }
+
+  /**
+   * Approval requests of the gate's queue and the places they hold, oldest first (overdue ones
+   * expired first); only those in `state` when given. Empty when the plane keeps no queue.
+   */
+  async approvals(state?: ApprovalViewState): Promise<ApprovalView[]> {
+    return (await this.#ctx.approvals?.list(state)) ?? [];
+  }
+
+  /** One approval request (`approval_not_found` otherwise). */
+  async approval(id: string): Promise<ApprovalView> {
+    return this.#queue().get(id);
+  }
+
+  /**
+   * Approves a pending request as `by` with an optional `note` (both chained): the gate decides it
+   * again against the policy and revocations in force now; a permit places the held order through the
+   * engine as usual (the approved check counts as permitted), a deny refuses it naming why. Answers
+   * once the place is done: the request and what became of its place.
+   */
+  async approve(id: string, by: string, note?: string): Promise<ApprovalView> {
+    return this.#queue().approve(id, by, note);
+  }
+
+  /** Rejects a pending request as `by` with an optional `note` (chained); its held place is refused. */
+  async reject(id: string, by: string, note?: string): Promise<ApprovalView> {
+    return this.#queue().reject(id, by, note);
+  }
+
+  /**
+   * Tells `listener` of every approval event (requested, approved, rejected, expired, and the held
+   * place's outcome: placed or failed), synchronously after it is stored; returns the function that
+   * stops it. A plane without a queue tells nothing.
+   */
+  onApproval(listener: ApprovalListener): () => void {
+    return this.#ctx.approvals?.subscribe(listener) ?? (() => {});
+  }
+
+  #queue(): PlaneApprovals {
+    const a = this.#ctx.approvals;
+    if (a === undefined) {
+      throw new PlaneError(
+        'approvals_disabled',
+        'this controller keeps no approval queue: a place its policy defers is refused',
+      );
+    }
+    return a;
   }
 
   /** Alerts raised (pinned or non-migratable workloads lost, lineages past their reschedule limit), oldest first. */

@@ -1,3 +1,9 @@
+import {
+  type CONFIG_LOG_LEVELS,
+  LogLevelConfigSchema,
+  type MetricsListenConfig,
+  MetricsListenSchema,
+} from '@heddle/host-service';
 import { z } from 'zod';
 
 /** The `schema` of a controller configuration file. */
@@ -56,6 +62,8 @@ export const ControllerConfigFileSchema: z.ZodType<ControllerConfigFile> = z.str
       health_timeout_secs: z.int('expected whole seconds').min(1).max(60).optional(),
     })
     .optional(),
+  log_level: LogLevelConfigSchema,
+  metrics_listen: MetricsListenSchema.optional(),
 });
 
 /** `controller.json` as written (docs/operator-guide.md, "Controller daemon"). */
@@ -87,4 +95,8 @@ export interface ControllerConfigFile {
         readonly health_timeout_secs?: number | undefined;
       }
     | undefined;
+  /** The least severe log level written (`--log-level` overrides it); absent: `info`. */
+  readonly log_level?: (typeof CONFIG_LOG_LEVELS)[number] | undefined;
+  /** Where metrics and health are served (unauthenticated); absent: not served. */
+  readonly metrics_listen?: MetricsListenConfig | undefined;
 }

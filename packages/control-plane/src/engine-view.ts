@@ -1,7 +1,7 @@
 import { type NodeInput, PlacementView } from '@heddle/placement';
 import type { NodeBook } from './node-book.js';
 import type { PlaneContext } from './plane-context.js';
-import type { TargetRecord } from './state-store.js';
+import type { NodeMetaRecord, TargetRecord } from './state-store.js';
 
 /**
  * The engine's view: every known node with a tier, as its driver presents it (`NodeDriver.viewNode`),
@@ -14,12 +14,23 @@ export function engineView(
   exclude?: ReadonlyMap<string, string>,
 ): PlacementView {
   const nodes: NodeInput[] = [];
+  const meta = new Map(ctx.store.listNodeMeta().map((m) => [m.node_id, m]));
   for (const t of ctx.store.listTargets()) {
     if (t.tier === null || exclude?.has(t.node_id) === true) continue;
     const node = ctx.drivers.find(t)?.viewNode(ctx.book, t, now);
-    if (node !== undefined) nodes.push(node);
+    if (node !== undefined) nodes.push(withMeta(node, meta.get(t.node_id)));
   }
   return PlacementView.create(nodes, { validate: false });
+}
+
+/** A node as the engine sees it with what the operator set on it: its labels and its cordon. */
+export function withMeta(node: NodeInput, meta: NodeMetaRecord | undefined): NodeInput {
+  if (meta === undefined) return node;
+  return {
+    ...node,
+    ...(Object.keys(meta.labels).length === 0 ? {} : { labels: meta.labels }),
+    ...(meta.cordoned ? { cordoned: true } : {}),
+  };
 }
 
 /**

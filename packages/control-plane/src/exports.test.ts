@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { typeExportNames } from '@heddle/envelope/testing';
 import { describe, expect, it } from 'vitest';
+import * as contract from './contract.js';
 import * as driver from './driver.js';
 import * as api from './index.js';
 import * as sqlite from './sqlite.js';
@@ -15,6 +16,7 @@ describe('@heddle/control-plane (src/index.ts)', () => {
     expect(Object.keys(api).sort()).toEqual([
       'ALERT_KIND',
       'API_HOST',
+      'APPROVAL_STATES',
       'CONTROLLER_CONFIG_SCHEMA',
       'Caller',
       'ControlPlane',
@@ -22,9 +24,14 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'DEFAULT_API_PORT',
       'DEFAULT_PLANE_CONFIG',
       'DaemonLoop',
+      'HELD_PLACE_STATUSES',
       'HOST_NODE_KIND',
       'IDEMPOTENCY_KEY_PATTERN',
       'IDEMPOTENCY_KEY_TTL_MS',
+      'LabelName',
+      'LabelValue',
+      'MAX_NODE_LABELS',
+      'NODE_KIND',
       'PLACEMENT_STATES',
       'PLANE_CHAIN_SOURCE',
       'PlaceOrderInputSchema',
@@ -43,16 +50,30 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'AddNodeOptions',
       'AlertReason',
       'AlertRecord',
+      'ApprovalEvent',
+      'ApprovalEventKind',
+      'ApprovalListener',
+      'ApprovalOutcomeView',
+      'ApprovalView',
+      'ApprovalViewState',
       'AttemptOutcome',
       'AttemptOutcomeKind',
       'CallSpec',
       'ControlPlaneOptions',
       'ControllerConfigFile',
       'DaemonLoopOptions',
+      'DrainLeft',
+      'DrainMove',
+      'DrainReport',
+      'HeldPlaceStatus',
+      'HeldPlaceView',
       'HeldRevocationList',
       'HostSoftwareRecord',
       'IdempotencyRecord',
+      'LabelChange',
+      'LabelConstraint',
       'NodeDriver',
+      'NodeMetaRecord',
       'NodeView',
       'OrderRecord',
       'OrderStorePin',
@@ -140,6 +161,35 @@ describe('@heddle/control-plane/driver (src/driver.ts)', () => {
       'TargetRecord',
       'UnsettledRecord',
     ]);
+  });
+});
+
+describe('@heddle/control-plane/contract (src/contract.ts)', () => {
+  it('value exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(contract).sort()).toEqual([
+      'APPROVAL_STATES',
+      'HELD_PLACE_STATUSES',
+      'IDEMPOTENCY_KEY_PATTERN',
+      'LabelName',
+      'LabelValue',
+      'PLACEMENT_STATES',
+      'PlaceOrderInputSchema',
+      'PlaneError',
+      'StateError',
+    ]);
+  });
+
+  it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(typeExportNames(readFileSync(join(import.meta.dirname, 'contract.ts'), 'utf8'))).toEqual([
+      'ApprovalViewState',
+      'HeldPlaceStatus',
+      'PlaceOrderInput',
+    ]);
+  });
+
+  it('is the same schema and classes as the main entry', () => {
+    expect(contract.PlaceOrderInputSchema).toBe(api.PlaceOrderInputSchema);
+    expect(contract.PlaneError).toBe(api.PlaneError);
   });
 });
 

@@ -1,4 +1,16 @@
 export { ALERT_KIND } from './alerts.js';
+export {
+  APPROVAL_STATES,
+  type ApprovalEvent,
+  type ApprovalEventKind,
+  type ApprovalListener,
+  type ApprovalOutcomeView,
+  type ApprovalView,
+  type ApprovalViewState,
+  HELD_PLACE_STATUSES,
+  type HeldPlaceStatus,
+  type HeldPlaceView,
+} from './approval-view.js';
 export { Caller, type CallSpec, type TransferProgress } from './caller.js';
 export { DEFAULT_PLANE_CONFIG, type PlaneConfig, planeConfig } from './config.js';
 export { ControlPlane, type ControlPlaneOptions } from './control-plane.js';
@@ -27,8 +39,22 @@ export { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_TTL_MS } from './idempotency.j
 export type { TickReport } from './lifecycle-tick.js';
 export type { AddNodeOptions } from './node-book.js';
 export { HOST_NODE_KIND, type NodeDriver } from './node-driver.js';
+export {
+  type DrainLeft,
+  type DrainMove,
+  type DrainReport,
+  type LabelChange,
+  MAX_NODE_LABELS,
+  NODE_KIND,
+} from './node-ops.js';
 export type { NodeView } from './node-view.js';
-export { type PlaceOrderInput, PlaceOrderInputSchema, parseOrder } from './order.js';
+export {
+  LabelName,
+  LabelValue,
+  type PlaceOrderInput,
+  PlaceOrderInputSchema,
+  parseOrder,
+} from './order.js';
 export type { AttemptOutcome, AttemptOutcomeKind, PlaceHooks, PlaceResult } from './place.js';
 export { PLANE_CHAIN_SOURCE } from './plane-context.js';
 export { REVOKE_METHOD, type RevocationNodeResult, type RevocationPushReport } from './revocation-push.js';
@@ -39,6 +65,8 @@ export {
   type HeldRevocationList,
   type HostSoftwareRecord,
   type IdempotencyRecord,
+  type LabelConstraint,
+  type NodeMetaRecord,
   type OrderRecord,
   type OrderStorePin,
   PLACEMENT_STATES,

@@ -1,5 +1,6 @@
 import { growVerifyKeyCache } from '@heddle/envelope';
 import { type NodeInput, PlacementView, type ViewNode } from '@heddle/placement';
+import { withMeta } from './engine-view.js';
 import type { PlaneContext } from './plane-context.js';
 
 /**
@@ -27,8 +28,8 @@ export interface LiveViewStats {
  * The engine's view kept in memory and brought up to date from node events instead of being rebuilt
  * from the store for every place (docs/placement.md, "The controller's view"). Each node's input
  * (what its kind's driver presents: `NodeDriver.viewNode`) is computed again only when the node
- * changed: a target written or removed in the store (join, describe, tier, key; the store reports
- * each write through `StateStore.watchTargets`), a liveness change (`CheckedLiveness.watch`), or a
+ * changed: a target or its operator record (labels, cordon) written or removed in the store (join,
+ * describe, tier, key, label, cordon; the store reports each write through `StateStore.watchTargets`), a liveness change (`CheckedLiveness.watch`), or a
  * liveness change that time alone brings (a failing node turns dead `dead_after` after its first
  * failure: the view keeps the time of the next such change). A changed node is replaced in place
  * when its capability ids are unchanged; a node joining or leaving, or new capability ids, rebuild
@@ -123,11 +124,13 @@ export class LiveEngineView {
     this.#dirty.clear();
     this.#nextAt = Number.POSITIVE_INFINITY;
     const { store, drivers, book } = this.#src;
+    const meta = new Map(store.listNodeMeta().map((m) => [m.node_id, m]));
     for (const t of store.listTargets()) {
       this.#time(t.node_id, now);
       if (t.tier === null) continue;
-      const input = drivers.find(t)?.viewNode(book, t, now);
-      if (input === undefined) continue;
+      const offered = drivers.find(t)?.viewNode(book, t, now);
+      if (offered === undefined) continue;
+      const input = withMeta(offered, meta.get(t.node_id));
       this.#inputs.set(t.node_id, input);
       this.#shape.set(t.node_id, shapeOf(input));
     }
@@ -151,7 +154,8 @@ export class LiveEngineView {
     const { store, drivers, book } = this.#src;
     const t = store.getTarget(nodeId);
     this.#time(nodeId, now);
-    const input = t === undefined || t.tier === null ? undefined : drivers.find(t)?.viewNode(book, t, now);
+    const offered = t === undefined || t.tier === null ? undefined : drivers.find(t)?.viewNode(book, t, now);
+    const input = offered === undefined ? undefined : withMeta(offered, store.getNodeMeta(nodeId));
     const old = this.#inputs.get(nodeId);
     if (input === undefined) {
       if (old === undefined) return;
@@ -169,6 +173,7 @@ export class LiveEngineView {
       same &&
       old.tier === input.tier &&
       old.liveness === input.liveness &&
+      old.cordoned === input.cordoned &&
       old.expires_at_ms === input.expires_at_ms &&
       old.load_permille === input.load_permille
     )

@@ -50,6 +50,7 @@ describe('migrations', () => {
       'alerts',
       'idempotency_keys',
       'meta',
+      'node_meta',
       'orders',
       'placements',
       'reschedules',
@@ -389,13 +390,46 @@ describe('version 6', () => {
     db.close();
     const store = SqliteStateStore.open(path);
     try {
-      expect(store.schemaVersion).toBe(6);
+      expect(store.schemaVersion).toBe(SCHEMA_VERSION);
       expect(store.getTarget('s1')?.kind).toBe('seed');
       expect(store.getTarget('h1')?.kind).toBeUndefined();
       const h1 = store.getTarget('h1');
       if (h1 === undefined) throw new Error('h1 is gone');
       store.putTarget({ ...h1, kind: 'fake' });
       expect(store.getTarget('h1')?.kind).toBe('fake');
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('version 7', () => {
+  it('upgrades a version 6 database in place: orders without constraints or spread, no node settings; both round-trip', () => {
+    const path = dbPath();
+    const db = new Database(path);
+    migrate(db, MIGRATIONS.slice(0, 6));
+    db.prepare(
+      `INSERT INTO orders (order_id, workload, version, manifest_hash, package_id, mode, "values", start, node, prefer, avoid, allow_emulated, migratable, created_at_ms) VALUES ('o-1', 'w', '1', 'h', 'p', '{"type":"once"}', '{}', 1, NULL, '[]', '[]', 0, 1, 5)`,
+    ).run();
+    db.close();
+    const store = SqliteStateStore.open(path);
+    try {
+      expect(store.schemaVersion).toBe(7);
+      const o = store.getOrder('o-1');
+      expect(o?.constraints).toBeUndefined();
+      expect(o?.spread).toBeUndefined();
+      expect(store.listNodeMeta()).toEqual([]);
+      if (o === undefined) throw new Error('o-1 is gone');
+      store.putOrder({ ...o, constraints: [{ label: 'room', value: 'kitchen' }], spread: 'room' });
+      expect(store.getOrder('o-1')).toMatchObject({
+        constraints: [{ label: 'room', value: 'kitchen' }],
+        spread: 'room',
+      });
+      const meta = { node_id: 'n1', cordoned: true, labels: { room: 'hall' }, updated_at_ms: 9 };
+      store.putNodeMeta(meta);
+      expect(store.getNodeMeta('n1')).toEqual(meta);
+      expect(store.removeNodeMeta('n1')).toBe(true);
+      expect(store.getNodeMeta('n1')).toBeUndefined();
     } finally {
       store.close();
     }

@@ -203,6 +203,21 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec("UPDATE targets SET kind = 'seed' WHERE seed IS NOT NULL");
     },
   },
+  {
+    version: 7,
+    description:
+      'node cordon and labels (node_meta), and the label constraints and spread of orders (orders.constraints, orders.spread)',
+    up: (db) => {
+      db.exec(`CREATE TABLE node_meta (
+  node_id TEXT PRIMARY KEY,
+  cordoned INTEGER NOT NULL,
+  labels TEXT NOT NULL,
+  updated_at_ms INTEGER NOT NULL
+)`);
+      db.exec('ALTER TABLE orders ADD COLUMN constraints TEXT');
+      db.exec('ALTER TABLE orders ADD COLUMN spread TEXT');
+    },
+  },
 ];
 
 /** The schema version this code writes and understands (the last of {@link MIGRATIONS}). */

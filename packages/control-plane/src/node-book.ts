@@ -4,6 +4,7 @@ import { NodeFactsCache, PlacementError, type SignedNodeFacts, verifyNodeFacts }
 import {
   CallFailure,
   type DescribeAnswer,
+  type HostFeature,
   HostSoftwareSchema,
   ProtocolError,
   ResponseError,
@@ -65,6 +66,8 @@ export class NodeBook {
   readonly #startedAtMs: number;
   /** When each node last answered anything in this process (Unix ms). */
   readonly #heard = new Map<string, number>();
+  /** The protocol features each node advertised in its last verified describe (memory only). */
+  readonly #features = new Map<string, ReadonlySet<string>>();
 
   constructor(store: StateStore, caller: Caller, config: PlaneConfig, now: () => number) {
     this.#store = store;
@@ -96,6 +99,14 @@ export class NodeBook {
       throw new PlaneError('unknown_node', `no node ${nodeId} is known (see node ls)`, { field: 'node' });
     }
     return t;
+  }
+
+  /**
+   * True when the node's last verified describe (since this process started) listed `feature` in its
+   * advertisement: only then does a controller send it the optional body field of that feature.
+   */
+  reads(nodeId: string, feature: HostFeature): boolean {
+    return this.#features.get(nodeId)?.has(feature) ?? false;
   }
 
   /**
@@ -375,6 +386,7 @@ export class NodeBook {
     const ad = answer.advertisement;
     // An advertisement about another node says nothing about this one.
     const mine = ad.node_id === nodeId;
+    if (mine) this.#features.set(nodeId, new Set(ad.features));
     return {
       publicKey: hex,
       nodeId,

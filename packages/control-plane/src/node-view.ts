@@ -26,12 +26,17 @@ export interface NodeView {
   readonly last_error: string | null;
   /** Placements on it that are still there (not lost, rescheduled, revoked or unloaded). */
   readonly instances: number;
+  /** Cordoned by the operator: no new places go there. */
+  readonly cordoned: boolean;
+  /** Operator labels (`room: kitchen`). */
+  readonly labels: Readonly<Record<string, string>>;
 }
 
 /** The view of `t`. */
 export function nodeView(t: TargetRecord, book: NodeBook, store: StateStore, now: number): NodeView {
   const held = book.cache.get(t.node_id);
   const routes = new Set(t.routes);
+  const meta = store.getNodeMeta(t.node_id);
   return {
     node_id: t.node_id,
     url: t.url,
@@ -52,5 +57,7 @@ export function nodeView(t: TargetRecord, book: NodeBook, store: StateStore, now
     unreachable_since_ms: t.unreachable_since_ms,
     last_error: t.last_error,
     instances: store.listPlacements(t.node_id).filter((p) => !isGone(p.state)).length,
+    cordoned: meta?.cordoned ?? false,
+    labels: { ...(meta?.labels ?? {}) },
   };
 }

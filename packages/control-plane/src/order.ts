@@ -3,7 +3,22 @@ import { RunModeSchema } from '@heddle/model';
 import { ConfigValuesSchema } from '@heddle/protocol';
 import { z } from 'zod';
 import { PlaneError } from './errors.js';
-import type { OrderRecord, OrderStorePin } from './state-store.js';
+import type { LabelConstraint, OrderRecord, OrderStorePin } from './state-store.js';
+
+/** A node label's name: 1..63 of `a-z 0-9 . _ -`, starting with a letter or digit. */
+export const LabelName: z.ZodString = z
+  .string()
+  .regex(
+    /^[a-z0-9][a-z0-9._-]{0,62}$/,
+    'expected a label name: 1..63 of a-z 0-9 . _ - (starting with a-z or 0-9)',
+  );
+/** A node label's value: 0..255 printable characters without spaces, `=` or `,`. */
+export const LabelValue: z.ZodString = z
+  .string()
+  .regex(
+    /^[\x21-\x2b\x2d-\x3c\x3e-\x7e]{0,255}$/,
+    'expected a label value: at most 255 printable ASCII characters without space, = or ,',
+  );
 
 const NodeId = z.string().regex(/^[0-9a-f]{32}$/, 'expected a node id (32 lower-case hex characters)');
 
@@ -35,6 +50,10 @@ export interface PlaceOrderInput {
   readonly dry_run?: boolean | undefined;
   /** Or a Cognitum Seed store cog the operator pins (placed only on Seeds). */
   readonly store_pin?: OrderStorePin | undefined;
+  /** Node labels a node must carry to take it, each with exactly its value (`label.room=kitchen`). */
+  readonly constraints?: readonly LabelConstraint[] | undefined;
+  /** Spread the workload's instances over the values of this node label (`room`). */
+  readonly spread?: string | undefined;
   /**
    * A key the client chose for this place (1..128 of `A-Z a-z 0-9 . _ : -`): a retry with the same
    * key answers with the order it made and never makes a second (see `withIdempotencyKey`).
@@ -72,6 +91,16 @@ export const PlaceOrderInputSchema: z.ZodType<PlaceOrderInput> = z
         console_commands: z.array(z.string().min(1).max(128)).max(64).default([]),
       })
       .optional(),
+    constraints: z
+      .array(
+        z.strictObject({
+          label: LabelName,
+          value: LabelValue,
+        }),
+      )
+      .max(64, 'at most 64 constraints')
+      .optional(),
+    spread: LabelName.optional(),
     idempotency_key: z
       .string()
       .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'expected 1..128 characters of A-Z a-z 0-9 . _ : -')
@@ -131,5 +160,9 @@ export function orderRecord(
     migratable: input.migratable ?? true,
     created_at_ms: now,
     ...(input.store_pin === undefined ? {} : { store_pin: input.store_pin }),
+    ...(input.constraints === undefined || input.constraints.length === 0
+      ? {}
+      : { constraints: input.constraints.map((c) => ({ label: c.label, value: c.value })) }),
+    ...(input.spread === undefined ? {} : { spread: input.spread }),
   };
 }

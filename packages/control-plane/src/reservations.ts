@@ -67,6 +67,19 @@ export interface Holder {
  */
 export class Reservations {
   readonly state: PlacementState = new PlacementState();
+  /** The operator labels of a node, recorded with each reservation (the engine's spread counts). */
+  readonly #labels: (nodeId: string) => Readonly<Record<string, string>> | undefined;
+
+  /** `labels`: a node's operator labels (default none), kept with each reservation for spread. */
+  constructor(labels: (nodeId: string) => Readonly<Record<string, string>> | undefined = () => undefined) {
+    this.#labels = labels;
+  }
+
+  /** `labels` of `nodeId` as a reservation field (none when it has none). */
+  #labelsOf(nodeId: string): { labels?: Readonly<Record<string, string>> } {
+    const labels = this.#labels(nodeId);
+    return labels === undefined || Object.keys(labels).length === 0 ? {} : { labels };
+  }
   /** Key (instance id, `claim:<n>` or `unsettled:<decision id>`) to what it holds. */
   readonly #held = new Map<string, Held>();
   /** Instance id to the keys of claims and unsettled decisions holding it (not its own placement's). */
@@ -207,6 +220,7 @@ export class Reservations {
               package_id: spec.package_id,
               memory_mb: spec.memoryMb,
               cpu_pct: spec.cpuPct,
+              ...self.#labelsOf(next.node_id),
             },
             view,
           );
@@ -254,6 +268,7 @@ export class Reservations {
       package_id: p.package_id,
       memory_mb: memoryMb,
       cpu_pct: cpuPct,
+      ...this.#labelsOf(p.node_id),
     });
     this.#set(key, {
       reservationId: r.id,

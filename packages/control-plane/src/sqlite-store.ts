@@ -9,6 +9,7 @@ import { checkSchemaVersion, migrate } from './migrations.js';
 import {
   ALERTS,
   IDEMPOTENCY_KEYS,
+  NODE_META,
   ORDERS,
   PLACEMENTS,
   RESCHEDULES,
@@ -22,6 +23,7 @@ import type {
   AlertRecord,
   HeldRevocationList,
   IdempotencyRecord,
+  NodeMetaRecord,
   OrderRecord,
   PlacementRecord,
   RescheduleRecord,
@@ -213,6 +215,7 @@ export class SqliteStateStore implements StateStore {
   private readonly pruneKeys: Database.Statement;
   private readonly reschedules: Table<RescheduleRecord>;
   private readonly alerts: Table<AlertRecord>;
+  private readonly nodeMeta: Table<NodeMetaRecord>;
   private readonly revocationAcks: Table<RevocationAckRecord>;
   private readonly revocationList: Table<HeldRevocationList>;
   private readonly placementsByNode: Database.Statement;
@@ -231,6 +234,7 @@ export class SqliteStateStore implements StateStore {
     this.pruneKeys = db.prepare('DELETE FROM idempotency_keys WHERE created_at_ms < ?');
     this.reschedules = new Table(db, RESCHEDULES);
     this.alerts = new Table(db, ALERTS);
+    this.nodeMeta = new Table(db, NODE_META);
     this.revocationAcks = new Table(db, REVOCATION_ACKS);
     this.revocationList = new Table(db, REVOCATION_LIST);
     this.placementsByNode = db.prepare(
@@ -309,7 +313,10 @@ export class SqliteStateStore implements StateStore {
     return this.group.batches;
   }
 
-  /** Calls `listener` with the node id of every target written or removed (see `StateStore.watchTargets`). */
+  /**
+   * Calls `listener` with the node id of every target or node meta record (labels, cordon) written or
+   * removed (see `StateStore.watchTargets`).
+   */
   watchTargets(listener: (nodeId: string) => void): void {
     this.targetWatchers.push(listener);
   }
@@ -407,6 +414,22 @@ export class SqliteStateStore implements StateStore {
   }
   putAlert(record: AlertRecord): void {
     this.run('write', () => this.alerts.put(record));
+  }
+
+  getNodeMeta(nodeId: string): NodeMetaRecord | undefined {
+    return this.run('read', () => this.nodeMeta.get(nodeId));
+  }
+  listNodeMeta(): NodeMetaRecord[] {
+    return this.run('read', () => this.nodeMeta.list());
+  }
+  putNodeMeta(record: NodeMetaRecord): void {
+    this.run('write', () => this.nodeMeta.put(record));
+    for (const w of this.targetWatchers) w(record.node_id);
+  }
+  removeNodeMeta(nodeId: string): boolean {
+    const removed = this.run('write', () => this.nodeMeta.remove(nodeId));
+    for (const w of this.targetWatchers) w(nodeId);
+    return removed;
   }
 
   getRevocationAck(nodeId: string): RevocationAckRecord | undefined {

@@ -6,6 +6,7 @@ import {
   type AlertRecord,
   type HeldRevocationList,
   type IdempotencyRecord,
+  type NodeMetaRecord,
   type OrderRecord,
   PLACEMENT_STATES,
   type PlacementRecord,
@@ -81,6 +82,21 @@ const OrderSchema: z.ZodType<OrderRecord> = z.object({
     })
     .nullish()
     .transform((v) => v ?? undefined),
+  constraints: z
+    .array(z.object({ label: z.string(), value: z.string() }))
+    .nullish()
+    .transform((v) => v ?? undefined),
+  spread: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? undefined),
+});
+
+const NodeMetaSchema: z.ZodType<NodeMetaRecord> = z.object({
+  node_id: z.string().min(1),
+  cordoned: z.boolean(),
+  labels: z.record(z.string(), z.string()),
+  updated_at_ms: ms,
 });
 
 const PlacementSchema: z.ZodType<PlacementRecord> = z.object({
@@ -205,7 +221,7 @@ export const TARGETS: TableSpec<TargetRecord> = spec(
 export const ORDERS: TableSpec<OrderRecord> = spec(
   'orders',
   OrderSchema,
-  ['mode', 'values', 'prefer', 'avoid', 'store_pin'],
+  ['mode', 'values', 'prefer', 'avoid', 'store_pin', 'constraints'],
   ['start', 'allow_emulated', 'migratable'],
   'created_at_ms, order_id',
 );
@@ -258,4 +274,12 @@ export const IDEMPOTENCY_KEYS: TableSpec<IdempotencyRecord> = spec(
   [],
   [],
   'created_at_ms, key',
+);
+/** What the operator set on nodes: cordon and labels (schema v7). */
+export const NODE_META: TableSpec<NodeMetaRecord> = spec(
+  'node_meta',
+  NodeMetaSchema,
+  ['labels'],
+  ['cordoned'],
+  'node_id',
 );

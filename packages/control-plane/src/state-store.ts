@@ -113,6 +113,26 @@ export interface OrderRecord {
   readonly created_at_ms: number;
   /** Set for an order of a Seed store cog (then `manifest_hash` is empty). */
   readonly store_pin?: OrderStorePin | null | undefined;
+  /** Node labels a node must carry to take it (`label.room=kitchen`); absent or empty: none (schema v7). */
+  readonly constraints?: readonly LabelConstraint[] | undefined;
+  /** Spread its instances over the values of this node label (schema v7). */
+  readonly spread?: string | null | undefined;
+}
+
+/** A placement constraint on a node label: the node must carry `label` with exactly `value`. */
+export interface LabelConstraint {
+  readonly label: string;
+  readonly value: string;
+}
+
+/** What the operator set on a node (schema v7): cordoned (no new places) and its labels. */
+export interface NodeMetaRecord {
+  readonly node_id: string;
+  /** No new places go there (the engine skips it, naming why). */
+  readonly cordoned: boolean;
+  /** Operator labels (`room: kitchen`), used by constraints and spread. */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly updated_at_ms: number;
 }
 
 /**
@@ -324,6 +344,12 @@ export interface StateStore {
   listAlerts(): AlertRecord[];
   putAlert(record: AlertRecord): void;
 
+  /** What the operator set on nodes (cordon, labels; schema v7). */
+  getNodeMeta(nodeId: string): NodeMetaRecord | undefined;
+  listNodeMeta(): NodeMetaRecord[];
+  putNodeMeta(record: NodeMetaRecord): void;
+  removeNodeMeta(nodeId: string): boolean;
+
   getRevocationAck(nodeId: string): RevocationAckRecord | undefined;
   listRevocationAcks(): RevocationAckRecord[];
   putRevocationAck(record: RevocationAckRecord): void;
@@ -352,7 +378,8 @@ export interface StateStore {
    */
   durable?(): Promise<void>;
   /**
-   * Calls `listener` with the node id of every target written or removed, after the write (optional:
+   * Calls `listener` with the node id of every target or node meta record (labels, cordon) written or
+   * removed, after the write (optional:
    * without it the controller reads every target again for each place).
    */
   watchTargets?(listener: (nodeId: string) => void): void;

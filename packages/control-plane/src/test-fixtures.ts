@@ -84,7 +84,7 @@ export async function startHost(
   routes: readonly ('native' | 'wasi')[] = ['native', 'wasi'],
   seed?: number,
   port = 0,
-  options: Pick<HostServiceOptions, 'leaseMs' | 'supervisor'> = {},
+  options: Pick<HostServiceOptions, 'leaseMs' | 'supervisor' | 'onCall' | 'features'> = {},
 ): Promise<TestHost> {
   const keys = keyPairFromSecret(new Uint8Array(32).fill(seed ?? ++hostSeeds));
   const dataDir = tempDir('heddle-cp-host-');

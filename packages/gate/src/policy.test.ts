@@ -1,13 +1,18 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compilePolicy } from './compile.js';
+import type { GateContext } from './context.js';
+import { decide } from './decide.js';
 import { DEFAULT_POLICY } from './default-policy.js';
 import { GateError, ValidationError } from './errors.js';
+import type { Action } from './levels.js';
 import { loadPolicyFile, parsePolicy, parsePolicyText } from './policy.js';
+import { RevocationSet } from './revocation.js';
+import { BASE } from './test-util.js';
 
 const examples = fileURLToPath(new URL('../../../examples/policies/', import.meta.url));
 const rule = { id: 'r1', effect: 'permit', actions: ['workload.place'] };
@@ -32,6 +37,38 @@ describe('policy file', () => {
 
   it('validates every example policy', () => {
     expect(loadPolicyFile(join(examples, 'with-approvals.json')).rules.length).toBeGreaterThan(3);
+    const files = readdirSync(examples).filter((f) => f.endsWith('.json'));
+    expect(files).toContain('edge-cogs.json');
+    for (const f of files) expect(loadPolicyFile(join(examples, f)).version).toBe(1);
+  });
+
+  it("edge-cogs.json (the operator guide's policy) permits the native example cog, which the default policy denies", () => {
+    // What the controller and a host ask for a native cog: a native process is not network-isolated,
+    // so its network is egress (docs/operator-guide.md, section 3.1).
+    const native: GateContext = { ...BASE, package_trust: 'pinned_signer', network: 'egress' };
+    const edge = compilePolicy(loadPolicyFile(join(examples, 'edge-cogs.json')));
+    const none = new RevocationSet();
+    const actions: Action[] = [
+      'workload.place',
+      'workload.load',
+      'workload.start',
+      'workload.stop',
+      'workload.unload',
+    ];
+    for (const action of actions) {
+      expect(decide(edge, none, 'controller', action, native)).toMatchObject({
+        verdict: 'permit',
+        rule: 'cogs-egress',
+      });
+      expect(decide(compilePolicy(DEFAULT_POLICY), none, 'controller', action, native).verdict).toBe('deny');
+    }
+    // Everything else stays as the default has it: no secrets, no emulation, no discovered nodes.
+    expect(decide(edge, none, 'controller', 'workload.place', { ...native, emulated: true }).verdict).toBe(
+      'deny',
+    );
+    expect(
+      decide(edge, none, 'controller', 'workload.place', { ...native, node_tier: 'discovered' }).verdict,
+    ).toBe('deny');
   });
 
   it.each([

@@ -2,6 +2,8 @@ import {
   CTL_METHODS,
   CTL_VERSION,
   type DescribeAnswer,
+  HOST_FEATURES,
+  type HostFeature,
   type HostSoftware,
   WORKLOAD_HOST_SERVICE,
   type WorkloadHostAdvertisement,
@@ -22,6 +24,8 @@ export interface AdvertisementOptions {
   readonly maxCallsPerSession?: number;
   /** Its controller lease; none when absent. */
   readonly lease?: { readonly lease_ms: number; readonly stops_within_ms: number };
+  /** The optional protocol features it reads (default all of `HOST_FEATURES`). */
+  readonly features?: readonly HostFeature[];
 }
 
 /** The `workload-host` advertisement of a host (the `advertisement` of a describe answer). */
@@ -37,6 +41,7 @@ export function workloadHostAdvertisement(options: AdvertisementOptions): Worklo
     software: software === undefined ? null : { name: software.name, version: software.version },
     limits: { max_calls_per_session: options.maxCallsPerSession ?? DEFAULT_MAX_CALLS_PER_SESSION },
     lease: lease === undefined ? null : { lease_ms: lease.lease_ms, stops_within_ms: lease.stops_within_ms },
+    features: [...(options.features ?? HOST_FEATURES)],
   };
 }
 

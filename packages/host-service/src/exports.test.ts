@@ -7,6 +7,7 @@ import * as api from './index.js';
 describe('@heddle/host-service exports', () => {
   it('value exports change only on purpose: update this list when you mean to change the API', () => {
     expect(Object.keys(api).sort()).toEqual([
+      'CONFIG_LOG_LEVELS',
       'ControllerLease',
       'DEFAULT_FACTS_TTL_MS',
       'DEFAULT_REFUSALS_PER_WINDOW',
@@ -17,9 +18,11 @@ describe('@heddle/host-service exports', () => {
       'HostConfigFileSchema',
       'HostService',
       'HostServiceError',
+      'LogLevelConfigSchema',
       'MAX_EVIDENCE_CHARS',
       'MAX_LOG_BYTES',
       'MAX_NONCE_JOURNAL_BYTES',
+      'MetricsListenSchema',
       'NodeFactsSource',
       'SUPERVISOR_BOUNDS',
       'Supervisor',
@@ -34,9 +37,11 @@ describe('@heddle/host-service exports', () => {
     expect(typeExportNames(readFileSync(new URL('./index.ts', import.meta.url), 'utf8'))).toEqual([
       'AdvertisementOptions',
       'HostCallContext',
+      'HostCallEvent',
       'HostConfigFile',
       'HostServiceErrorCode',
       'HostServiceOptions',
+      'MetricsListenConfig',
       'NodeFactsSourceOptions',
       'NonceJournalReport',
       'PlacedInstance',

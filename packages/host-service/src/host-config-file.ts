@@ -32,6 +32,34 @@ export const SUPERVISOR_BOUNDS: {
   controller_lease_secs: [1, 86_400],
 });
 
+/** The log levels a daemon's `log_level` takes (as `@heddle/cli-kit`'s `LOG_LEVELS`). */
+export const CONFIG_LOG_LEVELS: readonly ['debug', 'info', 'warn', 'error'] = Object.freeze([
+  'debug',
+  'info',
+  'warn',
+  'error',
+] as const);
+
+/** Schema of a daemon's `log_level` (absent: `info`). */
+export const LogLevelConfigSchema: z.ZodOptional<
+  z.ZodEnum<{ debug: 'debug'; info: 'info'; warn: 'warn'; error: 'error' }>
+> = z.enum(CONFIG_LOG_LEVELS, { error: `expected one of ${CONFIG_LOG_LEVELS.join(', ')}` }).optional();
+
+/** A daemon's `metrics_listen`: where `/metrics`, `/healthz` and `/readyz` are served (absent: not served). */
+export interface MetricsListenConfig {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** Schema of {@link MetricsListenConfig} (`host` an address such as `127.0.0.1`, `port` 0..65535; 0: any free port). */
+export const MetricsListenSchema: z.ZodType<MetricsListenConfig> = z.strictObject({
+  host: z.string().min(1, 'expected an address').max(255),
+  port: z
+    .int('expected an integer port')
+    .min(0, 'expected a port 0..65535')
+    .max(65535, 'expected a port 0..65535'),
+});
+
 /** Schema of `heddle-host.json` (see docs/host.md, "Configuration"). Paths are relative to the file. */
 export const HostConfigFileSchema: z.ZodType<HostConfigFile> = z.strictObject({
   schema: z.literal(HOST_CONFIG_SCHEMA, { error: `expected "${HOST_CONFIG_SCHEMA}"` }),
@@ -96,6 +124,8 @@ export const HostConfigFileSchema: z.ZodType<HostConfigFile> = z.strictObject({
       backoff_max_ms: bounded(...SUPERVISOR_BOUNDS.backoff_max_ms, 'ms'),
     })
     .optional(),
+  log_level: LogLevelConfigSchema,
+  metrics_listen: MetricsListenSchema.optional(),
 });
 
 /** `heddle-host.json` as written (docs/host.md, "Configuration"). */
@@ -138,4 +168,8 @@ export interface HostConfigFile {
         readonly backoff_max_ms?: number | undefined;
       }
     | undefined;
+  /** The least severe log level written (`--log-level` overrides it); absent: `info`. */
+  readonly log_level?: (typeof CONFIG_LOG_LEVELS)[number] | undefined;
+  /** Where metrics and health are served; absent: not served. */
+  readonly metrics_listen?: MetricsListenConfig | undefined;
 }

@@ -12,6 +12,7 @@ import {
   type CtlMethod,
   type CtlRequest,
   claimedRequest,
+  type HostFeature,
   type HostSoftware,
   MAX_CLOCK_SKEW_MS,
   type MethodAnswer,
@@ -27,6 +28,7 @@ import {
 import { type HostRecorder, probeSystem, type WorkloadHost } from '@heddle/runtime';
 import type { CallContext, CallHandler, FetchOptions } from '@heddle/wire';
 import { describeAnswer, workloadHostAdvertisement } from './advertisement.js';
+import { type CallNote, type HostCallEvent, instanceIdOf, newCallNote, requestIdOf } from './call-event.js';
 import { HostServiceError, messageOf } from './errors.js';
 import { NodeFactsSource } from './facts-source.js';
 import { HOST_KINDS, HostState } from './host-state.js';
@@ -103,6 +105,13 @@ export interface HostServiceOptions {
   readonly leaseMs?: number;
   /** Told of what the supervisor and the lease did (restarts, failures, lease stops), for logs. */
   readonly onSupervision?: (e: SupervisorEvent) => void;
+  /**
+   * The optional protocol features advertised in `describe` (default all of `HOST_FEATURES`; `[]`
+   * makes the host look like one from before them: a controller then sends it no optional field).
+   */
+  readonly features?: readonly HostFeature[];
+  /** Told of every request once it is answered (for the request log and metrics; a throw is ignored). */
+  readonly onCall?: (e: HostCallEvent) => void;
 }
 
 /** What {@link HostService.handle} needs of its call (a wire `CallContext` fits). */
@@ -135,6 +144,8 @@ export class HostService {
   readonly #fetch: FetchOptions;
   readonly #budget: RefusalBudget;
   readonly #onError: (err: unknown) => void;
+  readonly #onCall: ((e: HostCallEvent) => void) | undefined;
+  readonly #features: readonly HostFeature[] | undefined;
   readonly #lease: ControllerLease | undefined;
   readonly #leaseFile: LeaseFile | undefined;
   readonly #supervisor: Supervisor;
@@ -198,6 +209,8 @@ export class HostService {
     this.#fetch = options.fetch ?? {};
     this.#budget = new RefusalBudget(options.refusalBudget);
     this.#onError = options.onError ?? (() => {});
+    this.#onCall = options.onCall;
+    this.#features = options.features;
     this.#operatorKeys = options.anchors.operatorKeys();
     this.#anchors = options.anchors;
     this.#kinds = options.kinds;
@@ -248,6 +261,7 @@ export class HostService {
       ...(this.#address === undefined ? {} : { address: this.#address }),
       ...(this.#software === undefined ? {} : { software: this.#software }),
       ...(this.#maxCallsPerSession === undefined ? {} : { maxCallsPerSession: this.#maxCallsPerSession }),
+      ...(this.#features === undefined ? {} : { features: this.#features }),
       ...(this.#lease === undefined
         ? {}
         : {
@@ -259,6 +273,13 @@ export class HostService {
   /** The ids of the instances placed here. */
   instanceIds(): string[] {
     return [...this.#state.instances.keys()];
+  }
+
+  /** How many instances placed here are in each lifecycle state (for metrics). */
+  instanceLives(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const p of this.#state.instances.values()) out.set(p.life.state, (out.get(p.life.state) ?? 0) + 1);
+    return out;
   }
 
   /** Requests being handled right now. */
@@ -306,15 +327,27 @@ export class HostService {
    */
   async handle(signed: SignedCtl, ctx: HostCallContext): Promise<SignedCtl> {
     this.#active++;
+    const started = performance.now();
+    const note = newCallNote();
     try {
-      return await this.#handle(signed, ctx);
+      return await this.#handle(signed, ctx, note);
     } finally {
       this.#active--;
       if (this.#active === 0) this.#idle?.();
+      this.#tellCall(ctx.method, note, performance.now() - started);
     }
   }
 
-  async #handle(signed: SignedCtl, ctx: HostCallContext): Promise<SignedCtl> {
+  #tellCall(method: string, note: CallNote, ms: number): void {
+    if (this.#onCall === undefined) return;
+    try {
+      this.#onCall({ method, outcome: note.code === null ? 'ok' : 'refused', ms, ...note });
+    } catch (err) {
+      this.#onError(err);
+    }
+  }
+
+  async #handle(signed: SignedCtl, ctx: HostCallContext, note: CallNote): Promise<SignedCtl> {
     let request: CtlRequest;
     try {
       request = verifyRequest(signed, {
@@ -326,9 +359,14 @@ export class HostService {
         notIssuedBeforeMs: this.#notIssuedBeforeMs,
       }).request;
       ctx.authenticated?.(); // the wire stops counting this connection as unauthenticated
+      note.authenticated = true;
+      note.requester = request.requester;
+      note.decision_id = request.decision_id ?? null;
+      note.request_id = requestIdOf(request.body);
     } catch (err) {
       const refusal =
         err instanceof Refusal ? err : new Refusal('invalid_request', 'the request could not be checked');
+      note.code = refusal.code;
       await this.#chainRefusal(undefined, 'verify', refusal);
       ctx.closeAfterReply();
       return signResponse(claimedRequest(signed, ctx.method), refusal, this.#keys);
@@ -358,13 +396,17 @@ export class HostService {
               authenticated: true,
             });
     }
-    if (outcome instanceof Refusal) await this.#chainRefusal(request, 'handle', outcome);
+    if (outcome instanceof Refusal) {
+      note.code = outcome.code;
+      await this.#chainRefusal(request, 'handle', outcome);
+    } else note.instance_id = instanceIdOf(outcome);
     try {
       return signResponse(request, outcome instanceof Refusal ? outcome : okOutcome(outcome), this.#keys);
     } catch (err) {
       const why = new Refusal('runtime', `the answer could not be signed: ${messageOf(err)}`, {
         authenticated: true,
       });
+      note.code = why.code;
       await this.#chainRefusal(request, 'respond', why);
       return signResponse(request, why, this.#keys);
     }

@@ -1,11 +1,16 @@
 export { type AdvertisementOptions, workloadHostAdvertisement } from './advertisement.js';
+export type { HostCallEvent } from './call-event.js';
 export { DEPARTED_CAPACITY } from './departed.js';
 export { HostServiceError, type HostServiceErrorCode } from './errors.js';
 export { DEFAULT_FACTS_TTL_MS, NodeFactsSource, type NodeFactsSourceOptions } from './facts-source.js';
 export {
+  CONFIG_LOG_LEVELS,
   HOST_CONFIG_SCHEMA,
   type HostConfigFile,
   HostConfigFileSchema,
+  LogLevelConfigSchema,
+  type MetricsListenConfig,
+  MetricsListenSchema,
   SUPERVISOR_BOUNDS,
 } from './host-config-file.js';
 export { type HostCallContext, HostService, type HostServiceOptions } from './host-service.js';

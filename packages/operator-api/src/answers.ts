@@ -3,16 +3,18 @@
  * field the contract does not name is a broken answer, so a drift between the daemon and its clients
  * is caught at the first call. The same shapes are what `heddle <command> --json` prints.
  */
-import {
-  type AlertRecord,
-  type AttemptOutcome,
-  type NodeView,
-  PLACEMENT_STATES,
-  type RevocationPushReport,
-  type SettleReport,
-  type TransferProgress,
-  type UnsettledRecord,
+import type {
+  AlertRecord,
+  ApprovalView,
+  AttemptOutcome,
+  DrainReport,
+  NodeView,
+  RevocationPushReport,
+  SettleReport,
+  TransferProgress,
+  UnsettledRecord,
 } from '@heddle/control-plane';
+import { APPROVAL_STATES, HELD_PLACE_STATUSES, PLACEMENT_STATES } from '@heddle/control-plane/contract';
 import type { JsonValue } from '@heddle/envelope';
 import { z } from 'zod';
 import type {
@@ -57,6 +59,8 @@ export const NodeViewSchema: z.ZodType<NodeView> = z.strictObject({
   unreachable_since_ms: Ms.nullable(),
   last_error: z.string().nullable(),
   instances: Count,
+  cordoned: z.boolean(),
+  labels: z.record(z.string(), z.string()),
 });
 
 /** A placement (`PlacementRecord` of `@heddle/control-plane`). */
@@ -158,7 +162,8 @@ export const AttemptSchema: z.ZodType<AttemptOutcome> = z.strictObject({
 
 /** The answer of `POST /v1/place` (`PlaceResult`). */
 export const PlaceResultSchema: z.ZodType<PlaceAnswer> = z.strictObject({
-  status: z.enum(['placed', 'dry_run', 'unsettled']),
+  status: z.enum(['placed', 'dry_run', 'unsettled', 'awaiting_approval']),
+  approval_id: z.string().optional(),
   order_id: z.string().nullable(),
   decision_id: Hash.nullable(),
   instance: PlacementSchema.nullable(),
@@ -284,4 +289,59 @@ export const ApiInfoSchema: z.ZodType<ApiInfo> = z.strictObject({
   pid: z.int().positive(),
   /** The controller's node id. */
   node_id: NodeId,
+});
+
+/** An approval request and the place it holds (`ApprovalView` of `@heddle/control-plane`). */
+export const ApprovalViewSchema: z.ZodType<ApprovalView> = z.strictObject({
+  approval_id: z.string().regex(/^[0-9a-f]{8,64}$/, 'expected 8..64 lower-case hex characters'),
+  state: z.enum(APPROVAL_STATES),
+  action: z.string().min(1),
+  agent: z.string().min(1),
+  rule: z.string().min(1),
+  reason: z.string(),
+  created_at_ms: Ms,
+  expires_at_ms: Ms,
+  decided_at_ms: Ms.nullable(),
+  decided_by: z.string().nullable(),
+  note: z.string().nullable(),
+  outcome: z
+    .strictObject({ verdict: z.enum(['permit', 'deny']), rule: z.string(), reason: z.string() })
+    .nullable(),
+  defer_event: Hash.nullable(),
+  resolution_event: Hash.nullable(),
+  place: z
+    .strictObject({
+      workload: z.string().min(1),
+      version: z.string().min(1),
+      manifest_hash: Hash,
+      node_id: NodeId,
+      variant: z.string().min(1),
+      status: z.enum(HELD_PLACE_STATUSES),
+      order_id: z.string().nullable(),
+      instance_id: z.string().nullable(),
+      detail: z.string().nullable(),
+    })
+    .nullable(),
+});
+
+/** The answer of `POST /v1/nodes/<id>/drain` (`DrainReport`). */
+export const DrainReportSchema: z.ZodType<DrainReport> = z.strictObject({
+  node_id: NodeId,
+  cordoned: z.boolean(),
+  moved: z.array(
+    z.strictObject({
+      instance_id: z.string().min(1),
+      to_instance_id: z.string().min(1),
+      to_node_id: NodeId,
+      decision_id: Hash,
+    }),
+  ),
+  left: z.array(
+    z.strictObject({
+      instance_id: z.string().min(1),
+      reason: z.enum(['pinned', 'not_migratable', 'reschedule_limit', 'no_order', 'failed']),
+      detail: z.string(),
+      alert_id: z.string().nullable(),
+    }),
+  ),
 });

@@ -1,6 +1,9 @@
 import { join } from 'node:path';
 import type {
   AlertRecord,
+  ApprovalView,
+  ApprovalViewState,
+  DrainReport,
   NodeView,
   PlaceOrderInput,
   RevocationPushReport,
@@ -25,7 +28,7 @@ import type {
 } from './answer-types.js';
 import { ApiErrorAnswerSchema, ApiInfoSchema, PlaceStreamEventSchema } from './answers.js';
 import { ApiError } from './api-error.js';
-import { API_INFO_FILE, API_TOKEN_FILE, NDJSON } from './constants.js';
+import { API_INFO_FILE, API_TOKEN_FILE, NDJSON, REQUEST_ID_HEADER } from './constants.js';
 import { type HttpAnswer, HttpFailure, httpRequest } from './http-request.js';
 import { OPERATOR_ROUTES, type RouteDef, routePath } from './routes.js';
 
@@ -45,6 +48,11 @@ export interface ApiClientOptions {
 export interface PlaceCallOptions {
   /** Told of the package transfer to each node (uses the NDJSON stream). */
   readonly onProgress?: (p: TransferProgress) => void;
+  /**
+   * Sent as `x-request-id` (1 to 128 of `[A-Za-z0-9._:-]`, starting with a letter or digit): the
+   * controller logs it and carries it to the host. Default: the controller makes one up.
+   */
+  readonly requestId?: string;
 }
 
 const notRunningHint = (home: string | undefined): string =>
@@ -167,6 +175,32 @@ export class ApiClient {
     return (await this.#call(OPERATOR_ROUTES.pinNode, routePath('pinNode', nodeId), body)).node;
   }
 
+  /** `POST /v1/nodes/<id>/cordon`: no new places go to the node; returns it. */
+  async cordonNode(nodeId: string): Promise<NodeView> {
+    return (await this.#call(OPERATOR_ROUTES.cordonNode, routePath('cordonNode', nodeId), {})).node;
+  }
+
+  /** `POST /v1/nodes/<id>/uncordon`: lifts the cordon; returns the node. */
+  async uncordonNode(nodeId: string): Promise<NodeView> {
+    return (await this.#call(OPERATOR_ROUTES.uncordonNode, routePath('uncordonNode', nodeId), {})).node;
+  }
+
+  /**
+   * `POST /v1/nodes/<id>/drain`: cordons the node and moves its instances elsewhere (each move chained);
+   * what may not move is left with an alert. No timeout: it ends when every move is done.
+   */
+  drainNode(nodeId: string): Promise<DrainReport> {
+    return this.#call(OPERATOR_ROUTES.drainNode, routePath('drainNode', nodeId), {}, { timeoutMs: 0 });
+  }
+
+  /** `POST /v1/nodes/<id>/labels`: sets labels (name to value) and removes others; returns the node. */
+  async labelNode(
+    nodeId: string,
+    change: { set?: Readonly<Record<string, string>>; remove?: readonly string[] },
+  ): Promise<NodeView> {
+    return (await this.#call(OPERATOR_ROUTES.labelNode, routePath('labelNode', nodeId), change)).node;
+  }
+
   /**
    * `POST /v1/place`: places an order (or decides it only, with `dry_run`). With `onProgress`, the
    * NDJSON stream is used and each package transfer is reported as it goes. No timeout: a place ends
@@ -176,8 +210,13 @@ export class ApiClient {
   async place(order: PlaceOrderInput, options: PlaceCallOptions = {}): Promise<PlaceAnswer> {
     const route = OPERATOR_ROUTES.place;
     const path = routePath('place');
-    if (options.onProgress === undefined) return this.#call(route, path, order, { timeoutMs: 0 });
-    const res = await this.#fetch('POST', path, order, { timeoutMs: 0, accept: NDJSON });
+    const rid = options.requestId === undefined ? {} : { requestId: options.requestId };
+    if (options.onProgress === undefined) return this.#call(route, path, order, { timeoutMs: 0, ...rid });
+    const res = await this.#fetch('POST', path, order, {
+      timeoutMs: 0,
+      accept: NDJSON,
+      ...rid,
+    });
     if (res.status !== 200 || !(res.header('content-type') ?? '').startsWith(NDJSON)) {
       return this.#answer(route.answer, res, `POST ${path}`);
     }
@@ -275,11 +314,39 @@ export class ApiClient {
     return this.#call(OPERATOR_ROUTES.settle, routePath('settle'), {});
   }
 
+  /** `GET /v1/approvals[?state=<state>]`: approval requests, oldest first (overdue ones expired first). */
+  async approvals(options: { state?: ApprovalViewState } = {}): Promise<readonly ApprovalView[]> {
+    const q = options.state === undefined ? '' : `?state=${options.state}`;
+    return (await this.#call(OPERATOR_ROUTES.listApprovals, `${routePath('listApprovals')}${q}`)).approvals;
+  }
+
+  /** `GET /v1/approvals/<id>`: one approval request and the place it holds (`approval_not_found` otherwise). */
+  async approval(approvalId: string): Promise<ApprovalView> {
+    return (await this.#call(OPERATOR_ROUTES.getApproval, routePath('getApproval', approvalId))).approval;
+  }
+
+  /**
+   * `POST /v1/approvals/<id>/approve`: approves a pending request (with an optional `note`, chained);
+   * the held place is decided again and proceeds through the engine; answers when it is done.
+   */
+  async approve(approvalId: string, note?: string): Promise<ApprovalView> {
+    const body = note === undefined ? {} : { note };
+    return (
+      await this.#call(OPERATOR_ROUTES.approve, routePath('approve', approvalId), body, { timeoutMs: 0 })
+    ).approval;
+  }
+
+  /** `POST /v1/approvals/<id>/reject`: rejects a pending request (with an optional `note`, chained); the held place is refused. */
+  async reject(approvalId: string, note?: string): Promise<ApprovalView> {
+    const body = note === undefined ? {} : { note };
+    return (await this.#call(OPERATOR_ROUTES.reject, routePath('reject', approvalId), body)).approval;
+  }
+
   async #call<B, Q, A>(
     route: RouteDef<B, Q, A>,
     path: string,
     body?: unknown,
-    o: { timeoutMs?: number } = {},
+    o: { timeoutMs?: number; requestId?: string } = {},
   ): Promise<A> {
     const res = await this.#fetch(route.method, path, body, o);
     return this.#answer(route.answer, res, `${route.method} ${path}`);
@@ -289,7 +356,7 @@ export class ApiClient {
     method: string,
     path: string,
     body: unknown,
-    o: { timeoutMs?: number; accept?: string },
+    o: { timeoutMs?: number; accept?: string; requestId?: string },
   ): Promise<HttpAnswer> {
     const timeoutMs = o.timeoutMs ?? this.#timeoutMs;
     try {
@@ -299,6 +366,7 @@ export class ApiClient {
           authorization: `Bearer ${this.#token}`,
           accept: o.accept ?? 'application/json',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(o.requestId === undefined ? {} : { [REQUEST_ID_HEADER]: o.requestId }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         timeoutMs,

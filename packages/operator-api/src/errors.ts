@@ -1,4 +1,4 @@
-import { PlaneError, StateError } from '@heddle/control-plane';
+import { PlaneError, StateError } from '@heddle/control-plane/contract';
 import { HeddleError } from '@heddle/envelope';
 import type { ApiErrorBody } from './answer-types.js';
 
@@ -11,6 +11,12 @@ export const STATUS_OF_CODE: Readonly<Record<string, number>> = Object.freeze({
   unknown_node: 404,
   unknown_instance: 404,
   unknown_alert: 404,
+  approval_not_found: 404,
+  approval_already_decided: 409,
+  approval_expired: 409,
+  approvals_disabled: 409,
+  invalid_note: 400,
+  invalid_operator: 400,
   not_found: 404,
   method_not_allowed: 405,
   node_exists: 409,

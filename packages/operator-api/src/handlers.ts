@@ -11,6 +11,8 @@ export interface HandlerRequest<K extends RouteName> {
   readonly query: RouteQuery<K>;
   /** Told of package transfers: set for a streamed place (`Accept: application/x-ndjson`). */
   readonly onProgress?: (p: TransferProgress) => void;
+  /** The request's id: the client's `x-request-id`, or one generated for it (a UUID). */
+  readonly requestId: string;
 }
 
 /**

@@ -18,7 +18,9 @@ export {
   ApiErrorAnswerSchema,
   ApiErrorBodySchema,
   ApiInfoSchema,
+  ApprovalViewSchema,
   AttemptSchema,
+  DrainReportSchema,
   ExplanationSchema,
   HealthSchema,
   InstanceLogsSchema,
@@ -39,8 +41,11 @@ export type {
   AddNodeBody,
   AddSeedBody,
   AlertsQuery,
+  ApprovalNoteBody,
+  ApprovalsQuery,
   EmptyBody,
   ForceQuery,
+  LabelsBody,
   LogsQuery,
   NoQuery,
   PinBody,
@@ -50,8 +55,11 @@ export {
   AddNodeBodySchema,
   AddSeedBodySchema,
   AlertsQuerySchema,
+  ApprovalNoteBodySchema,
+  ApprovalsQuerySchema,
   EmptyBodySchema,
   ForceQuerySchema,
+  LabelsBodySchema,
   LogsQuerySchema,
   NoQuerySchema,
   PinBodySchema,
@@ -61,7 +69,14 @@ export {
 } from './bodies.js';
 export type { ApiClientOptions, PlaceCallOptions } from './client.js';
 export { ApiClient } from './client.js';
-export { API_INFO_FILE, API_TOKEN_FILE, MAX_BODY_BYTES, NDJSON } from './constants.js';
+export {
+  API_INFO_FILE,
+  API_TOKEN_FILE,
+  MAX_BODY_BYTES,
+  NDJSON,
+  REQUEST_ID_HEADER,
+  REQUEST_ID_PATTERN,
+} from './constants.js';
 export type { MappedError } from './errors.js';
 export { ApiFailure, mapError, STATUS_OF_CODE } from './errors.js';
 export type { HandlerRequest, OperatorHandlers } from './handlers.js';
@@ -76,5 +91,5 @@ export type {
   RouteQuery,
 } from './routes.js';
 export { matchRoute, OPERATOR_ROUTES, ROUTE_NAMES, routePath } from './routes.js';
-export type { ApiLog, ApiServerOptions } from './server.js';
+export type { ApiLog, ApiRequestEvent, ApiServerOptions } from './server.js';
 export { ApiServer } from './server.js';

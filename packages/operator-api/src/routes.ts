@@ -5,6 +5,8 @@
  */
 import type {
   AlertRecord,
+  ApprovalView,
+  DrainReport,
   NodeView,
   PlaceOrderInput,
   RevocationPushReport,
@@ -24,6 +26,8 @@ import type {
 } from './answer-types.js';
 import {
   AlertSchema,
+  ApprovalViewSchema,
+  DrainReportSchema,
   HealthSchema,
   InstanceLogsSchema,
   InstanceStatusSchema,
@@ -43,10 +47,16 @@ import {
   AddSeedBodySchema,
   type AlertsQuery,
   AlertsQuerySchema,
+  type ApprovalNoteBody,
+  ApprovalNoteBodySchema,
+  type ApprovalsQuery,
+  ApprovalsQuerySchema,
   type EmptyBody,
   EmptyBodySchema,
   type ForceQuery,
   ForceQuerySchema,
+  type LabelsBody,
+  LabelsBodySchema,
   type LogsQuery,
   LogsQuerySchema,
   type NoQuery,
@@ -87,6 +97,10 @@ export interface OperatorRoutes {
   readonly getNode: RouteDef<undefined, NoQuery, { readonly node: NodeView }>;
   readonly removeNode: RouteDef<undefined, ForceQuery, { readonly node: NodeView }>;
   readonly pinNode: RouteDef<PinBody, NoQuery, { readonly node: NodeView }>;
+  readonly cordonNode: RouteDef<EmptyBody, NoQuery, { readonly node: NodeView }>;
+  readonly uncordonNode: RouteDef<EmptyBody, NoQuery, { readonly node: NodeView }>;
+  readonly drainNode: RouteDef<EmptyBody, NoQuery, DrainReport>;
+  readonly labelNode: RouteDef<LabelsBody, NoQuery, { readonly node: NodeView }>;
   readonly place: RouteDef<PlaceOrderInput, NoQuery, PlaceAnswer>;
   readonly listInstances: RouteDef<undefined, NoQuery, { readonly instances: readonly Placement[] }>;
   readonly getInstance: RouteDef<undefined, NoQuery, InstanceStatus>;
@@ -100,6 +114,14 @@ export interface OperatorRoutes {
   readonly pushRevocations: RouteDef<RevocationListFile, NoQuery, RevocationPushReport>;
   readonly unsettled: RouteDef<undefined, NoQuery, { readonly unsettled: readonly UnsettledRecord[] }>;
   readonly settle: RouteDef<EmptyBody, NoQuery, SettleReport>;
+  readonly listApprovals: RouteDef<
+    undefined,
+    ApprovalsQuery,
+    { readonly approvals: readonly ApprovalView[] }
+  >;
+  readonly getApproval: RouteDef<undefined, NoQuery, { readonly approval: ApprovalView }>;
+  readonly approve: RouteDef<ApprovalNoteBody, NoQuery, { readonly approval: ApprovalView }>;
+  readonly reject: RouteDef<ApprovalNoteBody, NoQuery, { readonly approval: ApprovalView }>;
 }
 
 /** A route's name. */
@@ -117,6 +139,7 @@ export type RouteAnswer<K extends RouteName> =
 const nodes = z.strictObject({ nodes: z.array(NodeViewSchema) });
 const node = z.strictObject({ node: NodeViewSchema });
 const placement = z.strictObject({ placement: PlacementSchema });
+const approval = z.strictObject({ approval: ApprovalViewSchema });
 
 const get = <A>(path: string, answer: z.ZodType<A>): RouteDef<undefined, NoQuery, A> => ({
   method: 'GET',
@@ -145,6 +168,10 @@ export const OPERATOR_ROUTES: OperatorRoutes = Object.freeze({
   getNode: get('v1/nodes/:id', node),
   removeNode: { ...get('v1/nodes/:id', node), method: 'DELETE' as const, query: ForceQuerySchema },
   pinNode: post('v1/nodes/:id/pin', PinBodySchema, node),
+  cordonNode: post('v1/nodes/:id/cordon', EmptyBodySchema, node),
+  uncordonNode: post('v1/nodes/:id/uncordon', EmptyBodySchema, node),
+  drainNode: post('v1/nodes/:id/drain', EmptyBodySchema, DrainReportSchema),
+  labelNode: post('v1/nodes/:id/labels', LabelsBodySchema, node),
   place: { ...post('v1/place', PlaceBodySchema, PlaceResultSchema), streams: true },
   listInstances: get('v1/instances', z.strictObject({ instances: z.array(PlacementSchema) })),
   getInstance: get('v1/instances/:id', InstanceStatusSchema),
@@ -161,6 +188,13 @@ export const OPERATOR_ROUTES: OperatorRoutes = Object.freeze({
   pushRevocations: post('v1/revocations', RevocationsBodySchema, RevocationPushReportSchema),
   unsettled: get('v1/unsettled', z.strictObject({ unsettled: z.array(UnsettledSchema) })),
   settle: post('v1/settle', EmptyBodySchema, SettleReportSchema),
+  listApprovals: {
+    ...get('v1/approvals', z.strictObject({ approvals: z.array(ApprovalViewSchema) })),
+    query: ApprovalsQuerySchema,
+  },
+  getApproval: get('v1/approvals/:id', approval),
+  approve: post('v1/approvals/:id/approve', ApprovalNoteBodySchema, approval),
+  reject: post('v1/approvals/:id/reject', ApprovalNoteBodySchema, approval),
 });
 
 /** The route names, in table order. */
@@ -173,6 +207,10 @@ export const ROUTE_NAMES: readonly RouteName[] = Object.freeze([
   'getNode',
   'removeNode',
   'pinNode',
+  'cordonNode',
+  'uncordonNode',
+  'drainNode',
+  'labelNode',
   'place',
   'listInstances',
   'getInstance',
@@ -186,6 +224,10 @@ export const ROUTE_NAMES: readonly RouteName[] = Object.freeze([
   'pushRevocations',
   'unsettled',
   'settle',
+  'listApprovals',
+  'getApproval',
+  'approve',
+  'reject',
 ]);
 
 /** A matched route: its name and path parameters. */

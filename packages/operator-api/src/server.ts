@@ -1,16 +1,18 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TransferProgress } from '@heddle/control-plane';
 import { HeddleError } from '@heddle/envelope';
 import { parseBody, readBody, validate } from './body.js';
-import { NDJSON } from './constants.js';
+import { NDJSON, REQUEST_ID_HEADER, REQUEST_ID_PATTERN } from './constants.js';
 import { ApiFailure, mapError } from './errors.js';
 import type { OperatorHandlers } from './handlers.js';
 import { matchRoute, OPERATOR_ROUTES, type RouteDef, type RouteName } from './routes.js';
 
 /** Where the server writes its request log (a `Logger` of `@heddle/cli-kit` fits). */
 export interface ApiLog {
+  /** Where the requests of health probes go (`/healthz`, `/readyz`); not logged without it. */
+  debug?(msg: string, fields?: Readonly<Record<string, unknown>>): void;
   info(msg: string, fields?: Readonly<Record<string, unknown>>): void;
   error(msg: string, fields?: Readonly<Record<string, unknown>>): void;
 }
@@ -20,6 +22,22 @@ function errorFields(err: unknown): Record<string, unknown> {
   if (err instanceof HeddleError) return { error_code: err.code, error_field: err.field, error: err.message };
   if (err instanceof Error) return { error: err.message, stack: err.stack };
   return { error: String(err) };
+}
+
+/** What the server tells `onRequest` of each request it answered (for metrics). */
+export interface ApiRequestEvent {
+  /** The route matched, or null (unauthorised, unknown path, health endpoints). */
+  readonly route: RouteName | null;
+  readonly method: string;
+  /** The HTTP status (200 for a streamed place whose stream ended in an error line: see `code`). */
+  readonly status: number;
+  /** The error code answered, or null. */
+  readonly code: string | null;
+  readonly ms: number;
+  /** Bytes of the request body read and of the answer written (headers not counted). */
+  readonly bytesIn: number;
+  readonly bytesOut: number;
+  readonly requestId: string;
 }
 
 /** Options of {@link ApiServer.listen}. */
@@ -34,6 +52,13 @@ export interface ApiServerOptions {
   readonly port: number;
   /** Least interval between two progress lines of one node in a place stream (default 100 ms). */
   readonly progressIntervalMs?: number;
+  /**
+   * The readiness checks of `GET /readyz` (served, like `GET /healthz`, without the token: only
+   * these names and booleans). Default: `{ accepting: true }` until the server closes.
+   */
+  readonly ready?: () => Readonly<Record<string, boolean>>;
+  /** Told of every request once answered (a throw is ignored). */
+  readonly onRequest?: (e: ApiRequestEvent) => void;
 }
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
@@ -129,10 +154,30 @@ export class ApiServer {
     let path = '?';
     let status = 200;
     let code: string | undefined;
+    let routeName: RouteName | null = null;
+    let bytesIn = 0;
+    let probe = false;
+    const given = req.headers[REQUEST_ID_HEADER];
+    const requestId = typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     try {
+      res.setHeader(REQUEST_ID_HEADER, requestId);
       if (this.#closing !== undefined) res.setHeader('connection', 'close');
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       path = url.pathname.slice(0, 256);
+      if ((path === '/healthz' || path === '/readyz') && (method === 'GET' || method === 'HEAD')) {
+        probe = true;
+        req.resume();
+        status = this.#health(res, path, method);
+        return;
+      }
+      if (given !== undefined && requestId !== given) {
+        req.resume();
+        throw new ApiFailure(
+          'invalid_input',
+          `${REQUEST_ID_HEADER}: expected 1 to 128 characters of [A-Za-z0-9._:-], starting with a letter or digit`,
+          { field: REQUEST_ID_HEADER },
+        );
+      }
       if (!this.#authorised(req)) {
         req.resume();
         throw new ApiFailure('unauthorized', 'missing or wrong bearer token (see <home>/api.token)');
@@ -151,6 +196,7 @@ export class ApiServer {
         throw new ApiFailure('not_found', `no route ${method} ${path} (see the operator API's route table)`);
       }
       const { name, params } = match;
+      routeName = name;
       const route: RouteDef<unknown, unknown, unknown> = OPERATOR_ROUTES[name];
       const rawQuery: Record<string, string> = {};
       for (const [k, v] of url.searchParams) if (!(k in rawQuery)) rawQuery[k] = v;
@@ -162,6 +208,7 @@ export class ApiServer {
         throw err;
       }
       const bytes = await readBody(req);
+      bytesIn = bytes.length;
       let body: unknown;
       if (route.body === null) {
         if (bytes.length > 0)
@@ -175,6 +222,7 @@ export class ApiServer {
           id: params.id ?? '',
           body,
           query,
+          requestId,
           ...(onProgress === undefined ? {} : { onProgress }),
         });
       const streaming = route.streams && (req.headers.accept ?? '').includes(NDJSON);
@@ -186,14 +234,14 @@ export class ApiServer {
       res.flushHeaders();
       try {
         const result = await call(this.#progress(res));
-        line(res, { event: 'result', result });
+        this.#line(res, { event: 'result', result });
       } catch (err) {
         const m = mapError(err);
         status = m.status;
         code = m.error.code;
         if (m.unexpected)
           this.#o.log.error('request failed unexpectedly', { method, path, ...errorFields(err) });
-        line(res, { event: 'error', error: m.error });
+        this.#line(res, { event: 'error', error: m.error });
       }
       res.end();
     } catch (err) {
@@ -205,8 +253,64 @@ export class ApiServer {
       if (res.headersSent) res.destroy();
       else this.#json(res, m.status, { error: m.error });
     } finally {
-      this.#o.log.info('request', { method, path, status, code, ms: Date.now() - started });
+      const ms = Date.now() - started;
+      const fields = { method, path, status, code, ms, request_id: requestId };
+      // A probe polls the health routes every few seconds: their lines go to debug.
+      if (probe) this.#o.log.debug?.('request', fields);
+      else this.#o.log.info('request', fields);
+      this.#tell({
+        route: routeName,
+        method,
+        status,
+        code: code ?? null,
+        ms,
+        bytesIn,
+        bytesOut: this.#bytesOut.get(res) ?? 0,
+        requestId,
+      });
     }
+  }
+
+  readonly #bytesOut = new WeakMap<ServerResponse, number>();
+
+  #line(res: ServerResponse, value: unknown): void {
+    if (res.writableEnded || res.destroyed) return;
+    const text = `${JSON.stringify(value)}\n`;
+    this.#bytesOut.set(res, (this.#bytesOut.get(res) ?? 0) + Buffer.byteLength(text));
+    res.write(text);
+  }
+
+  #tell(e: ApiRequestEvent): void {
+    try {
+      this.#o.onRequest?.(e);
+    } catch {
+      // An observer's failure changes nothing of the answer.
+    }
+  }
+
+  /** Answers `GET /healthz` or `/readyz` (no token needed: only fixed names and booleans); returns the status. */
+  #health(res: ServerResponse, path: string, method: string): number {
+    let checks: Readonly<Record<string, boolean>>;
+    if (path === '/healthz') checks = {};
+    else {
+      try {
+        checks = this.#o.ready?.() ?? { accepting: true };
+      } catch {
+        checks = { ready_check: false };
+      }
+      if (this.#closing !== undefined) checks = { ...checks, accepting: false };
+    }
+    const ok = Object.values(checks).every((v) => v === true);
+    const body = path === '/healthz' ? { status: 'ok' } : { status: ok ? 'ready' : 'not_ready', checks };
+    const status = ok ? 200 : 503;
+    const text = JSON.stringify(body);
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+      'cache-control': 'no-store',
+    });
+    res.end(method === 'HEAD' ? undefined : text);
+    return status;
   }
 
   #progress(res: ServerResponse): (p: TransferProgress) => void {
@@ -216,12 +320,13 @@ export class ApiServer {
       const now = Date.now();
       if (p.bytes < p.total && now - (last.get(p.node_id) ?? 0) < interval) return;
       last.set(p.node_id, now);
-      line(res, { event: 'progress', node_id: p.node_id, bytes: p.bytes, total: p.total });
+      this.#line(res, { event: 'progress', node_id: p.node_id, bytes: p.bytes, total: p.total });
     };
   }
 
   #json(res: ServerResponse, status: number, value: unknown): void {
     const text = JSON.stringify(value);
+    this.#bytesOut.set(res, (this.#bytesOut.get(res) ?? 0) + Buffer.byteLength(text));
     res.writeHead(status, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(text),
@@ -238,16 +343,18 @@ export class ApiServer {
 function dispatch(
   handlers: OperatorHandlers,
   name: RouteName,
-  req: { id: string; body: unknown; query: unknown; onProgress?: (p: TransferProgress) => void },
+  req: {
+    id: string;
+    body: unknown;
+    query: unknown;
+    requestId: string;
+    onProgress?: (p: TransferProgress) => void;
+  },
 ): Promise<unknown> {
   // cast: `body` and `query` were validated with OPERATOR_ROUTES[name]'s schemas just before, which
   // are exactly the types handlers[name] takes; TypeScript cannot correlate the two through `name`.
   const handler = handlers[name] as (r: typeof req) => unknown;
   return Promise.resolve(handler(req));
-}
-
-function line(res: ServerResponse, value: unknown): void {
-  if (!res.writableEnded && !res.destroyed) res.write(`${JSON.stringify(value)}\n`);
 }
 
 function decode(segment: string): string {

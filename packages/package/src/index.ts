@@ -21,6 +21,14 @@ export type { FileDigest } from './file-hash.js';
 export { hashFile } from './file-hash.js';
 export type { PackageEnvelope, PackageFile, PackageSignature } from './format.js';
 export { encodeEnvelope, manifestHashOf, packageIdOf, statementBytes } from './format.js';
+export type { FileStamp } from './hash-cache.js';
+export {
+  DEFAULT_HASH_CACHE_FILES,
+  HashedContentCache,
+  pieceMapOfHandle,
+  sharedHashCache,
+  stampOf,
+} from './hash-cache.js';
 export type { KindDefinition } from './kind-registry.js';
 export { KindRegistry } from './kind-registry.js';
 export type { SizeLimits } from './limits.js';
@@ -34,7 +42,12 @@ export {
 } from './limits.js';
 export type { ParsedPackage, ReadEnvelopeOptions } from './manifest.js';
 export { parseEnvelope, readEnvelope, readEnvelopeBytes } from './manifest.js';
-export type { ObtainedPackage, PackageFetcher, VerifiedPackageStoreOptions } from './package-store.js';
+export type {
+  FetchedPackage,
+  ObtainedPackage,
+  PackageFetcher,
+  VerifiedPackageStoreOptions,
+} from './package-store.js';
 export { VerifiedPackageStore } from './package-store.js';
 export { packagePathProblem } from './paths.js';
 export type { PieceExpectations, PieceOutcome, PieceReader, PieceVerifierOptions } from './piece-verifier.js';

@@ -5,14 +5,32 @@ import { fsyncDir } from '@heddle/envelope';
 import type { RevocationCheck } from '@heddle/model';
 import type { CogBody } from './cog.js';
 import { PackageError } from './errors.js';
+import { type HashedContentCache, sharedHashCache } from './hash-cache.js';
 import type { KindRegistry } from './kind-registry.js';
 import type { ParsedPackage } from './manifest.js';
+import { readEnvelope } from './manifest.js';
+import { DEFAULT_PIECE_SIZE } from './pieces.js';
 import { fsyncTree } from './sync-tree.js';
 import type { TrustAnchors } from './trust.js';
 import { checkSignatures, type VerifiedWorkload, verifyPackage } from './verify.js';
 
-/** Fetches the package with a manifest hash into the fresh directory `destDir` and returns its path. */
-export type PackageFetcher = (manifestHash: string, destDir: string) => Promise<string>;
+/**
+ * A fetch's result when it checked every byte it wrote against the envelope it wrote (as
+ * `@heddle/wire`'s `fetchPackage` does): the store then checks signatures, revocations, paths, types
+ * and sizes but does not hash the files again.
+ */
+export interface FetchedPackage {
+  /** Where the package was written (the `destDir` given). */
+  readonly dir: string;
+  /** True: every file's size and BLAKE3 were checked against the envelope as it was written. */
+  readonly contentVerified: true;
+}
+
+/**
+ * Fetches the package with a manifest hash into the fresh directory `destDir` and returns its path
+ * (its files are then hashed by the store), or a {@link FetchedPackage} (they are not).
+ */
+export type PackageFetcher = (manifestHash: string, destDir: string) => Promise<string | FetchedPackage>;
 
 /** Options of a {@link VerifiedPackageStore}. */
 export interface VerifiedPackageStoreOptions {
@@ -26,6 +44,13 @@ export interface VerifiedPackageStoreOptions {
   readonly kinds?: KindRegistry;
   /** The only kind held (default `cog`): a package of another kind is refused with `manifest_invalid`. */
   readonly kind?: string;
+  /**
+   * Hashes of held files (default {@link sharedHashCache}): a held file whose stamp is unchanged since
+   * it was hashed is not hashed again, and the piece maps computed when it was are served from it.
+   */
+  readonly hashCache?: HashedContentCache;
+  /** Piece size of the piece maps computed (and kept) when a file is hashed (default 256 KiB). */
+  readonly pieceSize?: number;
 }
 
 /** A verified package and how it was obtained. */
@@ -49,16 +74,31 @@ const INCOMING = '.incoming-';
  *   verified at least once, and a failed or interrupted entry leaves nothing in place; incoming
  *   directories left by a crash are removed at construction.
  * - A held package is verified again at every use ({@link VerifiedPackageStore.get}): trust and
- *   revocations may have changed since, and the files are read again (a change on disk is caught);
- *   the directory must hold the package its name says (`manifest_invalid` otherwise).
+ *   revocations may have changed since; each file is checked (path, type, size) and hashed again when
+ *   its stamp (device, inode, size, mtime, ctime: see `FileStamp`) differs from the one it had when
+ *   it was last hashed, so a change through the file system is caught while an unchanged file is
+ *   hashed once (when added, with its piece maps computed in the same pass and kept in the
+ *   `hashCache` for serving). The directory must hold the package its name says (`manifest_invalid`
+ *   otherwise).
+ * - A fetched package whose fetch checked every byte ({@link FetchedPackage}) is not hashed again.
  * - A manifest hash is 64 lower-case hex characters; anything else is refused (`manifest_invalid`,
  *   field `manifest_hash`) before any path is built from it.
  */
 export class VerifiedPackageStore {
-  readonly #o: VerifiedPackageStoreOptions & { readonly kind: string };
+  readonly #o: VerifiedPackageStoreOptions & {
+    readonly kind: string;
+    readonly hashCache: HashedContentCache;
+    readonly pieceSize: number;
+  };
 
   constructor(options: VerifiedPackageStoreOptions) {
-    this.#o = { ...options, dir: resolve(options.dir), kind: options.kind ?? 'cog' };
+    this.#o = {
+      ...options,
+      dir: resolve(options.dir),
+      kind: options.kind ?? 'cog',
+      hashCache: options.hashCache ?? sharedHashCache,
+      pieceSize: options.pieceSize ?? DEFAULT_PIECE_SIZE,
+    };
     const dir = this.#o.dir;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     for (const name of readdirSync(dir)) {
@@ -112,8 +152,9 @@ export class VerifiedPackageStore {
    * error thrown (the next `add` holds a fresh copy). Throws the `PackageError` of verification.
    */
   async add(dir: string): Promise<VerifiedWorkload<CogBody>> {
-    const original = await this.#verify(resolve(dir));
-    const hash = original.manifestHash;
+    // The envelope names the package; its files are hashed once, in the copy that is kept.
+    const { kinds } = this.#o;
+    const hash = readEnvelope(resolve(dir), kinds === undefined ? {} : { kinds }).manifestHash;
     const final = this.pathOf(hash);
     if (isDirectory(final)) {
       try {
@@ -126,7 +167,7 @@ export class VerifiedPackageStore {
     const incoming = this.#incoming(hash);
     try {
       try {
-        cpSync(original.dir, incoming, { recursive: true, dereference: false, errorOnExist: true });
+        cpSync(resolve(dir), incoming, { recursive: true, dereference: false, errorOnExist: true });
       } catch (err) {
         throw new PackageError('store_invalid', `cannot copy ${dir} into ${this.#o.dir}: ${message(err)}`, {
           field: 'dir',
@@ -151,14 +192,16 @@ export class VerifiedPackageStore {
     const incoming = this.#incoming(manifestHash);
     const t0 = performance.now();
     try {
-      const dir = await fetch(manifestHash, incoming);
+      const got = await fetch(manifestHash, incoming);
       const ms = performance.now() - t0;
+      const dir = typeof got === 'string' ? got : got.dir;
       if (resolve(dir) !== incoming) {
         throw new PackageError('manifest_invalid', `the fetch wrote to ${dir}, not to ${incoming}`, {
           field: 'destDir',
         });
       }
-      return { verified: await this.#enter(incoming, manifestHash), fetched: { ms } };
+      const contentVerified = typeof got !== 'string' && got.contentVerified === true;
+      return { verified: await this.#enter(incoming, manifestHash, contentVerified), fetched: { ms } };
     } finally {
       rmSync(incoming, { recursive: true, force: true });
     }
@@ -191,6 +234,7 @@ export class VerifiedPackageStore {
    */
   remove(manifestHash: string): void {
     if (!MANIFEST_HASH.test(manifestHash)) return;
+    this.#o.hashCache.forgetUnder(join(this.#o.dir, manifestHash));
     rmSync(join(this.#o.dir, manifestHash), { recursive: true, force: true });
   }
 
@@ -199,22 +243,39 @@ export class VerifiedPackageStore {
   }
 
   /** Verifies `incoming`, syncs it and renames it into place (or uses the copy another entry put there first). */
-  async #enter(incoming: string, manifestHash: string): Promise<VerifiedWorkload<CogBody>> {
-    const verified = await this.#verify(incoming, manifestHash);
+  async #enter(
+    incoming: string,
+    manifestHash: string,
+    contentVerified = false,
+  ): Promise<VerifiedWorkload<CogBody>> {
+    const verified = await this.#verify(incoming, manifestHash, contentVerified);
     const final = this.pathOf(manifestHash);
-    if (isDirectory(final)) return this.#verify(final, manifestHash);
+    if (isDirectory(final)) {
+      this.#o.hashCache.forgetUnder(incoming);
+      return this.#verify(final, manifestHash);
+    }
     fsyncTree(incoming);
     renameSync(incoming, final);
     fsyncDir(this.#o.dir);
+    // The files keep their inodes and stamps across the rename: what was hashed (or checked by the
+    // fetch) in the incoming directory is remembered under the held path.
+    this.#o.hashCache.moveUnder(incoming, final);
     return moved(verified, final);
   }
 
-  async #verify(dir: string, manifestHash?: string): Promise<VerifiedWorkload<CogBody>> {
-    const { anchors, revocations, kinds, kind } = this.#o;
+  async #verify(
+    dir: string,
+    manifestHash?: string,
+    contentVerified = false,
+  ): Promise<VerifiedWorkload<CogBody>> {
+    const { anchors, revocations, kinds, kind, hashCache, pieceSize } = this.#o;
     const verified = await verifyPackage<CogBody>(dir, {
       anchors,
       revocations,
       ...(kinds === undefined ? {} : { kinds }),
+      hashCache,
+      cachePieceSize: pieceSize,
+      ...(contentVerified ? { contentVerified: true } : {}),
     });
     if (verified.kind !== kind) {
       throw new PackageError('manifest_invalid', `kind ${verified.kind}: only ${kind} packages are held`, {

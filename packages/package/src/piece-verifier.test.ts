@@ -227,6 +227,41 @@ describe('PieceVerifier', () => {
     expect(await v.finish(() => undefined)).toBe(artifactId(map));
   });
 
+  it('deferPieceHashes: accepts on length, checks the content hash, and names a corrupt piece only then', async () => {
+    const bytes = randomBytes(P * 6 + 5, 13);
+    const map = computePieceMap(bytes, P);
+    const opts = { deferPieceHashes: true };
+    // Intact, out of order: accepted, finished without reading back (each byte hashed once).
+    const ok = await PieceVerifier.create(map, { contentHash: map.contentHash }, opts);
+    for (const i of [1, 0, 3, 2, 6, 5, 4]) ok.accept(i, pieceOf(bytes, i));
+    const reads: number[] = [];
+    expect(
+      await ok.finish((i) => {
+        reads.push(i);
+        return undefined;
+      }),
+    ).toBe(artifactId(map));
+    expect(reads).toEqual([]);
+    // A corrupt piece passes accept (right length) but finish refuses at exactly that piece.
+    const disk = [...Array(7).keys()].map((i) => pieceOf(bytes, i).slice());
+    (disk[4] as Uint8Array)[9] = ((disk[4] as Uint8Array)[9] as number) ^ 1;
+    const bad = await PieceVerifier.create(map, { contentHash: map.contentHash }, opts);
+    for (let i = 0; i < 7; i++) expect(bad.accept(i, disk[i] as Uint8Array)).toBe('accepted');
+    await expect(bad.finish((i) => disk[i])).rejects.toMatchObject({
+      code: 'piece_rejected',
+      field: 'pieces[4]',
+    });
+    // A wrong length is still refused on arrival.
+    const short = await PieceVerifier.create(map, { contentHash: map.contentHash }, opts);
+    expect(() => short.accept(0, pieceOf(bytes, 0).subarray(1))).toThrow(/pieces\[0\]: expected/);
+    // A map whose piece hashes match lying content, but not the content hash: artifact_mismatch.
+    const other = randomBytes(P * 6 + 5, 14);
+    const lying = { ...computePieceMap(other, P), contentHash: map.contentHash };
+    const liar = await PieceVerifier.create(lying, { contentHash: map.contentHash }, opts);
+    for (let i = 0; i < 7; i++) liar.accept(i, pieceOf(other, i));
+    await expect(liar.finish((i) => pieceOf(other, i))).rejects.toMatchObject({ code: 'artifact_mismatch' });
+  });
+
   it('refuses a resume bitfield of the wrong length or with bits past the end', async () => {
     const map = computePieceMap(randomBytes(P * 3, 6), P);
     await expect(PieceVerifier.resume(map, new Uint8Array(2), () => undefined)).rejects.toMatchObject({

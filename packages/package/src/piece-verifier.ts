@@ -21,6 +21,16 @@ export interface PieceVerifierOptions {
    * not fit is read back at finish instead. 0 (or a negative value) keeps nothing.
    */
   readonly maxReorderBytes?: number;
+  /**
+   * Check each piece's BLAKE3 only when the content hash fails (default false). Without a trusted
+   * artifact id the content hash is the check that counts, so the piece hashes only say *which*
+   * piece was bad: with this set, {@link PieceVerifier.accept} checks a piece's index and length and
+   * feeds it to the content hash (each byte is hashed once), and {@link PieceVerifier.finish}, when the
+   * content hash differs, reads the pieces back and throws `piece_rejected` at the first whose hash
+   * differs from the map (`artifact_mismatch` when none does: the map lied). Ignored with a trusted
+   * artifact id (then the piece hashes are the check, and each byte is hashed once anyway).
+   */
+  readonly deferPieceHashes?: boolean;
 }
 
 /** Default bound of the reorder buffer of a {@link PieceVerifier}: 8 MiB. */
@@ -44,7 +54,9 @@ export type PieceOutcome = 'accepted' | 'duplicate';
  * {@link PieceVerifier.finish}, so a map whose piece hashes lie is caught too. That running hash is
  * fed as pieces arrive: the in-order ones at once, the ones ahead of it from a bounded reorder buffer
  * (a private copy of each, see {@link PieceVerifierOptions.maxReorderBytes}), so the content is read
- * back only for pieces that did not fit.
+ * back only for pieces that did not fit. With {@link PieceVerifierOptions.deferPieceHashes} the piece
+ * hashes are checked only to name the bad piece once the content hash failed, so each byte is hashed
+ * once on the way in too.
  */
 export class PieceVerifier {
   /** The map being verified against. */
@@ -65,6 +77,8 @@ export class PieceVerifier {
   // Without a trusted artifact id the piece hashes are only as good as the map, so the content is
   // hashed a second time (as a running hash over the in-order prefix) and checked at finish.
   readonly #streaming: boolean;
+  // Piece hashes checked only when the content hash fails (streaming only; see the option).
+  readonly #deferred: boolean;
 
   private constructor(
     map: PieceMap,
@@ -72,8 +86,10 @@ export class PieceVerifier {
     hasher: Blake3Hasher,
     streaming: boolean,
     maxReorder: number,
+    deferred: boolean,
   ) {
     this.map = map;
+    this.#deferred = streaming && deferred;
     this.#maxReorder = maxReorder;
     this.artifactId = id;
     this.count = map.pieceHashes.length;
@@ -113,7 +129,14 @@ export class PieceVerifier {
     if (expect.totalSize !== undefined && expect.totalSize !== map.totalSize) mismatch('total_size');
     const asked = options.maxReorderBytes ?? DEFAULT_REORDER_BYTES;
     const maxReorder = asked > 0 ? Math.floor(asked) : 0; // NaN and negatives keep nothing
-    return new PieceVerifier(map, id, await createBlake3(), expect.artifactId === undefined, maxReorder);
+    return new PieceVerifier(
+      map,
+      id,
+      await createBlake3(),
+      expect.artifactId === undefined,
+      maxReorder,
+      options.deferPieceHashes === true,
+    );
   }
 
   /**
@@ -167,17 +190,18 @@ export class PieceVerifier {
       );
     }
     if (this.has(index)) return 'duplicate';
-    const problem = this.#check(index, bytes);
+    const problem = this.#check(index, bytes, !this.#deferred);
     if (problem !== undefined)
       throw new PackageError('piece_rejected', `pieces[${index}]: ${problem}`, { field: `pieces[${index}]` });
     this.#mark(index, bytes);
     return 'accepted';
   }
 
-  #check(index: number, bytes: Uint8Array): string | undefined {
+  #check(index: number, bytes: Uint8Array, hash = true): string | undefined {
     const want = pieceLength(this.map, index);
     if (bytes.length !== want) return `expected ${want} bytes, got ${bytes.length}`;
-    if (blake3Hex(bytes) !== this.map.pieceHashes[index]) return 'BLAKE3 does not match the piece map';
+    if (hash && blake3Hex(bytes) !== this.map.pieceHashes[index])
+      return 'BLAKE3 does not match the piece map';
     return undefined;
   }
 
@@ -268,7 +292,8 @@ export class PieceVerifier {
         continue;
       }
       const bytes = await read(this.#next);
-      const problem = bytes === undefined ? 'cannot be read back' : this.#check(this.#next, bytes);
+      const problem =
+        bytes === undefined ? 'cannot be read back' : this.#check(this.#next, bytes, !this.#deferred);
       if (problem !== undefined || bytes === undefined) {
         throw new PackageError('piece_rejected', `pieces[${this.#next}]: ${problem}`, {
           field: `pieces[${this.#next}]`,
@@ -280,6 +305,7 @@ export class PieceVerifier {
     const digest = this.#hasher.digestHex();
     this.#finished = true;
     if (digest !== this.map.contentHash) {
+      if (this.#deferred) await this.#blame(read);
       throw new PackageError(
         'artifact_mismatch',
         'content_hash: the assembled content does not match the content hash',
@@ -289,5 +315,16 @@ export class PieceVerifier {
       );
     }
     return this.artifactId;
+  }
+
+  /** Finds the first piece whose bytes (read back) do not match the map and throws `piece_rejected` there. */
+  async #blame(read: PieceReader): Promise<void> {
+    for (let i = 0; i < this.count; i++) {
+      const bytes = await read(i);
+      const problem = bytes === undefined ? 'cannot be read back' : this.#check(i, bytes);
+      if (problem !== undefined) {
+        throw new PackageError('piece_rejected', `pieces[${i}]: ${problem}`, { field: `pieces[${i}]` });
+      }
+    }
   }
 }

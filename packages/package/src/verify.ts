@@ -1,10 +1,12 @@
 import { realpathSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DomainTag, errorMessage, fromHex, verifyWithDomain } from '@heddle/envelope';
 import type { RevocationCheck, RevocationRefs } from '@heddle/model';
 import { PackageError } from './errors.js';
 import { type FileDigest, hashHandle, openPackageFile } from './file-hash.js';
 import type { PackageFile } from './format.js';
+import { type HashedContentCache, pieceMapOfHandle, stampOf } from './hash-cache.js';
 import { type ParsedPackage, type ReadEnvelopeOptions, readEnvelope } from './manifest.js';
 import { inspectPackagePath } from './paths.js';
 import type { TrustAnchors } from './trust.js';
@@ -50,6 +52,23 @@ export interface VerifyOptions extends ReadEnvelopeOptions {
    * `RevocationList.empty()`).
    */
   readonly revocations: RevocationCheck;
+  /**
+   * Reuse and record file hashes: a file whose {@link FileStamp} (device, inode, size, mtime, ctime) is
+   * the one it had when this cache last saw it hashed to the listed BLAKE3 is not read again; a file
+   * that is hashed is recorded. Without it every file is hashed.
+   */
+  readonly hashCache?: HashedContentCache;
+  /**
+   * With `hashCache`: a file that has to be hashed has its piece map at this piece size computed in the
+   * same read pass (content hash and piece hashes) and kept in the cache, for serving it later.
+   */
+  readonly cachePieceSize?: number;
+  /**
+   * The caller already checked every byte of every file against the listed BLAKE3 (a fetch that
+   * verified each file as it wrote it, into a directory only it wrote): files are checked for path,
+   * type, identity and size as usual but not hashed (and recorded in `hashCache` when given).
+   */
+  readonly contentVerified?: boolean;
 }
 
 /**
@@ -91,7 +110,7 @@ export async function verifyPackage<B = unknown>(
     const realRoot = realpathSync(root);
     for (let i = 0; i < pkg.files.length; i++) {
       // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
-      files.push(await checkFile(root, realRoot, pkg.files[i] as PackageFile, i));
+      files.push(await checkFile(root, realRoot, pkg.files[i] as PackageFile, i, options));
     }
   }
   return {
@@ -157,6 +176,7 @@ async function checkFile(
   realRoot: string,
   file: PackageFile,
   i: number,
+  options: Pick<VerifyOptions, 'hashCache' | 'cachePieceSize' | 'contentVerified'> = {},
 ): Promise<VerifiedFile> {
   const field = `body.files[${i}]`;
   const state = inspectPackagePath(realRoot, file.path);
@@ -181,7 +201,7 @@ async function checkFile(
     // swapped for a symbolic link after the check).
     const handle = await openPackageFile(realRoot, file.path, state);
     try {
-      digest = await hashHandle(handle, file.size);
+      digest = await digestOf(handle, absolutePath, file, options);
     } finally {
       await handle.close();
     }
@@ -197,4 +217,34 @@ async function checkFile(
     });
   }
   return { ...file, absolutePath };
+}
+
+/** The digest of an open package file: known (cache, or verified by the caller), or hashed now. */
+async function digestOf(
+  handle: FileHandle,
+  absolutePath: string,
+  file: PackageFile,
+  options: Pick<VerifyOptions, 'hashCache' | 'cachePieceSize' | 'contentVerified'>,
+): Promise<FileDigest> {
+  const cache = options.hashCache;
+  if (cache === undefined && options.contentVerified !== true) return hashHandle(handle, file.size);
+  const stamp = stampOf(await handle.stat({ bigint: true }));
+  if (options.contentVerified === true) {
+    cache?.remember(absolutePath, stamp, file.blake3);
+    return { size: Number(stamp.size), blake3: file.blake3 };
+  }
+  // cast: cache is defined here (the branch above returned when it was not and nothing vouched)
+  const c = cache as HashedContentCache;
+  if (c.contentHash(absolutePath, stamp) === file.blake3)
+    return { size: Number(stamp.size), blake3: file.blake3 };
+  if (options.cachePieceSize !== undefined) {
+    const { map, size } = await pieceMapOfHandle(handle, options.cachePieceSize, file.size);
+    if (size === file.size && map.contentHash === file.blake3)
+      c.remember(absolutePath, stamp, file.blake3, map);
+    return { size, blake3: map.contentHash };
+  }
+  const digest = await hashHandle(handle, file.size);
+  if (digest.size === file.size && digest.blake3 === file.blake3)
+    c.remember(absolutePath, stamp, file.blake3);
+  return digest;
 }

@@ -169,7 +169,15 @@ export function cogRequirements(input: unknown): CogRequirements {
 export interface CogRequestOptions
   extends Pick<
     PlacementRequest,
-    'workload' | 'package_id' | 'allow_emulation' | 'pin' | 'prefer' | 'avoid' | 'spread' | 'previous_nodes'
+    | 'workload'
+    | 'package_id'
+    | 'allow_emulation'
+    | 'pin'
+    | 'prefer'
+    | 'avoid'
+    | 'spread'
+    | 'constraints'
+    | 'previous_nodes'
   > {
   /** Raise the minimum tier above the cog's own (never lowers it). */
   readonly min_tier?: NodeTier;

@@ -12,6 +12,8 @@ export const CONSTRAINTS = [
   'liveness',
   'facts_expired',
   'tier',
+  'cordoned',
+  'labels',
   'workload_revoked',
   'co_residency',
   'memory',

@@ -35,6 +35,17 @@ describe('phase A: every constraint, recorded per node', () => {
     { constraint: 'liveness', bad: { liveness: 'unknown' } },
     { constraint: 'facts_expired', bad: { expires: NOW } },
     { constraint: 'tier', bad: { tier: 'discovered' }, request: { min_tier: 'paired' } },
+    { constraint: 'cordoned', bad: { cordoned: true } },
+    {
+      constraint: 'labels',
+      bad: { labels: { room: 'hall' } },
+      request: { constraints: [{ label: 'room', value: 'kitchen' }] },
+    },
+    {
+      constraint: 'labels',
+      bad: { labels: {} },
+      request: { constraints: [{ label: 'room', value: 'kitchen' }] },
+    },
     {
       constraint: 'co_residency',
       setup: (s) => s.reserve({ node_id: 'bad', workload: 'db' }),
@@ -93,7 +104,12 @@ describe('phase A: every constraint, recorded per node', () => {
   ];
 
   it.each(cases)('$constraint', (c) => {
-    const goodExtra = c.constraint === 'emulation' ? { extra: [container(['aarch64'], [])] } : {};
+    const goodExtra =
+      c.constraint === 'emulation'
+        ? { extra: [container(['aarch64'], [])] }
+        : c.constraint === 'labels'
+          ? { labels: { room: 'kitchen' } }
+          : {};
     const view = PlacementView.create([node('bad', c.bad), node('good', goodExtra)]);
     const state = new PlacementState();
     c.setup?.(state);

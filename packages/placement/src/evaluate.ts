@@ -6,13 +6,15 @@ const F_REVOKED = -2;
 const F_LIVENESS = -3;
 const F_EXPIRED = -4;
 const F_TIER = -5;
-const F_WORKLOAD = -6;
-const F_CORES = -7;
-const F_MEMORY = -8;
-const F_CPU = -9;
-const F_REQS = -10;
-const F_EMULATION = -11;
-const F_GOVERNANCE = -12;
+const F_CORDONED = -6;
+const F_LABELS = -7;
+const F_WORKLOAD = -8;
+const F_CORES = -9;
+const F_MEMORY = -10;
+const F_CPU = -11;
+const F_REQS = -12;
+const F_EMULATION = -13;
+const F_GOVERNANCE = -14;
 
 import type { PreparedRequest } from './prepare.js';
 import type { RequestVariant } from './request.js';
@@ -73,6 +75,17 @@ export function evaluateNode(ctx: EvalContext, node: ViewNode, out: ConstraintFa
       constraint: 'tier',
       detail: `${node.tier} is below the required ${NODE_TIERS[prep.minTierRank]}`,
     });
+  }
+  if (node.cordoned) {
+    if (out === null) return F_CORDONED;
+    failed = true;
+    out.push({ constraint: 'cordoned', detail: 'node is cordoned by the operator (no new places)' });
+  }
+  const missing = missingLabel(prep, node);
+  if (missing !== null) {
+    if (out === null) return F_LABELS;
+    failed = true;
+    out.push({ constraint: 'labels', detail: missing });
   }
   if (ctx.workloadRevoked) {
     if (out === null) return F_WORKLOAD;
@@ -158,6 +171,21 @@ export function evaluateNode(ctx: EvalContext, node: ViewNode, out: ConstraintFa
   return chosen;
 }
 
+/** The first label constraint `node` fails, in words, or null when it carries every one. */
+function missingLabel(prep: PreparedRequest, node: ViewNode): string | null {
+  const want = prep.labels;
+  for (let i = 0; i < want.length; i++) {
+    const c = want[i]!;
+    const has = Object.hasOwn(node.labels, c.label) ? node.labels[c.label] : undefined;
+    if (has !== c.value) {
+      return has === undefined
+        ? `node has no label ${c.label} (wanted ${c.label}=${c.value})`
+        : `node has ${c.label}=${has}, wanted ${c.value}`;
+    }
+  }
+  return null;
+}
+
 function coresidentConflict(ctx: EvalContext, usage: NodeUsage): string | null {
   const ex = ctx.prep.exclude;
   for (let i = 0; i < ex.length; i++) {
@@ -197,6 +225,8 @@ function staticPart(ctx: EvalContext, node: ViewNode): number {
   const prep = ctx.prep;
   if (node.liveness !== 'alive') return F_LIVENESS;
   if (node.tierRank < prep.minTierRank) return F_TIER;
+  if (node.cordoned) return F_CORDONED;
+  if (prep.labels.length !== 0 && missingLabel(prep, node) !== null) return F_LABELS;
   const variants = prep.variants;
   let emulatedFit = false;
   for (let v = 0; v < variants.length; v++) {

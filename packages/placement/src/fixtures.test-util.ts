@@ -21,6 +21,7 @@ export interface NodeOpts {
   labels?: Record<string, string>;
   expires?: number;
   load?: number;
+  cordoned?: boolean;
   native?: boolean;
   provenance?: Provenance;
 }
@@ -45,6 +46,7 @@ export function node(id: string, o: NodeOpts = {}): NodeInput {
     ...(o.expires === undefined ? {} : { expires_at_ms: o.expires }),
     ...(o.labels === undefined ? {} : { labels: o.labels }),
     ...(o.load === undefined ? {} : { load_permille: o.load }),
+    ...(o.cordoned === undefined ? {} : { cordoned: o.cordoned }),
   };
 }
 

@@ -28,6 +28,8 @@ export interface PreparedRequest {
   readonly avoid: readonly Selector[];
   /** Previous nodes (stickiness). */
   readonly previous: ReadonlySet<string>;
+  /** Node labels required (label, value). */
+  readonly labels: readonly { readonly label: string; readonly value: string }[];
   /** Performance metric capability id. */
   readonly metric: string;
   /** FNV-1a hash of the workload name (sampling start). */
@@ -91,6 +93,7 @@ export function prepareRequest(input: PlacementRequest): PreparedRequest {
     prefer: request.prefer ?? [],
     avoid: request.avoid ?? [],
     previous: new Set(request.previous_nodes ?? []),
+    labels: request.constraints ?? [],
     metric: request.perf_metric ?? 'perf.cpu',
     hash: fnv1a(request.workload),
   };

@@ -61,6 +61,8 @@ export interface PlacementRequest {
   readonly avoid?: readonly Selector[];
   /** Spread replicas of this workload across the values of a node label. */
   readonly spread?: { readonly label: string };
+  /** Node labels a node must carry, each with exactly its value (constraint `labels`). */
+  readonly constraints?: readonly { readonly label: string; readonly value: string }[];
   /** Workloads that must not run on the same node (both ways: residents' exclusions apply too). */
   readonly exclude_coresident?: readonly string[];
   /** Nodes the workload ran on before (stickiness). */
@@ -111,6 +113,10 @@ export const PlacementRequestSchema: z.ZodType<PlacementRequest> = z.strictObjec
   prefer: z.array(SelectorSchema).max(64).exactOptional(),
   avoid: z.array(SelectorSchema).max(64).exactOptional(),
   spread: z.strictObject({ label: z.string().min(1).max(64) }).exactOptional(),
+  constraints: z
+    .array(z.strictObject({ label: z.string().min(1).max(64), value: z.string().max(256) }))
+    .max(64)
+    .exactOptional(),
   exclude_coresident: z.array(name).max(256).exactOptional(),
   previous_nodes: z.array(name).max(256).exactOptional(),
   perf_metric: CapabilityIdSchema.exactOptional(),

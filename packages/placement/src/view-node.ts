@@ -34,6 +34,7 @@ export function deriveViewNode(input: NodeInput, index: number): ViewNode {
     expires_at_ms: input.expires_at_ms ?? Number.POSITIVE_INFINITY,
     labels: input.labels ?? EMPTY_LABELS,
     load_permille: input.load_permille ?? 0,
+    cordoned: input.cordoned === true,
     memory_mb: attrInt(capById.get('mem.system'), 'size_mb') ?? -1,
     unified: capById.has('mem.unified'),
     accel_memory_mb: accelMem,

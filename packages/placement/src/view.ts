@@ -22,6 +22,8 @@ export interface NodeInput {
   readonly labels?: Readonly<Record<string, string>>;
   /** Load observed outside Heddle's reservations, 0..1000 (per mille). */
   readonly load_permille?: number;
+  /** Cordoned by the operator: no new places go there (constraint `cordoned`). */
+  readonly cordoned?: boolean;
 }
 
 /** A node inside a {@link PlacementView}: the input plus what the engine derives once per view. */
@@ -46,6 +48,8 @@ export interface ViewNode {
   readonly labels: Readonly<Record<string, string>>;
   /** Outside load, 0..1000. */
   readonly load_permille: number;
+  /** Cordoned by the operator (no new places). */
+  readonly cordoned: boolean;
   /** `mem.system` `size_mb`, or -1 when the node reports none. */
   readonly memory_mb: number;
   /** The node has `mem.unified` (accelerators share system memory). */
@@ -71,6 +75,7 @@ export const NodeInputSchema: z.ZodType<NodeInput> = z.strictObject({
   expires_at_ms: z.int().nonnegative().exactOptional(),
   labels: z.record(z.string().max(64), z.string().max(256)).exactOptional(),
   load_permille: z.int().min(0).max(1000).exactOptional(),
+  cordoned: z.boolean().exactOptional(),
 });
 
 const EMPTY_INDEX = new Int32Array(0);

@@ -188,14 +188,25 @@ describe('the describe answer', () => {
   };
 
   it('parses a host advertisement, and reads a missing or malformed software as none', () => {
+    // A host from before `features` advertises none.
     expect(parseAnswer('workload.describe', { facts, advertisement: ad })).toEqual({
       facts,
-      advertisement: ad,
+      advertisement: { ...ad, features: [] },
     });
     const { software: _, ...old } = ad;
     expect(parseAnswer('workload.describe', { facts, advertisement: old }).advertisement.software).toBeNull();
     const odd = { ...ad, software: { name: 'Bad Name', version: '1' } };
     expect(parseAnswer('workload.describe', { facts, advertisement: odd }).advertisement.software).toBeNull();
+  });
+
+  it('reads features leniently: listed names kept (unknown ones too), anything malformed as none', () => {
+    const read = (features: unknown) =>
+      parseAnswer('workload.describe', { facts, advertisement: { ...ad, features } }).advertisement.features;
+    expect(read(['request_id'])).toEqual(['request_id']);
+    expect(read(['request_id', 'later.feature'])).toEqual(['request_id', 'later.feature']);
+    expect(read('request_id')).toEqual([]);
+    expect(read(['Not A Name'])).toEqual([]);
+    expect(read(Array.from({ length: 65 }, (_, i) => `f${i}`))).toEqual([]);
   });
 
   it.each([

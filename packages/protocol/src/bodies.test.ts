@@ -71,6 +71,22 @@ describe('parseRequestBody of workload.place and workload.load', () => {
     expect(parseRequestBody('workload.place', body)).toEqual(body);
   });
 
+  it('takes an optional request_id of the documented form, and refuses any other naming body.request_id', () => {
+    for (const id of ['r', 'e2e-place-0001', '0f1e2d3c-aaaa-4bbb-8ccc-0123456789ab', `a${'.'.repeat(127)}`]) {
+      expect(parseRequestBody('workload.place', place({ request_id: id }))).toEqual(
+        place({ request_id: id }),
+      );
+    }
+    expect(parseRequestBody('workload.load', place({ start: false }))).not.toHaveProperty('request_id');
+    for (const bad of ['', '-leading', 'has space', `a${'b'.repeat(128)}`, 'ünï', 7, null]) {
+      expectInvalid(
+        () => parseRequestBody('workload.place', place({ request_id: bad })),
+        'body.request_id',
+        'workload.place',
+      );
+    }
+  });
+
   it('defaults values to {} and start to false', () => {
     const parsed = parseRequestBody('workload.place', {
       name: 'c',

@@ -53,6 +53,11 @@ export type WorkloadHostAdvertisement = {
   readonly limits: { readonly max_calls_per_session: number };
   /** Its controller lease, or null without one (docs/lifecycle.md). */
   readonly lease: { readonly lease_ms: number; readonly stops_within_ms: number } | null;
+  /**
+   * The optional protocol features it reads (`HOST_FEATURES`: `request_id`). Read leniently: absent
+   * (a host from before the field) or not a list of short names reads as `[]`; unknown names are kept.
+   */
+  readonly features: string[];
 };
 
 const LeaseMs = CountSchema.max(MAX_ADVERTISED_LEASE_MS);
@@ -68,6 +73,11 @@ export const WorkloadHostAdvertisementSchema: z.ZodType<WorkloadHostAdvertisemen
   software: HostSoftwareSchema.nullable().default(null).catch(null),
   limits: z.object({ max_calls_per_session: z.int().min(1) }),
   lease: z.object({ lease_ms: LeaseMs, stops_within_ms: LeaseMs }).nullable(),
+  features: z
+    .array(z.string().regex(/^[a-z][a-z0-9_.]{0,63}$/))
+    .max(64)
+    .default([])
+    .catch([]),
 });
 
 /** What `workload.describe` answers. */

@@ -119,6 +119,7 @@ export {
 export { ProtocolError, type ProtocolErrorCode } from './protocol-error.js';
 export { isRefusalCode, REFUSAL_CODES, Refusal, type RefusalCode, type RefusalOptions } from './refusal.js';
 export { type CtlBody, type CtlRequest, CtlRequestSchema } from './request.js';
+export { HOST_FEATURES, type HostFeature, REQUEST_ID_RE, RequestIdSchema } from './request-id.js';
 export {
   type CtlOk,
   type CtlOutcome,

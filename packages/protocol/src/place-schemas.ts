@@ -19,6 +19,7 @@ import {
   NodeIdSchema,
   VariantSchema,
 } from './body-parts.js';
+import { RequestIdSchema } from './request-id.js';
 
 /** The instance configuration a place or load carries. */
 export type PlaceConfig = {
@@ -40,6 +41,8 @@ export type PlaceBody = {
   readonly config: PlaceConfig;
   /** Start after loading (place only; a load never starts). */
   readonly start: boolean;
+  /** The operator request this place serves, for the host's logs (absent: none given). */
+  readonly request_id?: string;
 };
 
 /** Body of `workload.place` and `workload.load` as a controller may send it (`values`, `start` optional). */
@@ -54,6 +57,8 @@ export type PlaceBodyInput = {
   };
   /** Default false (absent or undefined). */
   readonly start?: boolean | undefined;
+  /** Only to a host that advertises the `request_id` feature (an older host refuses the field). */
+  readonly request_id?: string;
 };
 
 /** Schema of the place and load body: unknown fields refused, `values` default `{}`, `start` default false. */
@@ -63,6 +68,7 @@ export const PlaceBodySchema: z.ZodType<PlaceBody> = z.strictObject({
   variant: VariantSchema,
   config: z.strictObject({ mode: RunModeSchema, values: ConfigValuesSchema.default({}) }),
   start: z.boolean().default(false),
+  request_id: RequestIdSchema.exactOptional(),
 });
 
 const ADAPTER_STATES_VALUE = ['loaded', 'running', 'exited', 'stopped', 'failed', 'unknown'] as const;

@@ -182,12 +182,14 @@ async function fetchFile(
         },
       );
     }
-    // The running content hash takes pieces that arrive ahead of it from memory: with `window` pieces
-    // in flight that is about `window` pieces, so the file is not read back.
+    // Each byte is hashed once: pieces are checked for length as they arrive and fed to the running
+    // content hash (the signed check); their own hashes are checked only to name a bad piece once the
+    // content hash failed. Pieces that arrive ahead of the in-order prefix wait in memory (about two
+    // windows of them), so the file is not read back.
     verifier = await PieceVerifier.create(
       map,
       { contentHash: file.blake3, totalSize: file.size },
-      { maxReorderBytes: Math.max(1, settings.window) * 2 * map.pieceSize },
+      { maxReorderBytes: Math.max(1, settings.window) * 2 * map.pieceSize, deferPieceHashes: true },
     );
   } catch (err) {
     if (err instanceof WireError) throw err;
@@ -213,6 +215,17 @@ async function fetchFile(
         return buf.subarray(0, bytesRead);
       });
     } catch (err) {
+      const piece = err instanceof PackageError && err.code === 'piece_rejected' ? err.field : undefined;
+      if (piece !== undefined && /^pieces\[\d+\]$/.test(piece)) {
+        throw new WireError(
+          'piece_rejected',
+          `${file.path} piece ${piece.slice(7, -1)}: ${errorMessage(err)}`,
+          {
+            field: `${field}.${piece}`,
+            cause: err,
+          },
+        );
+      }
       throw new WireError('artifact_mismatch', `${file.path}: ${errorMessage(err)}`, {
         field,
         cause: err,
@@ -225,6 +238,9 @@ async function fetchFile(
   }
 }
 
+/** Bytes written between two background flushes of a file being fetched: 8 MiB. */
+const SYNC_EVERY_BYTES = 8 * 1024 * 1024;
+
 async function fetchPieces(
   channel: FetchChannel,
   handle: FileHandle,
@@ -236,7 +252,18 @@ async function fetchPieces(
 ): Promise<void> {
   const queue: number[] = verifier.missing();
   const tries = new Map<number, number>();
+  const window = Math.max(1, settings.window);
+  // Writes run in the thread pool while the next pieces are requested and checked; at most `window`
+  // of them are pending at once (so at most `window` received pieces wait in memory for the disk).
+  const writes = new Set<Promise<unknown>>();
+  // Written bytes are flushed to the disk as the transfer goes (one `fdatasync` at a time, every
+  // SYNC_EVERY_BYTES), so that the sync before the package is renamed into place finds little left.
+  let unsynced = 0;
+  let syncing: Promise<unknown> = Promise.resolve();
   let failure: unknown;
+  const fail = (err: unknown): void => {
+    failure ??= err;
+  };
   const worker = async (): Promise<void> => {
     for (;;) {
       if (failure !== undefined) return;
@@ -252,28 +279,52 @@ async function fetchPieces(
           queue.push(index); // resume: ask for the dropped piece again
           continue;
         }
-        failure ??=
+        fail(
           err instanceof WireError && err.code === 'timeout'
             ? new WireError('timeout', `${path} piece ${index}: no answer after ${attempt} attempt(s)`, {
                 field: `${field}.pieces[${index}]`,
               })
-            : err;
+            : err,
+        );
         return;
       }
+      if (failure !== undefined) return;
       try {
         verifier.accept(index, bytes);
       } catch (err) {
-        failure ??= new WireError('piece_rejected', `${path} piece ${index}: ${errorMessage(err)}`, {
-          field: `${field}.pieces[${index}]`,
-          cause: err,
-        });
+        fail(
+          new WireError('piece_rejected', `${path} piece ${index}: ${errorMessage(err)}`, {
+            field: `${field}.pieces[${index}]`,
+            cause: err,
+          }),
+        );
         return;
       }
-      await handle.write(bytes, 0, bytes.length, index * map.pieceSize);
+      const write = handle.write(bytes, 0, bytes.length, index * map.pieceSize).then(({ bytesWritten }) => {
+        if (bytesWritten !== bytes.length) throw new Error(`short write of piece ${index}`);
+      });
+      const tracked = write
+        .catch((err: unknown) =>
+          fail(new WireError('destination', `${path} piece ${index}: ${errorMessage(err)}`, { cause: err })),
+        )
+        .finally(() => writes.delete(tracked));
+      writes.add(tracked);
+      unsynced += bytes.length;
+      if (unsynced >= SYNC_EVERY_BYTES) {
+        unsynced = 0;
+        const pending = [...writes];
+        syncing = syncing.then(async () => {
+          await Promise.all(pending);
+          await handle.datasync().catch(() => undefined); // the final sync reports a failure
+        });
+      }
+      while (writes.size >= window && failure === undefined) await Promise.race(writes);
     }
   };
   const workers: Promise<void>[] = [];
-  for (let w = 0; w < Math.max(1, settings.window); w++) workers.push(worker());
+  for (let w = 0; w < window; w++) workers.push(worker());
   await Promise.all(workers);
+  await Promise.all(writes);
+  await syncing;
   if (failure !== undefined) throw failure;
 }

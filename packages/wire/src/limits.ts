@@ -42,7 +42,7 @@ export const DEFAULT_PING_INTERVAL_MS = 15_000;
 export const DEFAULT_FETCH_TIMEOUT_MS = 15_000;
 
 /** Default number of piece requests in flight during a fetch. */
-export const DEFAULT_FETCH_WINDOW = 4;
+export const DEFAULT_FETCH_WINDOW = 16;
 
 /** Default attempts per piece (or manifest, or map) before a fetch gives up. */
 export const DEFAULT_FETCH_ATTEMPTS = 3;

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { computePieceMap, DEFAULT_PIECE_SIZE, HashedContentCache, stampOf } from '@heddle/package';
 import { describe, expect, it } from 'vitest';
 import {
   allocFramePayload,
@@ -26,6 +27,27 @@ function descriptorsOn(path: string): number | undefined {
 }
 
 describe('DirPackageSource', () => {
+  it('serves the piece map kept in the hash cache for the file as it is, and hashes a changed file again', async () => {
+    const built = await buildPackage(300 * 1024);
+    const file = join(built.dir, 'run.wasm');
+    const cache = new HashedContentCache();
+    // What the cache holds for the file's current stamp is served as is (so it was not hashed again).
+    const kept = computePieceMap(new Uint8Array(10), DEFAULT_PIECE_SIZE);
+    cache.remember(file, stampOf(statSync(file, { bigint: true })), kept.contentHash, kept);
+    const source = DirPackageSource.open(built.dir, { hashCache: cache });
+    expect((await source.pieceMap('run.wasm')).content_hash).toBe(kept.contentHash);
+    await source.close();
+    // Once the file changed (a new stamp), a new source hashes it and keeps the new map.
+    appendFileSync(file, 'x');
+    const again = DirPackageSource.open(built.dir, { hashCache: cache });
+    const map = await again.pieceMap('run.wasm');
+    expect(map.total_size).toBe(300 * 1024 + 1);
+    expect(
+      cache.pieceMap(file, stampOf(statSync(file, { bigint: true })), DEFAULT_PIECE_SIZE)?.contentHash,
+    ).toBe(map.content_hash);
+    await again.close();
+  });
+
   it('serves every piece from one handle per file, and close() releases them', async () => {
     const built = await buildPackage(700 * 1024);
     const source = DirPackageSource.open(built.dir, { pieceSize: 64 * 1024 });

@@ -1,16 +1,19 @@
 import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
-  computeFilePieceMap,
   DEFAULT_PIECE_SIZE,
+  type HashedContentCache,
   manifestHashOf,
   type PieceMap,
   type PieceMapJson,
   parseEnvelope,
   pieceLength,
+  pieceMapOfHandle,
   pieceMapToJson,
   readEnvelopeBytes,
+  sharedHashCache,
+  stampOf,
 } from '@heddle/package';
 import { allocFramePayload } from './binary-frame.js';
 import { WireError } from './errors.js';
@@ -42,6 +45,11 @@ export interface DirPackageSourceOptions {
   readonly pieceSize?: number;
   /** Time a file stays open after its last piece read before it is closed (default 2 s). */
   readonly idleCloseMs?: number;
+  /**
+   * Where piece maps computed earlier are looked up (by path and file stamp) and computed ones kept
+   * (default `sharedHashCache`, the one a `VerifiedPackageStore` fills when it adds a package).
+   */
+  readonly hashCache?: HashedContentCache;
 }
 
 interface OpenFile {
@@ -67,6 +75,7 @@ export class DirPackageSource implements PackageSource {
   readonly #maps = new Map<string, Promise<PieceMap>>();
   readonly #handles = new Map<string, OpenFile>();
   readonly #idleCloseMs: number;
+  readonly #cache: HashedContentCache;
   #closed = false;
 
   private constructor(
@@ -75,8 +84,10 @@ export class DirPackageSource implements PackageSource {
     paths: ReadonlySet<string>,
     pieceSize: number,
     idleCloseMs: number,
+    cache: HashedContentCache,
   ) {
     this.#dir = dir;
+    this.#cache = cache;
     this.#idleCloseMs = idleCloseMs;
     this.#envelope = envelope;
     this.manifestHash = manifestHashOf(envelope);
@@ -103,6 +114,7 @@ export class DirPackageSource implements PackageSource {
       new Set(parsed.files.map((f) => f.path)),
       pieceSize,
       options.idleCloseMs ?? DEFAULT_IDLE_CLOSE_MS,
+      options.hashCache ?? sharedHashCache,
     );
     if (options.expectedManifestHash !== undefined && options.expectedManifestHash !== source.manifestHash) {
       throw new WireError('manifest_mismatch', `${dir} is not the package ${options.expectedManifestHash}`);
@@ -115,7 +127,10 @@ export class DirPackageSource implements PackageSource {
     return Promise.resolve(this.#envelope);
   }
 
-  /** The piece map of `path` (computed once, streaming). */
+  /**
+   * The piece map of `path`: the one kept in the hash cache for the file in its current state (its
+   * stamp), else computed in one streaming pass and kept there.
+   */
   pieceMap(path: string): Promise<PieceMapJson> {
     return this.#map(path).then(pieceMapToJson);
   }
@@ -190,9 +205,24 @@ export class DirPackageSource implements PackageSource {
     }
     const cached = this.#maps.get(path);
     if (cached !== undefined) return cached;
-    const map = computeFilePieceMap(join(this.#dir, path), this.#pieceSize);
+    const map = this.#computeMap(path);
     map.catch(() => this.#maps.delete(path));
     this.#maps.set(path, map);
     return map;
+  }
+
+  async #computeMap(path: string): Promise<PieceMap> {
+    const absolute = join(resolve(this.#dir), path);
+    const handle = await open(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    try {
+      const stamp = stampOf(await handle.stat({ bigint: true }));
+      const kept = this.#cache.pieceMap(absolute, stamp, this.#pieceSize);
+      if (kept !== undefined) return kept;
+      const { map } = await pieceMapOfHandle(handle, this.#pieceSize);
+      this.#cache.remember(absolute, stamp, map.contentHash, map);
+      return map;
+    } finally {
+      await handle.close();
+    }
   }
 }

@@ -68,6 +68,7 @@ export class WireServer {
   readonly #wss: WebSocketServer;
   readonly #sessions = new Set<ServerSession>();
   readonly #sockets = new Set<Socket>();
+  readonly #closedBytes = { read: 0, written: 0 };
   readonly #deadlines = new WeakMap<Socket, NodeJS.Timeout>();
   readonly #admission: Admission;
   readonly #sessionOf = new WeakMap<object, ServerSession>();
@@ -125,6 +126,8 @@ export class WireServer {
       socket.on('error', () => {});
       this.#admission.admit(socket, peerOf(socket), () => socket.destroy());
       socket.on('close', () => {
+        this.#closedBytes.read += socket.bytesRead;
+        this.#closedBytes.written += socket.bytesWritten;
         this.#sockets.delete(socket);
         this.#admission.release(socket);
       });
@@ -229,6 +232,20 @@ export class WireServer {
   /** Number of open sessions. */
   get sessionCount(): number {
     return this.#sessions.size;
+  }
+
+  /**
+   * Bytes read from and written to every TCP connection this server accepted, closed or open (TLS
+   * and WebSocket framing included): what went over the network.
+   */
+  get bytes(): { readonly read: number; readonly written: number } {
+    let read = this.#closedBytes.read;
+    let written = this.#closedBytes.written;
+    for (const s of this.#sockets) {
+      read += s.bytesRead;
+      written += s.bytesWritten;
+    }
+    return { read, written };
   }
 
   /** Number of connections (raw or upgraded) that have not yet made a verified call. */

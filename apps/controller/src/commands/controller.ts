@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { errorFields, Logger, parseArgv, runUntilSignal, synopsis } from '@heddle/cli-kit';
+import { chooseLogLevel, errorFields, Logger, parseArgv, runUntilSignal, synopsis } from '@heddle/cli-kit';
 import { usageError } from '../cli-error.js';
 import { loadControllerConfig } from '../controller-config.js';
 import { type RunningController, startController } from '../daemon.js';
@@ -8,9 +8,9 @@ import { CONTROLLER_CONFIG_FILE, homeDir } from '../home.js';
 import type { CliIo } from '../io.js';
 
 /**
- * `heddle controller run [--home D] [--accept-state-loss] [--accept-chain-loss]`: runs the controller
- * daemon until SIGTERM or SIGINT (graceful shutdown, exit 0). Logs one JSON object per line to
- * standard output. A config that cannot be used is refused before anything listens (exit 3, the field
+ * `heddle controller run [--home D] [--accept-state-loss] [--accept-chain-loss] [--log-level L]`: runs
+ * the controller daemon until SIGTERM or SIGINT (graceful shutdown, exit 0). Logs one JSON object per
+ * line to standard output, at `--log-level`, else the config's `log_level`, else info. A config that cannot be used is refused before anything listens (exit 3, the field
  * named), and so is a state database behind the chain or a chain behind the state, unless the
  * matching `--accept-*` flag accepts the loss (see `state-seal.ts`).
  */
@@ -19,10 +19,12 @@ export async function controller(args: readonly string[], io: CliIo): Promise<nu
   if (sub !== 'run') throw usageError(`usage: ${synopsis('heddle', CONTROLLER_RUN)}`, 'subcommand');
   const { strings, booleans } = parseArgv('heddle', CONTROLLER_RUN, rest);
   const home = homeDir(strings.home, io);
-  const log = new Logger((line) => io.out(line));
+  const flagLevel = strings['log-level'];
+  const log = new Logger((line) => io.out(line), Date.now, chooseLogLevel(flagLevel, 'info'));
   let running: RunningController;
   try {
     const config = loadControllerConfig(join(home, CONTROLLER_CONFIG_FILE));
+    log.level = chooseLogLevel(flagLevel, config.logLevel);
     running = await startController(config, log, {
       acceptStateLoss: booleans['accept-state-loss'] === true,
       acceptChainLoss: booleans['accept-chain-loss'] === true,

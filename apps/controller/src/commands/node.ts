@@ -4,14 +4,27 @@ import type { NodeView } from '@heddle/control-plane';
 import { NODE_TIERS, type NodeTier } from '@heddle/model';
 import { ExitCode, usageError } from '../cli-error.js';
 import { badValue, choiceFlag } from '../command-def.js';
-import { NODE_ADD, NODE_ADD_SEED, NODE_LS, NODE_PIN, NODE_REFRESH, NODE_RM } from '../defs/node.js';
+import {
+  NODE_ADD,
+  NODE_ADD_SEED,
+  NODE_CORDON,
+  NODE_DRAIN,
+  NODE_LABEL,
+  NODE_LS,
+  NODE_PIN,
+  NODE_REFRESH,
+  NODE_RM,
+  NODE_UNCORDON,
+} from '../defs/node.js';
 import { type Paint, paintState } from '../format/colour.js';
 import { age } from '../format/duration.js';
 import { table } from '../format/table.js';
 import type { CliIo } from '../io.js';
+import { parseLabelWords } from '../label-args.js';
 import { type OperatorContext, runOperator } from '../operator.js';
 
-const USAGE = 'usage: heddle node add|add-seed|ls|rm|pin|refresh ... (heddle node <sub> --help shows each)';
+const USAGE =
+  'usage: heddle node add|add-seed|ls|rm|pin|refresh|cordon|uncordon|drain|label ... (heddle node <sub> --help shows each)';
 
 /** `heddle node add|ls|rm|pin|refresh`: manage the nodes the controller places on. */
 export function node(args: readonly string[], io: CliIo): Promise<number> {
@@ -66,6 +79,40 @@ export function node(args: readonly string[], io: CliIo): Promise<number> {
         ctx.emit({ nodes }, () => nodeTable(nodes, ctx.paint, ctx.now()));
         return ExitCode.ok;
       });
+    case 'cordon':
+    case 'uncordon':
+      return runOperator(sub === 'cordon' ? NODE_CORDON : NODE_UNCORDON, rest, io, async (ctx) => {
+        const id = positional(ctx.parsed, 0);
+        const c = ctx.client();
+        const n = sub === 'cordon' ? await c.cordonNode(id) : await c.uncordonNode(id);
+        ctx.emit({ node: n }, () => [
+          n.cordoned
+            ? `cordoned ${n.node_id}: no new places go there (${n.instances} instances keep running; heddle node drain ${n.node_id} moves them)`
+            : `uncordoned ${n.node_id}: it takes new places again`,
+        ]);
+        return ExitCode.ok;
+      });
+    case 'drain':
+      return runOperator(NODE_DRAIN, rest, io, async (ctx) => {
+        const r = await ctx.client().drainNode(positional(ctx.parsed, 0));
+        ctx.emit(r, () => [
+          `drained ${r.node_id} (cordoned): ${r.moved.length} moved, ${r.left.length} left`,
+          ...r.moved.map((m) => `  moved ${m.instance_id} -> ${m.to_instance_id} on ${m.to_node_id}`),
+          ...r.left.map(
+            (l) =>
+              `  ${ctx.paint(l.reason === 'failed' ? 'red' : 'yellow', 'left')} ${l.instance_id} (${l.reason}${l.alert_id === null ? '' : `, alert ${l.alert_id}`}): ${l.detail}`,
+          ),
+        ]);
+        return r.left.some((l) => l.reason === 'failed') ? ExitCode.checkFailed : ExitCode.ok;
+      });
+    case 'label':
+      return runOperator(NODE_LABEL, rest, io, async (ctx) => {
+        const id = positional(ctx.parsed, 0);
+        const change = parseLabelWords(ctx.parsed.positionals.slice(1));
+        const n = await ctx.client().labelNode(id, change);
+        ctx.emit({ node: n }, () => [`labels of ${n.node_id}: ${labelsCell(n.labels)}`]);
+        return ExitCode.ok;
+      });
     default:
       throw usageError(
         sub === undefined ? USAGE : `heddle node: unknown subcommand ${JSON.stringify(sub)}\n${USAGE}`,
@@ -113,20 +160,32 @@ export function softwareCell(software: NodeView['software']): string {
   return software.name === 'heddle-host' ? software.version : `${software.name}/${software.version}`;
 }
 
+/** The LABELS cell: `key=value,...` sorted by name, `-` for none. */
+export function labelsCell(labels: Readonly<Record<string, string>>): string {
+  const names = Object.keys(labels).sort();
+  return names.length === 0 ? '-' : names.map((k) => `${k}=${labels[k]}`).join(',');
+}
+
 /** The `node ls` table, and a note under it for each suspended node. */
 export function nodeTable(nodes: readonly NodeView[], paint: Paint, now: number): string[] {
   if (nodes.length === 0) return ['no nodes (add one with heddle node add <ws-url> --tier <tier>)'];
   const rows = nodes.map((n) => [
     n.node_id,
     n.tier ?? paint('red', '-'),
-    paintState(paint, n.liveness),
+    n.cordoned
+      ? `${paintState(paint, n.liveness)},${paint('yellow', 'cordoned')}`
+      : paintState(paint, n.liveness),
     softwareCell(n.software),
     n.routes.join(',') || '-',
     String(n.instances),
+    labelsCell(n.labels),
     age(n.last_seen_ms, now),
     n.url,
   ]);
-  const lines = table(['NODE', 'TIER', 'LIVENESS', 'VERSION', 'ROUTES', 'INSTANCES', 'SEEN', 'URL'], rows);
+  const lines = table(
+    ['NODE', 'TIER', 'LIVENESS', 'VERSION', 'ROUTES', 'INSTANCES', 'LABELS', 'SEEN', 'URL'],
+    rows,
+  );
   for (const n of nodes) {
     if (n.tier === null && n.pending_key === null && n.last_error !== null) {
       lines.push(`${n.node_id}: ${n.last_error}; remove it with heddle node rm ${n.node_id} --force`);

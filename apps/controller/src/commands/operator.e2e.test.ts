@@ -147,7 +147,7 @@ describe('heddle operator commands against a real controller API', () => {
 
     const ls = await heddle(['node', 'ls']);
     expect(ls.code).toBe(0);
-    expect(ls.out[0]).toMatch(/^NODE +TIER +LIVENESS +VERSION +ROUTES +INSTANCES +SEEN +URL$/);
+    expect(ls.out[0]).toMatch(/^NODE +TIER +LIVENESS +VERSION +ROUTES +INSTANCES +LABELS +SEEN +URL$/);
     expect(ls.out).toHaveLength(3);
     expect(ls.out.join('\n')).not.toContain('\u001b[');
     const tty = await heddle(['node', 'ls'], { isTty: true });

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { positional } from '@heddle/cli-kit';
-import { IDEMPOTENCY_KEY_PATTERN, type PlaceOrderInput } from '@heddle/control-plane';
-import { ApiError, type ExplanationAnswer, type PlaceAnswer } from '@heddle/operator-api';
+import { IDEMPOTENCY_KEY_PATTERN, type PlaceOrderInput } from '@heddle/control-plane/contract';
+import { ApiError, type ExplanationAnswer, type PlaceAnswer, REQUEST_ID_PATTERN } from '@heddle/operator-api';
 import { ExitCode } from '../cli-error.js';
 import { badValue } from '../command-def.js';
 import { PLACE } from '../defs/instances.js';
@@ -10,7 +10,9 @@ import { type Paint, paintState } from '../format/colour.js';
 import { progressFor } from '../format/progress.js';
 import { table } from '../format/table.js';
 import type { CliIo } from '../io.js';
+import { parseConstraint, parseSpread } from '../label-args.js';
 import { type OperatorContext, printError, runOperator } from '../operator.js';
+import { approvalLines } from './approvals.js';
 
 type Mode = NonNullable<PlaceOrderInput['mode']>;
 type ConfigValue = string | number | boolean | null;
@@ -125,6 +127,10 @@ export function orderOf(ctx: Pick<OperatorContext, 'parsed' | 'io'>): PlaceOrder
     ...(booleans['no-start'] === true ? { start: false } : {}),
     ...(booleans['allow-emulated'] === true ? { allow_emulated: true } : {}),
     ...(booleans['no-migrate'] === true ? { migratable: false } : {}),
+    ...((lists.constraint ?? []).length === 0
+      ? {}
+      : { constraints: (lists.constraint ?? []).map(parseConstraint) }),
+    ...(strings.spread === undefined ? {} : { spread: parseSpread(strings.spread) }),
     ...(booleans['dry-run'] === true ? { dry_run: true } : { idempotency_key: key }),
   };
 }
@@ -133,6 +139,13 @@ export function orderOf(ctx: Pick<OperatorContext, 'parsed' | 'io'>): PlaceOrder
 export function place(args: readonly string[], io: CliIo): Promise<number> {
   return runOperator(PLACE, args, io, async (ctx) => {
     const order = orderOf(ctx);
+    const requestId = ctx.parsed.strings['request-id'] ?? randomUUID();
+    if (!REQUEST_ID_PATTERN.test(requestId)) {
+      throw badValue(
+        'request_id',
+        '--request-id: expected 1..128 characters of A-Z a-z 0-9 . _ : -, starting with a letter or digit',
+      );
+    }
     const bar = progressFor(io, ctx.parsed.booleans.json === true);
     let result: PlaceAnswer;
     try {
@@ -140,7 +153,9 @@ export function place(args: readonly string[], io: CliIo): Promise<number> {
         .client()
         .place(
           order,
-          bar === undefined || order.dry_run === true ? {} : { onProgress: (p) => bar.update(p) },
+          bar === undefined || order.dry_run === true
+            ? { requestId }
+            : { requestId, onProgress: (p) => bar.update(p) },
         );
     } catch (err) {
       if (err instanceof ApiError && err.code === 'outcome_unknown' && order.idempotency_key !== undefined) {
@@ -153,6 +168,9 @@ export function place(args: readonly string[], io: CliIo): Promise<number> {
       throw err;
     } finally {
       bar?.done();
+    }
+    if (result.status === 'awaiting_approval' && ctx.parsed.booleans.wait === true) {
+      return waitForApproval(ctx, result);
     }
     ctx.emit(result, () => placeLines(result, ctx.paint, ctx.parsed.booleans.explain === true));
     if (result.status === 'unsettled') {
@@ -180,6 +198,12 @@ export function placeLines(r: PlaceAnswer, paint: Paint, withTable: boolean): st
     );
   } else if (r.status === 'dry_run') {
     lines.push(`dry run: ${r.explanation.summary}`);
+  } else if (r.status === 'awaiting_approval') {
+    const id = r.approval_id ?? '-';
+    lines.push(
+      `${paint('yellow', 'awaiting approval')} ${paint('bold', id)}: the policy defers this place to an operator; it is held, nothing is placed yet`,
+      `see it with 'heddle approvals show ${id}'; an operator approves it with 'heddle approvals approve ${id}' (or rejects it)`,
+    );
   } else {
     lines.push(`${paint('yellow', 'unsettled')}: decision ${r.decision_id}, order ${r.order_id}`);
   }
@@ -215,4 +239,28 @@ export function explainTable(x: ExplanationAnswer, paint: Paint): string[] {
   ]);
   if (rows.length === 0) return ['(no nodes)'];
   return table(['NODE', 'VERDICT', 'VARIANT', 'SCORE', 'DETAIL'], rows);
+}
+
+/** How often `place --wait` asks whether the approval was decided. */
+const APPROVAL_POLL_MS = 500;
+
+/**
+ * `place --wait` of a held place: prints that it awaits approval, then asks the controller until the
+ * request is decided (or expires) and its place is done; prints the outcome (`--json`: the final
+ * `{"approval": ApprovalView}`). Exit 0 when it was placed, 1 otherwise.
+ */
+async function waitForApproval(ctx: OperatorContext, held: PlaceAnswer): Promise<number> {
+  const json = ctx.parsed.booleans.json === true;
+  if (!json) for (const line of placeLines(held, ctx.paint, false)) ctx.io.out(line);
+  const id = held.approval_id ?? '';
+  const client = ctx.client();
+  for (;;) {
+    const approval = await client.approval(id);
+    const place = approval.place;
+    if (approval.state !== 'pending' && place?.status !== 'held') {
+      ctx.emit({ approval }, () => approvalLines(approval, ctx.paint, ctx.now()));
+      return place?.status === 'placed' ? ExitCode.ok : ExitCode.checkFailed;
+    }
+    await new Promise((r) => setTimeout(r, APPROVAL_POLL_MS));
+  }
 }

@@ -90,7 +90,7 @@ describe('heddle revoke', () => {
       readFileSync(join(dir, 'rl.json'), 'utf8').replace('"generation":1', '"generation":5'),
     );
     expect((await run(['ls', '--list', 'rl.json', '--trust', 'trust.json'], dir)).code).toBe(3);
-    expect((await run(['ls', '--list', 'missing.json'], dir)).code).toBe(3);
+    expect((await run(['ls', '--list', 'missing.json'], dir)).code).toBe(0); // nothing revoked yet
   });
 
   it('refuses to extend or show a validly signed list older than the generation it recorded', async () => {
@@ -111,6 +111,24 @@ describe('heddle revoke', () => {
     });
     // The old list was not overwritten by the refused command.
     expect(readFileSync(join(dir, 'rl.json'))).toEqual(gen1);
+  });
+
+  it('ls of a list that does not exist yet says nothing is revoked; a deleted list past its mark is a rollback', async () => {
+    const { dir } = setup();
+    const none = await run(['ls', '--list', 'rl.json', '--trust', 'trust.json'], dir);
+    expect(none).toMatchObject({ code: 0 });
+    expect(none.out).toContain('nothing is revoked (generation 0)');
+    const json = await run(['ls', '--list', 'rl.json', '--json'], dir);
+    expect(JSON.parse(json.out)).toMatchObject({ exists: false, generation: 0, entries: [] });
+    await run(
+      ['package', 'a'.repeat(64), '--key', 'ops.key', '--list', 'rl.json', '--trust', 'trust.json'],
+      dir,
+    );
+    const { rmSync } = await import('node:fs');
+    rmSync(join(dir, 'rl.json'));
+    expect(await run(['ls', '--list', 'rl.json', '--trust', 'trust.json'], dir)).toMatchObject({
+      err: 'revocation_rollback',
+    });
   });
 
   it('refuses usage errors with exit code 2', async () => {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type ParsedArgs, parseArgv, positional, requiredString } from '@heddle/cli-kit';
 import { type KeyPair, toHex } from '@heddle/envelope';
@@ -142,17 +143,35 @@ function list(args: readonly string[], io: CliIo): number {
   const path = resolve(io.cwd, strings.list ?? DEFAULT_LIST);
   const trust = strings.trust;
   const checked = trust !== undefined;
+  // A list that does not exist yet is the empty list (nothing revoked), unless its generation mark
+  // says a list was seen here before: then the missing file is a rollback and load refuses it.
   const l = checked
     ? RevocationList.load(path, {
         trustedKeys: loadTrustFile(resolve(io.cwd, trust)).operatorKeys(),
         allowExpired: true,
+        allowMissing: true,
       })
-    : RevocationList.load(path, { trustedKeys: [], trustNamedSigners: true, allowExpired: true });
+    : RevocationList.load(path, {
+        trustedKeys: [],
+        trustNamedSigners: true,
+        allowExpired: true,
+        allowMissing: true,
+      });
+  if (!existsSync(path)) {
+    emit(
+      io,
+      booleans.json === true,
+      { list: path, exists: false, generation: 0, expires_at_ms: null, expired: false, entries: [] },
+      () => [`no revocation list at ${path}: nothing is revoked (generation 0)`],
+    );
+    return ExitCode.ok;
+  }
   emit(
     io,
     booleans.json === true,
     {
       list: path,
+      exists: true,
       generation: l.generation,
       expires_at_ms: l.expiresAtMs ?? null,
       expired: l.expired !== undefined,

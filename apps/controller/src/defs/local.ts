@@ -1,4 +1,4 @@
-import type { CommandDef, FlagDef } from '@heddle/cli-kit';
+import { type CommandDef, type FlagDef, LOG_LEVEL_FLAG } from '@heddle/cli-kit';
 import { JSON_FLAG } from '../command-def.js';
 
 // The definitions of `heddle init`, `controller run`, `keygen` and `id`: what each parses and what its
@@ -59,6 +59,7 @@ export const CONTROLLER_RUN: CommandDef = {
       kind: 'boolean',
       description: 'start once with a chain behind the state database (chained)',
     },
+    LOG_LEVEL_FLAG,
     JSON_FLAG,
   ],
 };

@@ -136,6 +136,61 @@ export const NODE_REFRESH: OperatorCommandDef = operatorDef({
   exits: EXITS_NODE,
 });
 
+const NODE_ID_ARG = [{ name: 'id', description: 'the node id (32 hex, see heddle node ls)' }] as const;
+
+/** `heddle node cordon`. */
+export const NODE_CORDON: OperatorCommandDef = operatorDef({
+  name: 'node cordon',
+  summary: 'take no new places on a node (what runs there keeps running)',
+  description:
+    'The placement engine rejects a cordoned node with the constraint `cordoned` (heddle place --explain shows it), a --node pin included. Stored, chained (workload.node) and kept across controller restarts; node ls shows CORDONED.',
+  positionals: NODE_ID_ARG,
+  flags: [],
+  json: '{"node": NodeView}',
+  exits: EXITS_NODE,
+});
+
+/** `heddle node uncordon`. */
+export const NODE_UNCORDON: OperatorCommandDef = operatorDef({
+  name: 'node uncordon',
+  summary: 'let a cordoned node take new places again',
+  description: 'Lifts the cordon (stored and chained). Nothing moves back by itself.',
+  positionals: NODE_ID_ARG,
+  flags: [],
+  json: '{"node": NodeView}',
+  exits: EXITS_NODE,
+});
+
+/** `heddle node drain`. */
+export const NODE_DRAIN: OperatorCommandDef = operatorDef({
+  name: 'node drain',
+  summary: 'cordon a node and move its instances elsewhere',
+  description:
+    'Cordons the node, then places each instance still there again on another node through the gate and the engine (its order, with this node avoided: a chained decision and attempts, then a chained workload.migrate naming both instances), and stops and unloads the old one once the new one is placed. An instance that may not move (placed with --no-migrate, a Seed store cog, or pinned to the node with --node) is left there and an alert naming it is raised (heddle alerts). One that no node takes is left and reported; drain again to retry it. Prints each move and each instance left.',
+  positionals: NODE_ID_ARG,
+  flags: [],
+  json: '{"node_id", "cordoned": true, "moved": [{instance_id, to_instance_id, to_node_id, decision_id}], "left": [{instance_id, reason, detail, alert_id}]}',
+  exits: {
+    ...EXITS_NODE,
+    1: 'an instance that should have moved was left (no node took it, or the old one could not be taken down), or the controller is not running',
+  },
+});
+
+/** `heddle node label`. */
+export const NODE_LABEL: OperatorCommandDef = operatorDef({
+  name: 'node label',
+  summary: 'set or remove labels of a node (key=value, key-)',
+  description:
+    'Each `key=value` sets a label, each `key-` removes one (as kubectl label). Names are 1..63 of a-z 0-9 . _ - (starting with a letter or digit); values at most 255 printable ASCII characters without space, `=` or `,`; at most 64 labels per node. Stored, chained (workload.node) and kept across restarts; node ls shows them. Labels are what heddle place --constraint label.<name>=<value> requires and --spread <name> spreads over.',
+  positionals: [
+    ...NODE_ID_ARG,
+    { name: 'label', variadic: true, description: 'key=value to set, key- to remove' },
+  ],
+  flags: [],
+  json: '{"node": NodeView}',
+  exits: EXITS_NODE,
+});
+
 /** The definitions of `heddle node ...`. */
 export const NODE_DEFS: readonly OperatorCommandDef[] = [
   NODE_ADD,
@@ -144,11 +199,15 @@ export const NODE_DEFS: readonly OperatorCommandDef[] = [
   NODE_RM,
   NODE_PIN,
   NODE_REFRESH,
+  NODE_CORDON,
+  NODE_UNCORDON,
+  NODE_DRAIN,
+  NODE_LABEL,
 ];
 
 /** `heddle node`: the group of the node subcommands. */
 export const NODE_GROUP: OperatorGroupDef = {
   name: 'node',
-  summary: 'add, list, remove, pin and refresh the nodes placed on',
+  summary: 'add, list, remove, pin, refresh, cordon, drain and label the nodes placed on',
   subcommands: NODE_DEFS,
 };

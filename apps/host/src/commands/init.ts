@@ -15,6 +15,7 @@ import { INIT } from '../command-defs.js';
 import { HOST_CONFIG_FILE, HOST_CONFIG_SCHEMA, type HostConfigFile, parseHostConfig } from '../config.js';
 import { EMPTY_TRUST_FILE, loadHostAnchors } from '../host-trust.js';
 import { type CliIo, emit } from '../io.js';
+import { nativeRouteWithheld } from '../native-user-check.js';
 
 /** Default directory of `init`. */
 export const DEFAULT_HOST_DIR = 'heddle-host';
@@ -147,6 +148,8 @@ export function init(args: readonly string[], io: CliIo): number {
       'running as root: set native.run_as_user to an unprivileged account, or native workloads are refused',
     );
   }
+  const withheld = nativeRouteWithheld({ routes, runAsUser: undefined, uid: process.getuid?.() });
+  if (withheld !== undefined) notes.push(withheld);
   emit(
     io,
     json,

@@ -67,6 +67,10 @@ export async function placeStorePin(
     ...(record.node === null ? {} : { pin: record.node }),
     ...(record.prefer.length === 0 ? {} : { prefer: record.prefer.map((node_id) => ({ node_id })) }),
     ...(record.avoid.length === 0 ? {} : { avoid: record.avoid.map((node_id) => ({ node_id })) }),
+    ...(record.constraints === undefined || record.constraints.length === 0
+      ? {}
+      : { constraints: record.constraints.map((c) => ({ label: c.label, value: c.value })) }),
+    ...(record.spread === undefined || record.spread === null ? {} : { spread: { label: record.spread } }),
   };
   // Every check of the real place: the controller's `workload.place`, then the install, load (and
   // start) its WorkloadHost over the Seed asks of the same gate, with the same context.
