@@ -74,6 +74,7 @@ type Event =
   | { kind: 'join'; node: number; tier: NodeTier | null; routes: string[] }
   | { kind: 'contact' | 'fail' | 'remove'; node: number }
   | { kind: 'advance'; ms: number }
+  | { kind: 'meta'; node: number; cordoned: boolean; zone: string | null }
   | { kind: 'place'; route: string };
 
 const node = fc.integer({ min: 0, max: 11 });
@@ -87,6 +88,12 @@ const eventArb: fc.Arbitrary<Event> = fc.oneof(
   fc.record({ kind: fc.constantFrom('contact' as const, 'fail' as const, 'remove' as const), node }),
   fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 2 * DEAD_AFTER }) }),
   fc.record({ kind: fc.constant('place' as const), route: fc.constantFrom(...ROUTES) }),
+  fc.record({
+    kind: fc.constant('meta' as const),
+    node,
+    cordoned: fc.boolean(),
+    zone: fc.oneof(fc.constantFrom('a', 'b'), fc.constant(null)),
+  }),
 );
 
 /** What the engine reads of each node of a view, in order. */
@@ -96,6 +103,8 @@ function shape(view: PlacementView) {
     tier: n.tier,
     liveness: n.liveness,
     caps: n.caps.map((c) => c.id),
+    cordoned: n.cordoned,
+    labels: n.labels,
     memory: n.memory_mb,
   }));
 }
@@ -144,6 +153,16 @@ describe('LiveEngineView', () => {
                 break;
               case 'advance':
                 clock.now += e.ms;
+                break;
+              case 'meta':
+                if (e.zone === null && !e.cordoned) store.removeNodeMeta(id(e.node));
+                else
+                  store.putNodeMeta({
+                    node_id: id(e.node),
+                    cordoned: e.cordoned,
+                    labels: e.zone === null ? {} : { zone: e.zone },
+                    updated_at_ms: clock.now,
+                  });
                 break;
               case 'place': {
                 const rebuilt = engineView(ctx, clock.now);
