@@ -23,6 +23,7 @@ import {
   unloadInstance,
 } from './instance-verbs.js';
 import { LifecycleTicker, type TickReport } from './lifecycle-tick.js';
+import { LiveEngineView } from './live-view.js';
 import { NodeBook } from './node-book.js';
 import type { NodeDriver } from './node-driver.js';
 import { NodeDrivers, refreshNode } from './node-drivers.js';
@@ -31,6 +32,7 @@ import { type NodeView, nodeView } from './node-view.js';
 import type { PlaceOrderInput } from './order.js';
 import { PackageStore } from './package-store.js';
 import { type PlaceHooks, type PlaceResult, placeApproved, placeOrder } from './place.js';
+import { instanceIdentity } from './place-claims.js';
 import { chainChange, holdReservation, resourcesOf, stageState } from './placement-life.js';
 import type { PlaneContext } from './plane-context.js';
 import { Reservations } from './reservations.js';
@@ -108,6 +110,8 @@ export class ControlPlane {
       revocations: options.revocations,
       ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
     });
+    const book = new NodeBook(options.store, caller, config, now);
+    const drivers = new NodeDrivers([hostDriver, ...(options.drivers ?? [])]);
     const approvals =
       options.approvals === undefined
         ? undefined
@@ -118,7 +122,8 @@ export class ControlPlane {
       ...(approvals === undefined ? {} : { approvals }),
       nodeId: this.nodeId,
       store: options.store,
-      book: new NodeBook(options.store, caller, config, now),
+      book,
+      view: new LiveEngineView({ book, store: options.store, drivers }),
       packages,
       caller,
       gate: options.gate,
@@ -126,7 +131,7 @@ export class ControlPlane {
       config,
       now,
       reservations: new Reservations((id) => options.store.getNodeMeta(id)?.labels),
-      drivers: new NodeDrivers([hostDriver, ...(options.drivers ?? [])]),
+      drivers,
       stateDir: options.stateDir,
       inProgress: new Set(),
       idempotent: new Map(),
@@ -156,6 +161,7 @@ export class ControlPlane {
           order_id: u.order_id,
           workload: order.workload,
           package_id: order.package_id,
+          identity: instanceIdentity(order),
         },
         r.ram_mb,
         r.cpu_pct,

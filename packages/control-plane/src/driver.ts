@@ -7,6 +7,7 @@ export { PlaneError, type PlaneErrorCode } from './errors.js';
 export type { CheckedLiveness } from './health.js';
 export type { DepartedEntry, HostListing, ListedInstance } from './host-listing.js';
 export { lifeOf } from './host-listing.js';
+export type { LiveEngineView, LiveViewSource, LiveViewStats } from './live-view.js';
 export type { NodeBook } from './node-book.js';
 export {
   HOST_NODE_KIND,
@@ -19,7 +20,13 @@ export type { NodeDrivers } from './node-drivers.js';
 export { nodeKind } from './node-drivers.js';
 export { orderRecord, type PlaceOrderInput } from './order.js';
 export type { AttemptOutcome, AttemptOutcomeKind, PlaceHooks, PlaceResult } from './place.js';
-export type { Attempt, AttemptExtras } from './place-attempt.js';
+export {
+  type Attempt,
+  type AttemptExtras,
+  attemptPackage,
+  type PlaceSend,
+  type PlaceTransport,
+} from './place-attempt.js';
 export { chainAttempt, chainDecision, dispatchRanked, dryRun, unplaceable } from './place-common.js';
 export { dryRunChecks, type PlaceCheck } from './place-gate.js';
 export { chainChange, type StagedChange, stageNew } from './placement-life.js';

@@ -24,7 +24,7 @@ export function engineView(
 }
 
 /** A node as the engine sees it with what the operator set on it: its labels and its cordon. */
-function withMeta(node: NodeInput, meta: NodeMetaRecord | undefined): NodeInput {
+export function withMeta(node: NodeInput, meta: NodeMetaRecord | undefined): NodeInput {
   if (meta === undefined) return node;
   return {
     ...node,

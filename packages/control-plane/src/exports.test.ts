@@ -113,6 +113,7 @@ describe('@heddle/control-plane/driver (src/driver.ts)', () => {
       'HOST_NODE_KIND',
       'PLANE_CHAIN_SOURCE',
       'PlaneError',
+      'attemptPackage',
       'chainAttempt',
       'chainChange',
       'chainDecision',
@@ -139,6 +140,9 @@ describe('@heddle/control-plane/driver (src/driver.ts)', () => {
       'HostListing',
       'InstanceVerb',
       'ListedInstance',
+      'LiveEngineView',
+      'LiveViewSource',
+      'LiveViewStats',
       'NodeBook',
       'NodeDriver',
       'NodeDrivers',
@@ -149,6 +153,8 @@ describe('@heddle/control-plane/driver (src/driver.ts)', () => {
       'PlaceHooks',
       'PlaceOrderInput',
       'PlaceResult',
+      'PlaceSend',
+      'PlaceTransport',
       'PlacementRecord',
       'PlaneContext',
       'PlaneErrorCode',
@@ -166,7 +172,11 @@ describe('@heddle/control-plane/driver (src/driver.ts)', () => {
 describe('@heddle/control-plane/contract (src/contract.ts)', () => {
   it('value exports: changes only on purpose: update this list when you mean to change the API', () => {
     expect(Object.keys(contract).sort()).toEqual([
+      'APPROVAL_STATES',
+      'HELD_PLACE_STATUSES',
       'IDEMPOTENCY_KEY_PATTERN',
+      'LabelName',
+      'LabelValue',
       'PLACEMENT_STATES',
       'PlaceOrderInputSchema',
       'PlaneError',
@@ -176,6 +186,8 @@ describe('@heddle/control-plane/contract (src/contract.ts)', () => {
 
   it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
     expect(typeExportNames(readFileSync(join(import.meta.dirname, 'contract.ts'), 'utf8'))).toEqual([
+      'ApprovalViewState',
+      'HeldPlaceStatus',
       'PlaceOrderInput',
     ]);
   });

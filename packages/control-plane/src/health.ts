@@ -14,27 +14,57 @@ import { type Liveness, livenessAt } from '@heddle/placement';
 export class CheckedLiveness {
   readonly #nodes = new Map<string, { lastContact: number; downSince: number }>();
   readonly #deadAfterMs: number;
+  readonly #listeners: ((nodeId: string) => void)[] = [];
 
   constructor(deadAfterMs: number) {
     this.#deadAfterMs = deadAfterMs;
   }
 
+  /**
+   * Calls `listener` with the node id whenever a node's liveness may have changed by an event (its
+   * first answer, an answer after failures, its first failure, or being forgotten); an answer from a
+   * node already answering changes nothing and calls nothing. Changes that time alone brings are
+   * told by {@link changesAt}.
+   */
+  watch(listener: (nodeId: string) => void): void {
+    this.#listeners.push(listener);
+  }
+
   /** A check (or any call) was answered at `nowMs`. */
   contact(nodeId: string, nowMs: number): void {
     const r = this.#get(nodeId);
+    const changed = r.downSince >= 0 || r.lastContact < 0;
     r.lastContact = Math.max(r.lastContact, nowMs);
     r.downSince = -1;
+    if (changed) this.#tell(nodeId);
   }
 
   /** A check failed at `nowMs` (the node is down from its first failure since an answer). */
   failure(nodeId: string, nowMs: number): void {
     const r = this.#get(nodeId);
-    if (r.downSince < 0) r.downSince = nowMs;
+    if (r.downSince >= 0) return;
+    r.downSince = nowMs;
+    this.#tell(nodeId);
   }
 
   /** Forgets a node. */
   forget(nodeId: string): void {
-    this.#nodes.delete(nodeId);
+    if (this.#nodes.delete(nodeId)) this.#tell(nodeId);
+  }
+
+  /**
+   * When the liveness of `nodeId` will change with no further event (a failing node turns dead
+   * `deadAfterMs` after its first failure), or undefined when it will not (Unix ms).
+   */
+  changesAt(nodeId: string, nowMs: number): number | undefined {
+    const r = this.#nodes.get(nodeId);
+    if (r === undefined || r.downSince < 0) return undefined;
+    const at = r.downSince + this.#deadAfterMs;
+    return at > nowMs ? at : undefined;
+  }
+
+  #tell(nodeId: string): void {
+    for (const l of this.#listeners) l(nodeId);
   }
 
   /** The liveness of `nodeId` at `nowMs`. */

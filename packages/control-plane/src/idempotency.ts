@@ -28,8 +28,8 @@ export function orderFingerprint(order: PlaceOrderInput): string {
  * the same order answers with what that order became (`replayed: true`): the answer it gave, or the
  * place still running in this process, or its placement, or `unsettled`; a key seen with another
  * order is refused with `idempotency_conflict`. A first use records the key with a new order id (on
- * disk, before anything is decided); a place that ends refused, having left nothing anywhere, forgets
- * its key so that a retry tries afresh.
+ * disk before the place is sent anywhere; with group commit it joins the place's group); a place
+ * that ends refused, having left nothing anywhere, forgets its key so that a retry tries afresh.
  */
 export async function withIdempotencyKey(
   ctx: PlaneContext,

@@ -165,6 +165,29 @@ describe('PackageStore.get', () => {
     expect(existsSync(store.pathOf(v.manifestHash))).toBe(true); // get() keeps it; add() decides
   });
 
+  it('shares verifications among concurrent uses, and a use made after a tamper still sees it', async () => {
+    const { store } = newStore();
+    const v = await store.add(pkg);
+    // Many uses at once: all answered (by a few shared verifications, each started after its calls).
+    const all = await Promise.all(Array.from({ length: 50 }, () => store.get(v.manifestHash)));
+    expect(new Set(all.map((w) => w.manifestHash))).toEqual(new Set([v.manifestHash]));
+    // A use while a verification runs, made after the copy was tampered with, is never answered by
+    // the verification that started before the tamper.
+    const f = join(store.pathOf(v.manifestHash), 'hello.wasm');
+    const clean = readFileSync(f);
+    const before = store.get(v.manifestHash).then(
+      () => 'ok',
+      () => 'refused',
+    );
+    await new Promise((r) => setImmediate(r)); // its verification is under way (or done)
+    writeFileSync(f, Buffer.concat([clean, Buffer.from([0])]));
+    const err = await refusal(store.get(v.manifestHash));
+    expect(err.message).toContain('file_tampered: ');
+    expect(['ok', 'refused']).toContain(await before);
+    writeFileSync(f, clean);
+    expect((await store.get(v.manifestHash)).manifestHash).toBe(v.manifestHash);
+  });
+
   it('refuses a held copy whose signature is by a key no longer trusted', async () => {
     const { store, dir } = newStore();
     const v = await store.add(pkg);

@@ -30,6 +30,14 @@ export interface PackageStoreOptions {
  */
 export class PackageStore {
   readonly #store: VerifiedPackageStore;
+  /** Per manifest hash: the verification running, and the one queued behind it. */
+  readonly #gets = new Map<
+    string,
+    {
+      running: Promise<VerifiedWorkload<CogBody>> | undefined;
+      next: Promise<VerifiedWorkload<CogBody>> | undefined;
+    }
+  >();
 
   constructor(options: PackageStoreOptions) {
     this.#store = new VerifiedPackageStore({ ...options, kind: 'cog' });
@@ -42,11 +50,42 @@ export class PackageStore {
     });
   }
 
-  /** The held package with `manifestHash`, verified again; `package_invalid` (field `manifest_hash`) when absent or no longer valid. */
+  /**
+   * The held package with `manifestHash`, verified again; `package_invalid` (field `manifest_hash`)
+   * when absent or no longer valid. Every call is answered by a verification that started after it
+   * was made: calls made while one runs share the next one (so a thousand places of one package in
+   * flight cost a few verifications, not a thousand).
+   */
   get(manifestHash: string): Promise<VerifiedWorkload<CogBody>> {
-    return this.#store.get(manifestHash).catch((err: unknown) => {
-      throw planeError(err, manifestHash, 'manifest_hash');
-    });
+    let entry = this.#gets.get(manifestHash);
+    if (entry === undefined) {
+      entry = { running: undefined, next: undefined };
+      this.#gets.set(manifestHash, entry);
+    }
+    if (entry.next !== undefined) return entry.next;
+    const q = entry;
+    const after = q.running;
+    const noop = (): void => undefined;
+    const run: Promise<VerifiedWorkload<CogBody>> = (
+      after === undefined ? Promise.resolve() : after.then(noop, noop)
+    )
+      .then(() => {
+        // It starts now: it is the running one, and calls from now on queue behind it.
+        q.running = run;
+        if (q.next === run) q.next = undefined;
+        return this.#store.get(manifestHash);
+      })
+      .catch((err: unknown) => {
+        throw planeError(err, manifestHash, 'manifest_hash');
+      })
+      .finally(() => {
+        if (q.running !== run) return;
+        q.running = undefined;
+        if (q.next === undefined) this.#gets.delete(manifestHash);
+      });
+    if (after === undefined) q.running = run;
+    else q.next = run;
+    return run;
   }
 
   /** Where the package with `manifestHash` is held; `package_invalid` when it is not a manifest hash. */

@@ -1,12 +1,12 @@
 import { canTransition, isGone } from '@heddle/model';
 import type { CogBody, VerifiedWorkload } from '@heddle/package';
 import { CallFailure, type InstanceView, type PlaceBodyInput } from '@heddle/protocol';
-import { DirPackageSource } from '@heddle/wire';
+import { DirPackageSource, type PackageSource } from '@heddle/wire';
 import { type ApprovalGrant, grantCovers } from './approvals.js';
 import { countingSource } from './caller.js';
-import { engineView } from './engine-view.js';
+import type { PackageAttempt } from './node-driver.js';
 import type { AttemptOutcome, PlaceHooks } from './place.js';
-import { expectedInstanceId } from './place-claims.js';
+import { expectedInstanceId, instanceIdentity } from './place-claims.js';
 import { chainAttempt } from './place-common.js';
 import { packageChecks } from './place-gate.js';
 import { chainChange, type StagedChange, stageNew, stageState } from './placement-life.js';
@@ -50,8 +50,65 @@ export async function attempt(
   hooks: PlaceHooks,
   extras: AttemptExtras = {},
 ): Promise<Attempt> {
+  return attemptPackage(
+    ctx,
+    { verified, order, decisionId, nodeId, variant, emulated, hooks, extras },
+    hostSend(ctx),
+  );
+}
+
+/** What a place sends to one node, and the answer it waits for (see {@link attemptPackage}). */
+export interface PlaceSend {
+  /** The node's record (its URL and the key it must answer with). */
+  readonly target: TargetRecord;
+  /** The `workload.place` body. */
+  readonly body: PlaceBodyInput;
+  /** The chained decision the place carries. */
+  readonly decisionId: string;
+  /** The package, served to the node on request. */
+  readonly source: PackageSource;
+  /** Timeout of the call, when not the config's place timeout. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * How a place reaches a node: resolves with the instance the node reports, or rejects with a
+ * `CallFailure` (`refused`, `unreachable`, `indeterminate`: the last one is reconciled with
+ * `workload.status` before anything else).
+ */
+export type PlaceTransport = (send: PlaceSend) => Promise<InstanceView>;
+
+/** The host driver's transport: the signed `workload.place` call (the package served over it). */
+function hostSend(ctx: PlaneContext): PlaceTransport {
+  return async (s) => {
+    const r = await ctx.caller.call({
+      url: s.target.url,
+      target: s.target.node_id,
+      method: 'workload.place',
+      body: s.body,
+      decisionId: s.decisionId,
+      expectedKey: s.target.public_key,
+      source: s.source,
+      ...(s.timeoutMs === undefined ? {} : { timeoutMs: s.timeoutMs }),
+    });
+    return r.result;
+  };
+}
+
+/**
+ * One package place on one node, the way a `heddle-host` is placed (a driver of another transport
+ * reuses it with its own `send`): the chained gate checks, the decision recorded as unsettled until
+ * its answer is, `send`, and the answer recorded (placement, reservation, lifecycle change) and
+ * chained; a refusal, an unreachable node or a lost answer are chained as such.
+ */
+export async function attemptPackage(
+  ctx: PlaneContext,
+  a: PackageAttempt,
+  send: PlaceTransport,
+): Promise<Attempt> {
+  const { verified, order, decisionId, nodeId, variant, emulated, hooks, extras } = a;
   const target = ctx.book.get(nodeId);
-  const view = engineView(ctx, ctx.now()).get(nodeId);
+  const view = ctx.view.node(nodeId, ctx.now());
   const finish = (
     o: Omit<AttemptOutcome, 'node_id' | 'variant'>,
     placement: PlacementRecord | null = null,
@@ -64,7 +121,7 @@ export async function attempt(
       return finish({ outcome: 'gate_denied', code: gate.rule, reason: gate.reason });
   }
   const total = verified.files.reduce((n, f) => n + f.size, 0);
-  const dir = DirPackageSource.open(verified.dir);
+  const dir = lazySource(verified.dir, order.manifest_hash);
   const source =
     hooks.onProgress === undefined
       ? dir
@@ -85,19 +142,19 @@ export async function attempt(
   // the next start settles it with this node instead of forgetting it (docs/lifecycle.md).
   const inProgress = markInProgress(ctx, order, decisionId, nodeId, variant);
   try {
-    const r = await ctx.caller.call({
-      url: target.url,
-      target: nodeId,
-      method: 'workload.place',
+    // With group commit, the order, the key and this unsettled record reach the disk before the place
+    // leaves (one fsync shared with the places in flight).
+    await ctx.store.durable?.();
+    const answer = await send({
+      target,
       body,
       decisionId,
-      expectedKey: target.public_key,
       source,
       ...(extras.timeoutMs === undefined ? {} : { timeoutMs: extras.timeoutMs }),
     });
     ctx.book.contact(nodeId);
     const staged = ctx.store.transaction(() => {
-      const p = record(ctx, verified, order, decisionId, nodeId, r.result, extras);
+      const p = record(ctx, verified, order, decisionId, nodeId, answer, extras);
       ctx.store.removeUnsettled(decisionId);
       return p;
     });
@@ -245,7 +302,11 @@ export function record(
   };
   const staged =
     samePlacement(ctx, p) ?? stageNew(ctx, p, p.replaces === null ? 'placed' : `replaces ${p.replaces}`);
-  ctx.reservations.hold(p, verified.body.resources.ram_mb, verified.body.resources.cpu_pct);
+  ctx.reservations.hold(
+    { ...p, identity: instanceIdentity(order) },
+    verified.body.resources.ram_mb,
+    verified.body.resources.cpu_pct,
+  );
   return staged;
 }
 
@@ -304,6 +365,27 @@ function markInProgress(
     clear: () => {
       ctx.inProgress.delete(decisionId);
       ctx.store.removeUnsettled(decisionId);
+    },
+  };
+}
+
+/**
+ * The package in `dir` as a source opened on its first use (a transport that fetches nothing, or a
+ * host that holds the package already, costs no read of the envelope); `close` closes it when opened.
+ */
+function lazySource(dir: string, manifestHash: string): PackageSource & { close(): Promise<void> } {
+  let opened: DirPackageSource | undefined;
+  const open = (): DirPackageSource => {
+    opened ??= DirPackageSource.open(dir);
+    return opened;
+  };
+  return {
+    manifestHash,
+    manifest: async () => open().manifest(),
+    pieceMap: async (path) => open().pieceMap(path),
+    piece: async (path, index) => open().piece(path, index),
+    close: async () => {
+      await opened?.close();
     },
   };
 }

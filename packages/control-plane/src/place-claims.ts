@@ -1,3 +1,4 @@
+import { canonicalJson, type JsonValue } from '@heddle/envelope';
 import { deriveInstanceId, isGone } from '@heddle/model';
 import { PlaneError } from './errors.js';
 import type { PlaneContext } from './plane-context.js';
@@ -19,14 +20,26 @@ export function expectedInstanceId(
 }
 
 /**
+ * What the instance id of `order` derives from besides the node (workload, package, config values and
+ * run mode, as canonical JSON): two orders of one identity meet on a node, two of different
+ * identities never do.
+ */
+export function instanceIdentity(
+  order: Pick<OrderRecord, 'workload' | 'package_id' | 'values' | 'mode'>,
+): string {
+  // cast: an order's values and mode are JSON (parsed at the boundary)
+  return canonicalJson([order.workload, order.package_id, order.values, order.mode] as unknown as JsonValue);
+}
+
+/**
  * The nodes where `order` would meet an instance that another order holds (a live placement), may
  * have placed (an unsettled decision) or is placing right now (a place in flight), each with why.
  */
 export function takenNodes(ctx: PlaneContext, order: OrderRecord): Map<string, string> {
   const taken = new Map<string, string>();
   // Every live placement, place in flight and unsettled decision holds a reservation, indexed by
-  // package: only those of this package are looked at.
-  for (const h of ctx.reservations.holders(order.package_id)) {
+  // instance identity: only those of this order's identity are looked at.
+  for (const h of ctx.reservations.holders(order.package_id, instanceIdentity(order))) {
     if (taken.has(h.node_id) || expectedInstanceId(order, h.node_id) !== h.instance_id) continue;
     if (h.kind === 'instance') {
       const p = ctx.store.getPlacement(h.instance_id);
@@ -66,6 +79,7 @@ export function claimSpec(
 ): ClaimSpec {
   return {
     order_id: order.order_id,
+    identity: instanceIdentity(order),
     workload: order.workload,
     package_id: order.package_id,
     memoryMb: resources.ram_mb,

@@ -12,7 +12,6 @@ import {
 } from '@heddle/placement';
 import { type ApprovalGrant, grantCovers } from './approvals.js';
 import type { TransferProgress } from './caller.js';
-import { engineView } from './engine-view.js';
 import { PlaneError } from './errors.js';
 import type { HeldPlaceRecord } from './held-places.js';
 import { withIdempotencyKey } from './idempotency.js';
@@ -105,7 +104,20 @@ export async function placeOrder(
   hooks: PlaceHooks = {},
 ): Promise<PlaceResult> {
   if (order.node !== undefined) ctx.book.get(order.node);
-  return withIdempotencyKey(ctx, order, (orderId) => placeParsed(ctx, order, orderId, hooks));
+  const run = (): Promise<PlaceResult> =>
+    withIdempotencyKey(ctx, order, (orderId) => placeParsed(ctx, order, orderId, hooks));
+  const store = ctx.store;
+  // Group commit (docs/architecture.md): the package flow's writes share one durable transaction with
+  // the other places in flight; each waits for it before a place leaves (see attemptPackage) and
+  // before it answers. A driver's own flow (a store pin) keeps its writes durable as they return.
+  if (store.grouped === undefined || ctx.drivers.ownerOf(order) !== undefined) return run();
+  return store.grouped(async () => {
+    try {
+      return await run();
+    } finally {
+      await store.durable?.();
+    }
+  });
 }
 
 async function placeParsed(
@@ -229,7 +241,7 @@ async function holdForApproval(
   if (approvals === undefined) return undefined;
   const relaxed = decide(ctx, verified, record, now, taken, undefined, true);
   if (relaxed.outcome !== 'placed') return undefined;
-  const node = engineView(ctx, now, taken).get(relaxed.node_id);
+  const node = ctx.view.node(relaxed.node_id, now);
   if (node === undefined) return undefined;
   const checks = packageChecks(verified, relaxed.variant, node, relaxed.execution === 'emulated');
   const deferred = checks.filter((c) => dryRunChecks(ctx, [c]).verdict !== 'permit');
@@ -307,7 +319,7 @@ async function claimed(
     const why =
       held !== undefined && !isGone(held.state)
         ? `already holds the identical instance ${target.instance_id} (order ${held.order_id})`
-        : claim.move(target, engineView(ctx, ctx.now()));
+        : claim.move(target, ctx.view.view(ctx.now()));
     if (why !== undefined) {
       return chainAttempt(
         ctx,
@@ -423,7 +435,7 @@ function decide(
   grant?: ApprovalGrant,
   deferAsPermit = false,
 ): Decision {
-  const view = engineView(ctx, now, taken);
+  const view = ctx.view.viewExcluding(now, taken);
   const request = cogPlacementRequest(verified.body, {
     workload: verified.body.id,
     package_id: verified.packageId,
@@ -437,13 +449,22 @@ function decide(
     ...(order.spread === undefined || order.spread === null ? {} : { spread: { label: order.spread } }),
   });
   // The same checks, with the same contexts, as each attempt asks of the gate (emulated included).
+  // A check's context depends on the node only through its tier and memory: within one decision the
+  // verdict of each (variant, execution, tier, memory) is asked once.
+  const verdicts = new Map<string, GovernanceVerdict>();
   return place(request, view, ctx.reservations.state, {
     now_ms: now,
     governance: (_id, variant, node): GovernanceVerdict => {
-      const checks = packageChecks(verified, variant.name, node, variant.execution === 'emulated');
-      const open =
-        grant === undefined ? checks : checks.filter((c) => !grantCovers(grant, c.action, c.context));
-      const v = dryRunChecks(ctx, open);
+      const emulated = variant.execution === 'emulated';
+      const key = `${variant.name}\n${emulated}\n${node.tier}\n${node.memory_mb}`;
+      let v = verdicts.get(key);
+      if (v === undefined) {
+        const checks = packageChecks(verified, variant.name, node, emulated);
+        const open =
+          grant === undefined ? checks : checks.filter((c) => !grantCovers(grant, c.action, c.context));
+        v = dryRunChecks(ctx, open);
+        verdicts.set(key, v);
+      }
       return deferAsPermit && v.verdict === 'defer' ? { verdict: 'permit' } : v;
     },
   });

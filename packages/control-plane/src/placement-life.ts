@@ -11,6 +11,7 @@ import {
 } from '@heddle/model';
 import { type CogBody, readEnvelope } from '@heddle/package';
 import { actorField } from './actor.js';
+import { instanceIdentity } from './place-claims.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { PLACEMENT_STATES, type PlacementRecord, type PlacementState } from './state-store.js';
 
@@ -153,7 +154,12 @@ export function holdReservation(
   cache: Map<string, { ram_mb: number; cpu_pct: number }> = new Map(),
 ): void {
   const r = resourcesOf(ctx, p.manifest_hash, cache);
-  ctx.reservations.hold(p, r.ram_mb, r.cpu_pct);
+  const order = ctx.store.getOrder(p.order_id);
+  ctx.reservations.hold(
+    { ...p, identity: order === undefined ? undefined : instanceIdentity(order) },
+    r.ram_mb,
+    r.cpu_pct,
+  );
 }
 
 /**

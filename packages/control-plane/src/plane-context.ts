@@ -3,6 +3,7 @@ import type { Gate } from '@heddle/gate';
 import type { PlaneApprovals } from './approvals.js';
 import type { Caller } from './caller.js';
 import type { PlaneConfig } from './config.js';
+import type { LiveEngineView } from './live-view.js';
 import type { NodeBook } from './node-book.js';
 import type { NodeDrivers } from './node-drivers.js';
 import type { PackageStore } from './package-store.js';
@@ -27,6 +28,8 @@ export interface PlaneContext {
   readonly now: () => number;
   /** Resource reservations of the live placements (rebuilt from the store on open), places in flight and unsettled decisions. */
   readonly reservations: Reservations;
+  /** The engine's view, kept in memory from node events (see `LiveEngineView`). */
+  readonly view: LiveEngineView;
   /** The driver of each kind of node (every call about a node goes through its kind's driver). */
   readonly drivers: NodeDrivers;
   /** The controller's state directory. */

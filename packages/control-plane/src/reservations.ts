@@ -11,6 +11,8 @@ export interface ClaimTarget {
 /** What a claim reserves: the workload and its resources. */
 export interface ClaimSpec {
   readonly order_id: string;
+  /** The order's instance identity (see `instanceIdentity`): what its instance id derives from besides the node. */
+  readonly identity: string;
   readonly workload: string;
   readonly package_id: string;
   readonly memoryMb: number;
@@ -42,6 +44,8 @@ export interface PlaceClaim {
 
 interface Held {
   readonly reservationId: string;
+  /** The instance identity (`instanceIdentity`), or `?<package id>` when not known. */
+  readonly identity: string;
   readonly node_id: string;
   readonly instance_id: string;
   readonly order_id: string;
@@ -80,24 +84,37 @@ export class Reservations {
   readonly #held = new Map<string, Held>();
   /** Instance id to the keys of claims and unsettled decisions holding it (not its own placement's). */
   readonly #claimed = new Map<string, Set<string>>();
-  /** Package id to the keys holding one of its instances. */
-  readonly #byPackage = new Map<string, Set<string>>();
+  /** Instance identity to the keys holding one of its instances. */
+  readonly #byIdentity = new Map<string, Set<string>>();
   #claims = 0;
 
   /** Reserves `memory_mb` and `cpu_pct` for `p` on its node (once per instance). */
   hold(
-    p: Pick<PlacementRecord, 'instance_id' | 'node_id' | 'workload' | 'package_id'> & { order_id?: string },
+    p: Pick<PlacementRecord, 'instance_id' | 'node_id' | 'workload' | 'package_id'> & {
+      order_id?: string;
+      identity?: string | undefined;
+    },
     memoryMb: number,
     cpuPct: number,
   ): void {
     if (this.#held.has(p.instance_id)) return;
-    this.#reserve(p.instance_id, { ...p, order_id: p.order_id ?? '' }, memoryMb, cpuPct);
+    this.#reserve(
+      p.instance_id,
+      { ...p, order_id: p.order_id ?? '', identity: p.identity ?? `?${p.package_id}` },
+      memoryMb,
+      cpuPct,
+    );
   }
 
   /** Reserves for an unsettled decision (after a restart: its answer may have placed it). */
   holdUnsettled(
     decisionId: string,
-    p: ClaimTarget & { readonly order_id: string; readonly workload: string; readonly package_id: string },
+    p: ClaimTarget & {
+      readonly order_id: string;
+      readonly workload: string;
+      readonly package_id: string;
+      readonly identity: string;
+    },
     memoryMb: number,
     cpuPct: number,
   ): void {
@@ -132,9 +149,19 @@ export class Reservations {
     return undefined;
   }
 
-  /** Everything that holds an instance of package `packageId`: live placements, places in flight, unsettled decisions. */
-  *holders(packageId: string): IterableIterator<Holder> {
-    for (const key of this.#byPackage.get(packageId) ?? []) {
+  /**
+   * Everything that may hold the instance of identity `identity` (see `instanceIdentity`) of package
+   * `packageId` on some node: the live placements, places in flight and unsettled decisions of that
+   * identity, and those of the package whose identity is not known. Those of other identities are
+   * never looked at, so the cost follows the few that may match, not the package's instance count.
+   */
+  *holders(packageId: string, identity: string): IterableIterator<Holder> {
+    yield* this.#holdersOf(identity);
+    yield* this.#holdersOf(`?${packageId}`);
+  }
+
+  *#holdersOf(identity: string): IterableIterator<Holder> {
+    for (const key of this.#byIdentity.get(identity) ?? []) {
       const h = this.#held.get(key);
       if (h === undefined) continue;
       const kind = key.startsWith('claim:')
@@ -156,7 +183,13 @@ export class Reservations {
     let current: ClaimTarget | undefined = target;
     this.#reserve(
       key,
-      { ...target, order_id: spec.order_id, workload: spec.workload, package_id: spec.package_id },
+      {
+        ...target,
+        order_id: spec.order_id,
+        workload: spec.workload,
+        package_id: spec.package_id,
+        identity: spec.identity,
+      },
       spec.memoryMb,
       spec.cpuPct,
     );
@@ -193,6 +226,7 @@ export class Reservations {
           );
           self.#set(key, {
             reservationId: r.id,
+            identity: spec.identity,
             node_id: next.node_id,
             instance_id: next.instance_id,
             order_id: spec.order_id,
@@ -219,7 +253,12 @@ export class Reservations {
 
   #reserve(
     key: string,
-    p: ClaimTarget & { readonly order_id: string; readonly workload: string; readonly package_id: string },
+    p: ClaimTarget & {
+      readonly order_id: string;
+      readonly workload: string;
+      readonly package_id: string;
+      readonly identity: string;
+    },
     memoryMb: number,
     cpuPct: number,
   ): void {
@@ -233,6 +272,7 @@ export class Reservations {
     });
     this.#set(key, {
       reservationId: r.id,
+      identity: p.identity,
       node_id: p.node_id,
       instance_id: p.instance_id,
       order_id: p.order_id,
@@ -242,12 +282,12 @@ export class Reservations {
 
   #set(key: string, h: Held): void {
     this.#held.set(key, h);
-    let pkg = this.#byPackage.get(h.package_id);
-    if (pkg === undefined) {
-      pkg = new Set();
-      this.#byPackage.set(h.package_id, pkg);
+    let same = this.#byIdentity.get(h.identity);
+    if (same === undefined) {
+      same = new Set();
+      this.#byIdentity.set(h.identity, same);
     }
-    pkg.add(key);
+    same.add(key);
     if (key === h.instance_id) return;
     let keys = this.#claimed.get(h.instance_id);
     if (keys === undefined) {
@@ -258,9 +298,9 @@ export class Reservations {
   }
 
   #unindex(key: string, h: Held): void {
-    const pkg = this.#byPackage.get(h.package_id);
-    pkg?.delete(key);
-    if (pkg?.size === 0) this.#byPackage.delete(h.package_id);
+    const same = this.#byIdentity.get(h.identity);
+    same?.delete(key);
+    if (same?.size === 0) this.#byIdentity.delete(h.identity);
     const keys = this.#claimed.get(h.instance_id);
     if (keys === undefined) return;
     keys.delete(key);

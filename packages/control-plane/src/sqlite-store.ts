@@ -4,6 +4,7 @@ import { makeDirs } from '@heddle/envelope';
 import Database from 'better-sqlite3';
 import type { z } from 'zod';
 import { StateError } from './errors.js';
+import { GroupCommit } from './group-commit.js';
 import { checkSchemaVersion, migrate } from './migrations.js';
 import {
   ALERTS,
@@ -188,7 +189,10 @@ function prepareFile(path: string): void {
  * The default {@link StateStore}: an embedded SQLite database (better-sqlite3, synchronous).
  *
  * - Durability: WAL journal with `synchronous = FULL`, so every committed write is fsynced before
- *   the call returns; a crash (even `kill -9`) loses at most the transaction in flight.
+ *   the call returns; a crash (even `kill -9`) loses at most the transaction in flight. Inside
+ *   {@link SqliteStateStore.grouped} writes share one transaction with the other groups, committed
+ *   (one fsync) once the event loop has run what is ready; {@link SqliteStateStore.durable} waits for
+ *   it. A write outside every group commits the shared transaction at once, its own included.
  * - Single writer: the connection runs in `locking_mode = EXCLUSIVE` and takes the write lock at
  *   {@link SqliteStateStore.open}, holding it until {@link SqliteStateStore.close}. Another process
  *   (or connection) opening the same file waits `busyTimeoutMs`, then is refused with `StateError`
@@ -216,6 +220,8 @@ export class SqliteStateStore implements StateStore {
   private readonly revocationList: Table<HeldRevocationList>;
   private readonly placementsByNode: Database.Statement;
   private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>;
+  private readonly group: GroupCommit;
+  private readonly targetWatchers: ((nodeId: string) => void)[] = [];
 
   private constructor(db: Database.Database, schemaVersion: number) {
     this.db = db;
@@ -235,6 +241,7 @@ export class SqliteStateStore implements StateStore {
       `SELECT ${PLACEMENTS.columns.map(q).join(', ')} FROM placements WHERE node_id = ? ORDER BY placed_at_ms, instance_id`,
     );
     this.tx = db.transaction((fn: () => unknown) => fn());
+    this.group = new GroupCommit(() => this.live());
   }
 
   /**
@@ -273,12 +280,45 @@ export class SqliteStateStore implements StateStore {
   transaction<T>(fn: () => T): T {
     const tx = this.tx;
     this.live();
+    this.group.beforeWrite();
+    let out: T;
     try {
       // cast: better-sqlite3's transaction wrapper returns the function's own result
-      return tx.immediate(fn) as T;
+      out = tx.immediate(fn) as T;
     } catch (error) {
       throw toStateError(error, 'transaction');
     }
+    this.group.afterWrite();
+    return out;
+  }
+
+  /**
+   * Runs `fn` with group commit (see `StateStore.grouped`): its writes join one transaction shared
+   * with the other groups running, committed with one fsync once the event loop has run what is
+   * ready; {@link SqliteStateStore.durable} waits for it.
+   */
+  grouped<T>(fn: () => Promise<T>): Promise<T> {
+    return this.group.grouped(fn);
+  }
+
+  /** Resolves once every write made before the call is durable (see `StateStore.durable`). */
+  durable(): Promise<void> {
+    return this.group.durable().catch((error: unknown) => {
+      throw toStateError(error, 'commit');
+    });
+  }
+
+  /** Transactions committed by group commit so far (each one fsync). */
+  get groupCommits(): number {
+    return this.group.batches;
+  }
+
+  /**
+   * Calls `listener` with the node id of every target or node meta record (labels, cordon) written or
+   * removed (see `StateStore.watchTargets`).
+   */
+  watchTargets(listener: (nodeId: string) => void): void {
+    this.targetWatchers.push(listener);
   }
 
   getTarget(nodeId: string): TargetRecord | undefined {
@@ -289,9 +329,12 @@ export class SqliteStateStore implements StateStore {
   }
   putTarget(target: TargetRecord): void {
     this.run('write', () => this.targets.put(target));
+    for (const w of this.targetWatchers) w(target.node_id);
   }
   removeTarget(nodeId: string): boolean {
-    return this.run('write', () => this.targets.remove(nodeId));
+    const removed = this.run('write', () => this.targets.remove(nodeId));
+    for (const w of this.targetWatchers) w(nodeId);
+    return removed;
   }
 
   getOrder(orderId: string): OrderRecord | undefined {
@@ -381,9 +424,12 @@ export class SqliteStateStore implements StateStore {
   }
   putNodeMeta(record: NodeMetaRecord): void {
     this.run('write', () => this.nodeMeta.put(record));
+    for (const w of this.targetWatchers) w(record.node_id);
   }
   removeNodeMeta(nodeId: string): boolean {
-    return this.run('write', () => this.nodeMeta.remove(nodeId));
+    const removed = this.run('write', () => this.nodeMeta.remove(nodeId));
+    for (const w of this.targetWatchers) w(nodeId);
+    return removed;
   }
 
   getRevocationAck(nodeId: string): RevocationAckRecord | undefined {
@@ -437,6 +483,7 @@ export class SqliteStateStore implements StateStore {
   close(): void {
     const db = this.db;
     if (db === null) return;
+    this.group.commit();
     this.db = null;
     try {
       db.close();
@@ -452,11 +499,16 @@ export class SqliteStateStore implements StateStore {
 
   private run<T>(what: string, fn: () => T): T {
     this.live();
+    const write = what === 'write';
+    let out: T;
     try {
-      return fn();
+      if (write) this.group.beforeWrite();
+      out = fn();
     } catch (error) {
       throw toStateError(error, what);
     }
+    if (write) this.group.afterWrite();
+    return out;
   }
 }
 

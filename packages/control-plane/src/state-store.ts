@@ -297,7 +297,8 @@ export interface IdempotencyRecord {
 /**
  * Where the controller keeps its state (docs/lifecycle.md): targets, orders, placements, unsettled
  * decisions, pending reschedules, alerts and the revocation list it distributes (with each node's
- * acknowledged generation). Every write is durable when it returns; {@link StateStore.transaction} groups writes
+ * acknowledged generation). Every write is durable when it returns, except inside {@link StateStore.grouped}
+ * (group commit: durable once {@link StateStore.durable} resolves); {@link StateStore.transaction} groups writes
  * atomically (all or none). Implementations: `SqliteStateStore` (the default, an embedded SQLite
  * database); a server database can take its place behind this interface. Calls are synchronous.
  */
@@ -362,4 +363,24 @@ export interface StateStore {
   readonly schemaVersion: number;
   /** Closes the store; later calls throw `StateError` `closed`. */
   close(): void;
+
+  /**
+   * Group commit (optional): runs `fn` so that its writes (and those of everything it awaits) may be
+   * batched with those of other groups into one durable transaction; inside it a write is durable
+   * only once {@link StateStore.durable} resolves. Writes outside every group stay durable when they
+   * return. Absent: every write is durable when it returns.
+   */
+  grouped?<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Resolves once every write made before the call is durable; rejects (`StateError`) when the
+   * transaction that held them failed, and then they were undone. Absent: writes are durable when
+   * they return.
+   */
+  durable?(): Promise<void>;
+  /**
+   * Calls `listener` with the node id of every target or node meta record (labels, cordon) written or
+   * removed, after the write (optional:
+   * without it the controller reads every target again for each place).
+   */
+  watchTargets?(listener: (nodeId: string) => void): void;
 }

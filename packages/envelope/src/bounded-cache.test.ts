@@ -88,3 +88,18 @@ describe('bytesKey', () => {
     expect(bytesKey(backing.subarray(2, 4))).toBe(bytesKey(new Uint8Array([3, 4])));
   });
 });
+
+describe('BoundedCache.resize', () => {
+  it('grows to hold more entries, and shrinking evicts the least recent', () => {
+    const c = new BoundedCache<number, number>(2);
+    c.set(1, 1);
+    c.set(2, 2);
+    c.resize(3);
+    c.set(3, 3);
+    expect([c.get(1), c.get(2), c.get(3)]).toEqual([1, 2, 3]);
+    c.resize(1);
+    expect(c.size).toBe(1);
+    expect(c.get(3)).toBe(3);
+    expect(() => c.resize(0)).toThrow(RangeError);
+  });
+});

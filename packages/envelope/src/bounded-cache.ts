@@ -4,8 +4,7 @@
  * when full evicts the least recent. It never grows beyond `capacity`, whatever the input.
  */
 export class BoundedCache<K, V> {
-  /** Most entries kept at once. */
-  readonly capacity: number;
+  #capacity: number;
   // A Map iterates in insertion order: re-inserting on every hit keeps the least recent first.
   readonly #entries = new Map<K, V>();
 
@@ -13,7 +12,26 @@ export class BoundedCache<K, V> {
     if (!Number.isSafeInteger(capacity) || capacity < 1) {
       throw new RangeError('capacity must be a positive integer');
     }
-    this.capacity = capacity;
+    this.#capacity = capacity;
+  }
+
+  /** Most entries kept at once. */
+  get capacity(): number {
+    return this.#capacity;
+  }
+
+  /**
+   * Sets the most entries kept at once (a positive integer); when it shrinks below the entries held,
+   * the least recent ones are evicted.
+   */
+  resize(capacity: number): void {
+    if (!Number.isSafeInteger(capacity) || capacity < 1) {
+      throw new RangeError('capacity must be a positive integer');
+    }
+    this.#capacity = capacity;
+    const entries = this.#entries;
+    // cast: the map is not empty while it holds more than capacity, so its first key exists
+    while (entries.size > capacity) entries.delete(entries.keys().next().value as K);
   }
 
   /** Number of entries held now. */
@@ -36,7 +54,7 @@ export class BoundedCache<K, V> {
     const entries = this.#entries;
     if (entries.has(key)) entries.delete(key);
     // cast: the map is not empty here, so its first key exists
-    else if (entries.size >= this.capacity) entries.delete(entries.keys().next().value as K);
+    else if (entries.size >= this.#capacity) entries.delete(entries.keys().next().value as K);
     entries.set(key, value);
   }
 

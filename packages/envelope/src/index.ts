@@ -19,7 +19,13 @@ export { signWithDomain, verifyWithDomain } from './domain.js';
 export type { DomainTagValue } from './domain-tag.js';
 export { DomainTag, domainMessage } from './domain-tag.js';
 export type { Ed25519Backend } from './ed25519/backend.js';
-export { nodeBackend } from './ed25519/native.js';
+export {
+  growVerifyKeyCache,
+  nodeBackend,
+  VERIFY_KEY_CACHE_DEFAULT,
+  VERIFY_KEY_CACHE_MAX,
+  verifyKeyCacheCapacity,
+} from './ed25519/native.js';
 export { nobleBackend } from './ed25519/noble.js';
 export { getEd25519Backend, publicKeyFromSecret, setEd25519Backend, sign, verify } from './ed25519/sign.js';
 export {

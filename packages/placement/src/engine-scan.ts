@@ -1,7 +1,7 @@
 import type { ConstraintFailure, NodeRejection } from './decision.js';
 import { ADDED, countFailures, type Run, VARIANT_MASK } from './engine-run.js';
 import { evaluateNode, evaluateNodeMemo } from './evaluate.js';
-import type { RequestVariant } from './request.js';
+import { type RequestVariant, variantLabel } from './request.js';
 import type { EngineScratch, PlacementView } from './view.js';
 
 /** What phase A found: candidates in `scratch.candidates[0..candCount)`, all of one execution tier. */
@@ -10,6 +10,12 @@ export interface ScanResult {
   readonly evaluated: number;
   readonly sampled: boolean;
   readonly rejected: NodeRejection[];
+  /**
+   * When no node was looked at because, for every variant the scan considered, the capability index
+   * holds no node with one of its required capabilities: that capability of each variant (`id
+   * (variant name)`); null otherwise.
+   */
+  readonly missing: string[] | null;
 }
 
 /** The most selective index list for a variant: nodes having its rarest required id or prefix. */
@@ -22,6 +28,15 @@ function candidateList(view: PlacementView, variant: RequestVariant): Int32Array
     if (best === null || list.length < best.length) best = list;
   }
   return best;
+}
+
+/** A required capability of `variant` that no node of `view` has (`id (variant name)`), or undefined. */
+function absentRequirement(view: PlacementView, variant: RequestVariant): string | undefined {
+  for (const r of variant.requirements) {
+    const id = r.id ?? r.id_prefix ?? '';
+    if (view.withCapability(id).length === 0) return `${id} (variant ${variantLabel(variant)})`;
+  }
+  return undefined;
 }
 
 /**
@@ -80,13 +95,21 @@ export function scanPhaseA(run: Run, scratch: EngineScratch, limit: number): Sca
   const start0 = (prep.hash + Math.imul(state.generation, 0x9e3779b1)) >>> 0;
   const variants = prep.variants;
   let found = -1;
+  // Variants whose index list was empty, each with a capability no node has; null once a node was seen.
+  let missing: string[] | null = nodes.length === 0 ? null : [];
   scan: for (let tier = 0; tier <= 2; tier++) {
     if (tier === 2 && !ctx.allowEmulation) break;
     for (let v = 0; v < variants.length; v++) {
       if (prep.ranks[v] !== tier) continue;
       const list = candidateList(view, variants[v]!);
       const n = list === null ? nodes.length : list.length;
-      if (n === 0) continue;
+      if (n === 0) {
+        const absent = missing === null ? undefined : absentRequirement(view, variants[v]!);
+        if (absent === undefined) missing = null;
+        else missing?.push(absent);
+        continue;
+      }
+      missing = null;
       let idx = start0 % n;
       for (let j = 0; j < n; j++, idx = idx + 1 === n ? 0 : idx + 1) {
         if (offer(list === null ? idx : list[idx]!, tier) && candCount >= limit) {
@@ -116,5 +139,5 @@ export function scanPhaseA(run: Run, scratch: EngineScratch, limit: number): Sca
       }
     }
   }
-  return { candCount, evaluated, sampled, rejected };
+  return { candCount, evaluated, sampled, rejected, missing: missing?.length === 0 ? null : missing };
 }

@@ -170,7 +170,9 @@ export function place(
 }
 
 function decide(run: Run, scratch: EngineScratch, limit: number): Decision {
-  const { candCount, evaluated, sampled, rejected } = scanPhaseA(run, scratch, limit);
+  const { candCount, evaluated, sampled, rejected, missing } = scanPhaseA(run, scratch, limit);
+  // Above the sampling threshold an unplaceable request the index already answers is not scanned.
+  if (candCount === 0 && missing !== null && Number.isFinite(limit)) return unplaceableByIndex(run, missing);
   if (candCount === 0) return unplaceable(run);
   // Phase B: the highest score, ties broken by node id (nodes are sorted by id, so by position).
   const { view, sctx, full, prep } = run;
@@ -210,6 +212,21 @@ function decide(run: Run, scratch: EngineScratch, limit: number): Decision {
     score: bestScore,
     pinned: false,
     reservation: reservationFor(run, chosen, variant),
+  };
+}
+
+/**
+ * Unplaceable, known from the capability index alone (on a fleet above `sample_above_nodes`): for
+ * every variant some required capability is held by no node (`missing` names one per variant), so no node is evaluated (`nodes_evaluated` 0, no
+ * `rejected` entries) and every node counts under `requirements`.
+ */
+function unplaceableByIndex(run: Run, missing: readonly string[]): Decision {
+  run.counts.fill(0);
+  run.counts[CONSTRAINTS.indexOf('requirements')] = run.view.nodes.length;
+  return {
+    ...common(run, 0, false, [], []),
+    outcome: 'unplaceable',
+    reason: `no node offers ${missing.join('; nor ')} (requirements ${run.view.nodes.length})`,
   };
 }
 

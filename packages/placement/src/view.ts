@@ -254,6 +254,29 @@ export class PlacementView {
     return memo;
   }
 
+  /**
+   * Replaces node `input.node_id` in place (a liveness, tier, expiry, attribute or label change of a
+   * node already in the view), keeping the view's indexes, when its capability ids are those it had;
+   * returns false, changing nothing, when the node is not in the view or its capability ids differ
+   * (build a new view then). The input is not validated (as with `create({validate: false})`). A
+   * decision taken after the call sees the new node; never call it from inside a decision.
+   */
+  replace(input: NodeInput): boolean {
+    const i = this.byId.get(input.node_id);
+    if (i === undefined) return false;
+    const old = this.nodes[i]!;
+    const caps = input.capabilities;
+    if (caps.length !== old.caps.length) return false;
+    for (let k = 0; k < caps.length; k++) if (caps[k]!.id !== old.caps[k]!.id) return false;
+    const next = deriveViewNode(input, i);
+    // cast: the nodes array is this view's own; only its readonly face is public
+    (this.nodes as ViewNode[])[i] = next;
+    if (this.#labels !== undefined && JSON.stringify(old.labels) !== JSON.stringify(next.labels))
+      this.#labels = undefined;
+    for (const memo of this.#memo.values()) memo[i] = 0;
+    return true;
+  }
+
   /** Number of nodes. */
   get size(): number {
     return this.nodes.length;

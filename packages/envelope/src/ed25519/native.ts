@@ -4,13 +4,38 @@ import type { Ed25519Backend } from './backend.js';
 import { isCanonicalPointEncoding, isCanonicalScalar } from './strict.js';
 
 // DER prefixes that wrap a raw 32-byte Ed25519 key as SPKI (public) or PKCS#8 (secret).
+/** Public keys the Ed25519 verification cache holds by default. */
+export const VERIFY_KEY_CACHE_DEFAULT = 1024;
+/** The most public keys {@link growVerifyKeyCache} lets the cache hold (about 2 KB each with the key object). */
+export const VERIFY_KEY_CACHE_MAX = 262_144;
+
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
-// Building a KeyObject costs about as much as a verification, and a node talks to few peers: keep
-// the most recently used ones (null for an encoding that is not a point on the curve).
-const CACHE_LIMIT = 1024;
-const publicKeys = new BoundedCache<string, KeyObject | null>(CACHE_LIMIT);
+// Building a KeyObject costs about as much as a verification: keep the most recently used ones (null
+// for an encoding that is not a point on the curve). A host talks to few peers; a controller verifies
+// every node of its fleet, and grows the cache to the fleet (growVerifyKeyCache).
+const publicKeys = new BoundedCache<string, KeyObject | null>(VERIFY_KEY_CACHE_DEFAULT);
+
+/**
+ * Grows the cache of public keys that Ed25519 verification keeps (parsed `node:crypto` key objects) to
+ * hold at least `keys` keys (at most {@link VERIFY_KEY_CACHE_MAX}); it never shrinks below its
+ * current size. A process verifying many peers round-robin (a controller and its fleet) calls it with
+ * the number of peers: with fewer entries than peers, every verification rebuilds its key (about the
+ * cost of a verification). Returns the capacity in force. `RangeError` for a negative or non-integer
+ * count.
+ */
+export function growVerifyKeyCache(keys: number): number {
+  if (!Number.isSafeInteger(keys) || keys < 0) throw new RangeError('keys must be a non-negative integer');
+  const want = Math.min(VERIFY_KEY_CACHE_MAX, keys);
+  if (want > publicKeys.capacity) publicKeys.resize(want);
+  return publicKeys.capacity;
+}
+
+/** How many public keys the Ed25519 verification cache holds at most now (see {@link growVerifyKeyCache}). */
+export function verifyKeyCacheCapacity(): number {
+  return publicKeys.capacity;
+}
 
 function publicKeyObject(raw: Uint8Array): KeyObject | null {
   const id = bytesKey(raw);
