@@ -85,7 +85,13 @@ function daemon(dir, bin, args, stdin = 'ignore') {
  * the package directory, the fleet's control (`control(cmd)` sends one control line and resolves with
  * its answer) and `close()`.
  */
-export async function startCluster({ hosts, deadAfterSecs = 10, refreshSecs = 10, chain = 'file', startLatencyMs = 0 }) {
+export async function startCluster({
+  hosts,
+  deadAfterSecs = 10,
+  refreshSecs = 10,
+  chain = 'file',
+  startLatencyMs = 0,
+}) {
   const dir = mkdtempSync(join(tmpdir(), 'heddle-hollow-bench-'));
   chmodSync(dir, 0o711);
   const procs = [];
@@ -98,16 +104,37 @@ export async function startCluster({ hosts, deadAfterSecs = 10, refreshSecs = 10
     const publisher = cli(dir, HEDDLE, ['keygen', '--out', 'publisher.key']);
     writeFileSync(
       join(dir, 'trust.json'),
-      JSON.stringify({ schema: 'heddle.trust.v1', keys: [{ id: 'p', role: 'publisher', public_key: publisher.public_key }] }),
+      JSON.stringify({
+        schema: 'heddle.trust.v1',
+        keys: [{ id: 'p', role: 'publisher', public_key: publisher.public_key }],
+      }),
     );
     writeFileSync(join(dir, 'policy.json'), JSON.stringify(POLICY));
-    const ctl = cli(dir, HEDDLE, ['init', '--home', 'controller', '--trust', 'trust.json', '--policy', 'policy.json', '--api-port', '0']);
+    const ctl = cli(dir, HEDDLE, [
+      'init',
+      '--home',
+      'controller',
+      '--trust',
+      'trust.json',
+      '--policy',
+      'policy.json',
+      '--api-port',
+      '0',
+    ]);
     const cfgPath = join(dir, 'controller', 'controller.json');
     const cfg = JSON.parse(readFileSync(cfgPath, 'utf8'));
     cfg.refresh_secs = refreshSecs;
     cfg.lifecycle = { dead_after_secs: deadAfterSecs, reschedule_backoff_secs: 1 };
     writeFileSync(cfgPath, JSON.stringify(cfg));
-    cli(dir, HEDDLE, ['pkg', 'build', join(root, 'examples/native-cog'), '-o', 'cog', '--key', 'publisher.key']);
+    cli(dir, HEDDLE, [
+      'pkg',
+      'build',
+      join(root, 'examples/native-cog'),
+      '-o',
+      'cog',
+      '--key',
+      'publisher.key',
+    ]);
     const c = daemon(dir, HEDDLE, ['controller', 'run', '--home', 'controller']);
     procs.push(c.proc);
     await c.waitFor((j) => j.msg === 'listening', 'controller listening', 60_000);
@@ -117,14 +144,22 @@ export async function startCluster({ hosts, deadAfterSecs = 10, refreshSecs = 10
       HOLLOW,
       [
         'run',
-        '--dir', 'hollow',
-        '--count', String(hosts),
-        '--controller', ctl.public_key,
-        '--trust', 'trust.json',
-        '--policy', 'policy.json',
-        '--chain', chain,
-        '--start-latency-ms', String(startLatencyMs),
-        '--enrol', 'controller',
+        '--dir',
+        'hollow',
+        '--count',
+        String(hosts),
+        '--controller',
+        ctl.public_key,
+        '--trust',
+        'trust.json',
+        '--policy',
+        'policy.json',
+        '--chain',
+        chain,
+        '--start-latency-ms',
+        String(startLatencyMs),
+        '--enrol',
+        'controller',
       ],
       'pipe',
     );
@@ -137,7 +172,10 @@ export async function startCluster({ hosts, deadAfterSecs = 10, refreshSecs = 10
       const mark = ++seq;
       const before = h.lines.length;
       h.proc.stdin.write(`${JSON.stringify(cmd)}\n`);
-      const answer = await h.waitFor((j, i) => j.cmd === cmd.cmd && h.lines.indexOf(j) >= before, `control ${mark}`);
+      const answer = await h.waitFor(
+        (j) => h.lines.indexOf(j) >= before && (j.cmd === cmd.cmd || j.ok === false),
+        `control ${mark}`,
+      );
       if (answer.ok !== true) throw new Error(`control ${JSON.stringify(cmd)}: ${JSON.stringify(answer)}`);
       return answer;
     };

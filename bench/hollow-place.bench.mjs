@@ -9,7 +9,8 @@ import { generateKeyPair, sign, verify } from '@heddle/envelope';
 import { opsPerSecond, report } from './harness.mjs';
 import { inFlight, startCluster } from './hollow-cluster.mjs';
 
-const arg = (name, dflt) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? dflt);
+const arg = (name, dflt) =>
+  Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? dflt);
 const HOSTS = arg('hosts', 2000);
 const SECONDS = arg('seconds', 30);
 const CONCURRENCY = arg('concurrency', 16);
@@ -30,7 +31,11 @@ const bound = opsPerSecond(pair, 2000);
 const cluster = await startCluster({ hosts: HOSTS });
 try {
   const { api } = cluster;
-  const first = await api.place({ package_dir: cluster.packageDir, mode: { type: 'listener' }, values: { label: 'first' } });
+  const first = await api.place({
+    package_dir: cluster.packageDir,
+    mode: { type: 'listener' },
+    values: { label: 'first' },
+  });
   if (first.status !== 'placed') throw new Error(`first place: ${JSON.stringify(first)}`);
   const hash = first.instance.manifest_hash;
   const lat = [];
@@ -41,7 +46,11 @@ try {
     if (performance.now() > end) return false;
     const n = i++;
     const t = performance.now();
-    const a = await api.place({ manifest_hash: hash, mode: { type: 'listener' }, values: { label: `p${n}` } });
+    const a = await api.place({
+      manifest_hash: hash,
+      mode: { type: 'listener' },
+      values: { label: `p${n}` },
+    });
     if (a.status !== 'placed') throw new Error(`place ${n}: ${a.status}`);
     lat.push(performance.now() - t);
   });
@@ -50,15 +59,18 @@ try {
   const rate = lat.length / elapsed;
   lat.sort((a, b) => a - b);
   const running = (await api.instances()).filter((p) => p.state === 'running').length;
-  report(`hollow hosts, places end to end: ${HOSTS} hosts in another process, ${CONCURRENCY} in flight, ${SECONDS} s`, [
-    ['Ed25519 bound (2 signs + 2 verifies)', bound, 'places/s'],
-    ['places end to end', rate, 'places/s', rate / bound, 0.5],
-    ['place p50', lat[Math.floor(lat.length / 2)] ?? 0, 'ms'],
-    ['place p99', lat[Math.floor(lat.length * 0.99)] ?? 0, 'ms'],
-    ['instances running', running, 'instances'],
-    [`start ${HOSTS} hollow hosts`, cluster.startMs, 'ms'],
-    [`enrol ${HOSTS} hosts (POST /v1/nodes)`, cluster.enrolMs, 'ms'],
-  ]);
+  report(
+    `hollow hosts, places end to end: ${HOSTS} hosts in another process, ${CONCURRENCY} in flight, ${SECONDS} s`,
+    [
+      ['Ed25519 bound (2 signs + 2 verifies)', bound, 'places/s'],
+      ['places end to end', rate, 'places/s', rate / bound, 0.5],
+      ['place p50', lat[Math.floor(lat.length / 2)] ?? 0, 'ms'],
+      ['place p99', lat[Math.floor(lat.length * 0.99)] ?? 0, 'ms'],
+      ['instances running', running, 'instances'],
+      [`start ${HOSTS} hollow hosts`, cluster.startMs, 'ms'],
+      [`enrol ${HOSTS} hosts (POST /v1/nodes)`, cluster.enrolMs, 'ms'],
+    ],
+  );
 } finally {
   await cluster.close();
 }
