@@ -30,14 +30,21 @@ describe('control lines', () => {
 
   it('never throws anything but invalid_command, whatever the line', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify(v))), (line) => {
-        try {
-          parseControlLine(line);
-        } catch (err) {
-          expect(err).toBeInstanceOf(HollowError);
-          expect(err).toMatchObject({ code: 'invalid_command' });
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.jsonValue().map((v) => JSON.stringify(v)),
+        ),
+        (line) => {
+          try {
+            parseControlLine(line);
+          } catch (err) {
+            expect(err).toBeInstanceOf(HollowError);
+            expect(err).toMatchObject({ code: 'invalid_command' });
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });

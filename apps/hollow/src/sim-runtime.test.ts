@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPair } from '@heddle/envelope';
 import { buildCogPackage, parseTrust, VerifiedPackageStore } from '@heddle/package';
-import { RuntimeError, type RuntimeWorkload, workloadFromPackage, hostCogArch } from '@heddle/runtime';
+import { hostCogArch, RuntimeError, type RuntimeWorkload, workloadFromPackage } from '@heddle/runtime';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from './run-options.js';
 import { SimulatedRuntime } from './sim-runtime.js';
