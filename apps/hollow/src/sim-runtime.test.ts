@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPair } from '@heddle/envelope';
-import { buildCogPackage, parseTrust, VerifiedPackageStore } from '@heddle/package';
+import { buildCogPackage, NO_REVOCATIONS, parseTrust, VerifiedPackageStore } from '@heddle/package';
 import { hostCogArch, RuntimeError, type RuntimeWorkload, workloadFromPackage } from '@heddle/runtime';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from './run-options.js';
@@ -22,7 +22,11 @@ beforeAll(async () => {
       keys: [{ id: 'p', role: 'publisher', public_key: Buffer.from(signer.publicKey).toString('hex') }],
     }),
   );
-  const store = new VerifiedPackageStore({ dir: join(dir, 'store'), anchors: trust });
+  const store = new VerifiedPackageStore({
+    dir: join(dir, 'store'),
+    anchors: trust,
+    revocations: NO_REVOCATIONS,
+  });
   workload = workloadFromPackage(await store.add(join(dir, 'pkg')));
 });
 
