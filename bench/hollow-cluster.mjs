@@ -165,7 +165,7 @@ export async function startCluster({
     );
     procs.push(h.proc);
     const listening = await h.waitFor((j) => j.msg === 'listening', 'hollow hosts listening');
-    const enrolled = await h.waitFor((j) => j.msg === 'enrolled', 'hollow hosts enrolled');
+    const enrolled = await h.waitFor((j) => j.msg === 'enrolled', 'hollow hosts enrolled', 4 * 3600_000);
     const setupMs = performance.now() - t0;
     let seq = 0;
     const control = async (cmd) => {

@@ -78,7 +78,7 @@ export async function startController(
       chain_file: 'chain.jsonl',
       data_dir: 'data',
       refresh_secs: 1,
-      lifecycle: { dead_after_secs: deadAfterSecs, reschedule_backoff_secs: 1, health_timeout_secs: 1 },
+      lifecycle: { dead_after_secs: deadAfterSecs, reschedule_backoff_secs: 1, health_timeout_secs: 2 },
     }),
   );
   const dir = join(ROOT, 'apps', 'controller');
