@@ -75,6 +75,12 @@ export const RUN: CommandDef = {
       description: 'the address the hosts listen on',
     },
     {
+      name: 'controller-lease-secs',
+      kind: 'string',
+      value: 'S',
+      description: "each host's controller lease, as a real host's controller_lease_secs (default none)",
+    },
+    {
       name: 'enrol',
       kind: 'string',
       value: '<controller-home>',

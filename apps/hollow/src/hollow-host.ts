@@ -30,6 +30,8 @@ export interface HollowShared {
   readonly listenHost: string;
   /** Told of failures no caller can be answered about. */
   readonly onError: (err: unknown) => void;
+  /** The controller lease (ms), as `controller_lease_secs` of a real host; default none. */
+  readonly leaseMs?: number;
 }
 
 /** One hollow host's identity and place. */
@@ -138,6 +140,7 @@ export class HollowHost {
           expected: shared.chain === 'file' && !chain.openReport.created,
         },
         onError: shared.onError,
+        ...(shared.leaseMs === undefined ? {} : { leaseMs: shared.leaseMs }),
       });
       await service.recover();
       return new HollowHost(spec, { server, chain, service, runtimes });

@@ -56,7 +56,7 @@ beforeAll(async () => {
     onError: () => {},
   });
   fleet = await HollowFleet.start({ ...shared(join(root, 'fleet'), 0), count: 50 });
-  failing = await HollowFleet.start({ ...shared(join(root, 'failing'), 1), count: 3 });
+  failing = await HollowFleet.start({ ...shared(join(root, 'failing'), 1), count: 3, leaseMs: 600_000 });
 }, 120_000);
 
 afterAll(async () => {
@@ -81,6 +81,20 @@ describe('hollow hosts against a real controller', () => {
     await until('every host alive', 20_000, async () =>
       (await api.nodes()).every((n) => n.liveness === 'alive') ? true : undefined,
     );
+    // The hosts given a controller lease advertise it in their signed describe.
+    const leased = failing.hosts[0];
+    if (leased === undefined) throw new Error('no host');
+    const describe = signRequest(
+      createRequest({
+        method: 'workload.describe',
+        requester: nodeIdFromPublicKey(ctl.keys.publicKey),
+        target: leased.nodeId,
+        now: Date.now(),
+      }),
+      ctl.keys,
+    );
+    const answer = await new WireClient().call(leased.url, describe);
+    expect(JSON.stringify(answer.result)).toContain('"lease_ms":600000');
     // Each host answers with the key derived for its index (and the fleet directory keeps it).
     for (const h of fleet.hosts) expect(nodeIdFromPublicKey(Buffer.from(h.publicKey, 'hex'))).toBe(h.nodeId);
   }, 60_000);

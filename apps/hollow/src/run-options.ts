@@ -18,6 +18,7 @@ export interface RunOptions {
   readonly chain: 'file' | 'memory';
   readonly listen: string;
   readonly enrol: string | undefined;
+  readonly leaseSecs: number | undefined;
 }
 
 const num = (min: number, max: number, int: boolean) =>
@@ -45,6 +46,7 @@ const Schema = z.strictObject({
   seed: num(0, 2 ** 32 - 1, true).optional(),
   chain: z.enum(['file', 'memory']),
   listen: z.string().min(1).max(255),
+  leaseSecs: num(1, 86_400, true).optional(),
 });
 
 const FLAG: Readonly<Record<string, string>> = {
@@ -57,6 +59,7 @@ const FLAG: Readonly<Record<string, string>> = {
   seed: 'seed',
   chain: 'chain',
   listen: 'listen',
+  leaseSecs: 'controller-lease-secs',
 };
 
 /** Checks the flags of `run` with zod; a bad one is refused (`bad_flag`, exit 3) naming the flag. */
@@ -72,6 +75,7 @@ export function runOptions(a: ParsedArgs, cwd: string): RunOptions {
     ...(s.seed === undefined ? {} : { seed: s.seed }),
     chain: s.chain,
     listen: s.listen,
+    ...(s['controller-lease-secs'] === undefined ? {} : { leaseSecs: s['controller-lease-secs'] }),
   });
   if (!r.success) {
     const issue = r.error.issues[0];
@@ -87,6 +91,7 @@ export function runOptions(a: ParsedArgs, cwd: string): RunOptions {
     trust: abs(s.trust as string),
     policy: s.policy === undefined ? undefined : abs(s.policy),
     seed: r.data.seed,
+    leaseSecs: r.data.leaseSecs,
     enrol: s.enrol === undefined ? undefined : abs(s.enrol),
   };
 }

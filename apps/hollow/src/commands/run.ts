@@ -52,6 +52,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     runtime: { startLatencyMs: opts.startLatencyMs, failureRate: opts.failureRate, random },
     chain: opts.chain,
     listenHost: opts.listen,
+    ...(opts.leaseSecs === undefined ? {} : { leaseMs: opts.leaseSecs * 1000 }),
     onError: (err) => {
       // Bounded: a fleet of thousands must not flood its log.
       if (errors++ < 100) log.error('host error', errorFields(err));
