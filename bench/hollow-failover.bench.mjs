@@ -16,7 +16,7 @@ const INSTANCES = Number(arg('instances', 500));
 const CHAIN = arg('chain', 'file');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const cluster = await startCluster({ hosts: HOSTS, deadAfterSecs: DEAD_AFTER, refreshSecs: 1, chain: CHAIN });
+const cluster = await startCluster({ hosts: HOSTS, deadAfterSecs: DEAD_AFTER, refreshSecs: 2, chain: CHAIN });
 try {
   const { api } = cluster;
   const first = await api.place({

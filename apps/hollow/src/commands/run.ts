@@ -69,8 +69,15 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     ms: Math.round(performance.now() - t0),
   });
   if (opts.enrol !== undefined) {
-    const r = await enrolHosts(ApiClient.fromHome(opts.enrol), fleet.entries(), { tier: opts.tier });
-    log.info('enrolled', { hosts: r.added, ms: Math.round(r.ms) });
+    try {
+      const r = await enrolHosts(ApiClient.fromHome(opts.enrol), fleet.entries(), { tier: opts.tier });
+      log.info('enrolled', { hosts: r.added, ms: Math.round(r.ms) });
+    } catch (err) {
+      // The hosts would keep the process alive: a fleet that could not be enrolled stops and exits.
+      log.error('enrolment failed', errorFields(err));
+      await fleet.kill(fleet.hosts.map((h) => h.index));
+      throw err;
+    }
   }
   const lines = createInterface({ input: process.stdin });
   let queue = Promise.resolve();
