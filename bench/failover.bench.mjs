@@ -150,6 +150,13 @@ try {
     c.native = process.getuid?.() === 0 ? { run_as_user: 'nobody' } : { allow_host_user: true };
     writeFileSync(path, JSON.stringify(c));
     const { proc, line } = await daemon(HOST, ['run', '--config', path]);
+    // A real host listens on the port its config names, and comes back on it after a restart: the
+    // controller knows a host by the URL it was added with and never learns another one by itself
+    // (a host that moved is added again: docs/operator-guide.md, section 5.1). Port 0 picked a free
+    // port for the first start; pin it, or a restarted host would come back where nobody calls it.
+    const cfg = JSON.parse(readFileSync(path, 'utf8'));
+    cfg.listen = { ...cfg.listen, port: Number(new URL(line.url).port) };
+    writeFileSync(path, JSON.stringify(cfg));
     hosts.push({ home, proc, url: line.url, nodeId: line.node_id });
   }
   await daemon(HEDDLE, ['controller', 'run', '--home', 'controller']);
@@ -178,7 +185,8 @@ try {
     for (let i = 0; i < INSTANCES; i++) await place(`r${round}i${i}`);
     const live = await running();
     // The victim: the live host with the most running instances.
-    const alive = hosts.filter((h) => h.proc.exitCode === null && h.proc.signalCode === null);
+    const nodes = (await api('GET', '/v1/nodes')).nodes;
+    const alive = hosts.filter((h) => nodes.find((n) => n.node_id === h.nodeId)?.liveness === 'alive');
     const count = (h) => live.filter((p) => p.node_id === h.nodeId).length;
     const victim = alive.sort((a, b) => count(b) - count(a))[0];
     const moved = live.filter((p) => p.node_id === victim.nodeId).map((p) => p.instance_id);
@@ -198,9 +206,16 @@ try {
     failoverMs.push(performance.now() - t0);
     // Bring the victim back (the same home) for the next round; its orphans are unloaded.
     const path = join(victim.home, 'heddle-host.json');
-    const { proc } = await daemon(HOST, ['run', '--config', path]);
+    const { proc, line } = await daemon(HOST, ['run', '--config', path]);
+    if (line.url !== victim.url) throw new Error(`the host came back at ${line.url}, not ${victim.url}`);
     victim.proc = proc;
-    await sleep(2000);
+    // The next round starts once the controller has found the victim alive again at its URL.
+    for (const t = performance.now(); ; await sleep(100)) {
+      const n = (await api('GET', '/v1/nodes')).nodes.find((x) => x.node_id === victim.nodeId);
+      if (n?.liveness === 'alive') break;
+      if (performance.now() - t > 60_000)
+        throw new Error('the restarted host was not found alive within 60 s');
+    }
   }
   const p50 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const worst = Math.max(...failoverMs);

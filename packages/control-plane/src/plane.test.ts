@@ -62,6 +62,35 @@ describe('learning nodes', () => {
   });
 });
 
+describe('a host that moved', () => {
+  it('is not followed to a new port, and is found again when added at its new URL (same record)', async () => {
+    const seed = 0x6e;
+    const first = await startHost(['wasi'], seed);
+    const moved = await openPlane();
+    try {
+      const added = await moved.plane.addNode(first.url, { tier: 'paired' });
+      await first.close();
+      // The same key (the same host) comes back on another port: the controller calls the old URL.
+      const again = await startHost(['wasi'], seed);
+      try {
+        expect(again.url).not.toBe(first.url);
+        const [stale] = await moved.plane.refreshNodes();
+        expect(stale).toMatchObject({ node_id: added.node_id, url: first.url });
+        expect(stale?.liveness).not.toBe('alive');
+        const readded = await moved.plane.addNode(again.url, { tier: 'paired' });
+        expect(readded).toMatchObject({ node_id: added.node_id, url: again.url, liveness: 'alive' });
+        expect(moved.plane.nodes()).toHaveLength(1);
+        const [fresh] = await moved.plane.refreshNodes();
+        expect(fresh).toMatchObject({ url: again.url, liveness: 'alive' });
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await moved.close();
+    }
+  });
+});
+
 describe('placing', () => {
   it('a dry run decides and explains without chaining or placing', async () => {
     const before = p.chain.size;

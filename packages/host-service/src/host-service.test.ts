@@ -204,3 +204,31 @@ describe('shutdown', () => {
     expect(stop).toHaveLength(1);
   });
 });
+
+describe('halt', () => {
+  it('stops as a power loss would: nothing stopped or written, and new work refused', async () => {
+    const h = await host();
+    const pkg = await helloPackage();
+    const placed = await call(
+      h.url,
+      request(
+        'workload.place',
+        placeBody(pkg.manifestHash, NATIVE, { start: true, mode: { type: 'interval', secs: 1 } }),
+      ),
+      { pkgDir: pkg.dir },
+    );
+    const id = (placed.result as { instance_id: string }).instance_id;
+    const events = h.chain.range(0).length;
+    await h.service.halt();
+    await h.service.halt(); // idempotent
+    const req = request('workload.status', { instance_id: id });
+    const o = outcome(await h.service.handle(req, ctx('workload.status')), req);
+    expect(o).toMatchObject({ status: 'refused', code: 'runtime' });
+    // Nothing was drained: the instance was not stopped (no stop chained) and is still held.
+    expect(h.service.instanceIds()).toEqual([id]);
+    expect(h.chain.range(0).filter((e) => e.kind === 'workload.stop')).toHaveLength(0);
+    // The one event since the halt is the chained refusal.
+    expect(h.chain.range(0).length).toBe(events + 1);
+    await expect(h.service.shutdown(100)).rejects.toMatchObject({ code: 'shutting_down' });
+  });
+});

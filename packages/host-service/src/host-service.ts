@@ -156,6 +156,7 @@ export class HostService {
   #active = 0;
   #idle: (() => void) | undefined;
   #draining = false;
+  #halted = false;
 
   /** Throws `HostServiceError` `invalid_config` for two adapters on one route or a route that is not one. */
   constructor(options: HostServiceOptions) {
@@ -459,6 +460,21 @@ export class HostService {
     } catch (err) {
       this.#onError(err);
     }
+  }
+
+  /**
+   * Stops as a power loss would, for a process that runs many hosts and ends one of them (hollow
+   * hosts, docs/hollow.md): the supervisor stops, the nonce journal is closed (what it holds stays on
+   * disk), and from now on verified requests are refused (`runtime`, nothing done). Nothing is
+   * drained or stopped, nothing more is written: the next start on the same data directory finds
+   * what a crash would leave. Idempotent; use {@link shutdown} for a graceful stop.
+   */
+  async halt(): Promise<void> {
+    if (this.#halted) return;
+    this.#halted = true;
+    this.#draining = true;
+    await this.#supervisor.stop();
+    this.#journal?.close();
   }
 
   /**
