@@ -4,6 +4,7 @@ import { type KeyPair, nodeIdFromPublicKey } from '@heddle/envelope';
 import type { Gate } from '@heddle/gate';
 import { isGone, type NodeTier, type RevocationCheck } from '@heddle/model';
 import type { KindRegistry, RevocationListFile, TrustAnchors } from '@heddle/package';
+import type { Liveness } from '@heddle/placement';
 import type { WireClientOptions } from '@heddle/wire';
 import { ackAlert } from './alerts.js';
 import { Caller } from './caller.js';
@@ -29,6 +30,8 @@ import { PackageStore } from './package-store.js';
 import { type PlaceHooks, type PlaceResult, placeOrder } from './place.js';
 import { chainChange, holdReservation, resourcesOf, stageState } from './placement-life.js';
 import type { PlaneContext } from './plane-context.js';
+import { PlaneEvents } from './plane-events.js';
+import { eventingStore } from './plane-events-store.js';
 import { Reservations } from './reservations.js';
 import { applyRevocations, HeldRevocations, type RevocationPushReport } from './revocation-push.js';
 import { type SettleReport, settleUnsettled } from './settle.js';
@@ -70,6 +73,8 @@ export interface ControlPlaneOptions {
    * the Cognitum Seed's (`seedDriver()` of `@heddle/seed-adapter/controller`).
    */
   readonly drivers?: readonly NodeDriver[];
+  /** The event bus the plane publishes its changes to (default: a new one; see {@link ControlPlane.events}). */
+  readonly events?: PlaneEvents;
 }
 
 /**
@@ -81,7 +86,13 @@ export interface ControlPlaneOptions {
 export class ControlPlane {
   /** The controller's node id. */
   readonly nodeId: string;
+  /**
+   * Where the plane publishes its changes (docs/operator-api.md, "Event stream"): instances, nodes
+   * and alerts as they are written to the store, node liveness after each tick and refresh.
+   */
+  readonly events: PlaneEvents;
   readonly #ctx: PlaneContext;
+  readonly #liveness = new Map<string, Liveness>();
   readonly #held: HeldRevocations;
   readonly #ticker: LifecycleTicker;
   #settling: Promise<SettleReport> | undefined;
@@ -91,6 +102,8 @@ export class ControlPlane {
     const config = planeConfig(options.config);
     const now = options.now ?? Date.now;
     this.nodeId = nodeIdFromPublicKey(options.keys.publicKey);
+    this.events = options.events ?? new PlaneEvents({ now });
+    const store = eventingStore(options.store, this.events);
     const caller = new Caller(options.keys, config, { ...(options.wire ?? {}), now });
     const packages = new PackageStore({
       dir: join(options.stateDir, 'packages'),
@@ -100,8 +113,8 @@ export class ControlPlane {
     });
     this.#ctx = {
       nodeId: this.nodeId,
-      store: options.store,
-      book: new NodeBook(options.store, caller, config, now),
+      store,
+      book: new NodeBook(store, caller, config, now),
       packages,
       caller,
       gate: options.gate,
@@ -117,6 +130,23 @@ export class ControlPlane {
     this.#held = new HeldRevocations(options.anchors);
     this.#ticker = new LifecycleTicker(this.#ctx, this.#held);
     this.#restoreReservations();
+    this.#noteLiveness(false);
+  }
+
+  /** Publishes `node.liveness_changed` for every node whose liveness differs from the last look. */
+  #noteLiveness(publish = true): void {
+    const ctx = this.#ctx;
+    const now = ctx.now();
+    const seen = new Set<string>();
+    for (const t of ctx.store.listTargets()) {
+      seen.add(t.node_id);
+      const to = ctx.book.liveness.get(t.node_id, now);
+      const from = this.#liveness.get(t.node_id) ?? 'unknown';
+      this.#liveness.set(t.node_id, to);
+      if (publish && from !== to)
+        this.events.publish('node.liveness_changed', { node_id: t.node_id, from, to });
+    }
+    for (const id of [...this.#liveness.keys()]) if (!seen.has(id)) this.#liveness.delete(id);
   }
 
   /**
@@ -153,7 +183,9 @@ export class ControlPlane {
 
   /** Learns the node at `url` (signed describe) under `tier`, requiring `key` when given. */
   async addNode(url: string, options: { tier: NodeTier; key?: string }): Promise<NodeView> {
-    return this.#view(await this.#ctx.book.add(url, options));
+    const target = await this.#ctx.book.add(url, options);
+    this.#noteLiveness();
+    return this.#view(target);
   }
 
   /**
@@ -203,6 +235,7 @@ export class ControlPlane {
     await mapBounded(ctx.store.listTargets(), ctx.config.healthConcurrency, (t) =>
       refreshNode(ctx, t.node_id).catch(() => undefined),
     );
+    this.#noteLiveness();
     return this.nodes();
   }
 
@@ -290,6 +323,7 @@ export class ControlPlane {
       .tick(() => this.settle())
       .finally(() => {
         this.#ticking = undefined;
+        this.#noteLiveness();
       });
     return this.#ticking;
   }
