@@ -42,7 +42,8 @@ describe('PlaneEvents', () => {
     expect(bus.since('ee-2')).toEqual({ events: bus.recent(), complete: true });
     expect(bus.since('ee-4').events.map((e) => e.id)).toEqual(['ee-5']);
     expect(bus.since('ee-5')).toEqual({ events: [], complete: true });
-    for (const id of ['ee-1', 'ff-4', 'ee-6', 'junk', '', 'ee-0', 'ee-01']) {
+    expect(new PlaneEvents({ epoch: 'ee' }).since('ee-0')).toEqual({ events: [], complete: true });
+    for (const id of ['ee-1', 'ee-0', 'ff-4', 'ee-6', 'junk', '', 'ee-01']) {
       const r = bus.since(id);
       expect(r.complete, id).toBe(false);
       expect(r.events.map((e) => e.id)).toEqual(['ee-3', 'ee-4', 'ee-5']);

@@ -224,9 +224,12 @@ export class PlaneEvents {
     return [...this.#ring];
   }
 
-  /** The events published after `lastId` (see {@link EventsSince}). */
+  /**
+   * The events published after `lastId` (see {@link EventsSince}); `<epoch>-0` names the point before
+   * the first event.
+   */
   since(lastId: string): EventsSince {
-    const m = /^([0-9a-f]{1,64})-([1-9][0-9]{0,15})$/.exec(lastId);
+    const m = /^([0-9a-f]{1,64})-(0|[1-9][0-9]{0,15})$/.exec(lastId);
     if (m === null || m[1] !== this.epoch) return { events: [...this.#ring], complete: false };
     const seq = Number(m[2]);
     if (seq > this.#seq) return { events: [...this.#ring], complete: false };

@@ -26,6 +26,7 @@ import type {
 import { ApiErrorAnswerSchema, ApiInfoSchema, PlaceStreamEventSchema } from './answers.js';
 import { ApiError } from './api-error.js';
 import { API_INFO_FILE, API_TOKEN_FILE, NDJSON } from './constants.js';
+import { type FollowEventsOptions, followEvents } from './event-follower.js';
 import { type HttpAnswer, HttpFailure, httpRequest } from './http-request.js';
 import { OPERATOR_ROUTES, type RouteDef, routePath } from './routes.js';
 
@@ -112,6 +113,14 @@ export class ApiClient {
   /** The API's base URL. */
   get url(): string {
     return this.#url;
+  }
+
+  /**
+   * Follows `GET /v1/events` (docs/operator-api.md, "Event stream") until `options.signal` aborts,
+   * reconnecting with `Last-Event-ID` (see `followEvents`).
+   */
+  followEvents(options: Omit<FollowEventsOptions, 'url' | 'token'>): Promise<void> {
+    return followEvents({ ...options, url: this.#url, token: this.#token });
   }
 
   /** `GET /v1/health`: the controller's node id and counts of nodes, live instances and unsettled decisions. */

@@ -64,6 +64,17 @@ export { ApiClient } from './client.js';
 export { API_INFO_FILE, API_TOKEN_FILE, MAX_BODY_BYTES, NDJSON } from './constants.js';
 export type { MappedError } from './errors.js';
 export { ApiFailure, mapError, STATUS_OF_CODE } from './errors.js';
+export {
+  type FollowEventsOptions,
+  followEvents,
+  type StreamEvent,
+} from './event-follower.js';
+export {
+  DEFAULT_HEARTBEAT_MS,
+  EVENT_RETRY_MS,
+  EVENT_STREAM,
+  sseFrame,
+} from './event-stream.js';
 export type { HandlerRequest, OperatorHandlers } from './handlers.js';
 export type {
   ApiMethod,
@@ -78,3 +89,6 @@ export type {
 export { matchRoute, OPERATOR_ROUTES, ROUTE_NAMES, routePath } from './routes.js';
 export type { ApiLog, ApiServerOptions } from './server.js';
 export { ApiServer } from './server.js';
+export { CSRF_HEADER, SESSION_COOKIE, SESSION_TTL_MS, Sessions } from './sessions.js';
+export { type SseMessage, SseParser } from './sse-parser.js';
+export { StaticUi, UI_CSP, UI_PREFIX } from './static-ui.js';

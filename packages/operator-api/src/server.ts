@@ -1,13 +1,16 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TransferProgress } from '@heddle/control-plane';
+import type { PlaneEvents, TransferProgress } from '@heddle/control-plane';
 import { HeddleError } from '@heddle/envelope';
 import { parseBody, readBody, validate } from './body.js';
 import { NDJSON } from './constants.js';
 import { ApiFailure, mapError } from './errors.js';
+import { DEFAULT_HEARTBEAT_MS, lastEventIdOf, serveEventStream } from './event-stream.js';
 import type { OperatorHandlers } from './handlers.js';
 import { matchRoute, OPERATOR_ROUTES, type RouteDef, type RouteName } from './routes.js';
+import { CSRF_HEADER, Sessions, sessionOf } from './sessions.js';
+import { type StaticUi, UI_PREFIX } from './static-ui.js';
 
 /** Where the server writes its request log (a `Logger` of `@heddle/cli-kit` fits). */
 export interface ApiLog {
@@ -34,6 +37,14 @@ export interface ApiServerOptions {
   readonly port: number;
   /** Least interval between two progress lines of one node in a place stream (default 100 ms). */
   readonly progressIntervalMs?: number;
+  /** The plane's events, served as `GET /v1/events` (absent: that route answers `not_found`). */
+  readonly events?: PlaneEvents;
+  /** Interval between heartbeat comments of an event stream (default 15 s). */
+  readonly heartbeatMs?: number;
+  /** The dashboard's files, served under `/ui/` (absent: no dashboard). */
+  readonly ui?: StaticUi;
+  /** The dashboard's sessions (default: new ones, in memory). */
+  readonly sessions?: Sessions;
 }
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
@@ -48,12 +59,15 @@ export class ApiServer {
   readonly #o: ApiServerOptions;
   readonly #token: Buffer;
   readonly #inFlight = new Set<Promise<void>>();
+  readonly #streams = new Set<() => void>();
+  readonly #sessions: Sessions;
   #closing: Promise<void> | undefined;
 
   private constructor(server: Server, options: ApiServerOptions) {
     this.#server = server;
     this.#o = options;
     this.#token = digest(options.token);
+    this.#sessions = options.sessions ?? new Sessions();
   }
 
   /** Listens on `127.0.0.1:<port>`. */
@@ -95,6 +109,7 @@ export class ApiServer {
   close(graceMs: number): Promise<void> {
     this.#closing ??= (async () => {
       const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+      for (const end of [...this.#streams]) end();
       this.#server.closeIdleConnections();
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => {
@@ -118,9 +133,75 @@ export class ApiServer {
     void p.finally(() => this.#inFlight.delete(p));
   }
 
-  #authorised(req: IncomingMessage): boolean {
+  #tokenMatches(token: string | undefined): boolean {
+    return token !== undefined && timingSafeEqual(digest(token), this.#token);
+  }
+
+  /**
+   * The bearer token, or a dashboard session cookie (for a request that changes something, only with
+   * the `x-heddle-request: 1` header, which a cross-site form cannot send).
+   */
+  #authorised(req: IncomingMessage, method: string): boolean {
     const m = /^Bearer ([\x21-\x7e]{1,512})$/.exec(req.headers.authorization ?? '');
-    return m?.[1] !== undefined && timingSafeEqual(digest(m[1]), this.#token);
+    if (m !== null) return this.#tokenMatches(m[1]);
+    if (!this.#sessions.check(sessionOf(req))) return false;
+    return method === 'GET' || req.headers[CSRF_HEADER] === '1';
+  }
+
+  /** `POST /v1/session` (log in with the token), `GET` (am I logged in), `DELETE` (log out). */
+  async #session(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
+    if (method === 'GET') {
+      req.resume();
+      if (!this.#authorised(req, method)) throw new ApiFailure('unauthorized', 'not logged in');
+      this.#json(res, 200, { authenticated: true });
+      return;
+    }
+    if (method === 'DELETE') {
+      req.resume();
+      this.#sessions.close(sessionOf(req));
+      res.setHeader('set-cookie', this.#sessions.cookie(''));
+      this.#json(res, 200, { authenticated: false });
+      return;
+    }
+    if (method !== 'POST') {
+      req.resume();
+      res.setHeader('allow', 'GET, POST, DELETE');
+      throw new ApiFailure('method_not_allowed', `${method} /v1/session: allowed GET, POST, DELETE`);
+    }
+    const body = parseBody(await readBody(req));
+    const token =
+      typeof body === 'object' && body !== null && 'token' in body && typeof body.token === 'string'
+        ? body.token
+        : undefined;
+    if (token === undefined)
+      throw new ApiFailure('invalid_input', 'body: {"token": "<the operator API token>"}', {
+        field: 'token',
+      });
+    if (!this.#tokenMatches(token))
+      throw new ApiFailure('unauthorized', 'wrong token (see <home>/api.token)');
+    res.setHeader('set-cookie', this.#sessions.cookie(this.#sessions.open()));
+    this.#json(res, 200, { authenticated: true });
+  }
+
+  /** `GET /v1/events`: the event stream, until the client leaves or the server closes. */
+  #eventStream(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const events = this.#o.events;
+    if (events === undefined) throw new ApiFailure('not_found', 'this server has no event stream');
+    req.resume();
+    return new Promise((resolve) => {
+      const end = serveEventStream(
+        res,
+        events,
+        lastEventIdOf(req, url),
+        this.#o.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+        () => {
+          this.#streams.delete(end);
+          resolve();
+        },
+      );
+      this.#streams.add(end);
+      if (this.#closing !== undefined) end();
+    });
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -133,9 +214,31 @@ export class ApiServer {
       if (this.#closing !== undefined) res.setHeader('connection', 'close');
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       path = url.pathname.slice(0, 256);
-      if (!this.#authorised(req)) {
+      const ui = this.#o.ui;
+      if (ui !== undefined && (url.pathname === '/ui' || url.pathname.startsWith(UI_PREFIX))) {
+        req.resume();
+        if (method !== 'GET' && method !== 'HEAD')
+          throw new ApiFailure('method_not_allowed', `${method} ${path}: allowed GET`);
+        if (url.pathname === '/ui') {
+          res.writeHead(308, { location: UI_PREFIX, 'content-length': 0 });
+          res.end();
+          status = 308;
+          return;
+        }
+        if (!ui.serve(url.pathname, res)) throw new ApiFailure('not_found', `no file ${path}`);
+        return;
+      }
+      if (url.pathname === '/v1/session') {
+        await this.#session(req, res, method);
+        return;
+      }
+      if (!this.#authorised(req, method)) {
         req.resume();
         throw new ApiFailure('unauthorized', 'missing or wrong bearer token (see <home>/api.token)');
+      }
+      if (url.pathname === '/v1/events' && method === 'GET') {
+        await this.#eventStream(req, res, url);
+        return;
       }
       const segments = url.pathname.split('/').slice(1).map(decode);
       const match = matchRoute(method, segments);

@@ -1,0 +1,121 @@
+import { request } from 'node:http';
+import { ApiError } from './api-error.js';
+import { EVENT_RETRY_MS, EVENT_STREAM } from './event-stream.js';
+import { SseParser } from './sse-parser.js';
+
+/** One event of the stream as a follower gets it (docs/operator-api.md, "Event stream"). */
+export interface StreamEvent {
+  /** The event id (`<epoch>-<seq>`). */
+  readonly id: string;
+  /** The event type (`instance.placed`, ..., or `stream.open` / `stream.reset`). */
+  readonly type: string;
+  /** The `data` field, parsed as JSON. */
+  readonly data: unknown;
+}
+
+/** Options of {@link followEvents}. */
+export interface FollowEventsOptions {
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** The operator API token. */
+  readonly token: string;
+  /** Told of each event, in order. */
+  readonly onEvent: (event: StreamEvent) => void;
+  /** Told when the connection drops and a reconnection is due in `delayMs`. */
+  readonly onReconnect?: (reason: string, delayMs: number) => void;
+  /** Resume after this event id (default: from now). */
+  readonly lastEventId?: string | undefined;
+  /** Ends the follow (the promise then resolves). */
+  readonly signal?: AbortSignal | undefined;
+  /** Longest wait before a reconnection (default 30 s; the delay doubles from the server's `retry`). */
+  readonly maxRetryMs?: number;
+}
+
+/**
+ * Follows `GET /v1/events` until `signal` aborts: parses the stream, tells `onEvent` of each event,
+ * and when the connection drops reconnects with `Last-Event-ID` (backing off from the server's
+ * `retry:` delay, doubling up to `maxRetryMs`, reset by each event). Rejects with `ApiError`
+ * `unauthorized` (not retried) when the token is refused.
+ */
+export async function followEvents(options: FollowEventsOptions): Promise<void> {
+  let lastId = options.lastEventId;
+  let retry = EVENT_RETRY_MS;
+  let failures = 0;
+  const signal = options.signal;
+  const aborted = (): boolean => signal?.aborted === true;
+  while (!aborted()) {
+    const parser = new SseParser();
+    const reason = await new Promise<string>((resolve, reject) => {
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${options.token}`,
+        accept: EVENT_STREAM,
+      };
+      if (lastId !== undefined) headers['last-event-id'] = lastId;
+      const req = request(`${options.url.replace(/\/+$/, '')}/v1/events`, { method: 'GET', headers });
+      const onAbort = (): void => {
+        req.destroy();
+        resolve('aborted');
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const done = (why: string): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(why);
+      };
+      req.once('error', (err) => done(err.message));
+      req.once('response', (res) => {
+        if (res.statusCode === 401) {
+          res.resume();
+          signal?.removeEventListener('abort', onAbort);
+          reject(new ApiError('unauthorized', 'the controller refused the API token'));
+          return;
+        }
+        if (res.statusCode !== 200) {
+          res.resume();
+          done(`status ${res.statusCode}`);
+          return;
+        }
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          let messages: ReturnType<SseParser['feed']>;
+          try {
+            messages = parser.feed(chunk);
+          } catch (err) {
+            res.destroy();
+            done(err instanceof Error ? err.message : String(err));
+            return;
+          }
+          for (const m of messages) {
+            if (m.lastEventId !== '') lastId = m.lastEventId;
+            let data: unknown;
+            try {
+              data = JSON.parse(m.data);
+            } catch {
+              data = m.data;
+            }
+            failures = 0;
+            options.onEvent({ id: m.lastEventId, type: m.type, data });
+          }
+          if (parser.retryMs !== undefined) retry = parser.retryMs;
+        });
+        res.once('end', () => done('the stream ended'));
+        res.once('error', (err) => done(err.message));
+      });
+      req.end();
+    });
+    if (reason === 'aborted' || aborted()) return;
+    const delay = Math.min(retry * 2 ** failures, options.maxRetryMs ?? 30_000);
+    failures += 1;
+    options.onReconnect?.(reason, delay);
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, delay);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(t);
+          resolve();
+        },
+        { once: true },
+      );
+    });
+  }
+}
