@@ -1,5 +1,6 @@
 import { flagLabel, synopsis } from '@heddle/cli-kit';
 import type { OperatorCommandDef } from './command-def.js';
+import { EVENTS } from './defs/events.js';
 import { ALERTS_DEFS, LOGS, PLACE, PS, START, STATUS, STOP, UNLOAD } from './defs/instances.js';
 import { NODE_DEFS } from './defs/node.js';
 
@@ -9,6 +10,7 @@ export const OPERATOR_COMMANDS: readonly OperatorCommandDef[] = [
   PLACE,
   PS,
   ...ALERTS_DEFS,
+  EVENTS,
   STATUS,
   LOGS,
   START,

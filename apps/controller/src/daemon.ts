@@ -207,6 +207,7 @@ async function assemble(
       token: p.token,
       log,
       port: config.api.port,
+      events: plane.events,
       handlers: planeHandlers(plane, {
         applyRevocations: (list) => applyRevocations(p, plane, list),
       }),
