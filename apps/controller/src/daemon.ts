@@ -42,6 +42,7 @@ import { seedDriver } from '@heddle/seed-adapter/controller';
 import { planeHandlers } from './api-handlers.js';
 import { CliError, ExitCode } from './cli-error.js';
 import { badInput, type ControllerConfig } from './controller-config.js';
+import { loadDashboard } from './dashboard.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
 import { checkStateAgainstChain, type SealCheckOptions, StateSeal } from './state-seal.js';
 
@@ -201,6 +202,8 @@ async function assemble(
       : 'place_timeout_secs';
     throw badInput('config_invalid', `${field}: ${message}`, field, err);
   }
+  const ui = loadDashboard();
+  if (ui === undefined) log.warn('the dashboard is not built: /ui/ is not served (run the controller build)');
   let api: ApiServer;
   try {
     api = await ApiServer.listen({
@@ -208,8 +211,10 @@ async function assemble(
       log,
       port: config.api.port,
       events: plane.events,
+      ...(ui === undefined ? {} : { ui }),
       handlers: planeHandlers(plane, {
         applyRevocations: (list) => applyRevocations(p, plane, list),
+        chain,
       }),
     });
   } catch (err) {
@@ -228,6 +233,7 @@ async function assemble(
     node_id: nodeId,
     public_key: toHex(p.keys.publicKey),
     url: api.url,
+    dashboard: ui === undefined ? null : `${api.url}/ui/`,
     api_file: infoPath,
     nodes: plane.nodes().length,
     instances: plane.instances().filter((i) => !isGone(i.state)).length,

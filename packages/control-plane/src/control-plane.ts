@@ -44,6 +44,9 @@ import type {
   UnsettledRecord,
 } from './state-store.js';
 
+/** How many explanations of its latest decisions a plane keeps in memory (see `ControlPlane.explanation`). */
+const EXPLANATIONS_KEPT = 256;
+
 /** What a {@link ControlPlane} is built from. */
 export interface ControlPlaneOptions {
   /** The controller's key: it signs every request; its node id is the requester and the gate's agent. */
@@ -93,6 +96,7 @@ export class ControlPlane {
   readonly events: PlaneEvents;
   readonly #ctx: PlaneContext;
   readonly #liveness = new Map<string, Liveness>();
+  readonly #explanations = new Map<string, PlaceResult['explanation']>();
   readonly #held: HeldRevocations;
   readonly #ticker: LifecycleTicker;
   #settling: Promise<SettleReport> | undefined;
@@ -258,7 +262,26 @@ export class ControlPlane {
    * it arrives (`parseOrder`, the operator API), and passed on as it is.
    */
   place(order: PlaceOrderInput, hooks: PlaceHooks = {}): Promise<PlaceResult> {
-    return placeOrder(this.#ctx, order, hooks);
+    return placeOrder(this.#ctx, order, hooks).then((r) => {
+      if (r.decision_id !== null) {
+        this.#explanations.set(r.decision_id, r.explanation);
+        while (this.#explanations.size > EXPLANATIONS_KEPT) {
+          const oldest = this.#explanations.keys().next().value;
+          if (oldest === undefined) break;
+          this.#explanations.delete(oldest);
+        }
+      }
+      return r;
+    });
+  }
+
+  /**
+   * The engine's explanation of decision `decisionId`, when it was one of the last
+   * {@link EXPLANATIONS_KEPT} places of this process (explanations are not chained; a reschedule's is
+   * not kept).
+   */
+  explanation(decisionId: string): PlaceResult['explanation'] | undefined {
+    return this.#explanations.get(decisionId);
   }
 
   /** Every placement this controller knows, unloaded ones included. */

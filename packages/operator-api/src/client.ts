@@ -25,6 +25,7 @@ import type {
 } from './answer-types.js';
 import { ApiErrorAnswerSchema, ApiInfoSchema, PlaceStreamEventSchema } from './answers.js';
 import { ApiError } from './api-error.js';
+import type { ChainEventProofAnswer, ChainHeadAnswer, DecisionAnswer } from './chain-answers.js';
 import { API_INFO_FILE, API_TOKEN_FILE, NDJSON } from './constants.js';
 import { type FollowEventsOptions, followEvents } from './event-follower.js';
 import { type HttpAnswer, HttpFailure, httpRequest } from './http-request.js';
@@ -121,6 +122,21 @@ export class ApiClient {
    */
   followEvents(options: Omit<FollowEventsOptions, 'url' | 'token'>): Promise<void> {
     return followEvents({ ...options, url: this.#url, token: this.#token });
+  }
+
+  /** `GET /v1/chain`: the audit chain's size, head, Merkle root and a verification. */
+  chainHead(): Promise<ChainHeadAnswer> {
+    return this.#call(OPERATOR_ROUTES.chainHead, routePath('chainHead'));
+  }
+
+  /** `GET /v1/chain/events/:id` (a seq or an event hash): the event and its inclusion proof. */
+  chainEvent(id: string): Promise<ChainEventProofAnswer> {
+    return this.#call(OPERATOR_ROUTES.chainEvent, routePath('chainEvent', id));
+  }
+
+  /** `GET /v1/decisions/:id`: a place decision and its explanation (when the controller kept it). */
+  decision(decisionId: string): Promise<DecisionAnswer> {
+    return this.#call(OPERATOR_ROUTES.decision, routePath('decision', decisionId));
   }
 
   /** `GET /v1/health`: the controller's node id and counts of nodes, live instances and unsettled decisions. */

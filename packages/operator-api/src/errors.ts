@@ -11,6 +11,7 @@ export const STATUS_OF_CODE: Readonly<Record<string, number>> = Object.freeze({
   unknown_node: 404,
   unknown_instance: 404,
   unknown_alert: 404,
+  unknown_event: 404,
   not_found: 404,
   method_not_allowed: 405,
   node_exists: 409,

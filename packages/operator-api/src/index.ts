@@ -59,6 +59,18 @@ export {
   RevocationsBodySchema,
   StopBodySchema,
 } from './bodies.js';
+export {
+  type ChainEventAnswer,
+  type ChainEventProofAnswer,
+  ChainEventProofSchema,
+  ChainEventSchema,
+  type ChainEventsQuery,
+  ChainEventsQuerySchema,
+  type ChainHeadAnswer,
+  ChainHeadSchema,
+  type DecisionAnswer,
+  DecisionSchema,
+} from './chain-answers.js';
 export type { ApiClientOptions, PlaceCallOptions } from './client.js';
 export { ApiClient } from './client.js';
 export { API_INFO_FILE, API_TOKEN_FILE, MAX_BODY_BYTES, NDJSON } from './constants.js';

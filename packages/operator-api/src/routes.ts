@@ -58,6 +58,18 @@ import {
   type StopBody,
   StopBodySchema,
 } from './bodies.js';
+import {
+  type ChainEventAnswer,
+  type ChainEventProofAnswer,
+  ChainEventProofSchema,
+  ChainEventSchema,
+  type ChainEventsQuery,
+  ChainEventsQuerySchema,
+  type ChainHeadAnswer,
+  ChainHeadSchema,
+  type DecisionAnswer,
+  DecisionSchema,
+} from './chain-answers.js';
 
 /** The HTTP methods the API uses. */
 export type ApiMethod = 'GET' | 'POST' | 'DELETE';
@@ -100,6 +112,14 @@ export interface OperatorRoutes {
   readonly pushRevocations: RouteDef<RevocationListFile, NoQuery, RevocationPushReport>;
   readonly unsettled: RouteDef<undefined, NoQuery, { readonly unsettled: readonly UnsettledRecord[] }>;
   readonly settle: RouteDef<EmptyBody, NoQuery, SettleReport>;
+  readonly chainHead: RouteDef<undefined, NoQuery, ChainHeadAnswer>;
+  readonly chainEvents: RouteDef<
+    undefined,
+    ChainEventsQuery,
+    { readonly events: readonly ChainEventAnswer[] }
+  >;
+  readonly chainEvent: RouteDef<undefined, NoQuery, ChainEventProofAnswer>;
+  readonly decision: RouteDef<undefined, NoQuery, DecisionAnswer>;
 }
 
 /** A route's name. */
@@ -161,6 +181,13 @@ export const OPERATOR_ROUTES: OperatorRoutes = Object.freeze({
   pushRevocations: post('v1/revocations', RevocationsBodySchema, RevocationPushReportSchema),
   unsettled: get('v1/unsettled', z.strictObject({ unsettled: z.array(UnsettledSchema) })),
   settle: post('v1/settle', EmptyBodySchema, SettleReportSchema),
+  chainHead: get('v1/chain', ChainHeadSchema),
+  chainEvents: {
+    ...get('v1/chain/events', z.strictObject({ events: z.array(ChainEventSchema) })),
+    query: ChainEventsQuerySchema,
+  },
+  chainEvent: get('v1/chain/events/:id', ChainEventProofSchema),
+  decision: get('v1/decisions/:id', DecisionSchema),
 });
 
 /** The route names, in table order. */
@@ -186,6 +213,10 @@ export const ROUTE_NAMES: readonly RouteName[] = Object.freeze([
   'pushRevocations',
   'unsettled',
   'settle',
+  'chainHead',
+  'chainEvents',
+  'chainEvent',
+  'decision',
 ]);
 
 /** A matched route: its name and path parameters. */
