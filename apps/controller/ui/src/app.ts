@@ -1,3 +1,4 @@
+import type { VNode } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiCallError, call, get } from './api.js';
 import { clock } from './format.js';
@@ -130,7 +131,7 @@ export function App(props: { onLogout: () => void }) {
   const open = data.alerts.filter((a) => a.acked_at_ms === null).length;
   const waiting = data.approvals.filter((a) => a.state === 'pending').length;
   const reloadAll = (): void => soon(['nodes', 'instances', 'alerts', 'approvals']);
-  let view;
+  let view: VNode;
   if (tab === 'instances' && sub !== undefined) {
     view = html`<${Instance} id=${sub} placement=${data.instances.find((i) => i.instance_id === sub)} onChange=${reloadAll} />`;
   } else if (tab === 'instances') view = html`<${Instances} instances=${data.instances} />`;
