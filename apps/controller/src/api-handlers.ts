@@ -5,6 +5,12 @@ import { ApiFailure, type OperatorHandlers } from '@heddle/operator-api';
 import type { RevocationListFile } from '@heddle/package';
 import { addSeed } from '@heddle/seed-adapter/controller';
 
+/**
+ * Who approves or rejects through the operator API, as chained: the API's one bearer token is the
+ * only identity the API knows of its callers.
+ */
+export const API_APPROVER = 'operator-api-token';
+
 /** What the daemon adds to the plane for the operator API. */
 export interface PlaneHandlerOptions {
   /**
@@ -127,5 +133,9 @@ export function planeHandlers(plane: ControlPlane, options: PlaneHandlerOptions 
       }
       return { event, explanation: plane.explanation(event.hash) ?? null };
     },
+    listApprovals: async ({ query }) => ({ approvals: await plane.approvals(query.state) }),
+    getApproval: async ({ id }) => ({ approval: await plane.approval(id) }),
+    approve: async ({ id, body }) => ({ approval: await plane.approve(id, API_APPROVER, body.note) }),
+    reject: async ({ id, body }) => ({ approval: await plane.reject(id, API_APPROVER, body.note) }),
   };
 }

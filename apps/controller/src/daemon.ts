@@ -28,7 +28,7 @@ import {
   toHex,
   writeFileAtomic,
 } from '@heddle/envelope';
-import { Gate, loadPolicyFile, type Policy } from '@heddle/gate';
+import { ApprovalQueue, FileApprovalStore, Gate, loadPolicyFile, type Policy } from '@heddle/gate';
 import { isGone } from '@heddle/model';
 import { type ApiInfo, ApiInfoSchema, ApiServer } from '@heddle/operator-api';
 import {
@@ -102,6 +102,9 @@ function loadParts(config: ControllerConfig): Parts {
   });
   return { keys, anchors, policy, token, revocations };
 }
+
+/** The approval queue's file in the controller's data directory. */
+export const APPROVALS_FILE = 'approvals.json';
 
 /**
  * Starts the controller from a validated config: loads the key, trust anchors, policy, API token and
@@ -180,7 +183,12 @@ async function assemble(
   chain: Chain,
   seal: StateSeal,
 ): Promise<RunningController> {
-  const gate = new Gate({ policy: p.policy, recorder: chain, revocations: p.revocations });
+  // Deferred places wait in a crash-safe queue in the data directory (docs/operator-guide.md, "Approvals").
+  const approvals = new ApprovalQueue({
+    store: new FileApprovalStore(join(config.dataDir, APPROVALS_FILE)),
+    recorder: chain,
+  });
+  const gate = new Gate({ policy: p.policy, recorder: chain, revocations: p.revocations, approvals });
   // Tunables are checked by the control plane: a value out of range is named by its section.
   let plane: ControlPlane;
   try {
@@ -194,6 +202,7 @@ async function assemble(
       stateDir: config.dataDir,
       config: planeTunables(config),
       drivers: [seedDriver()],
+      approvals,
     });
   } catch (err) {
     const message = errorMessage(err);

@@ -8,6 +8,7 @@
 import { PLANE_EVENT_TYPES, type PlaneEventType } from '@heddle/control-plane';
 import {
   AlertSchema,
+  ApprovalViewSchema,
   InstanceLogsSchema,
   InstanceStatusSchema,
   NodeViewSchema,
@@ -45,6 +46,9 @@ export const NodesOutputSchema = z.strictObject({ nodes: z.array(NodeViewSchema)
 /** `heddle start|unload --json`. */
 export const PlacementOutputSchema = z.strictObject({ placement: PlacementSchema });
 
+/** `heddle approvals show|approve|reject --json` (and `place --wait` of a held place). */
+export const ApprovalOutputSchema = z.strictObject({ approval: ApprovalViewSchema });
+
 /** Every failure with `--json`: one line on standard error. */
 export const ErrorOutputSchema = z.strictObject({
   error: z.strictObject({
@@ -77,6 +81,10 @@ export const JSON_OUTPUTS: Readonly<Record<string, z.ZodType>> = {
   alerts: z.strictObject({ alerts: z.array(AlertSchema) }),
   events: EventLineSchema,
   'alerts ack': z.strictObject({ alert: AlertSchema }),
+  'approvals ls': z.strictObject({ approvals: z.array(ApprovalViewSchema) }),
+  'approvals show': ApprovalOutputSchema,
+  'approvals approve': ApprovalOutputSchema,
+  'approvals reject': ApprovalOutputSchema,
   status: InstanceStatusSchema,
   logs: InstanceLogsSchema,
   start: PlacementOutputSchema,

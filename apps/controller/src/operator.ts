@@ -34,6 +34,10 @@ export function exitCodeOf(code: string): number {
     case 'unknown_node':
     case 'unknown_instance':
     case 'unknown_alert':
+    case 'approval_not_found':
+    case 'approval_already_decided':
+    case 'approval_expired':
+    case 'invalid_note':
     case 'unauthorized':
     case 'idempotency_conflict':
       return ExitCode.badInput;
@@ -49,6 +53,7 @@ export function exitCodeOf(code: string): number {
     case 'duplicate_instance':
     case 'controller_not_running':
     case 'timeout':
+    case 'approvals_disabled':
       return ExitCode.checkFailed;
     default:
       return ExitCode.internal;
@@ -58,6 +63,7 @@ export function exitCodeOf(code: string): number {
 const HINTS: Readonly<Record<string, { readonly cmd: string; readonly text: string }>> = {
   unknown_instance: { cmd: 'ps', text: 'see heddle ps for the known instances' },
   unknown_node: { cmd: 'node ls', text: 'see heddle node ls for the known nodes' },
+  approval_not_found: { cmd: 'approvals ls', text: 'see heddle approvals ls --all for the known requests' },
   node_exists: {
     cmd: 'node pin',
     text: 'the message says which node holds that URL: pin its new key with heddle node pin, or remove it with heddle node rm',

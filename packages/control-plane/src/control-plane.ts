@@ -1,16 +1,24 @@
 import { join } from 'node:path';
 import type { Chain } from '@heddle/chain';
 import { type KeyPair, nodeIdFromPublicKey } from '@heddle/envelope';
-import type { Gate } from '@heddle/gate';
+import type { ApprovalQueue, Gate } from '@heddle/gate';
 import { isGone, type NodeTier, type RevocationCheck } from '@heddle/model';
 import type { KindRegistry, RevocationListFile, TrustAnchors } from '@heddle/package';
 import type { Liveness } from '@heddle/placement';
 import type { WireClientOptions } from '@heddle/wire';
 import { ackAlert } from './alerts.js';
+import type {
+  ApprovalEventKind,
+  ApprovalListener,
+  ApprovalView,
+  ApprovalViewState,
+} from './approval-view.js';
+import { PlaneApprovals } from './approvals.js';
 import { Caller } from './caller.js';
 import { type PlaneConfig, planeConfig } from './config.js';
 import { PlaneError } from './errors.js';
 import { mapBounded } from './health.js';
+import { HeldPlaces } from './held-places.js';
 import { hostDriver } from './host-driver.js';
 import {
   instanceLogs,
@@ -27,10 +35,10 @@ import { NodeDrivers, refreshNode } from './node-drivers.js';
 import { type NodeView, nodeView } from './node-view.js';
 import type { PlaceOrderInput } from './order.js';
 import { PackageStore } from './package-store.js';
-import { type PlaceHooks, type PlaceResult, placeOrder } from './place.js';
+import { type PlaceHooks, type PlaceResult, placeApproved, placeOrder } from './place.js';
 import { chainChange, holdReservation, resourcesOf, stageState } from './placement-life.js';
 import type { PlaneContext } from './plane-context.js';
-import { PlaneEvents } from './plane-events.js';
+import { PlaneEvents, type PlaneEventType } from './plane-events.js';
 import { eventingStore } from './plane-events-store.js';
 import { Reservations } from './reservations.js';
 import { applyRevocations, HeldRevocations, type RevocationPushReport } from './revocation-push.js';
@@ -43,6 +51,16 @@ import type {
   StateStore,
   UnsettledRecord,
 } from './state-store.js';
+
+/** The plane event each approval event is published as (`placed` and `failed`: its held place's outcome). */
+const APPROVAL_EVENT_TYPES = {
+  requested: 'approval.pending',
+  approved: 'approval.approved',
+  rejected: 'approval.rejected',
+  expired: 'approval.expired',
+  placed: 'approval.updated',
+  failed: 'approval.updated',
+} as const satisfies Record<ApprovalEventKind, PlaneEventType>;
 
 /** How many explanations of its latest decisions a plane keeps in memory (see `ControlPlane.explanation`). */
 const EXPLANATIONS_KEPT = 256;
@@ -78,6 +96,12 @@ export interface ControlPlaneOptions {
   readonly drivers?: readonly NodeDriver[];
   /** The event bus the plane publishes its changes to (default: a new one; see {@link ControlPlane.events}). */
   readonly events?: PlaneEvents;
+  /**
+   * The approval queue the `gate` was given (`GateOptions.approvals`): a place the policy defers is
+   * then held under an approval request instead of refused (see {@link ControlPlane.approve}); the
+   * held places are kept in `<stateDir>/held-places.json`. Without it a defer refuses the place.
+   */
+  readonly approvals?: ApprovalQueue;
 }
 
 /**
@@ -115,7 +139,14 @@ export class ControlPlane {
       revocations: options.revocations,
       ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
     });
+    const approvals =
+      options.approvals === undefined
+        ? undefined
+        : new PlaneApprovals(options.approvals, new HeldPlaces(options.stateDir), (held, grant) =>
+            placeApproved(this.#ctx, held, grant),
+          );
     this.#ctx = {
+      ...(approvals === undefined ? {} : { approvals }),
       nodeId: this.nodeId,
       store,
       book: new NodeBook(store, caller, config, now),
@@ -135,6 +166,18 @@ export class ControlPlane {
     this.#ticker = new LifecycleTicker(this.#ctx, this.#held);
     this.#restoreReservations();
     this.#noteLiveness(false);
+    approvals?.subscribe((e) => {
+      const type = APPROVAL_EVENT_TYPES[e.kind];
+      const a = e.approval;
+      this.events.publish(type, {
+        approval_id: a.approval_id,
+        state: a.state,
+        workload: a.place?.workload ?? null,
+        node_id: a.place?.node_id ?? null,
+        by: a.decided_by,
+        place_status: a.place?.status ?? null,
+      });
+    });
   }
 
   /** Publishes `node.liveness_changed` for every node whose liveness differs from the last look. */
@@ -342,13 +385,66 @@ export class ControlPlane {
    * call while one runs gets that tick's report.
    */
   tick(): Promise<TickReport> {
-    this.#ticking ??= this.#ticker
-      .tick(() => this.settle())
+    this.#ticking ??= this.#expireApprovals()
+      .then(() => this.#ticker.tick(() => this.settle()))
       .finally(() => {
         this.#ticking = undefined;
         this.#noteLiveness();
       });
     return this.#ticking;
+  }
+
+  /** Expires overdue approval requests (a failure is left to the next tick and to the next listing). */
+  async #expireApprovals(): Promise<void> {
+    await this.#ctx.approvals?.expireDue().catch(() => 0);
+  }
+
+  /**
+   * Approval requests of the gate's queue and the places they hold, oldest first (overdue ones
+   * expired first); only those in `state` when given. Empty when the plane keeps no queue.
+   */
+  async approvals(state?: ApprovalViewState): Promise<ApprovalView[]> {
+    return (await this.#ctx.approvals?.list(state)) ?? [];
+  }
+
+  /** One approval request (`approval_not_found` otherwise). */
+  async approval(id: string): Promise<ApprovalView> {
+    return this.#queue().get(id);
+  }
+
+  /**
+   * Approves a pending request as `by` with an optional `note` (both chained): the gate decides it
+   * again against the policy and revocations in force now; a permit places the held order through the
+   * engine as usual (the approved check counts as permitted), a deny refuses it naming why. Answers
+   * once the place is done: the request and what became of its place.
+   */
+  async approve(id: string, by: string, note?: string): Promise<ApprovalView> {
+    return this.#queue().approve(id, by, note);
+  }
+
+  /** Rejects a pending request as `by` with an optional `note` (chained); its held place is refused. */
+  async reject(id: string, by: string, note?: string): Promise<ApprovalView> {
+    return this.#queue().reject(id, by, note);
+  }
+
+  /**
+   * Tells `listener` of every approval event (requested, approved, rejected, expired, and the held
+   * place's outcome: placed or failed), synchronously after it is stored; returns the function that
+   * stops it. A plane without a queue tells nothing.
+   */
+  onApproval(listener: ApprovalListener): () => void {
+    return this.#ctx.approvals?.subscribe(listener) ?? (() => {});
+  }
+
+  #queue(): PlaneApprovals {
+    const a = this.#ctx.approvals;
+    if (a === undefined) {
+      throw new PlaneError(
+        'approvals_disabled',
+        'this controller keeps no approval queue: a place its policy defers is refused',
+      );
+    }
+    return a;
   }
 
   /** Alerts raised (pinned or non-migratable workloads lost, lineages past their reschedule limit), oldest first. */

@@ -16,6 +16,8 @@ import { HeddleError } from '@heddle/envelope';
  *   instance (same package, config values and mode) for another order;
  * - `idempotency_conflict`: an idempotency key was already used for a different order;
  * - `no_driver`: the node's kind has no driver in this controller (see `NodeDriver`);
+ * - `approval_not_found`: no approval request by that id;
+ * - `approvals_disabled`: this controller keeps no approval queue;
  * - `state`: the state store failed.
  */
 export type PlaneErrorCode =
@@ -34,6 +36,8 @@ export type PlaneErrorCode =
   | 'duplicate_instance'
   | 'idempotency_conflict'
   | 'no_driver'
+  | 'approval_not_found'
+  | 'approvals_disabled'
   | 'state';
 
 /** An error of the control plane, with a stable {@link PlaneErrorCode}. */

@@ -112,7 +112,10 @@ function replayOf(ctx: PlaneContext, held: IdempotencyRecord): PlaceResult | und
         replayed: true,
       };
     }
-    // It answered unsettled: what settling found since.
+    // It answered awaiting approval: the held place, until the approved place made something.
+    if (r.status === 'awaiting_approval' && latest === undefined && unsettled === undefined)
+      return { ...r, replayed: true };
+    // It answered unsettled (or awaiting approval): what settling (or the approval) made since.
     if (latest !== undefined)
       return { ...r, status: 'placed', decision_id: latest.decision_id, instance: latest, replayed: true };
     if (unsettled !== undefined) return { ...r, replayed: true };

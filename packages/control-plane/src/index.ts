@@ -1,4 +1,16 @@
 export { ALERT_KIND } from './alerts.js';
+export {
+  APPROVAL_STATES,
+  type ApprovalEvent,
+  type ApprovalEventKind,
+  type ApprovalListener,
+  type ApprovalOutcomeView,
+  type ApprovalView,
+  type ApprovalViewState,
+  HELD_PLACE_STATUSES,
+  type HeldPlaceStatus,
+  type HeldPlaceView,
+} from './approval-view.js';
 export { Caller, type CallSpec, type TransferProgress } from './caller.js';
 export { DEFAULT_PLANE_CONFIG, type PlaneConfig, planeConfig } from './config.js';
 export { ControlPlane, type ControlPlaneOptions } from './control-plane.js';

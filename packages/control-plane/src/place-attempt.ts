@@ -2,6 +2,7 @@ import { canTransition, isGone } from '@heddle/model';
 import type { CogBody, VerifiedWorkload } from '@heddle/package';
 import { CallFailure, type InstanceView, type PlaceBodyInput } from '@heddle/protocol';
 import { DirPackageSource } from '@heddle/wire';
+import { type ApprovalGrant, grantCovers } from './approvals.js';
 import { countingSource } from './caller.js';
 import { engineView } from './engine-view.js';
 import type { AttemptOutcome, PlaceHooks } from './place.js';
@@ -24,6 +25,8 @@ export interface AttemptExtras {
   readonly reschedules?: number;
   /** The claim of the place in flight: it becomes the instance's reservation, or the unsettled decision's. */
   readonly claim?: PlaceClaim;
+  /** An approval that covers one gate check (its action and exact context): that check is not asked again. */
+  readonly approved?: ApprovalGrant;
 }
 
 /** One dispatch: its outcome, and the placement when it placed. */
@@ -55,6 +58,7 @@ export async function attempt(
   ): Promise<Attempt> => chainAttempt(ctx, decisionId, order, { node_id: nodeId, variant, ...o }, placement);
   const node = view ?? { tier: target.tier ?? 'discovered', memory_mb: 0 };
   for (const check of packageChecks(verified, variant, node, emulated)) {
+    if (extras.approved !== undefined && grantCovers(extras.approved, check.action, check.context)) continue;
     const gate = await ctx.gate.check(ctx.nodeId, check.action, check.context);
     if (gate.verdict !== 'permit')
       return finish({ outcome: 'gate_denied', code: gate.rule, reason: gate.reason });

@@ -10,9 +10,11 @@ import {
   place,
   type ScoredCandidate,
 } from '@heddle/placement';
+import { type ApprovalGrant, grantCovers } from './approvals.js';
 import type { TransferProgress } from './caller.js';
 import { engineView } from './engine-view.js';
 import { PlaneError } from './errors.js';
+import type { HeldPlaceRecord } from './held-places.js';
 import { withIdempotencyKey } from './idempotency.js';
 import { orderRecord, type PlaceOrderInput } from './order.js';
 import type { Attempt } from './place-attempt.js';
@@ -55,8 +57,14 @@ export interface AttemptOutcome {
 
 /** What a place did. */
 export interface PlaceResult {
-  /** `placed`; `dry_run` (decided, nothing chained or placed); `unsettled` (a lost answer could not be reconciled yet). */
-  readonly status: 'placed' | 'dry_run' | 'unsettled';
+  /**
+   * `placed`; `dry_run` (decided, nothing chained or placed); `unsettled` (a lost answer could not be
+   * reconciled yet); `awaiting_approval` (the policy defers it: held under `approval_id` until an
+   * operator approves or rejects it, or it expires; see `ControlPlane.approve`).
+   */
+  readonly status: 'placed' | 'dry_run' | 'unsettled' | 'awaiting_approval';
+  /** The approval request holding the place (status `awaiting_approval` only). */
+  readonly approval_id?: string;
   readonly order_id: string | null;
   /** The chain hash of the decision (null for a dry run). */
   readonly decision_id: string | null;
@@ -109,6 +117,32 @@ async function placeParsed(
       : order.manifest_hash !== undefined
         ? await ctx.packages.get(order.manifest_hash)
         : noPlacer(ctx);
+  return placeVerified(ctx, verified, order, orderId, hooks, undefined);
+}
+
+/**
+ * Places a held order whose approval permits it (see `PlaneApprovals.approve`): the same path as a
+ * place (the engine on the current view, a chained decision naming the approval, ranked attempts),
+ * where the approved gate check (its action and exact context) counts as permitted without a new
+ * request, and every other check is asked as usual.
+ */
+export async function placeApproved(
+  ctx: PlaneContext,
+  held: HeldPlaceRecord,
+  grant: ApprovalGrant,
+): Promise<PlaceResult> {
+  const verified = await ctx.packages.get(held.manifest_hash);
+  return placeVerified(ctx, verified, held.order, held.reserved_order_id ?? undefined, {}, grant);
+}
+
+async function placeVerified(
+  ctx: PlaneContext,
+  verified: VerifiedWorkload<CogBody>,
+  order: PlaceOrderInput,
+  orderId: string | undefined,
+  hooks: PlaceHooks,
+  grant: ApprovalGrant | undefined,
+): Promise<PlaceResult> {
   const now = ctx.now();
   const record = orderRecord(
     order,
@@ -125,15 +159,23 @@ async function placeParsed(
   const pinnedWhy = record.node === null ? undefined : taken.get(record.node);
   if (record.node !== null && pinnedWhy !== undefined)
     throw duplicateInstance(record, record.node, pinnedWhy);
-  const decision = decide(ctx, verified, record, now, taken);
+  const decision = decide(ctx, verified, record, now, taken, grant);
   const explanation = explainJson(decision);
   if (order.dry_run === true) return dryRun(explanation);
-  if (decision.outcome !== 'placed') throw unplaceable(decision, verified.body.id, taken);
+  if (decision.outcome !== 'placed') {
+    const held =
+      grant === undefined
+        ? await holdForApproval(ctx, verified, record, order, orderId, now, taken, explanation)
+        : undefined;
+    if (held !== undefined) return held;
+    throw unplaceable(decision, verified.body.id, taken);
+  }
   // Held from the decision on (taken synchronously, before anything is awaited), so that concurrent
   // decisions see this place's resources and instance (issue 15 items 8 and 9).
   const claim = claimDecision(ctx, verified, record, decision);
   try {
-    const decisionId = await chainDecision(ctx, record, decision, decision.variant);
+    const extra = grant === undefined ? {} : { approval_id: grant.approval_id, approval_event: grant.event };
+    const decisionId = await chainDecision(ctx, record, decision, decision.variant, extra);
     ctx.store.putOrder(record);
     return await dispatchRanked(
       ctx,
@@ -152,13 +194,70 @@ async function placeParsed(
             variant: c.variant,
             emulated: c.execution === 'emulated',
             hooks,
-            extras: { claim },
+            extras: grant === undefined ? { claim } : { claim, approved: grant },
           }),
         ),
     );
   } finally {
     claim.release();
   }
+}
+
+/**
+ * When the controller keeps an approval queue and the only thing between the order and a node is a
+ * defer of the policy: the engine decides again with deferred checks counted as permitted; its
+ * winner's check is asked of the gate for real (chained, queued); a defer holds the order under the
+ * approval request (durably) and answers `awaiting_approval`. Undefined when nothing can be held
+ * (no queue, no node would take it even so, or the gate no longer defers).
+ */
+async function holdForApproval(
+  ctx: PlaneContext,
+  verified: VerifiedWorkload<CogBody>,
+  record: OrderRecord,
+  order: PlaceOrderInput,
+  orderId: string | undefined,
+  now: number,
+  taken: ReadonlyMap<string, string>,
+  explanation: Explanation,
+): Promise<PlaceResult | undefined> {
+  const approvals = ctx.approvals;
+  if (approvals === undefined) return undefined;
+  const relaxed = decide(ctx, verified, record, now, taken, undefined, true);
+  if (relaxed.outcome !== 'placed') return undefined;
+  const node = engineView(ctx, now, taken).get(relaxed.node_id);
+  if (node === undefined) return undefined;
+  const checks = packageChecks(verified, relaxed.variant, node, relaxed.execution === 'emulated');
+  const deferred = checks.filter((c) => dryRunChecks(ctx, [c]).verdict !== 'permit');
+  const check = deferred[0];
+  if (check === undefined || deferred.length !== 1) return undefined;
+  const d = await ctx.gate.check(ctx.nodeId, check.action, check.context);
+  if (d.verdict !== 'defer' || d.approval === undefined) return undefined;
+  const { package_dir: _dir, ...rest } = order;
+  await approvals.hold({
+    approval_id: d.approval.id,
+    order: { ...rest, manifest_hash: verified.manifestHash },
+    reserved_order_id: orderId ?? null,
+    workload: verified.body.id,
+    version: verified.body.version,
+    manifest_hash: verified.manifestHash,
+    node_id: relaxed.node_id,
+    variant: relaxed.variant,
+    action: check.action,
+    context: check.context,
+    status: 'held',
+    order_id: null,
+    instance_id: null,
+    detail: null,
+  });
+  return {
+    status: 'awaiting_approval',
+    approval_id: d.approval.id,
+    order_id: null,
+    decision_id: null,
+    instance: null,
+    attempts: [],
+    explanation,
+  };
 }
 
 /** An order only a driver places (a store pin), when no registered driver places it. */
@@ -306,12 +405,18 @@ function ranked(decision: PlacedDecision): Pick<ScoredCandidate, 'node_id' | 'va
   ];
 }
 
+/**
+ * The engine's decision for `order`; with `grant`, the approved check counts as permitted; with
+ * `deferAsPermit`, every deferred check does (the decision a held place is asked for).
+ */
 function decide(
   ctx: PlaneContext,
   verified: VerifiedWorkload<CogBody>,
   order: OrderRecord,
   now: number,
   taken: ReadonlyMap<string, string>,
+  grant?: ApprovalGrant,
+  deferAsPermit = false,
 ): Decision {
   const view = engineView(ctx, now, taken);
   const request = cogPlacementRequest(verified.body, {
@@ -325,7 +430,12 @@ function decide(
   // The same checks, with the same contexts, as each attempt asks of the gate (emulated included).
   return place(request, view, ctx.reservations.state, {
     now_ms: now,
-    governance: (_id, variant, node): GovernanceVerdict =>
-      dryRunChecks(ctx, packageChecks(verified, variant.name, node, variant.execution === 'emulated')),
+    governance: (_id, variant, node): GovernanceVerdict => {
+      const checks = packageChecks(verified, variant.name, node, variant.execution === 'emulated');
+      const open =
+        grant === undefined ? checks : checks.filter((c) => !grantCovers(grant, c.action, c.context));
+      const v = dryRunChecks(ctx, open);
+      return deferAsPermit && v.verdict === 'defer' ? { verdict: 'permit' } : v;
+    },
   });
 }

@@ -1,5 +1,6 @@
 import type { Chain } from '@heddle/chain';
 import type { Gate } from '@heddle/gate';
+import type { PlaneApprovals } from './approvals.js';
 import type { Caller } from './caller.js';
 import type { PlaneConfig } from './config.js';
 import type { NodeBook } from './node-book.js';
@@ -34,4 +35,6 @@ export interface PlaneContext {
   readonly inProgress: Set<string>;
   /** Places running in this process under an idempotency key (a retry meanwhile waits for its answer). */
   readonly idempotent: Map<string, Promise<PlaceResult>>;
+  /** The approval queue's controller side, when the gate has a queue (a defer then holds the place). */
+  readonly approvals?: PlaneApprovals;
 }

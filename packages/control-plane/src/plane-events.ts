@@ -80,16 +80,19 @@ export interface AlertEventData {
 /** The states of an approval an event names. */
 export type ApprovalEventState = 'pending' | 'approved' | 'rejected' | 'expired';
 
-/** An approval (a deferred decision waiting for an operator) changed. */
+/** An approval (a deferred place waiting for an operator) changed. */
 export interface ApprovalEventData {
   readonly approval_id: string;
+  /** The approval's state now. */
   readonly state: ApprovalEventState;
-  /** What it is about (the workload), or null when unknown. */
+  /** The workload of the place it holds, or null when it holds none. */
   readonly workload: string | null;
-  /** The node it would go to, or null. */
+  /** The node the held place would go to, or null. */
   readonly node_id: string | null;
   /** Who decided it (approved or rejected), or null. */
   readonly by: string | null;
+  /** Where its held place stands (`held`, `placed`, `refused`, `expired`, `failed`, `unsettled`), or null. */
+  readonly place_status: string | null;
 }
 
 /** Every event type and its data. */
@@ -107,6 +110,7 @@ export interface PlaneEventMap {
   readonly 'approval.approved': ApprovalEventData;
   readonly 'approval.rejected': ApprovalEventData;
   readonly 'approval.expired': ApprovalEventData;
+  readonly 'approval.updated': ApprovalEventData;
 }
 
 /** An event type's name. */
@@ -127,6 +131,7 @@ export const PLANE_EVENT_TYPES: readonly PlaneEventType[] = Object.freeze([
   'approval.approved',
   'approval.rejected',
   'approval.expired',
+  'approval.updated',
 ] as const);
 
 /** One published event. */

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
 import { type KeyPair, keyPairFromSecret, toHex } from '@heddle/envelope';
-import { Gate, type Policy, parsePolicy } from '@heddle/gate';
+import { ApprovalQueue, FileApprovalStore, Gate, type Policy, parsePolicy, systemClock } from '@heddle/gate';
 import { NO_REVOCATIONS, TrustAnchors } from '@heddle/package';
 import { ControlPlane, type ControlPlaneOptions } from './control-plane.js';
 import { PlaneError } from './errors.js';
@@ -71,6 +71,11 @@ export interface OpenPlaneOptions {
   readonly drivers?: readonly NodeDriver[];
   /** The gate's policy (default {@link OPEN_POLICY}). */
   readonly policy?: Policy;
+  /**
+   * Give the gate and the plane an approval queue kept in `<dir>/approvals.json`, as the daemon
+   * does (a deferred place is then held); `ttlMs` is the queue's default ttl.
+   */
+  readonly approvals?: { readonly ttlMs?: number };
 }
 
 /**
@@ -85,7 +90,20 @@ export async function openPlane(
 ): Promise<TestPlane> {
   const store = SqliteStateStore.open(join(dir, 'state.db'));
   const chain = await openChainFile(join(dir, 'chain.jsonl'));
-  const gate = new Gate({ policy: options.policy ?? OPEN_POLICY, recorder: chain });
+  const approvals =
+    options.approvals === undefined
+      ? undefined
+      : new ApprovalQueue({
+          store: new FileApprovalStore(join(dir, 'approvals.json')),
+          recorder: chain,
+          ...(options.approvals.ttlMs === undefined ? {} : { ttlMs: options.approvals.ttlMs }),
+          ...(now === undefined ? {} : { clock: { now, setTimer: systemClock.setTimer } }),
+        });
+  const gate = new Gate({
+    policy: options.policy ?? OPEN_POLICY,
+    recorder: chain,
+    ...(approvals === undefined ? {} : { approvals }),
+  });
   const plane = new ControlPlane({
     keys: controllerKeys,
     store,
@@ -97,6 +115,7 @@ export async function openPlane(
     config: { reconcileTimeoutMs: 3_000, callTimeoutMs: 5_000, placeTimeoutMs: 20_000, ...config },
     ...(now === undefined ? {} : { now }),
     ...(options.drivers === undefined ? {} : { drivers: options.drivers }),
+    ...(approvals === undefined ? {} : { approvals }),
   });
   return {
     plane,

@@ -333,3 +333,45 @@ describe('Gate: defer and approvals', () => {
     expect(await approvals.list()).toEqual([]);
   });
 });
+
+describe('Gate: a defer rule with approval_ttl_secs', () => {
+  const withTtl = (secs: number) =>
+    parsePolicy(
+      policyOf(
+        {
+          id: 'egress-asks',
+          effect: 'defer',
+          actions: ['workload.place'],
+          min_network: 'egress',
+          approval_ttl_secs: secs,
+        },
+        { id: 'cogs', effect: 'permit', actions: ['workload.*'], kinds: ['cog'], min_node_tier: 'paired' },
+      ),
+    );
+
+  it("queues the request with the rule's ttl (not the queue's) and expires it then", async () => {
+    const recorder = new TestRecorder();
+    const clock = new ManualClock();
+    const approvals = new ApprovalQueue({ store: new MemoryApprovalStore(), recorder, clock, ttlMs: 60_000 });
+    const gate = new Gate({ policy: withTtl(5), recorder, approvals });
+    const d = await gate.check('controller', 'workload.place', ctx({ network: 'egress' }));
+    expect(d.verdict).toBe('defer');
+    const id = d.approval?.id ?? '';
+    expect((await approvals.get(id)).expires_at).toBe(clock.now() + 5_000);
+    clock.advance(5_000);
+    expect((await approvals.get(id)).state).toBe('expired');
+  });
+
+  it('refuses approval_ttl_secs on a rule that does not defer, and junk values, naming the field', () => {
+    const permit = { id: 'p', effect: 'permit', actions: ['workload.place'], approval_ttl_secs: 5 };
+    expect(() => parsePolicy({ version: 1, name: 'x', rules: [permit] })).toThrow(
+      /rules\[0\]\.approval_ttl_secs: only a defer rule/,
+    );
+    for (const bad of [0, -1, 1.5, 'ten', 30 * 24 * 3600 + 1]) {
+      const rule = { id: 'd', effect: 'defer', actions: ['workload.place'], approval_ttl_secs: bad };
+      expect(() => parsePolicy({ version: 1, name: 'x', rules: [rule] }), String(bad)).toThrow(
+        /approval_ttl_secs/,
+      );
+    }
+  });
+});

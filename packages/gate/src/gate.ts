@@ -154,7 +154,7 @@ export class Gate {
             teardown,
             rule: decision.rule,
             reason: decision.reason,
-            ...(ttlMs === undefined ? {} : { ttlMs }),
+            ...ttlOf(compiled, decision.rule, ttlMs),
           })
         : undefined;
     // Hold a place in the queue before the defer naming the request is chained, so that no chained
@@ -220,4 +220,11 @@ export class Gate {
       });
     }
   }
+}
+
+/** The ttl of a request deferred by `rule`: the caller's, else the rule's `approval_ttl_secs`, else the queue's. */
+function ttlOf(compiled: CompiledPolicy, rule: string, ttlMs: number | undefined): { ttlMs?: number } {
+  if (ttlMs !== undefined) return { ttlMs };
+  const secs = compiled.policy.rules.find((r) => r.id === rule)?.approval_ttl_secs;
+  return secs === undefined ? {} : { ttlMs: secs * 1000 };
 }

@@ -69,6 +69,11 @@ export interface PolicyRule {
   readonly min_resource_cost?: number;
   /** Highest resource cost matched, 0..1. */
   readonly max_resource_cost?: number;
+  /**
+   * Defer only: how long a request this rule defers waits for an operator before it expires, in
+   * seconds (1..2 592 000, 30 days); default the approval queue's (15 minutes).
+   */
+  readonly approval_ttl_secs?: number;
 }
 
 /** A policy file: `{version: 1, name, description?, rules}`. */
@@ -85,6 +90,9 @@ export interface Policy {
 
 /** Largest policy file accepted, in bytes. */
 export const MAX_POLICY_BYTES: number = 1024 * 1024;
+
+/** Longest `approval_ttl_secs` of a defer rule: 30 days. */
+export const MAX_APPROVAL_TTL_SECS: number = 30 * 24 * 60 * 60;
 
 const RULE_ID = /^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$/;
 const cost = z.number().min(0, 'must be at least 0').max(1, 'must be at most 1');
@@ -120,6 +128,11 @@ const RuleSchema = z.strictObject({
     .exactOptional(),
   min_resource_cost: cost.exactOptional(),
   max_resource_cost: cost.exactOptional(),
+  approval_ttl_secs: z
+    .int('must be a whole number of seconds')
+    .min(1, 'must be at least 1')
+    .max(MAX_APPROVAL_TTL_SECS, `must be at most ${MAX_APPROVAL_TTL_SECS} (30 days)`)
+    .exactOptional(),
 });
 
 /** Schema of a policy document, including cross-field checks (unique ids, min <= max). */
@@ -141,6 +154,13 @@ export const PolicySchema: z.ZodType<Policy> = z
           message: `duplicate of rules[${first}].id`,
         });
       } else seen.set(r.id, i);
+      if (r.approval_ttl_secs !== undefined && r.effect !== 'defer') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['rules', i, 'approval_ttl_secs'],
+          message: 'only a defer rule has an approval_ttl_secs',
+        });
+      }
       const range = (name: string, min: number | undefined, max: number | undefined): void => {
         if (min !== undefined && max !== undefined && min > max) {
           ctx.addIssue({

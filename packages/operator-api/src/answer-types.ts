@@ -78,8 +78,14 @@ export interface ExplanationAnswer {
 
 /** The answer of `POST /v1/place` (`PlaceResult` of `@heddle/control-plane`). */
 export interface PlaceAnswer {
-  /** `placed`; `dry_run` (decided, nothing chained or placed); `unsettled` (a lost answer not yet reconciled). */
-  readonly status: 'placed' | 'dry_run' | 'unsettled';
+  /**
+   * `placed`; `dry_run` (decided, nothing chained or placed); `unsettled` (a lost answer not yet
+   * reconciled); `awaiting_approval` (the policy defers it: held under `approval_id` until an operator
+   * approves or rejects it, or it expires).
+   */
+  readonly status: 'placed' | 'dry_run' | 'unsettled' | 'awaiting_approval';
+  /** The approval request holding the place (status `awaiting_approval` only). */
+  readonly approval_id?: string | undefined;
   readonly order_id: string | null;
   /** The chain hash of the decision (null for a dry run). */
   readonly decision_id: string | null;

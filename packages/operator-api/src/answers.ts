@@ -5,7 +5,10 @@
  */
 import {
   type AlertRecord,
+  APPROVAL_STATES,
+  type ApprovalView,
   type AttemptOutcome,
+  HELD_PLACE_STATUSES,
   type NodeView,
   PLACEMENT_STATES,
   type RevocationPushReport,
@@ -158,7 +161,8 @@ export const AttemptSchema: z.ZodType<AttemptOutcome> = z.strictObject({
 
 /** The answer of `POST /v1/place` (`PlaceResult`). */
 export const PlaceResultSchema: z.ZodType<PlaceAnswer> = z.strictObject({
-  status: z.enum(['placed', 'dry_run', 'unsettled']),
+  status: z.enum(['placed', 'dry_run', 'unsettled', 'awaiting_approval']),
+  approval_id: z.string().optional(),
   order_id: z.string().nullable(),
   decision_id: Hash.nullable(),
   instance: PlacementSchema.nullable(),
@@ -284,4 +288,37 @@ export const ApiInfoSchema: z.ZodType<ApiInfo> = z.strictObject({
   pid: z.int().positive(),
   /** The controller's node id. */
   node_id: NodeId,
+});
+
+/** An approval request and the place it holds (`ApprovalView` of `@heddle/control-plane`). */
+export const ApprovalViewSchema: z.ZodType<ApprovalView> = z.strictObject({
+  approval_id: z.string().regex(/^[0-9a-f]{8,64}$/, 'expected 8..64 lower-case hex characters'),
+  state: z.enum(APPROVAL_STATES),
+  action: z.string().min(1),
+  agent: z.string().min(1),
+  rule: z.string().min(1),
+  reason: z.string(),
+  created_at_ms: Ms,
+  expires_at_ms: Ms,
+  decided_at_ms: Ms.nullable(),
+  decided_by: z.string().nullable(),
+  note: z.string().nullable(),
+  outcome: z
+    .strictObject({ verdict: z.enum(['permit', 'deny']), rule: z.string(), reason: z.string() })
+    .nullable(),
+  defer_event: Hash.nullable(),
+  resolution_event: Hash.nullable(),
+  place: z
+    .strictObject({
+      workload: z.string().min(1),
+      version: z.string().min(1),
+      manifest_hash: Hash,
+      node_id: NodeId,
+      variant: z.string().min(1),
+      status: z.enum(HELD_PLACE_STATUSES),
+      order_id: z.string().nullable(),
+      instance_id: z.string().nullable(),
+      detail: z.string().nullable(),
+    })
+    .nullable(),
 });

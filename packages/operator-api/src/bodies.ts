@@ -3,7 +3,12 @@
  * "Routes"). Bodies are strict JSON objects: an unknown field is refused (`invalid_input`, naming it).
  */
 import { isAbsolute } from 'node:path';
-import { type PlaceOrderInput, PlaceOrderInputSchema } from '@heddle/control-plane';
+import {
+  APPROVAL_STATES,
+  type ApprovalViewState,
+  type PlaceOrderInput,
+  PlaceOrderInputSchema,
+} from '@heddle/control-plane';
 import { NODE_TIERS, type NodeTier } from '@heddle/model';
 import { type RevocationListFile, RevocationListFileSchema } from '@heddle/package';
 import { z } from 'zod';
@@ -120,6 +125,30 @@ export interface AlertsQuery {
 export const AlertsQuerySchema: z.ZodType<AlertsQuery> = z
   .strictObject({ unacknowledged: Flag.optional() })
   .transform((q) => ({ unacknowledged: q.unacknowledged ?? false }));
+
+/** The query of `GET /v1/approvals`. */
+export interface ApprovalsQuery {
+  /** Only the requests in this state (absent: all). */
+  readonly state?: ApprovalViewState | undefined;
+}
+
+/** Schema of {@link ApprovalsQuery}. */
+export const ApprovalsQuerySchema: z.ZodType<ApprovalsQuery> = z
+  .strictObject({
+    state: z.enum(APPROVAL_STATES, { error: `expected one of ${APPROVAL_STATES.join(', ')}` }).optional(),
+  })
+  .transform((q) => (q.state === undefined ? {} : { state: q.state }));
+
+/** The body of `POST /v1/approvals/<id>/approve` and `.../reject`. */
+export interface ApprovalNoteBody {
+  /** The operator's note, chained with the decision (at most 2048 characters). */
+  readonly note?: string | undefined;
+}
+
+/** Schema of {@link ApprovalNoteBody}. */
+export const ApprovalNoteBodySchema: z.ZodType<ApprovalNoteBody> = z.strictObject({
+  note: z.string().max(2048, 'expected at most 2048 characters').optional(),
+});
 
 /** The query of `GET /v1/instances/<id>/logs`. */
 export interface LogsQuery {

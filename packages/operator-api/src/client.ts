@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import type {
   AlertRecord,
+  ApprovalView,
+  ApprovalViewState,
   NodeView,
   PlaceOrderInput,
   RevocationPushReport,
@@ -298,6 +300,34 @@ export class ApiClient {
   /** `POST /v1/settle`: tries to settle every unsettled decision now; the decision ids by outcome. */
   settle(): Promise<SettleReport> {
     return this.#call(OPERATOR_ROUTES.settle, routePath('settle'), {});
+  }
+
+  /** `GET /v1/approvals[?state=<state>]`: approval requests, oldest first (overdue ones expired first). */
+  async approvals(options: { state?: ApprovalViewState } = {}): Promise<readonly ApprovalView[]> {
+    const q = options.state === undefined ? '' : `?state=${options.state}`;
+    return (await this.#call(OPERATOR_ROUTES.listApprovals, `${routePath('listApprovals')}${q}`)).approvals;
+  }
+
+  /** `GET /v1/approvals/<id>`: one approval request and the place it holds (`approval_not_found` otherwise). */
+  async approval(approvalId: string): Promise<ApprovalView> {
+    return (await this.#call(OPERATOR_ROUTES.getApproval, routePath('getApproval', approvalId))).approval;
+  }
+
+  /**
+   * `POST /v1/approvals/<id>/approve`: approves a pending request (with an optional `note`, chained);
+   * the held place is decided again and proceeds through the engine; answers when it is done.
+   */
+  async approve(approvalId: string, note?: string): Promise<ApprovalView> {
+    const body = note === undefined ? {} : { note };
+    return (
+      await this.#call(OPERATOR_ROUTES.approve, routePath('approve', approvalId), body, { timeoutMs: 0 })
+    ).approval;
+  }
+
+  /** `POST /v1/approvals/<id>/reject`: rejects a pending request (with an optional `note`, chained); the held place is refused. */
+  async reject(approvalId: string, note?: string): Promise<ApprovalView> {
+    const body = note === undefined ? {} : { note };
+    return (await this.#call(OPERATOR_ROUTES.reject, routePath('reject', approvalId), body)).approval;
   }
 
   async #call<B, Q, A>(

@@ -5,6 +5,7 @@
  */
 import type {
   AlertRecord,
+  ApprovalView,
   NodeView,
   PlaceOrderInput,
   RevocationPushReport,
@@ -24,6 +25,7 @@ import type {
 } from './answer-types.js';
 import {
   AlertSchema,
+  ApprovalViewSchema,
   HealthSchema,
   InstanceLogsSchema,
   InstanceStatusSchema,
@@ -43,6 +45,10 @@ import {
   AddSeedBodySchema,
   type AlertsQuery,
   AlertsQuerySchema,
+  type ApprovalNoteBody,
+  ApprovalNoteBodySchema,
+  type ApprovalsQuery,
+  ApprovalsQuerySchema,
   type EmptyBody,
   EmptyBodySchema,
   type ForceQuery,
@@ -120,6 +126,14 @@ export interface OperatorRoutes {
   >;
   readonly chainEvent: RouteDef<undefined, NoQuery, ChainEventProofAnswer>;
   readonly decision: RouteDef<undefined, NoQuery, DecisionAnswer>;
+  readonly listApprovals: RouteDef<
+    undefined,
+    ApprovalsQuery,
+    { readonly approvals: readonly ApprovalView[] }
+  >;
+  readonly getApproval: RouteDef<undefined, NoQuery, { readonly approval: ApprovalView }>;
+  readonly approve: RouteDef<ApprovalNoteBody, NoQuery, { readonly approval: ApprovalView }>;
+  readonly reject: RouteDef<ApprovalNoteBody, NoQuery, { readonly approval: ApprovalView }>;
 }
 
 /** A route's name. */
@@ -137,6 +151,7 @@ export type RouteAnswer<K extends RouteName> =
 const nodes = z.strictObject({ nodes: z.array(NodeViewSchema) });
 const node = z.strictObject({ node: NodeViewSchema });
 const placement = z.strictObject({ placement: PlacementSchema });
+const approval = z.strictObject({ approval: ApprovalViewSchema });
 
 const get = <A>(path: string, answer: z.ZodType<A>): RouteDef<undefined, NoQuery, A> => ({
   method: 'GET',
@@ -188,6 +203,13 @@ export const OPERATOR_ROUTES: OperatorRoutes = Object.freeze({
   },
   chainEvent: get('v1/chain/events/:id', ChainEventProofSchema),
   decision: get('v1/decisions/:id', DecisionSchema),
+  listApprovals: {
+    ...get('v1/approvals', z.strictObject({ approvals: z.array(ApprovalViewSchema) })),
+    query: ApprovalsQuerySchema,
+  },
+  getApproval: get('v1/approvals/:id', approval),
+  approve: post('v1/approvals/:id/approve', ApprovalNoteBodySchema, approval),
+  reject: post('v1/approvals/:id/reject', ApprovalNoteBodySchema, approval),
 });
 
 /** The route names, in table order. */
@@ -217,6 +239,10 @@ export const ROUTE_NAMES: readonly RouteName[] = Object.freeze([
   'chainEvents',
   'chainEvent',
   'decision',
+  'listApprovals',
+  'getApproval',
+  'approve',
+  'reject',
 ]);
 
 /** A matched route: its name and path parameters. */

@@ -11,6 +11,7 @@ import { progressFor } from '../format/progress.js';
 import { table } from '../format/table.js';
 import type { CliIo } from '../io.js';
 import { type OperatorContext, printError, runOperator } from '../operator.js';
+import { approvalLines } from './approvals.js';
 
 type Mode = NonNullable<PlaceOrderInput['mode']>;
 type ConfigValue = string | number | boolean | null;
@@ -154,6 +155,9 @@ export function place(args: readonly string[], io: CliIo): Promise<number> {
     } finally {
       bar?.done();
     }
+    if (result.status === 'awaiting_approval' && ctx.parsed.booleans.wait === true) {
+      return waitForApproval(ctx, result);
+    }
     ctx.emit(result, () => placeLines(result, ctx.paint, ctx.parsed.booleans.explain === true));
     if (result.status === 'unsettled') {
       printError(io, 'place', ctx.parsed.booleans.json === true, {
@@ -180,6 +184,12 @@ export function placeLines(r: PlaceAnswer, paint: Paint, withTable: boolean): st
     );
   } else if (r.status === 'dry_run') {
     lines.push(`dry run: ${r.explanation.summary}`);
+  } else if (r.status === 'awaiting_approval') {
+    const id = r.approval_id ?? '-';
+    lines.push(
+      `${paint('yellow', 'awaiting approval')} ${paint('bold', id)}: the policy defers this place to an operator; it is held, nothing is placed yet`,
+      `see it with 'heddle approvals show ${id}'; an operator approves it with 'heddle approvals approve ${id}' (or rejects it)`,
+    );
   } else {
     lines.push(`${paint('yellow', 'unsettled')}: decision ${r.decision_id}, order ${r.order_id}`);
   }
@@ -215,4 +225,28 @@ export function explainTable(x: ExplanationAnswer, paint: Paint): string[] {
   ]);
   if (rows.length === 0) return ['(no nodes)'];
   return table(['NODE', 'VERDICT', 'VARIANT', 'SCORE', 'DETAIL'], rows);
+}
+
+/** How often `place --wait` asks whether the approval was decided. */
+const APPROVAL_POLL_MS = 500;
+
+/**
+ * `place --wait` of a held place: prints that it awaits approval, then asks the controller until the
+ * request is decided (or expires) and its place is done; prints the outcome (`--json`: the final
+ * `{"approval": ApprovalView}`). Exit 0 when it was placed, 1 otherwise.
+ */
+async function waitForApproval(ctx: OperatorContext, held: PlaceAnswer): Promise<number> {
+  const json = ctx.parsed.booleans.json === true;
+  if (!json) for (const line of placeLines(held, ctx.paint, false)) ctx.io.out(line);
+  const id = held.approval_id ?? '';
+  const client = ctx.client();
+  for (;;) {
+    const approval = await client.approval(id);
+    const place = approval.place;
+    if (approval.state !== 'pending' && place?.status !== 'held') {
+      ctx.emit({ approval }, () => approvalLines(approval, ctx.paint, ctx.now()));
+      return place?.status === 'placed' ? ExitCode.ok : ExitCode.checkFailed;
+    }
+    await new Promise((r) => setTimeout(r, APPROVAL_POLL_MS));
+  }
 }

@@ -11,6 +11,7 @@ export const PLACE: OperatorCommandDef = operatorDef({
   description: [
     'The controller verifies the package against its trust anchors and revocations, asks governance (`workload.place`) for each node, runs the placement engine, chains the decision, and dispatches to the winner, then to the other eligible candidates in rank order when one fails safely (a --node pin goes only to its node). A progress bar shows the package transfer to each node (on standard error; none with --json).',
     'Every place carries an idempotency key (a new one per invocation, or --idempotency-key). When the connection to the controller breaks after the place was sent, the outcome is unknown (outcome_unknown, exit 1) and the key is printed: the same command with --idempotency-key <key> answers with what that place did and never places twice.',
+    'When the policy defers the place to an operator (a `defer` rule), the place is held, not lost: it prints `awaiting approval <id>` and exits 0 (--json: status `awaiting_approval` with `approval_id`); `heddle approvals show <id>` shows it and `heddle approvals approve <id>` lets it proceed through the engine. With --wait it waits for the decision instead and exits 0 only when the approved place was placed.',
     'An unplaceable order names every node’s reason, one per line. --dry-run decides and explains without chaining or placing anything; --explain prints the engine’s table: one row per node, chosen, candidate (scored lower) or rejected with its reasons.',
   ].join('\n\n'),
   positionals: [
@@ -61,6 +62,12 @@ export const PLACE: OperatorCommandDef = operatorDef({
     },
     { name: 'explain', kind: 'boolean', description: 'print the engine’s explanation table' },
     {
+      name: 'wait',
+      kind: 'boolean',
+      description:
+        'when the policy defers the place to an operator, wait until the approval is decided (or expires) and print what became of the place',
+    },
+    {
       name: 'set',
       kind: 'string',
       value: '<key=value>',
@@ -69,10 +76,10 @@ export const PLACE: OperatorCommandDef = operatorDef({
         'a config value: true, false, null and numbers are typed, anything else is a string (a JSON string in quotes stays a string: key=\'"true"\')',
     },
   ],
-  json: 'PlaceResult: {status, order_id, decision_id, instance, attempts, explanation}',
+  json: 'PlaceResult: {status, approval_id?, order_id, decision_id, instance, attempts, explanation}; with --wait on a held place, the final {"approval": ApprovalView}',
   exits: {
-    0: 'placed (or a dry run that found a node)',
-    1: 'unplaceable (every node’s reason is printed), refused by every candidate, denied by governance, the node already holds the identical instance (duplicate_instance), unsettled, indeterminate or outcome unknown (see heddle ps; retry with the printed --idempotency-key), or the controller is not running',
+    0: 'placed (or a dry run that found a node, or held awaiting approval without --wait)',
+    1: 'unplaceable (every node’s reason is printed), with --wait an approval that was rejected, expired or whose place failed, refused by every candidate, denied by governance, the node already holds the identical instance (duplicate_instance), unsettled, indeterminate or outcome unknown (see heddle ps; retry with the printed --idempotency-key), or the controller is not running',
     2: 'usage error',
     3: 'bad input: --mode, --set, --idempotency-key or a node id that does not fit (the field is named), a package that fails verification (package_invalid), a key already used for another order (idempotency_conflict)',
     4: 'internal error',

@@ -27,7 +27,7 @@ const PLANE_TYPES = [
   'approval.approved',
   'approval.rejected',
   'approval.expired',
-  'job.changed',
+  'approval.updated',
 ];
 
 /**
