@@ -14,6 +14,7 @@ import {
   type TestPlane,
   tempDir,
 } from '@heddle/control-plane/testing';
+import { parsePolicy } from '@heddle/gate';
 import { ApiServer, StaticUi } from '@heddle/operator-api';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,11 +24,33 @@ const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'b'.repeat(64);
 const ARTIFACTS = resolve(import.meta.dirname, '../test-artifacts');
 const TUNABLES = { deadAfterMs: 1_000, suspectAfterMs: 500 };
+/** Places on a node of the pinned tier are deferred to an operator; everything else is permitted. */
+const POLICY = parsePolicy({
+  version: 1,
+  name: 'dashboard-test',
+  rules: [
+    {
+      id: 'ask',
+      effect: 'defer',
+      actions: ['workload.place'],
+      min_node_tier: 'pinned',
+      reason: 'places on pinned nodes need an operator',
+    },
+    {
+      id: 'all',
+      effect: 'permit',
+      actions: ['workload.place', 'workload.load', 'workload.start', 'workload.stop', 'workload.unload'],
+      kinds: ['cog'],
+      max_network: 'egress',
+    },
+  ],
+});
 
 let offset = 0;
 const now = (): number => Date.now() + offset;
 let a: TestHost;
 let b: TestHost;
+let c: TestHost;
 let p: TestPlane;
 let api: ApiServer;
 let context: BrowserContext;
@@ -44,10 +67,11 @@ beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   const uiDir = tempDir('heddle-ui-');
   execFileSync(process.execPath, [resolve(import.meta.dirname, '../scripts/build-ui.mjs'), uiDir]);
-  [a, b, p, pkg] = await Promise.all([
+  [a, b, c, p, pkg] = await Promise.all([
     startHost(['wasi']),
     startHost(['wasi']),
-    openPlane(undefined, TUNABLES, now),
+    startHost(['wasi']),
+    openPlane(undefined, TUNABLES, now, { policy: POLICY, approvals: {} }),
     examplePackage('wasi-cog', false, true),
   ]);
   api = await ApiServer.listen({
@@ -84,6 +108,7 @@ afterAll(async () => {
   await p?.close();
   await a?.close();
   await b?.close();
+  await c?.close();
 });
 
 describe('the dashboard in chromium', () => {
@@ -162,6 +187,32 @@ describe('the dashboard in chromium', () => {
     await page.getByRole('link', { name: 'Nodes' }).click();
     await page.locator(`tr[data-node="${b.service.nodeId}"] .liveness-dead`).waitFor();
     await shot('nodes');
+  });
+
+  it('approve a deferral: the held place shows as pending, Approve places it and the instance appears', async () => {
+    await p.plane.addNode(c.url, { tier: 'pinned', key: Buffer.from(c.keys.publicKey).toString('hex') });
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    await page.getByText('Nothing waits for an approval.').waitFor();
+    const r = await p.plane.place({
+      package_dir: pkg,
+      mode: { type: 'interval', secs: 60 },
+      start: true,
+      node: c.service.nodeId,
+    });
+    expect(r.status).toBe('awaiting_approval');
+    const row = page.locator(`tr[data-approval="${r.approval_id}"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toContain('places on pinned nodes need an operator');
+    await page.locator('nav .count', { hasText: '1' }).first().waitFor();
+    await shot('approvals');
+    await row.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('Nothing waits for an approval.').waitFor();
+    await page.locator(`tr[data-approval="${r.approval_id}"] .approval-approved`).waitFor();
+    await page.locator('#feed li[data-type="approval.approved"]').first().waitFor();
+    await page.locator(`tr[data-approval="${r.approval_id}"]`, { hasText: 'place placed' }).waitFor();
+    expect(c.service.instanceIds()).toHaveLength(1);
+    const [approved] = await p.plane.approvals('approved');
+    expect(approved?.decided_by).toBeTruthy();
   });
 
   it('the audit chain: verified head and an event with its inclusion proof', async () => {

@@ -36,13 +36,13 @@ export function Approvals(props: {
   const row = (a: Approval) => html`<tr key=${a.approval_id} data-approval=${a.approval_id}>
     <td><code>${a.approval_id}</code></td>
     <td><span class=${`badge approval-${a.state}`}>${a.state}</span></td>
-    <td>${a.workload ?? '-'}</td>
-    <td><code title=${a.node_id ?? ''}>${short(a.node_id)}</code></td>
-    <td>${a.reason ?? '-'}</td>
-    <td>${ago(a.requested_at_ms)}</td>
+    <td>${a.place === null ? '-' : `${a.place.workload}@${a.place.version}`}</td>
+    <td><code title=${a.place?.node_id ?? ''}>${short(a.place?.node_id)}</code></td>
+    <td>${a.reason} <span class="sub">(rule ${a.rule})</span></td>
+    <td>${ago(a.created_at_ms)}</td>
     <td>${
       a.state !== 'pending'
-        ? (a.decided_by ?? '-')
+        ? html`${a.decided_by ?? '-'}${a.place === null ? null : html`<div class="sub">place ${a.place.status}${a.place.instance_id === null ? '' : `: ${a.place.instance_id}`}</div>`}`
         : html`<div class="actions">
           <button type="button" disabled=${busy === a.approval_id} onClick=${() => decide(a.approval_id, 'approve')} aria-label=${`Approve ${a.approval_id}`}>Approve</button>
           <button type="button" class="danger" disabled=${busy === a.approval_id} onClick=${() => decide(a.approval_id, 'reject')} aria-label=${`Reject ${a.approval_id}`}>Reject</button>
