@@ -34,7 +34,7 @@ export function Approvals(props: {
   const pending = props.approvals.filter((a) => a.state === 'pending');
   const decided = props.approvals.filter((a) => a.state !== 'pending');
   const row = (a: Approval) => html`<tr key=${a.approval_id} data-approval=${a.approval_id}>
-    <td><code>${a.approval_id}</code></td>
+    <td><code title=${a.approval_id}>${short(a.approval_id)}</code></td>
     <td><span class=${`badge approval-${a.state}`}>${a.state}</span></td>
     <td>${a.place === null ? '-' : `${a.place.workload}@${a.place.version}`}</td>
     <td><code title=${a.place?.node_id ?? ''}>${short(a.place?.node_id)}</code></td>
