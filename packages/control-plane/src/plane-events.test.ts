@@ -1,3 +1,4 @@
+import { parsePolicy } from '@heddle/gate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type PlaneEvent, PlaneEvents } from './plane-events.js';
 import { eventingStore } from './plane-events-store.js';
@@ -171,5 +172,60 @@ describe('a plane publishes its changes', () => {
     // Ids increase by one from the first.
     const seqs = seen.map((e) => Number(e.id.split('-')[1]));
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+  });
+});
+
+describe('approvals and decisions', () => {
+  it('a deferred place publishes approval.pending; approving it approval.approved, approval.updated and instance.placed; its explanation is kept', async () => {
+    const policy = parsePolicy({
+      version: 1,
+      name: 'defer',
+      rules: [
+        { id: 'ask', effect: 'defer', actions: ['workload.place'], reason: 'places need an operator' },
+        {
+          id: 'all',
+          effect: 'permit',
+          actions: ['workload.place', 'workload.load', 'workload.start', 'workload.stop', 'workload.unload'],
+          kinds: ['cog'],
+          max_network: 'egress',
+        },
+      ],
+    });
+    const h: TestHost = await startHost(['wasi']);
+    open.push(h);
+    const p: TestPlane = await openPlane(undefined, {}, undefined, { policy, approvals: {} });
+    open.push(p);
+    await p.plane.addNode(h.url, { tier: 'paired' });
+    const seen: PlaneEvent[] = [];
+    p.plane.events.subscribe((e) => seen.push(e));
+    const r = await p.plane.place({ package_dir: await examplePackage('wasi-cog', false, true) });
+    expect(r.status).toBe('awaiting_approval');
+    expect(seen.map((e) => e.type)).toEqual(['approval.pending']);
+    expect(seen[0]?.data).toEqual({
+      approval_id: r.approval_id,
+      state: 'pending',
+      workload: 'wasi-cog',
+      node_id: h.service.nodeId,
+      by: null,
+      place_status: 'held',
+    });
+    await p.plane.approve(r.approval_id as string, 'operator-test');
+    const types = seen.map((e) => e.type);
+    expect(types).toContain('approval.approved');
+    expect(types).toContain('instance.placed');
+    expect(types.at(-1)).toBe('approval.updated');
+    expect(seen.at(-1)?.data).toMatchObject({
+      state: 'approved',
+      by: 'operator-test',
+      place_status: 'placed',
+    });
+
+    // An ordinary place's explanation is kept by its decision id.
+    const open2 = await openPlane();
+    open.push(open2);
+    await open2.plane.addNode(h.url, { tier: 'paired' });
+    const placed = await open2.plane.place({ package_dir: await examplePackage('wasi-cog', false, true) });
+    expect(open2.plane.explanation(placed.decision_id as string)).toEqual(placed.explanation);
+    expect(open2.plane.explanation('0'.repeat(64))).toBeUndefined();
   });
 });

@@ -1,6 +1,9 @@
 // The event stream (`GET /v1/events`) and the dashboard's sessions against a real ApiServer on
 // 127.0.0.1 with a real PlaneEvents bus.
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PlaneEvents } from '@heddle/control-plane';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiFailure } from './errors.js';
@@ -9,6 +12,7 @@ import type { OperatorHandlers } from './handlers.js';
 import { ROUTE_NAMES } from './routes.js';
 import { ApiServer } from './server.js';
 import { SseParser } from './sse-parser.js';
+import { StaticUi, UI_CSP } from './static-ui.js';
 
 const TOKEN = 't'.repeat(64);
 const quiet = { info: () => undefined, error: () => undefined };
@@ -239,5 +243,48 @@ describe('dashboard sessions', () => {
     expect(
       (await call(`${s.url}/v1/health`, 'GET', { cookie: `heddle_session=${'0'.repeat(64)}` })).status,
     ).toBe(401);
+  });
+});
+
+describe('the dashboard files under /ui/', () => {
+  it('served without credentials with the CSP; only the built files can be named; /ui redirects', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'heddle-ui-test-'));
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>x</title>');
+    writeFileSync(join(dir, 'app.js'), 'export {};');
+    writeFileSync(join(dir, 'notes.txt'), 'not served: unknown type');
+    writeFileSync(join(tmpdir(), 'heddle-ui-secret.js'), 'SECRET-CONTENT');
+    const ui = new StaticUi(dir);
+    expect(ui.names()).toEqual(['app.js', 'index.html']);
+    const s = await ApiServer.listen({ handlers, token: TOKEN, log: quiet, port: 0, ui });
+    open.push(s);
+    const index = await call(`${s.url}/ui/`, 'GET', {});
+    expect(index.status).toBe(200);
+    expect(index.body).toContain('<title>x</title>');
+    expect(index.headers['content-security-policy']).toBe(UI_CSP);
+    expect(index.headers['x-content-type-options']).toBe('nosniff');
+    expect(index.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect((await call(`${s.url}/ui/instances`, 'GET', {})).body).toContain('<title>x</title>');
+    const js = await call(`${s.url}/ui/app.js`, 'GET', {});
+    expect([js.status, js.headers['content-type']]).toEqual([200, 'text/javascript; charset=utf-8']);
+    const redirect = await call(`${s.url}/ui`, 'GET', {});
+    expect([redirect.status, redirect.headers.location]).toEqual([308, '/ui/']);
+    for (const path of [
+      '/ui/notes.txt',
+      '/ui/%2e%2e/heddle-ui-secret.js',
+      '/ui/..%2fheddle-ui-secret.js',
+      '/ui/x/app.js',
+    ]) {
+      // 404, or 401 where the URL normalises out of /ui/ (then it is an API path and needs credentials).
+      const r = await call(`${s.url}${path}`, 'GET', {});
+      expect([404, 401], path).toContain(r.status);
+      expect(r.body).not.toContain('SECRET-CONTENT');
+    }
+    expect((await call(`${s.url}/ui/`, 'POST', {}, {})).status).toBe(405);
+    // The API itself still needs credentials.
+    expect((await call(`${s.url}/v1/health`, 'GET', {})).status).toBe(401);
+  });
+
+  it('a directory without index.html is refused (the dashboard was not built)', () => {
+    expect(() => new StaticUi(mkdtempSync(join(tmpdir(), 'heddle-ui-empty-')))).toThrow('no index.html');
   });
 });

@@ -1,7 +1,8 @@
-// `heddle events` end to end: the command in process against a real operator API server over a real
+// `heddle events` end to end (and the chain and decision routes the dashboard reads): the command in process against a real operator API server over a real
 // control plane and a real host on 127.0.0.1.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { verifyInclusion } from '@heddle/chain';
 import { Logger } from '@heddle/cli-kit';
 import {
   examplePackage,
@@ -11,7 +12,7 @@ import {
   type TestPlane,
   tempDir,
 } from '@heddle/control-plane/testing';
-import { ApiServer } from '@heddle/operator-api';
+import { ApiClient, ApiServer } from '@heddle/operator-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planeHandlers } from '../api-handlers.js';
 import { runCli } from '../cli.js';
@@ -26,7 +27,7 @@ let home: string;
 beforeAll(async () => {
   [h, p] = await Promise.all([startHost(['wasi']), openPlane()]);
   api = await ApiServer.listen({
-    handlers: planeHandlers(p.plane),
+    handlers: planeHandlers(p.plane, { chain: p.chain }),
     token: 'events-token',
     log: new Logger(() => {}),
     port: 0,
@@ -110,5 +111,35 @@ describe('heddle events', () => {
     expect(await runCli(['events', '--json', '--home', home], io([], err2))).toBe(3);
     expect(JSON.parse(err2[0] ?? '{}')).toMatchObject({ error: { code: 'unauthorized' } });
     writeFileSync(join(home, 'api.token'), 'events-token', { mode: 0o600 });
+  });
+});
+
+describe('the chain and decision routes', () => {
+  it('head and verification, latest events, an event with an inclusion proof that verifies, a decision with its explanation', async () => {
+    const client = ApiClient.fromHome(home);
+    const head = await client.chainHead();
+    expect(head).toMatchObject({ size: p.chain.size, head: p.chain.head, root: p.chain.root() });
+    expect(head.verify).toEqual({ ok: true, size: p.chain.size, failure: null });
+    const proven = await client.chainEvent('0');
+    expect(proven.event).toEqual(p.chain.get(0));
+    expect(verifyInclusion(proven.proof.leaf, 0, head.size, proven.proof.path, head.root)).toBe(true);
+    expect((await client.chainEvent(proven.event.hash)).event.seq).toBe(0);
+    const placed = p.plane.instances()[0];
+    const decision = await client.decision(placed?.decision_id ?? '');
+    expect(decision.event.hash).toBe(placed?.decision_id);
+    expect(decision.explanation?.rows.some((r) => r.verdict === 'chosen')).toBe(true);
+    const res = await fetch(`${api.url}/v1/chain/events?limit=2`, {
+      headers: { authorization: 'Bearer events-token' },
+    });
+    const page = (await res.json()) as { events: { seq: number }[] };
+    expect(page.events.map((e) => e.seq)).toEqual([p.chain.size - 1, p.chain.size - 2]);
+    await expect(client.chainEvent('999999')).rejects.toMatchObject({ code: 'unknown_event', status: 404 });
+    await expect(client.decision(p.chain.get(p.chain.size - 1)?.hash ?? '')).rejects.toMatchObject({
+      code: 'unknown_event',
+    });
+    const bad = await fetch(`${api.url}/v1/chain/events?limit=0`, {
+      headers: { authorization: 'Bearer events-token' },
+    });
+    expect(bad.status).toBe(400);
   });
 });
