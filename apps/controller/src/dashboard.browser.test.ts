@@ -122,7 +122,7 @@ describe('the dashboard in chromium', () => {
     await shot('login');
     await field.focus();
     await page.keyboard.press('Tab'); // the help text is not focusable: next is the button
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Log in');
+    expect(await page.locator(':focus').textContent()).toBe('Log in');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Nodes' }).waitFor();
     const cookies = await context.cookies();
@@ -131,7 +131,7 @@ describe('the dashboard in chromium', () => {
     ]);
     expect(cookies[0]?.value).not.toBe(TOKEN);
     expect(page.url()).not.toContain(TOKEN);
-    expect(await page.evaluate(() => document.cookie)).toBe(''); // HttpOnly: not readable by scripts
+    expect(await page.evaluate('document.cookie')).toBe(''); // HttpOnly: not readable by scripts
     await page.locator('#live-state', { hasText: 'live' }).waitFor();
     await page.locator(`tr[data-node="${a.service.nodeId}"]`).waitFor();
   });
