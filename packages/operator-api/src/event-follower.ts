@@ -29,6 +29,11 @@ export interface FollowEventsOptions {
   readonly signal?: AbortSignal | undefined;
   /** Longest wait before a reconnection (default 30 s; the delay doubles from the server's `retry`). */
   readonly maxRetryMs?: number;
+  /**
+   * A connection that sends nothing (not even a heartbeat) for this long is dropped and made again
+   * (default 45 s: three of the server's 15 s heartbeats).
+   */
+  readonly idleTimeoutMs?: number;
 }
 
 /**
@@ -43,9 +48,11 @@ export async function followEvents(options: FollowEventsOptions): Promise<void> 
   let failures = 0;
   const signal = options.signal;
   const aborted = (): boolean => signal?.aborted === true;
+  const idleMs = options.idleTimeoutMs ?? 45_000;
   while (!aborted()) {
     const parser = new SseParser();
     const reason = await new Promise<string>((resolve, reject) => {
+      let idle: NodeJS.Timeout | undefined;
       const headers: Record<string, string> = {
         authorization: `Bearer ${options.token}`,
         accept: EVENT_STREAM,
@@ -58,12 +65,23 @@ export async function followEvents(options: FollowEventsOptions): Promise<void> 
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       const done = (why: string): void => {
+        clearTimeout(idle);
         signal?.removeEventListener('abort', onAbort);
         resolve(why);
       };
+      const quiet = (): void => {
+        clearTimeout(idle);
+        idle = setTimeout(() => {
+          req.destroy();
+          done(`nothing heard for ${idleMs} ms`);
+        }, idleMs);
+      };
+      quiet();
+      req.once('close', () => clearTimeout(idle));
       req.once('error', (err) => done(err.message));
       req.once('response', (res) => {
         if (res.statusCode === 401) {
+          clearTimeout(idle);
           res.resume();
           signal?.removeEventListener('abort', onAbort);
           reject(new ApiError('unauthorized', 'the controller refused the API token'));
@@ -76,6 +94,7 @@ export async function followEvents(options: FollowEventsOptions): Promise<void> 
         }
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
+          quiet();
           let messages: ReturnType<SseParser['feed']>;
           try {
             messages = parser.feed(chunk);

@@ -1,7 +1,8 @@
 // The event stream (`GET /v1/events`) and the dashboard's sessions against a real ApiServer on
 // 127.0.0.1 with a real PlaneEvents bus.
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PlaneEvents } from '@heddle/control-plane';
@@ -184,6 +185,42 @@ describe('GET /v1/events', () => {
       'node.removed dddd-2',
     ]);
     expect(reconnects.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('followEvents drops a connection that goes silent (no heartbeat) and makes it again', async () => {
+    let connections = 0;
+    const resumedFrom: (string | undefined)[] = [];
+    const silent = createServer((req, res) => {
+      connections += 1;
+      const last = req.headers['last-event-id'];
+      resumedFrom.push(typeof last === 'string' ? last : undefined);
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`retry: 10\n\nid: ee-${connections}\nevent: stream.open\ndata: {}\n\n`);
+      // then nothing: a peer that died without closing the connection
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    // cast: a server listening on a TCP port has an AddressInfo address.
+    const { port } = silent.address() as AddressInfo;
+    const reasons: string[] = [];
+    const ids: string[] = [];
+    const ctl = new AbortController();
+    await followEvents({
+      url: `http://127.0.0.1:${port}`,
+      token: TOKEN,
+      signal: ctl.signal,
+      idleTimeoutMs: 150,
+      onEvent: (e) => {
+        ids.push(e.id);
+        if (ids.length === 2) ctl.abort();
+      },
+      onReconnect: (reason) => reasons.push(reason),
+    });
+    silent.closeAllConnections();
+    await new Promise<void>((r) => silent.close(() => r()));
+    expect(ids).toEqual(['ee-1', 'ee-2']);
+    expect(reasons).toEqual(['nothing heard for 150 ms']);
+    expect(resumedFrom).toEqual([undefined, 'ee-1']);
   });
 
   it('followEvents rejects a refused token with unauthorized', async () => {
