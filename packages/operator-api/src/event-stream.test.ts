@@ -141,7 +141,8 @@ describe('GET /v1/events', () => {
       heartbeatMs: 50,
     });
     const r = await stream(s.url, bearer);
-    await new Promise((res) => setTimeout(res, 180));
+    const beats = async (): Promise<number> => (await r.until(0)).text.split(': heartbeat\n\n').length - 1;
+    for (let i = 0; i < 200 && (await beats()) < 2; i++) await new Promise((res) => setTimeout(res, 20));
     await s.close(5_000);
     const { text } = await r.until(99);
     expect(text.split(': heartbeat\n\n').length - 1).toBeGreaterThanOrEqual(2);
