@@ -2,7 +2,7 @@ import { ago, short } from '../format.js';
 import { html } from '../html.js';
 import type { NodeView } from '../types.js';
 
-/** Labels, when the controller reports them for a node (a later API may); none otherwise. */
+/** Labels, when the controller reports them for a node (`labels: {key: value}`); none otherwise. */
 function labelsOf(n: NodeView): readonly [string, string][] {
   const labels: unknown = Reflect.get(n, 'labels');
   if (typeof labels !== 'object' || labels === null) return [];
@@ -23,7 +23,7 @@ export function Nodes(props: { nodes: readonly NodeView[] }) {
         return html`<tr key=${n.node_id} data-node=${n.node_id}>
         <td><code title=${n.node_id}>${short(n.node_id)}</code><div class="sub">${n.url}</div>${n.last_error === null ? null : html`<div class="sub warn">${n.last_error}</div>`}</td>
         <td><span class=${`badge liveness-${n.liveness}`}>${n.liveness}</span></td>
-        <td>${n.tier ?? html`<span class="warn">none (key pending)</span>`}</td>
+        <td>${n.tier ?? html`<span class="warn">none (key pending)</span>`}${Reflect.get(n, 'cordoned') === true ? html` <span class="badge alert">cordoned</span>` : null}</td>
         <td>${n.software === null ? '-' : `${n.software.name} ${n.software.version}`}</td>
         <td>${n.routes.join(', ')}</td>
         <td>${n.instances}</td>
