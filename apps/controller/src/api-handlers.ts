@@ -1,6 +1,12 @@
+import type { Chain, ChainEvent } from '@heddle/chain';
 import type { ControlPlane, PlaceResult, RevocationPushReport } from '@heddle/control-plane';
 import { isGone } from '@heddle/model';
-import { type OperatorHandlers, type OperatorStore, operatorHandlers } from '@heddle/operator-api';
+import {
+  ApiFailure,
+  type OperatorHandlers,
+  type OperatorStore,
+  operatorHandlers,
+} from '@heddle/operator-api';
 import type { RevocationListFile } from '@heddle/package';
 import { addSeed } from '@heddle/seed-adapter/controller';
 
@@ -18,6 +24,33 @@ export interface PlaneHandlerOptions {
    * routes answer `not_found` (`/v1/whoami` still answers).
    */
   readonly operators?: OperatorStore;
+  /** The controller's audit chain, read by the chain and decision routes (without it they answer `not_found`). */
+  readonly chain?: Chain;
+}
+
+/** The chain, or `not_found` for a server that was not given one. */
+function chainOf(options: PlaneHandlerOptions): Chain {
+  if (options.chain === undefined) throw new ApiFailure('not_found', 'this server does not serve its chain');
+  return options.chain;
+}
+
+/** The event `id` names (a seq or a 64-hex event hash); `unknown_event` otherwise. */
+function eventOf(chain: Chain, id: string): ChainEvent {
+  const event = /^\d{1,16}$/.test(id)
+    ? chain.get(Number(id))
+    : /^[0-9a-f]{64}$/.test(id)
+      ? chain.getByHash(id)
+      : undefined;
+  if (event === undefined) {
+    throw new ApiFailure(
+      'unknown_event',
+      `no chain event ${id} (a seq below ${chain.size}, or an event hash)`,
+      {
+        field: 'event',
+      },
+    );
+  }
+  return event;
 }
 
 /**
@@ -75,6 +108,46 @@ export function planeHandlers(plane: ControlPlane, options: PlaneHandlerOptions 
       options.applyRevocations === undefined ? plane.pushRevocations(body) : options.applyRevocations(body),
     unsettled: () => ({ unsettled: plane.unsettled() }),
     settle: () => plane.settle(),
+    chainHead: () => {
+      const chain = chainOf(options);
+      const v = chain.verify();
+      return {
+        size: chain.size,
+        head: chain.head,
+        root: chain.root(),
+        verify: {
+          ok: v.ok,
+          size: v.size,
+          failure:
+            v.failure === null
+              ? null
+              : { seq: v.failure.seq, reason: v.failure.reason, message: v.failure.message },
+        },
+      };
+    },
+    chainEvents: ({ query }) => {
+      const chain = chainOf(options);
+      const to = Math.min(query.before ?? chain.size, chain.size);
+      return { events: chain.range(Math.max(0, to - query.limit), to).reverse() };
+    },
+    chainEvent: ({ id }) => {
+      const chain = chainOf(options);
+      const event = eventOf(chain, id);
+      return { event, proof: chain.inclusionProof(event.seq) };
+    },
+    decision: ({ id }) => {
+      const chain = chainOf(options);
+      const event = eventOf(chain, id);
+      const payload = event.payload;
+      const phase =
+        typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? payload.phase : null;
+      if (event.kind !== 'workload.place' || phase !== 'decision') {
+        throw new ApiFailure('unknown_event', `chain event ${id} is not a place decision`, {
+          field: 'decision',
+        });
+      }
+      return { event, explanation: plane.explanation(event.hash) ?? null };
+    },
     listApprovals: async ({ query }) => ({ approvals: await plane.approvals(query.state) }),
     getApproval: async ({ id }) => ({ approval: await plane.approval(id) }),
     approve: async ({ id, body, actor }) => ({ approval: await plane.approve(id, actor.name, body.note) }),

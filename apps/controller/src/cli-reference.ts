@@ -1,7 +1,8 @@
 import { flagLabel, synopsis } from '@heddle/cli-kit';
 import type { OperatorCommandDef } from './command-def.js';
-import { APPROVALS_DEFS } from './defs/approvals.js';
 import { OPERATOR_DEFS, WHOAMI } from './defs/access.js';
+import { APPROVALS_DEFS } from './defs/approvals.js';
+import { EVENTS } from './defs/events.js';
 import { ALERTS_DEFS, LOGS, PLACE, PS, START, STATUS, STOP, UNLOAD } from './defs/instances.js';
 import { NODE_DEFS } from './defs/node.js';
 
@@ -11,6 +12,7 @@ export const OPERATOR_COMMANDS: readonly OperatorCommandDef[] = [
   PLACE,
   PS,
   ...ALERTS_DEFS,
+  EVENTS,
   ...APPROVALS_DEFS,
   STATUS,
   LOGS,

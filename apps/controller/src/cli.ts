@@ -1,6 +1,7 @@
 import { type CommandDef, dispatchCli, type ProgramDef } from '@heddle/cli-kit';
-import { APPROVALS_GROUP } from './defs/approvals.js';
 import { CONTEXT_GROUP, OPERATOR_GROUP, WHOAMI } from './defs/access.js';
+import { APPROVALS_GROUP } from './defs/approvals.js';
+import { EVENTS } from './defs/events.js';
 import { ALERTS_GROUP, LOGS, PLACE, PS, START, STATUS, STOP, UNLOAD } from './defs/instances.js';
 import { CONTROLLER, ID, INIT, KEYGEN } from './defs/local.js';
 import { NODE_GROUP } from './defs/node.js';
@@ -28,6 +29,7 @@ const COMMANDS: readonly Entry[] = [
   entry(PLACE, async () => (await import('./commands/place.js')).place),
   entry(PS, async () => (await import('./commands/ps.js')).ps),
   entry(ALERTS_GROUP, async () => (await import('./commands/alerts.js')).alerts),
+  entry(EVENTS, async () => (await import('./commands/events.js')).events),
   entry(APPROVALS_GROUP, async () => (await import('./commands/approvals.js')).approvals),
   entry(STATUS, async () => (await import('./commands/status.js')).status),
   entry(LOGS, async () => (await import('./commands/logs.js')).logs),

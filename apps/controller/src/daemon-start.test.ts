@@ -10,6 +10,7 @@ import { CliError } from './cli-error.js';
 import { loadControllerConfig } from './controller-config.js';
 import { startController } from './daemon.js';
 import { wasiPackage } from './daemon-fixtures.js';
+import { dashboardDir } from './dashboard.js';
 import { runCaptured, tempDir } from './test-io.js';
 
 describe('startController', () => {
@@ -50,6 +51,37 @@ describe('startController', () => {
     }
     expect(existsSync(join(home, 'api.json'))).toBe(false);
     expect(lines.at(-1)?.msg).toBe('shutting down');
+  });
+
+  it('serves the plane event stream and the built dashboard', async () => {
+    expect(dashboardDir(), 'the dashboard is not built: run the controller build first').toBeDefined();
+    const cwd = tempDir();
+    const home = join(cwd, 'h');
+    expect((await runCaptured(['init', '--home', home, '--api-port', '0'], cwd)).code).toBe(0);
+    const lines: Record<string, unknown>[] = [];
+    // cast: the logger writes one JSON object per line.
+    const log = new Logger((l) => lines.push(JSON.parse(l) as Record<string, unknown>));
+    const running = await startController(loadControllerConfig(join(home, 'controller.json')), log);
+    try {
+      expect(lines.find((l) => l.msg === 'listening')?.dashboard).toBe(`${running.url}/ui/`);
+      const page = await fetch(`${running.url}/ui/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+      expect(await page.text()).toContain('app.js');
+      const client = ApiClient.fromHome(home);
+      const ctl = new AbortController();
+      const seen: string[] = [];
+      await client.followEvents({
+        signal: ctl.signal,
+        onEvent: (e) => {
+          seen.push(e.type);
+          ctl.abort();
+        },
+      });
+      expect(seen).toEqual(['stream.open']);
+    } finally {
+      await running.stop('test');
+    }
   });
 });
 

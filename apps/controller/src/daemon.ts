@@ -39,6 +39,7 @@ import {
   OPERATORS_FILE,
   OperatorStore,
   ReplayGuard,
+  Sessions,
 } from '@heddle/operator-api';
 import {
   loadTrustFile,
@@ -52,6 +53,7 @@ import { planeHandlers } from './api-handlers.js';
 import { CliError, ExitCode } from './cli-error.js';
 import { badInput, type ControllerConfig } from './controller-config.js';
 import { ControllerMetrics } from './controller-metrics.js';
+import { loadDashboard } from './dashboard.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
 import { remoteTls } from './remote-api.js';
 import { checkStateAgainstChain, type SealCheckOptions, StateSeal } from './state-seal.js';
@@ -258,7 +260,13 @@ async function assemble(
     applyRevocations: (list) => applyRevocations(p, plane, list),
     aroundPlace: (run) => metrics.place(run),
     operators: p.operators,
+    chain,
   });
+  const ui = loadDashboard();
+  if (ui === undefined) log.warn('the dashboard is not built: /ui/ is not served (run the controller build)');
+  // One set of dashboard sessions for both listeners.
+  const sessions = new Sessions();
+  const dashboard = { events: plane.events, sessions, ...(ui === undefined ? {} : { ui }) };
   try {
     api = await ApiServer.listen({
       auth,
@@ -267,6 +275,7 @@ async function assemble(
       handlers,
       ready,
       onRequest: (e) => metrics.onRequest(e),
+      ...dashboard,
     });
   } catch (err) {
     throw new CliError(
@@ -293,6 +302,7 @@ async function assemble(
           handlers,
           ready,
           onRequest: (e) => metrics.onRequest(e),
+          ...dashboard,
         });
       } catch (err) {
         throw new CliError(
@@ -338,6 +348,7 @@ async function assemble(
     url: server.url,
     metrics_url: metricsServer === undefined ? null : `${metricsServer.url}/metrics`,
     log_level: log.level,
+    dashboard: ui === undefined ? null : `${server.url}/ui/`,
     api_file: infoPath,
     ...(remote === undefined ? {} : { remote_url: remote.url, remote_fingerprint: remote.fingerprint }),
     operators: p.operators.list().length,

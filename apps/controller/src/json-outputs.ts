@@ -4,6 +4,8 @@
  * `@heddle/operator-api`; the CLI tests validate real outputs against them, so a change of shape is
  * caught. Objects are strict: an unexpected field is a failure.
  */
+
+import { PLANE_EVENT_TYPES, type PlaneEventType } from '@heddle/control-plane';
 import {
   AddOperatorAnswerSchema,
   AlertSchema,
@@ -19,6 +21,27 @@ import {
   WhoAmISchema,
 } from '@heddle/operator-api';
 import { z } from 'zod';
+
+const EVENT_ID = z.string().regex(/^[0-9a-f]{1,64}-(0|[1-9][0-9]{0,15})$/);
+
+/** `heddle events --json`: one line per event (a plane event, or the stream's own `stream.open`/`stream.reset`). */
+export const EventLineSchema = z.union([
+  z.strictObject({
+    id: EVENT_ID,
+    type: z.string().refine(
+      // cast: includes() of a list of literals takes any string; it answers whether it is one of them.
+      (t) => PLANE_EVENT_TYPES.includes(t as PlaneEventType),
+      'not an event type',
+    ),
+    at_ms: z.number().int().nonnegative(),
+    data: z.record(z.string(), z.unknown()),
+  }),
+  z.strictObject({
+    id: EVENT_ID,
+    type: z.enum(['stream.open', 'stream.reset']),
+    data: z.strictObject({ epoch: z.string(), last_id: EVENT_ID, requested: z.string().optional() }),
+  }),
+]);
 
 /** `heddle node add|rm|pin --json`. */
 export const NodeOutputSchema = z.strictObject({ node: NodeViewSchema });
@@ -64,6 +87,7 @@ export const JSON_OUTPUTS: Readonly<Record<string, z.ZodType>> = {
   place: PlaceResultSchema,
   ps: z.strictObject({ instances: z.array(PlacementSchema) }),
   alerts: z.strictObject({ alerts: z.array(AlertSchema) }),
+  events: EventLineSchema,
   'alerts ack': z.strictObject({ alert: AlertSchema }),
   'approvals ls': z.strictObject({ approvals: z.array(ApprovalViewSchema) }),
   'approvals show': ApprovalOutputSchema,

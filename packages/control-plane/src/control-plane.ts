@@ -4,9 +4,15 @@ import { type KeyPair, nodeIdFromPublicKey } from '@heddle/envelope';
 import type { ApprovalQueue, Gate } from '@heddle/gate';
 import { isGone, type NodeTier, type RevocationCheck } from '@heddle/model';
 import type { KindRegistry, RevocationListFile, TrustAnchors } from '@heddle/package';
+import type { Liveness } from '@heddle/placement';
 import type { WireClientOptions } from '@heddle/wire';
 import { ackAlert } from './alerts.js';
-import type { ApprovalListener, ApprovalView, ApprovalViewState } from './approval-view.js';
+import type {
+  ApprovalEventKind,
+  ApprovalListener,
+  ApprovalView,
+  ApprovalViewState,
+} from './approval-view.js';
 import { PlaneApprovals } from './approvals.js';
 import { Caller } from './caller.js';
 import { type PlaneConfig, planeConfig } from './config.js';
@@ -35,6 +41,8 @@ import { type PlaceHooks, type PlaceResult, placeApproved, placeOrder } from './
 import { instanceIdentity } from './place-claims.js';
 import { chainChange, holdReservation, resourcesOf, stageState } from './placement-life.js';
 import type { PlaneContext } from './plane-context.js';
+import { PlaneEvents, type PlaneEventType } from './plane-events.js';
+import { eventingStore } from './plane-events-store.js';
 import { Reservations } from './reservations.js';
 import { applyRevocations, HeldRevocations, type RevocationPushReport } from './revocation-push.js';
 import { type SettleReport, settleUnsettled } from './settle.js';
@@ -46,6 +54,19 @@ import type {
   StateStore,
   UnsettledRecord,
 } from './state-store.js';
+
+/** The plane event each approval event is published as (`placed` and `failed`: its held place's outcome). */
+const APPROVAL_EVENT_TYPES = {
+  requested: 'approval.pending',
+  approved: 'approval.approved',
+  rejected: 'approval.rejected',
+  expired: 'approval.expired',
+  placed: 'approval.updated',
+  failed: 'approval.updated',
+} as const satisfies Record<ApprovalEventKind, PlaneEventType>;
+
+/** How many explanations of its latest decisions a plane keeps in memory (see `ControlPlane.explanation`). */
+const EXPLANATIONS_KEPT = 256;
 
 /** What a {@link ControlPlane} is built from. */
 export interface ControlPlaneOptions {
@@ -76,6 +97,8 @@ export interface ControlPlaneOptions {
    * the Cognitum Seed's (`seedDriver()` of `@heddle/seed-adapter/controller`).
    */
   readonly drivers?: readonly NodeDriver[];
+  /** The event bus the plane publishes its changes to (default: a new one; see {@link ControlPlane.events}). */
+  readonly events?: PlaneEvents;
   /**
    * The approval queue the `gate` was given (`GateOptions.approvals`): a place the policy defers is
    * then held under an approval request instead of refused (see {@link ControlPlane.approve}); the
@@ -93,7 +116,14 @@ export interface ControlPlaneOptions {
 export class ControlPlane {
   /** The controller's node id. */
   readonly nodeId: string;
+  /**
+   * Where the plane publishes its changes (docs/operator-api.md, "Event stream"): instances, nodes
+   * and alerts as they are written to the store, node liveness after each tick and refresh.
+   */
+  readonly events: PlaneEvents;
   readonly #ctx: PlaneContext;
+  readonly #liveness = new Map<string, Liveness>();
+  readonly #explanations = new Map<string, PlaceResult['explanation']>();
   readonly #held: HeldRevocations;
   readonly #ticker: LifecycleTicker;
   #settling: Promise<SettleReport> | undefined;
@@ -103,6 +133,8 @@ export class ControlPlane {
     const config = planeConfig(options.config);
     const now = options.now ?? Date.now;
     this.nodeId = nodeIdFromPublicKey(options.keys.publicKey);
+    this.events = options.events ?? new PlaneEvents({ now });
+    const store = eventingStore(options.store, this.events);
     const caller = new Caller(options.keys, config, { ...(options.wire ?? {}), now });
     const packages = new PackageStore({
       dir: join(options.stateDir, 'packages'),
@@ -110,7 +142,7 @@ export class ControlPlane {
       revocations: options.revocations,
       ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
     });
-    const book = new NodeBook(options.store, caller, config, now);
+    const book = new NodeBook(store, caller, config, now);
     const drivers = new NodeDrivers([hostDriver, ...(options.drivers ?? [])]);
     const approvals =
       options.approvals === undefined
@@ -121,9 +153,9 @@ export class ControlPlane {
     this.#ctx = {
       ...(approvals === undefined ? {} : { approvals }),
       nodeId: this.nodeId,
-      store: options.store,
+      store,
       book,
-      view: new LiveEngineView({ book, store: options.store, drivers }),
+      view: new LiveEngineView({ book, store, drivers }),
       packages,
       caller,
       gate: options.gate,
@@ -139,6 +171,35 @@ export class ControlPlane {
     this.#held = new HeldRevocations(options.anchors);
     this.#ticker = new LifecycleTicker(this.#ctx, this.#held);
     this.#restoreReservations();
+    this.#noteLiveness(false);
+    approvals?.subscribe((e) => {
+      const type = APPROVAL_EVENT_TYPES[e.kind];
+      const a = e.approval;
+      this.events.publish(type, {
+        approval_id: a.approval_id,
+        state: a.state,
+        workload: a.place?.workload ?? null,
+        node_id: a.place?.node_id ?? null,
+        by: a.decided_by,
+        place_status: a.place?.status ?? null,
+      });
+    });
+  }
+
+  /** Publishes `node.liveness_changed` for every node whose liveness differs from the last look. */
+  #noteLiveness(publish = true): void {
+    const ctx = this.#ctx;
+    const now = ctx.now();
+    const seen = new Set<string>();
+    for (const t of ctx.store.listTargets()) {
+      seen.add(t.node_id);
+      const to = ctx.book.liveness.get(t.node_id, now);
+      const from = this.#liveness.get(t.node_id) ?? 'unknown';
+      this.#liveness.set(t.node_id, to);
+      if (publish && from !== to)
+        this.events.publish('node.liveness_changed', { node_id: t.node_id, from, to });
+    }
+    for (const id of [...this.#liveness.keys()]) if (!seen.has(id)) this.#liveness.delete(id);
   }
 
   /**
@@ -176,7 +237,9 @@ export class ControlPlane {
 
   /** Learns the node at `url` (signed describe) under `tier`, requiring `key` when given. */
   async addNode(url: string, options: { tier: NodeTier; key?: string }): Promise<NodeView> {
-    return this.#view(await this.#ctx.book.add(url, options));
+    const target = await this.#ctx.book.add(url, options);
+    this.#noteLiveness();
+    return this.#view(target);
   }
 
   /**
@@ -259,6 +322,7 @@ export class ControlPlane {
     await mapBounded(ctx.store.listTargets(), ctx.config.healthConcurrency, (t) =>
       refreshNode(ctx, t.node_id).catch(() => undefined),
     );
+    this.#noteLiveness();
     return this.nodes();
   }
 
@@ -281,7 +345,26 @@ export class ControlPlane {
    * it arrives (`parseOrder`, the operator API), and passed on as it is.
    */
   place(order: PlaceOrderInput, hooks: PlaceHooks = {}): Promise<PlaceResult> {
-    return placeOrder(this.#ctx, order, hooks);
+    return placeOrder(this.#ctx, order, hooks).then((r) => {
+      if (r.decision_id !== null) {
+        this.#explanations.set(r.decision_id, r.explanation);
+        while (this.#explanations.size > EXPLANATIONS_KEPT) {
+          const oldest = this.#explanations.keys().next().value;
+          if (oldest === undefined) break;
+          this.#explanations.delete(oldest);
+        }
+      }
+      return r;
+    });
+  }
+
+  /**
+   * The engine's explanation of decision `decisionId`, when it was one of the last
+   * {@link EXPLANATIONS_KEPT} places of this process (explanations are not chained; a reschedule's is
+   * not kept).
+   */
+  explanation(decisionId: string): PlaceResult['explanation'] | undefined {
+    return this.#explanations.get(decisionId);
   }
 
   /** Every placement this controller knows, unloaded ones included. */
@@ -346,6 +429,7 @@ export class ControlPlane {
       .then(() => this.#ticker.tick(() => this.settle()))
       .finally(() => {
         this.#ticking = undefined;
+        this.#noteLiveness();
       });
     return this.#ticking;
   }

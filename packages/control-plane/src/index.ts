@@ -59,6 +59,26 @@ export {
 } from './order.js';
 export type { AttemptOutcome, AttemptOutcomeKind, PlaceHooks, PlaceResult } from './place.js';
 export { PLANE_CHAIN_SOURCE } from './plane-context.js';
+export {
+  type AlertEventData,
+  type ApprovalEventData,
+  type ApprovalEventState,
+  type EventsSince,
+  type InstancePlacedData,
+  type InstanceRemovedData,
+  type InstanceRescheduledData,
+  type InstanceStateData,
+  type NodeJoinedData,
+  type NodeLivenessData,
+  type NodeRemovedData,
+  PLANE_EVENT_TYPES,
+  type PlaneEvent,
+  type PlaneEventListener,
+  type PlaneEventMap,
+  PlaneEvents,
+  type PlaneEventsOptions,
+  type PlaneEventType,
+} from './plane-events.js';
 export { REVOKE_METHOD, type RevocationNodeResult, type RevocationPushReport } from './revocation-push.js';
 export type { SettleReport } from './settle.js';
 export {

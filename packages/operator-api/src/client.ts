@@ -30,7 +30,9 @@ import type {
 import { ApiErrorAnswerSchema, ApiInfoSchema, PlaceStreamEventSchema } from './answers.js';
 import { ApiError } from './api-error.js';
 import { formatSignedAuth, signRequest } from './auth-header.js';
+import type { ChainEventProofAnswer, ChainHeadAnswer, DecisionAnswer } from './chain-answers.js';
 import { API_INFO_FILE, API_TOKEN_FILE, NDJSON, REQUEST_ID_HEADER } from './constants.js';
+import { type FollowEventsOptions, followEvents } from './event-follower.js';
 import { type HttpAnswer, HttpFailure, httpRequest } from './http-request.js';
 import type { AddOperatorAnswer, AddOperatorBody, OperatorView, WhoAmI } from './operator-routes.js';
 import { OPERATOR_ROUTES, type RouteDef, routePath } from './routes.js';
@@ -133,6 +135,36 @@ export class ApiClient {
   /** The API's base URL. */
   get url(): string {
     return this.#url;
+  }
+
+  /**
+   * Follows `GET /v1/events` (docs/operator-api.md, "Event stream") until `options.signal` aborts,
+   * reconnecting with `Last-Event-ID` (see `followEvents`).
+   */
+  followEvents(
+    options: Omit<FollowEventsOptions, 'url' | 'token' | 'authorization' | 'fingerprint'>,
+  ): Promise<void> {
+    return followEvents({
+      ...options,
+      url: this.#url,
+      authorization: (method, target) => this.#authorization(method, target, ''),
+      fingerprint: this.#fingerprint,
+    });
+  }
+
+  /** `GET /v1/chain`: the audit chain's size, head, Merkle root and a verification. */
+  chainHead(): Promise<ChainHeadAnswer> {
+    return this.#call(OPERATOR_ROUTES.chainHead, routePath('chainHead'));
+  }
+
+  /** `GET /v1/chain/events/:id` (a seq or an event hash): the event and its inclusion proof. */
+  chainEvent(id: string): Promise<ChainEventProofAnswer> {
+    return this.#call(OPERATOR_ROUTES.chainEvent, routePath('chainEvent', id));
+  }
+
+  /** `GET /v1/decisions/:id`: a place decision and its explanation (when the controller kept it). */
+  decision(decisionId: string): Promise<DecisionAnswer> {
+    return this.#call(OPERATOR_ROUTES.decision, routePath('decision', decisionId));
   }
 
   /** `GET /v1/health`: the controller's node id and counts of nodes, live instances and unsettled decisions. */

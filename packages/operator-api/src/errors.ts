@@ -22,6 +22,7 @@ export const STATUS_OF_CODE: Readonly<Record<string, number>> = Object.freeze({
   unknown_node: 404,
   unknown_instance: 404,
   unknown_alert: 404,
+  unknown_event: 404,
   approval_not_found: 404,
   approval_already_decided: 409,
   approval_expired: 409,

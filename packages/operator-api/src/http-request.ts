@@ -71,7 +71,7 @@ export async function httpRequest(url: string, options: HttpRequestOptions): Pro
 }
 
 /** A TLS connection whose server certificate has the pinned fingerprint (nothing sent on it yet). */
-function pinnedSocket(url: URL, fingerprint: string, timeoutMs: number): Promise<TLSSocket> {
+export function pinnedSocket(url: URL, fingerprint: string, timeoutMs: number): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const socket = connect({

@@ -80,6 +80,18 @@ export {
   RevocationsBodySchema,
   StopBodySchema,
 } from './bodies.js';
+export {
+  type ChainEventAnswer,
+  type ChainEventProofAnswer,
+  ChainEventProofSchema,
+  ChainEventSchema,
+  type ChainEventsQuery,
+  ChainEventsQuerySchema,
+  type ChainHeadAnswer,
+  ChainHeadSchema,
+  type DecisionAnswer,
+  DecisionSchema,
+} from './chain-answers.js';
 export type { ApiClientOptions, PlaceCallOptions } from './client.js';
 export { ApiClient } from './client.js';
 export {
@@ -92,6 +104,17 @@ export {
 } from './constants.js';
 export type { MappedError } from './errors.js';
 export { ApiFailure, mapError, STATUS_OF_CODE } from './errors.js';
+export {
+  type FollowEventsOptions,
+  followEvents,
+  type StreamEvent,
+} from './event-follower.js';
+export {
+  DEFAULT_HEARTBEAT_MS,
+  EVENT_RETRY_MS,
+  EVENT_STREAM,
+  sseFrame,
+} from './event-stream.js';
 export type { HandlerRequest, OperatorHandlers } from './handlers.js';
 export type { OperatorManagementHandlers } from './operator-handlers.js';
 export { operatorHandlers } from './operator-handlers.js';
@@ -132,6 +155,9 @@ export type {
 export { matchRoute, OPERATOR_ROUTES, ROUTE_NAMES, routePath } from './routes.js';
 export type { ApiLog, ApiRequestEvent, ApiServerOptions } from './server.js';
 export { ApiServer } from './server.js';
+export { CSRF_HEADER, SESSION_COOKIE, SESSION_TTL_MS, Sessions } from './sessions.js';
+export { type SseMessage, SseParser } from './sse-parser.js';
+export { StaticUi, UI_CSP, UI_PREFIX } from './static-ui.js';
 export type { TlsMaterial } from './tls-cert.js';
 export {
   certFingerprint,

@@ -69,6 +69,18 @@ import {
   StopBodySchema,
 } from './bodies.js';
 import {
+  type ChainEventAnswer,
+  type ChainEventProofAnswer,
+  ChainEventProofSchema,
+  ChainEventSchema,
+  type ChainEventsQuery,
+  ChainEventsQuerySchema,
+  type ChainHeadAnswer,
+  ChainHeadSchema,
+  type DecisionAnswer,
+  DecisionSchema,
+} from './chain-answers.js';
+import {
   type AddOperatorAnswer,
   AddOperatorAnswerSchema,
   type AddOperatorBody,
@@ -130,6 +142,14 @@ export interface OperatorRoutes {
   readonly pushRevocations: RouteDef<RevocationListFile, NoQuery, RevocationPushReport>;
   readonly unsettled: RouteDef<undefined, NoQuery, { readonly unsettled: readonly UnsettledRecord[] }>;
   readonly settle: RouteDef<EmptyBody, NoQuery, SettleReport>;
+  readonly chainHead: RouteDef<undefined, NoQuery, ChainHeadAnswer>;
+  readonly chainEvents: RouteDef<
+    undefined,
+    ChainEventsQuery,
+    { readonly events: readonly ChainEventAnswer[] }
+  >;
+  readonly chainEvent: RouteDef<undefined, NoQuery, ChainEventProofAnswer>;
+  readonly decision: RouteDef<undefined, NoQuery, DecisionAnswer>;
   readonly listApprovals: RouteDef<
     undefined,
     ApprovalsQuery,
@@ -220,6 +240,13 @@ export const OPERATOR_ROUTES: OperatorRoutes = Object.freeze({
   pushRevocations: post('admin', 'v1/revocations', RevocationsBodySchema, RevocationPushReportSchema),
   unsettled: get('v1/unsettled', z.strictObject({ unsettled: z.array(UnsettledSchema) })),
   settle: post('operator', 'v1/settle', EmptyBodySchema, SettleReportSchema),
+  chainHead: get('v1/chain', ChainHeadSchema),
+  chainEvents: {
+    ...get('v1/chain/events', z.strictObject({ events: z.array(ChainEventSchema) })),
+    query: ChainEventsQuerySchema,
+  },
+  chainEvent: get('v1/chain/events/:id', ChainEventProofSchema),
+  decision: get('v1/decisions/:id', DecisionSchema),
   listApprovals: {
     ...get('v1/approvals', z.strictObject({ approvals: z.array(ApprovalViewSchema) })),
     query: ApprovalsQuerySchema,
@@ -267,6 +294,10 @@ export const ROUTE_NAMES: readonly RouteName[] = Object.freeze([
   'pushRevocations',
   'unsettled',
   'settle',
+  'chainHead',
+  'chainEvents',
+  'chainEvent',
+  'decision',
   'listApprovals',
   'getApproval',
   'approve',

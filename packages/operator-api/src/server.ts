@@ -2,14 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { type Actor, runAsActor, type TransferProgress } from '@heddle/control-plane';
+import { type Actor, type PlaneEvents, runAsActor, type TransferProgress } from '@heddle/control-plane';
 import { HeddleError } from '@heddle/envelope';
 import { Authenticator, requireRole } from './authenticator.js';
 import { parseBody, readBody, validate } from './body.js';
 import { NDJSON, REQUEST_ID_HEADER, REQUEST_ID_PATTERN } from './constants.js';
 import { ApiFailure, mapError } from './errors.js';
+import { DEFAULT_HEARTBEAT_MS, lastEventIdOf, serveEventStream } from './event-stream.js';
 import type { OperatorHandlers } from './handlers.js';
 import { matchRoute, OPERATOR_ROUTES, type RouteDef, type RouteName } from './routes.js';
+import { CSRF_HEADER, Sessions, sessionOf } from './sessions.js';
+import { type StaticUi, UI_PREFIX } from './static-ui.js';
 import { certFingerprint, type TlsMaterial } from './tls-cert.js';
 
 /** Where the server writes its request log (a `Logger` of `@heddle/cli-kit` fits). */
@@ -69,6 +72,14 @@ export interface ApiServerOptions {
   readonly ready?: () => Readonly<Record<string, boolean>>;
   /** Told of every request once answered (a throw is ignored). */
   readonly onRequest?: (e: ApiRequestEvent) => void;
+  /** The plane's events, served as `GET /v1/events` (absent: that route answers `not_found`). */
+  readonly events?: PlaneEvents;
+  /** Interval between heartbeat comments of an event stream (default 15 s). */
+  readonly heartbeatMs?: number;
+  /** The dashboard's files, served under `/ui/` (absent: no dashboard). */
+  readonly ui?: StaticUi;
+  /** The dashboard's sessions (default: new ones, in memory). */
+  readonly sessions?: Sessions;
 }
 
 /**
@@ -85,6 +96,8 @@ export class ApiServer {
   readonly #auth: Authenticator;
   readonly #fingerprint: string | undefined;
   readonly #inFlight = new Set<Promise<void>>();
+  readonly #streams = new Set<() => void>();
+  readonly #sessions: Sessions;
   #closing: Promise<void> | undefined;
 
   private constructor(server: Server, options: ApiServerOptions) {
@@ -95,6 +108,7 @@ export class ApiServer {
         ? options.auth
         : new Authenticator({ adminToken: options.auth.token });
     this.#fingerprint = options.tls === undefined ? undefined : certFingerprint(options.tls.cert);
+    this.#sessions = options.sessions ?? new Sessions();
   }
 
   /** Listens on `<host>:<port>` (HTTPS with `tls`). */
@@ -145,6 +159,7 @@ export class ApiServer {
   close(graceMs: number): Promise<void> {
     this.#closing ??= (async () => {
       const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+      for (const end of [...this.#streams]) end();
       this.#server.closeIdleConnections();
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => {
@@ -166,6 +181,89 @@ export class ApiServer {
     });
     this.#inFlight.add(p);
     void p.finally(() => this.#inFlight.delete(p));
+  }
+
+  /**
+   * Who a request is from: its `Authorization` header (a bearer token or a signed request), or else a
+   * dashboard session cookie. A session keeps the token it was opened with (in memory, never sent
+   * back), and each request is decided again with it, so a removed operator or a rotated token ends
+   * its sessions at once. With a cookie, a request that changes something must also carry
+   * `x-heddle-request: 1`, which a cross-site form cannot send.
+   */
+  #begin(req: IncomingMessage, method: string, target: string): ReturnType<Authenticator['begin']> {
+    if (req.headers.authorization !== undefined)
+      return this.#auth.begin(req.headers.authorization, method, target);
+    const token = this.#sessions.token(sessionOf(req));
+    if (token === undefined) return this.#auth.begin(undefined, method, target);
+    if (method !== 'GET' && method !== 'HEAD' && req.headers[CSRF_HEADER] !== '1') {
+      throw new ApiFailure(
+        'unauthorized',
+        `a request that changes something with a session cookie must carry the ${CSRF_HEADER}: 1 header`,
+        { field: CSRF_HEADER },
+      );
+    }
+    return this.#auth.begin(`Bearer ${token}`, method, target);
+  }
+
+  /** `POST /v1/session` (log in with a token), `GET` (who am I logged in as), `DELETE` (log out). */
+  async #session(req: IncomingMessage, res: ServerResponse, method: string, target: string): Promise<string> {
+    if (method === 'GET') {
+      req.resume();
+      if (this.#sessions.token(sessionOf(req)) === undefined)
+        throw new ApiFailure('unauthorized', 'not logged in');
+      const actor = this.#begin(req, method, target).finish(new Uint8Array());
+      this.#json(res, 200, { authenticated: true, name: actor.name, role: actor.role });
+      return actor.name;
+    }
+    if (method === 'DELETE') {
+      req.resume();
+      this.#sessions.close(sessionOf(req));
+      res.setHeader('set-cookie', this.#sessions.cookie(''));
+      this.#json(res, 200, { authenticated: false });
+      return '';
+    }
+    if (method !== 'POST') {
+      req.resume();
+      res.setHeader('allow', 'GET, POST, DELETE');
+      throw new ApiFailure('method_not_allowed', `${method} /v1/session: allowed GET, POST, DELETE`);
+    }
+    const body = parseBody(await readBody(req));
+    const token =
+      typeof body === 'object' && body !== null && 'token' in body && typeof body.token === 'string'
+        ? body.token
+        : undefined;
+    if (token === undefined || !/^[\x21-\x7e]{1,512}$/.test(token))
+      throw new ApiFailure('invalid_input', 'body: {"token": "<api.token or an operator token>"}', {
+        field: 'token',
+      });
+    // The token is decided as a bearer token would be (unknown_token otherwise).
+    const actor = this.#auth.begin(`Bearer ${token}`, 'POST', target).finish(new Uint8Array());
+    // Over HTTPS the cookie is also `Secure`: never sent back over plain HTTP.
+    const cookie = this.#sessions.cookie(this.#sessions.open(token));
+    res.setHeader('set-cookie', this.#o.tls === undefined ? cookie : `${cookie}; Secure`);
+    this.#json(res, 200, { authenticated: true, name: actor.name, role: actor.role });
+    return actor.name;
+  }
+
+  /** `GET /v1/events`: the event stream, until the client leaves or the server closes. */
+  #eventStream(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const events = this.#o.events;
+    if (events === undefined) throw new ApiFailure('not_found', 'this server has no event stream');
+    req.resume();
+    return new Promise((resolve) => {
+      const end = serveEventStream(
+        res,
+        events,
+        lastEventIdOf(req, url),
+        this.#o.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+        () => {
+          this.#streams.delete(end);
+          resolve();
+        },
+      );
+      this.#streams.add(end);
+      if (this.#closing !== undefined) end();
+    });
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -200,9 +298,28 @@ export class ApiServer {
           { field: REQUEST_ID_HEADER },
         );
       }
+      const ui = this.#o.ui;
+      if (ui !== undefined && (url.pathname === '/ui' || url.pathname.startsWith(UI_PREFIX))) {
+        // The dashboard's files are public (its login form among them); its data needs credentials.
+        req.resume();
+        if (method !== 'GET' && method !== 'HEAD')
+          throw new ApiFailure('method_not_allowed', `${method} ${path}: allowed GET`);
+        if (url.pathname === '/ui') {
+          res.writeHead(308, { location: UI_PREFIX, 'content-length': 0 });
+          res.end();
+          status = 308;
+          return;
+        }
+        if (!ui.serve(url.pathname, res)) throw new ApiFailure('not_found', `no file ${path}`);
+        return;
+      }
+      if (url.pathname === '/v1/session') {
+        operator = await this.#session(req, res, method, target);
+        return;
+      }
       let pending: ReturnType<Authenticator['begin']>;
       try {
-        pending = this.#auth.begin(req.headers.authorization, method, target);
+        pending = this.#begin(req, method, target);
       } catch (err) {
         req.resume();
         throw err;
@@ -212,6 +329,11 @@ export class ApiServer {
       bytesIn = bytes.length;
       const actor: Actor = pending.finish(bytes);
       operator = actor.name;
+      if (url.pathname === '/v1/events' && method === 'GET') {
+        requireRole(actor, 'viewer', `${method} ${path}`);
+        await this.#eventStream(req, res, url);
+        return;
+      }
       const segments = url.pathname.split('/').slice(1).map(decode);
       const match = matchRoute(method, segments);
       if (match.name === undefined) {
