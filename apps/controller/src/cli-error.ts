@@ -1,4 +1,4 @@
-import { ExitCode as SharedExitCode } from '@heddle/cli-kit';
+import { CliError, ExitCode as SharedExitCode } from '@heddle/cli-kit';
 
 export { CliError, usageError } from '@heddle/cli-kit';
 
@@ -9,3 +9,11 @@ export { CliError, usageError } from '@heddle/cli-kit';
  * The shared codes of `@heddle/cli-kit`, with `checkFailed` naming 1 as this CLI uses it.
  */
 export const ExitCode = { ...SharedExitCode, checkFailed: SharedExitCode.failed } as const;
+
+/** A `CliError` with exit code 3 (bad input) naming `field`. */
+export function badInput(code: string, message: string, field: string, cause?: unknown): CliError {
+  return new CliError(code, message, ExitCode.badInput, {
+    field,
+    ...(cause === undefined ? {} : { cause }),
+  });
+}

@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import { errorMessage } from '@heddle/cli-kit';
 import { type KeyPair, loadKeyFile, readTextBounded } from '@heddle/envelope';
 import { ApiClient, normaliseFingerprint } from '@heddle/operator-api';
+import { badInput } from './cli-error.js';
 import { ADDR_ENV, CONTEXT_ENV, type ContextEntry, contextsPath, readContexts } from './contexts.js';
-import { badInput } from './controller-config.js';
 import { HOME_ENV, homeDir } from './home.js';
 import type { CliIo } from './io.js';
 

@@ -4,7 +4,7 @@ import { errorMessage } from '@heddle/cli-kit';
 import { firstZodIssue, makeDirs, parseJson, readTextBounded, writeFileAtomic } from '@heddle/envelope';
 import { FINGERPRINT_RE } from '@heddle/operator-api';
 import { z } from 'zod';
-import { badInput } from './controller-config.js';
+import { badInput } from './cli-error.js';
 
 /** The `schema` of the contexts file. */
 export const CONTEXTS_SCHEMA = 'heddle.contexts.v1';

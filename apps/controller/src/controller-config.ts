@@ -2,7 +2,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { DEFAULT_LOG_LEVEL, errorMessage, type LogLevel } from '@heddle/cli-kit';
 import { type ControllerConfigFile, ControllerConfigFileSchema } from '@heddle/control-plane';
 import { parseJson, readTextBounded } from '@heddle/envelope';
-import { CliError, ExitCode } from './cli-error.js';
+import { badInput } from './cli-error.js';
 
 export {
   API_HOST,
@@ -97,14 +97,6 @@ export function fieldPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const p of path) out += typeof p === 'number' ? `[${p}]` : out === '' ? String(p) : `.${String(p)}`;
   return out === '' ? '$' : out;
-}
-
-/** A `CliError` with exit code 3 (bad input) naming `field`. */
-export function badInput(code: string, message: string, field: string, cause?: unknown): CliError {
-  return new CliError(code, message, ExitCode.badInput, {
-    field,
-    ...(cause === undefined ? {} : { cause }),
-  });
 }
 
 /**

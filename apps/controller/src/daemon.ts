@@ -50,8 +50,8 @@ import {
 } from '@heddle/package';
 import { seedDriver } from '@heddle/seed-adapter/controller';
 import { planeHandlers } from './api-handlers.js';
-import { CliError, ExitCode } from './cli-error.js';
-import { badInput, type ControllerConfig } from './controller-config.js';
+import { badInput, CliError, ExitCode } from './cli-error.js';
+import type { ControllerConfig } from './controller-config.js';
 import { ControllerMetrics } from './controller-metrics.js';
 import { loadDashboard } from './dashboard.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';

@@ -1,4 +1,4 @@
-import { LabelName, LabelValue } from '@heddle/control-plane';
+import { LabelName, LabelValue } from '@heddle/control-plane/contract';
 import { badValue } from './command-def.js';
 
 // The label words of the command line: `heddle node label <node> room=kitchen camera- ...` and

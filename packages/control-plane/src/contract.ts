@@ -1,11 +1,13 @@
 // The `@heddle/control-plane/contract` entry: what an operator client needs of the control plane at
 // run time (the order schema and label names, the idempotency key pattern, the placement, approval and
-// held-place states, the error classes),
+// held-place states, the error classes, who is acting: `runAsActor`),
 // without the plane itself. A client that imports only this entry (the operator API client, `heddle
 // place`) does not load the placement engine, the wire, the gate or the WebSocket library.
 
+export { type Actor, actorField, currentActor, runAsActor } from './actor.js';
 export {
   APPROVAL_STATES,
+  type ApprovalView,
   type ApprovalViewState,
   HELD_PLACE_STATUSES,
   type HeldPlaceStatus,

@@ -199,11 +199,16 @@ describe('@heddle/control-plane/contract (src/contract.ts)', () => {
       'PlaceOrderInputSchema',
       'PlaneError',
       'StateError',
+      'actorField',
+      'currentActor',
+      'runAsActor',
     ]);
   });
 
   it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
     expect(typeExportNames(readFileSync(join(import.meta.dirname, 'contract.ts'), 'utf8'))).toEqual([
+      'Actor',
+      'ApprovalView',
       'ApprovalViewState',
       'HeldPlaceStatus',
       'PlaceOrderInput',
@@ -213,6 +218,8 @@ describe('@heddle/control-plane/contract (src/contract.ts)', () => {
   it('is the same schema and classes as the main entry', () => {
     expect(contract.PlaceOrderInputSchema).toBe(api.PlaceOrderInputSchema);
     expect(contract.PlaneError).toBe(api.PlaneError);
+    // One actor scope for the operator API and the plane's chained decisions.
+    expect(contract.runAsActor).toBe(api.runAsActor);
   });
 });
 

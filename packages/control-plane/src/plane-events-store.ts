@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { PlaneEventMap, PlaneEvents, PlaneEventType } from './plane-events.js';
 import type { AlertRecord, PlacementRecord, StateStore, TargetRecord } from './state-store.js';
 
@@ -13,12 +14,14 @@ type Pending = { readonly [K in PlaneEventType]: readonly [K, PlaneEventMap[K]] 
 export function eventingStore(inner: StateStore, events: PlaneEvents): StateStore {
   let depth = 0;
   let pending: Pending[] = [];
-  // Under group commit a write returns before it is durable: its events wait for `durable()` (in
-  // write order), and are dropped when the transaction that held the write failed and undid it.
+  // Under group commit (inside `grouped`) a write returns before it is durable: its events wait for
+  // `durable()` (in write order), and are dropped when the transaction that held the write failed and
+  // undid it. Every other write is durable when it returns: its events are published at once.
+  const inGroup = new AsyncLocalStorage<true>();
   let tail: Promise<void> = Promise.resolve();
   const publish = (batch: readonly Pending[]): void => {
     if (batch.length === 0) return;
-    if (inner.durable === undefined) {
+    if (inner.durable === undefined || inGroup.getStore() !== true) {
       for (const e of batch) events.publish(e[0], e[1]);
       return;
     }
@@ -177,7 +180,7 @@ export function eventingStore(inner: StateStore, events: PlaneEvents): StateStor
   // Group commit and the live view's notifications pass straight through (only when `inner` has them).
   if (inner.grouped !== undefined) {
     const grouped = inner.grouped.bind(inner);
-    store.grouped = <T>(fn: () => Promise<T>): Promise<T> => grouped(fn);
+    store.grouped = <T>(fn: () => Promise<T>): Promise<T> => grouped(() => inGroup.run(true, fn));
   }
   if (inner.durable !== undefined) store.durable = inner.durable.bind(inner);
   if (inner.watchTargets !== undefined) store.watchTargets = inner.watchTargets.bind(inner);

@@ -1,5 +1,5 @@
 import { positional } from '@heddle/cli-kit';
-import { APPROVAL_STATES, type ApprovalView } from '@heddle/control-plane';
+import { APPROVAL_STATES, type ApprovalView } from '@heddle/control-plane/contract';
 import { ExitCode, usageError } from '../cli-error.js';
 import { badValue, choiceFlag } from '../command-def.js';
 import { APPROVALS_APPROVE, APPROVALS_LS, APPROVALS_REJECT, APPROVALS_SHOW } from '../defs/approvals.js';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgv, positional, requiredString } from '@heddle/cli-kit';
 import { normaliseFingerprint } from '@heddle/operator-api';
-import { ExitCode, usageError } from '../cli-error.js';
+import { badInput, ExitCode, usageError } from '../cli-error.js';
 import { badValue } from '../command-def.js';
 import {
   type ContextEntry,
@@ -11,7 +11,6 @@ import {
   readContexts,
   writeContexts,
 } from '../contexts.js';
-import { badInput } from '../controller-config.js';
 import { CONTEXT_ADD, CONTEXT_LS, CONTEXT_RM, CONTEXT_USE } from '../defs/access.js';
 import { table } from '../format/table.js';
 import { type CliIo, emit } from '../io.js';

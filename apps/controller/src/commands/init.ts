@@ -13,10 +13,9 @@ import {
 } from '@heddle/envelope';
 import { DEFAULT_POLICY, loadPolicyFile } from '@heddle/gate';
 import { loadTrustFile, TRUST_SCHEMA } from '@heddle/package';
-import { usageError } from '../cli-error.js';
+import { badInput, usageError } from '../cli-error.js';
 import {
   API_HOST,
-  badInput,
   CONTROLLER_CONFIG_SCHEMA,
   type ControllerConfigFile,
   DEFAULT_API_PORT,
