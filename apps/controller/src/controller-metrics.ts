@@ -2,10 +2,9 @@ import type { AppendObservation, Chain } from '@heddle/chain';
 import {
   type Counter,
   type Histogram,
-  LATENCY_BUCKETS,
   type MetricSample,
   MetricsRegistry,
-  registerProcessMetrics,
+  registerDaemonMetrics,
 } from '@heddle/cli-kit/metrics';
 import type { ControlPlane, PlaceResult } from '@heddle/control-plane';
 import type { ApiRequestEvent } from '@heddle/operator-api';
@@ -46,8 +45,6 @@ export class ControllerMetrics {
   readonly #places: Counter;
   readonly #attempts: Counter;
   readonly #refusals: Counter;
-  readonly #appendSeconds: Histogram;
-  readonly #appendFailures: Counter;
   readonly #requests: Counter;
   readonly #apiBytes: Counter;
 
@@ -73,15 +70,6 @@ export class ControllerMetrics {
       name: 'heddle_refusals_total',
       help: 'Place attempts refused, by source (host: its refusal code; gate: the rule that denied).',
       labelNames: ['source', 'code'],
-    });
-    this.#appendSeconds = r.histogram({
-      name: 'heddle_chain_append_duration_seconds',
-      help: 'Time from a chain append to the event being durable.',
-      buckets: LATENCY_BUCKETS,
-    });
-    this.#appendFailures = r.counter({
-      name: 'heddle_chain_append_failures_total',
-      help: 'Chain appends refused or failed.',
     });
     this.#requests = r.counter({
       name: 'heddle_api_requests_total',
@@ -133,17 +121,11 @@ export class ControllerMetrics {
       help: 'Place decisions whose answer was lost and is not settled yet.',
       collect: () => [{ labels: {}, value: s.plane.unsettled().length }],
     });
-    r.gauge({
-      name: 'heddle_chain_events',
-      help: 'Durable events on the audit chain (its length).',
-      collect: () => [{ labels: {}, value: s.chain.size }],
+    registerDaemonMetrics(r, {
+      chain: s.chain,
+      chainHelp: 'Durable events on the audit chain (its length).',
+      revocationGeneration: s.revocationGeneration,
     });
-    r.gauge({
-      name: 'heddle_revocation_generation',
-      help: 'Generation of the revocation list in force.',
-      collect: () => [{ labels: {}, value: s.revocationGeneration() }],
-    });
-    registerProcessMetrics(r);
     s.chain.observe((o) => this.#onAppend(o));
   }
 
@@ -171,12 +153,9 @@ export class ControllerMetrics {
     this.#apiBytes.inc({ direction: 'out' }, e.bytesOut);
   }
 
+  /** Counts place attempts and refusals from the chained attempt records. */
   #onAppend(o: AppendObservation): void {
-    if (!o.ok) {
-      this.#appendFailures.inc();
-      return;
-    }
-    this.#appendSeconds.observe({}, o.ms / 1000);
+    if (!o.ok) return;
     const p = o.payload;
     if (o.kind !== 'workload.place' || typeof p !== 'object' || p === null) return;
     if (!('phase' in p) || p.phase !== 'attempt' || !('outcome' in p) || typeof p.outcome !== 'string')

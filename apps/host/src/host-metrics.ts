@@ -1,10 +1,9 @@
-import type { AppendObservation, Chain } from '@heddle/chain';
+import type { Chain } from '@heddle/chain';
 import {
   type Counter,
   type Histogram,
-  LATENCY_BUCKETS,
   MetricsRegistry,
-  registerProcessMetrics,
+  registerDaemonMetrics,
 } from '@heddle/cli-kit/metrics';
 import type { HostCallEvent, HostService } from '@heddle/host-service';
 import { CTL_METHODS } from '@heddle/protocol';
@@ -34,8 +33,6 @@ export class HostMetrics {
   readonly #places: Counter;
   readonly #placeSeconds: Histogram;
   readonly #refusals: Counter;
-  readonly #appendSeconds: Histogram;
-  readonly #appendFailures: Counter;
 
   constructor(s: HostMetricSources) {
     const r = this.registry;
@@ -59,20 +56,6 @@ export class HostMetrics {
       name: 'heddle_host_refusals_total',
       help: 'Requests refused, by refusal code and whether the request was authenticated.',
       labelNames: ['code', 'authenticated'],
-    });
-    this.#appendSeconds = r.histogram({
-      name: 'heddle_chain_append_duration_seconds',
-      help: 'Time from a chain append to the event being durable.',
-      buckets: LATENCY_BUCKETS,
-    });
-    this.#appendFailures = r.counter({
-      name: 'heddle_chain_append_failures_total',
-      help: 'Chain appends refused or failed.',
-    });
-    r.gauge({
-      name: 'heddle_chain_events',
-      help: 'Durable events on the host chain (its length).',
-      collect: () => [{ labels: {}, value: s.chain.size }],
     });
     r.gauge({
       name: 'heddle_host_instances',
@@ -108,13 +91,11 @@ export class HostMetrics {
         ];
       },
     });
-    r.gauge({
-      name: 'heddle_revocation_generation',
-      help: 'Generation of the revocation list in force.',
-      collect: () => [{ labels: {}, value: s.revocationGeneration() }],
+    registerDaemonMetrics(r, {
+      chain: s.chain,
+      chainHelp: 'Durable events on the host chain (its length).',
+      revocationGeneration: s.revocationGeneration,
     });
-    registerProcessMetrics(r);
-    s.chain.observe((o) => this.#onAppend(o));
   }
 
   /** The service's call hook. */
@@ -128,10 +109,5 @@ export class HostMetrics {
       this.#places.inc({ method: e.method, outcome });
       this.#placeSeconds.observe({ outcome }, e.ms / 1000);
     }
-  }
-
-  #onAppend(o: AppendObservation): void {
-    if (o.ok) this.#appendSeconds.observe({}, o.ms / 1000);
-    else this.#appendFailures.inc();
   }
 }

@@ -101,12 +101,14 @@ describe('@heddle/cli-kit exports', () => {
       'escapeLabelValue',
       'formatValue',
       'healthAnswer',
+      'registerDaemonMetrics',
       'registerProcessMetrics',
       'renderExposition',
     ]);
     expect(typeExportNames(readFileSync(join(import.meta.dirname, 'metrics.ts'), 'utf8'))).toEqual([
       'CollectedCounterDef',
       'CollectedGaugeDef',
+      'DaemonMetricSources',
       'ExpositionFamily',
       'ExpositionSample',
       'HealthAnswer',
@@ -115,6 +117,7 @@ describe('@heddle/cli-kit exports', () => {
       'MetricLabels',
       'MetricSample',
       'MetricsServerOptions',
+      'ObservedChain',
       'ReadinessChecks',
     ]);
   });

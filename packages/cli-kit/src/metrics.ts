@@ -1,4 +1,9 @@
 export {
+  type DaemonMetricSources,
+  type ObservedChain,
+  registerDaemonMetrics,
+} from './metrics/daemon-metrics.js';
+export {
   EXPOSITION_CONTENT_TYPE,
   type ExpositionFamily,
   type ExpositionSample,
