@@ -20,8 +20,9 @@ function impair(name: 'latency' | 'loss', title: string, draw: (ctx: FaultContex
         targets.push(...pool.splice(ctx.rng.int(0, pool.length - 1), 1));
       const mode = draw(ctx);
       const before = await Promise.all(targets.map((t) => c.relay.stats(`h${t}`)));
-      for (const t of targets) await c.relay.mode(`h${t}`, mode);
+      // In force from the moment the relay gets the command (between this and its answer).
       const appliedAt = Date.now();
+      await Promise.all(targets.map((t) => c.relay.mode(`h${t}`, mode)));
       const params = `latency ${mode.latencyMs} ms, jitter ${mode.jitterMs} ms, loss ${mode.loss}, stall ${mode.stallMs} ms`;
       ctx.note(`${name}: hosts ${targets.join(', ')}: ${params} for ${ctx.holdMs} ms`);
       let liftedAt = appliedAt;
@@ -36,17 +37,22 @@ function impair(name: 'latency' | 'loss', title: string, draw: (ctx: FaultContex
       }
       const parts: string[] = [];
       let landed = after.length === targets.length;
+      let stalls = 0;
       targets.forEach((t, k) => {
         const a = after[k];
         const b = before[k];
         if (a === undefined || b === undefined) return;
-        const impaired = name === 'loss' ? a.stalls - b.stalls : a.delayed - b.delayed;
-        const inWindow = a.firstImpairedAt >= appliedAt - 50 && a.lastImpairedAt <= liftedAt;
-        if (impaired <= 0 || !inWindow) landed = false;
+        // Every target's traffic impaired inside the window (delayed chunks: the latency, or loss's
+        // base latency); for loss, at least one stall over all targets.
+        const delayed = a.delayed - b.delayed;
+        stalls += a.stalls - b.stalls;
+        const inWindow = a.firstImpairedAt >= appliedAt && a.lastImpairedAt <= liftedAt;
+        if (delayed <= 0 || !inWindow) landed = false;
         parts.push(
-          `host ${t}: ${impaired} chunk(s) ${name === 'loss' ? 'stalled' : 'delayed'} of ${a.chunks - b.chunks}, ${Math.round(a.delayMsTotal - b.delayMsTotal)} ms added, first +${a.firstImpairedAt - appliedAt} ms`,
+          `host ${t}: ${delayed} of ${a.chunks - b.chunks} chunk(s) delayed, ${a.stalls - b.stalls} stalled, ${Math.round(a.delayMsTotal - b.delayMsTotal)} ms added, first +${a.firstImpairedAt - appliedAt} ms, last +${a.lastImpairedAt - appliedAt} ms`,
         );
       });
+      if (name === 'loss' && stalls === 0) landed = false;
       return { kind: name, targets, params, appliedAt, liftedAt, landed, evidence: parts.join('; ') };
     },
   };
@@ -65,7 +71,7 @@ export const latency: NetFaultKind = impair('latency', 'latency added in user sp
 export const loss: NetFaultKind = impair('loss', 'loss added in user space (TCP retransmission stalls)', (ctx) => ({
   latencyMs: 5,
   jitterMs: 0,
-  loss: ctx.rng.int(5, 30) / 100,
+  loss: ctx.rng.int(10, 30) / 100,
   stallMs: ctx.rng.int(100, 300),
   seed: ctx.rng.int(1, 1_000_000),
 }));

@@ -7,6 +7,8 @@ import { HOST_PORT } from '../fabric.js';
 /** A probe result with when it was taken. */
 export interface TimedProbe {
   readonly at: number;
+  /** When its answer came back (epoch ms). */
+  readonly doneAt: number;
   readonly host: number;
   readonly probe: ProbeResult;
 }
@@ -15,7 +17,7 @@ export interface TimedProbe {
 export async function probeHost(c: NetCluster, i: number, timeoutMs = 1_000): Promise<TimedProbe> {
   const at = Date.now();
   const probe = await c.relay.probe(`${c.fabric.ip(i)}:${HOST_PORT}`, timeoutMs);
-  return { at, host: i, probe };
+  return { at, doneAt: Date.now(), host: i, probe };
 }
 
 /** A probe that saw silence (or a local "no route", never a reset or an answer). */
@@ -69,7 +71,8 @@ export function partitionVerdict(
   const parts: string[] = [];
   let landed = true;
   for (const t of targets) {
-    const inside = seen.probes.filter((p) => p.host === t && p.at >= appliedAt && p.at <= liftedAt);
+    // Probes sent and answered inside the window (one that outlived the window proves nothing).
+    const inside = seen.probes.filter((p) => p.host === t && p.at >= appliedAt && p.doneAt <= liftedAt);
     const quiet = inside.filter(silent);
     const answered = inside.filter((p) => !silent(p));
     if (quiet.length === 0 || answered.length > 0) landed = false;
