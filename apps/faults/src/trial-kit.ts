@@ -63,6 +63,8 @@ export interface TrialKind {
   readonly title: string;
   /** The feature of issue 8 it waits on when it fails on today's code (for the report). */
   readonly waitsOn: string;
+  /** The command that reruns the trial of `seed` alone (default: the loopback suite's). */
+  rerun?(seed: number): string;
   run(ctx: TrialContext): Promise<void>;
   /**
    * More checks once the cluster converged (before the reset), from outside: their problems fail the
@@ -191,7 +193,7 @@ export async function runTrial(
     ? ''
     : [
         `trial "${kind.group}: ${kind.title}" failed with seed ${seed}`,
-        `rerun: ${rerunHint(seed)}`,
+        `rerun: ${kind.rerun?.(seed) ?? rerunHint(seed)}`,
         'problems:',
         ...problems.map((p) => `  - ${p}`),
         'what happened:',

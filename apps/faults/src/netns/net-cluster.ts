@@ -64,7 +64,12 @@ export class NetCluster extends Cluster {
   readonly #token: string;
 
   private constructor(
-    base: { root: string; operator: ReturnType<typeof generateKeyPair>; observer: ReturnType<typeof generateKeyPair>; controllerId: string },
+    base: {
+      root: string;
+      operator: ReturnType<typeof generateKeyPair>;
+      observer: ReturnType<typeof generateKeyPair>;
+      controllerId: string;
+    },
     fabric: Fabric,
     relay: Relay,
     o: { leaseSecs: number | undefined; deadAfterSecs: number },
@@ -115,7 +120,12 @@ export class NetCluster extends Cluster {
           o.listen = { host: fabric.ip(i), port: HOST_PORT };
           if (options.leaseSecs !== undefined) o.controller_lease_secs = options.leaseSecs;
         });
-        const relayPort = await relay.listen(`h${i}`, '127.0.0.1', HOST_RELAY_BASE + i, `${fabric.ip(i)}:${HOST_PORT}`);
+        const relayPort = await relay.listen(
+          `h${i}`,
+          '127.0.0.1',
+          HOST_RELAY_BASE + i,
+          `${fabric.ip(i)}:${HOST_PORT}`,
+        );
         c.hosts.push({
           index: i,
           nodeId: h.nodeId,

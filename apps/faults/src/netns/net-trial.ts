@@ -19,6 +19,11 @@ export interface NetTrialRecord {
   readonly duplicatesSeen: readonly string[];
 }
 
+/** The command that reruns the namespace trial of `seed` alone. */
+export function netRerunHint(seed: number): string {
+  return `HEDDLE_NETNS_SEED=${seed} npx vitest run apps/faults/src/netns/netns-trials.test.ts`;
+}
+
 /** The fault kind a seed leads with: round robin over `kinds` by seed. */
 export function leadKind(seed: number, kinds: readonly NetFaultKind[] = NET_FAULT_KINDS): NetFaultKind {
   // cast: the index is taken modulo the (non-empty) registry's length.
@@ -39,6 +44,7 @@ export function netTrial(
     group: `netns ${lead.name}`,
     title: lead.title,
     waitsOn: 'network faults on real namespaces (issue 23)',
+    rerun: netRerunHint,
     async run(ctx: TrialContext): Promise<void> {
       const c = ctx.cluster;
       if (!(c instanceof NetCluster)) throw new Error('a namespace trial needs a NetCluster');
@@ -48,13 +54,16 @@ export function netTrial(
       const faults: FaultRecord[] = [];
       try {
         const pkg = (): PackageKind => (ctx.rng.chance(0.75) ? 'native' : 'wasi');
-        for (let i = ctx.rng.int(1, 3); i > 0; i--) await ctx.place(pkg());
+        for (let i = ctx.rng.int(1, 2); i > 0; i--) await ctx.place(pkg());
         sampler.learn(await c.api().instances());
         const hosts = c.hosts.map((h) => h.index);
         const chosen: NetFaultKind[] = [lead];
         if (ctx.rng.chance(0.35)) chosen.push(ctx.rng.pick(kinds.filter((k) => k !== lead)));
         // Disjoint candidates when composed, so each fault's evidence is its own.
-        const split = chosen.length === 1 ? [hosts] : [hosts.filter((h) => h % 2 === 0), hosts.filter((h) => h % 2 === 1)];
+        const split =
+          chosen.length === 1
+            ? [hosts]
+            : [hosts.filter((h) => h % 2 === 0), hosts.filter((h) => h % 2 === 1)];
         const holdMs = ctx.rng.int(2_000, 3 * c.deadAfterSecs * 1000 - 6_000);
         ctx.note(`faults: ${chosen.map((k) => k.name).join(' + ')}, hold ${holdMs} ms`);
         const running = chosen.map((k, n) =>
@@ -77,7 +86,9 @@ export function netTrial(
         for (const f of faults) ctx.note(`${f.kind} ${f.landed ? 'landed' : 'MISSED'}: ${f.evidence}`);
         const missed = faults.filter((f) => !f.landed);
         if (faults.length > 0 && missed.length === 0)
-          ctx.landed(faults.map((f) => `${f.kind} [${f.appliedAt}..${f.liftedAt}]: ${f.evidence}`).join(' | '));
+          ctx.landed(
+            faults.map((f) => `${f.kind} [${f.appliedAt}..${f.liftedAt}]: ${f.evidence}`).join(' | '),
+          );
         else if (faults.length > 0) ctx.missed(missed.map((f) => `${f.kind}: ${f.evidence}`).join(' | '));
       } finally {
         sampler.stop();
@@ -87,7 +98,8 @@ export function netTrial(
           ctx.problems.push(
             `with a controller lease of ${c.leaseSecs} s, an order ran twice at a moment: ${dup.slice(0, 5).join('; ')}`,
           );
-        else if (dup.length > 0) ctx.note(`duplicates seen during the trial (no lease): ${dup.slice(0, 5).join('; ')}`);
+        else if (dup.length > 0)
+          ctx.note(`duplicates seen during the trial (no lease): ${dup.slice(0, 5).join('; ')}`);
         o.records?.set(ctx.seed, { seed: ctx.seed, faults, samples: sampler.samples, duplicatesSeen: dup });
       }
     },

@@ -3,22 +3,21 @@
 // another). After each: convergence (no acknowledged order lost, none running twice, the
 // controller's records and every host's agree), the namespace process tables, and every chain.
 // HEDDLE_NETNS_BASE=<n> moves the seeds (default 2300), HEDDLE_NETNS_TRIALS=<n> sets how many
-// (default 32), HEDDLE_FAULT_SEED=<seed> reruns one trial alone.
+// (default 32), HEDDLE_NETNS_SEED=<seed> reruns one trial alone.
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { rerunHint } from '../rng.js';
 import { runTrial, type TrialResult } from '../trial-kit.js';
 import { NET_FAULT_KINDS } from './kinds/index.js';
 import { NetCluster } from './net-cluster.js';
-import { leadKind, netTrial, type NetTrialRecord } from './net-trial.js';
+import { leadKind, type NetTrialRecord, netRerunHint, netTrial } from './net-trial.js';
 import { netnsSkipReason } from './sys.js';
 
 const skip = netnsSkipReason();
 if (skip !== undefined) console.warn(`[netns] ${skip}`);
 
-const CLUSTERS = 5;
-const HOSTS = 4;
+const CLUSTERS = 8;
+const HOSTS = 3;
 const base = Number(process.env.HEDDLE_NETNS_BASE ?? 2300);
-const one = process.env.HEDDLE_FAULT_SEED;
+const one = process.env.HEDDLE_NETNS_SEED;
 const seeds =
   one !== undefined
     ? [Number(one)]
@@ -33,7 +32,10 @@ function slot(k: number): { cluster: Promise<NetCluster>; lock: Promise<unknown>
   let s = clusters.get(k);
   if (s === undefined) {
     // Short timers: dead after 5 s, a 2 s controller lease on every host (an order must never run twice).
-    s = { cluster: NetCluster.startNet({ hosts: HOSTS, deadAfterSecs: 5, leaseSecs: 2 }), lock: Promise.resolve() };
+    s = {
+      cluster: NetCluster.startNet({ hosts: HOSTS, deadAfterSecs: 5, leaseSecs: 2 }),
+      lock: Promise.resolve(),
+    };
     clusters.set(k, s);
   }
   return s;
@@ -54,9 +56,10 @@ describe.skipIf(skip !== undefined).concurrent('network faults on namespaces', (
       results.push(r);
       const rec = records.get(seed);
       console.log(
-        `[netns] ${r.ok ? 'ok  ' : 'FAIL'} seed ${seed} ${rec?.faults.map((f) => f.kind).join('+') ?? kind.name} in ${r.elapsedMs} ms (converged in ${r.convergeMs} ms, ${rec?.samples ?? 0} process-table samples)${r.ok ? '' : `; rerun: ${rerunHint(seed)}`}`,
+        `[netns] ${r.ok ? 'ok  ' : 'FAIL'} seed ${seed} ${rec?.faults.map((f) => f.kind).join('+') ?? kind.name} in ${r.elapsedMs} ms (converged in ${r.convergeMs} ms, ${rec?.samples ?? 0} process-table samples)${r.ok ? '' : `; rerun: ${netRerunHint(seed)}`}`,
       );
-      if (r.landed === false || process.env.HEDDLE_FAULT_VERBOSE) for (const l of r.notes) console.log(`  ${l}`);
+      if (r.landed === false || process.env.HEDDLE_FAULT_VERBOSE)
+        for (const l of r.notes) console.log(`  ${l}`);
       expect(r.ok, r.report).toBe(true);
       if (r.landed === false) t.skip(`the fault missed its window: ${r.landing}`);
     }, 600_000);

@@ -1,5 +1,6 @@
 // The namespace soak from the command line (docs/faults.md):
-//   node --import tsx apps/faults/src/netns/soak-main.ts [--minutes 60] [--hosts 20] [--seed N] [--out file]
+//   node --import tsx apps/faults/src/netns/soak-main.ts [--minutes 60] [--hosts 20] [--seed N]
+//     [--dead-after 8] [--lease 3] [--out file]
 // Prints every trial as it ends, then the summary table; --out also writes the summary and every
 // trial (with its seed) as JSON. Exit 0 when every trial and check passed, 1 otherwise, 2 on bad
 // arguments; 77 (skipped) when network namespaces cannot be made here (not root).
@@ -23,6 +24,8 @@ const out = args.includes('--out') ? args[args.indexOf('--out') + 1] : undefined
 const minutes = flag('minutes', 60);
 const hosts = flag('hosts', 20);
 const seed = flag('seed', randomSeed());
+const deadAfterSecs = flag('dead-after', 8);
+const leaseSecs = flag('lease', 3);
 
 const support = netnsSupport();
 if (!support.ok) {
@@ -34,6 +37,8 @@ const summary = await runSoak({
   durationMs: minutes * 60_000,
   hosts,
   seed,
+  deadAfterSecs,
+  leaseSecs,
   log: (l) => console.log(`soak: ${l}`),
 });
 console.log(formatSummary(summary));

@@ -17,6 +17,10 @@ export interface SoakOptions {
   readonly hosts: number;
   /** The run's seed: every trial's seed is drawn from it. */
   readonly seed: number;
+  /** The controller's dead_after, s (default 8: a 20-host cluster on a loaded machine needs slack). */
+  readonly deadAfterSecs?: number;
+  /** Every host's controller lease, s (default 3; below dead_after, so a partitioned copy stops first). */
+  readonly leaseSecs?: number;
   /** How often the standing invariants are checked, ms (default 10 s). */
   readonly checkEveryMs?: number;
   /** Called with a line for every trial and check that failed (and each trial's outcome). */
@@ -39,6 +43,8 @@ export interface SoakTrial {
 export interface SoakSummary {
   readonly seed: number;
   readonly hosts: number;
+  readonly deadAfterSecs: number;
+  readonly leaseSecs: number;
   readonly durationMs: number;
   readonly trials: readonly SoakTrial[];
   /** Faults by kind: how many ran, how many landed in their window. */
@@ -65,7 +71,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
   const log = o.log ?? (() => undefined);
   const t0 = Date.now();
   const rng = new Rng(o.seed);
-  const cluster = await NetCluster.startNet({ hosts: o.hosts, deadAfterSecs: 5, leaseSecs: 2 });
+  const cluster = await NetCluster.startNet({
+    hosts: o.hosts,
+    deadAfterSecs: o.deadAfterSecs ?? 8,
+    leaseSecs: o.leaseSecs ?? 3,
+  });
   const records = new Map<number, NetTrialRecord>();
   const results: TrialResult[] = [];
   const checkFailures: string[] = [];
@@ -117,7 +127,12 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
   }
   const trials: SoakTrial[] = results.map((r) => {
     const rec = records.get(r.seed);
-    const problems = r.ok ? [] : r.report.split('\n').filter((l) => l.startsWith('  - ')).map((l) => l.slice(4));
+    const problems = r.ok
+      ? []
+      : r.report
+          .split('\n')
+          .filter((l) => l.startsWith('  - '))
+          .map((l) => l.slice(4));
     return {
       seed: r.seed,
       ok: r.ok,
@@ -138,13 +153,16 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     }
   }
   const all = trials.flatMap((t) => t.problems);
-  const duplicates = checkDup + count(all, /runs \d+ times|copies of|live instances \(expected exactly 1\)|ran twice/);
+  const duplicates =
+    checkDup + count(all, /runs \d+ times|copies of|live instances \(expected exactly 1\)|ran twice/);
   const lost = count(all, /^acknowledged /);
   const chainBreaks = checkChains + count(all, /chain/);
   const slow = [...trials].sort((a, b) => b.convergeMs - a.convergeMs)[0];
   return {
     seed: o.seed,
     hosts: o.hosts,
+    deadAfterSecs: cluster.deadAfterSecs,
+    leaseSecs: cluster.leaseSecs ?? 0,
     durationMs: Date.now() - t0,
     trials,
     faults,
@@ -163,7 +181,7 @@ export function formatSummary(s: SoakSummary): string {
   const failed = s.trials.filter((t) => !t.ok);
   const missed = s.trials.filter((t) => t.landed === false);
   const lines = [
-    `Seed ${s.seed}, ${s.hosts} hosts, ${(s.durationMs / 60_000).toFixed(1)} min.`,
+    `Seed ${s.seed}, ${s.hosts} hosts, ${(s.durationMs / 60_000).toFixed(1)} min, dead_after ${s.deadAfterSecs} s, controller lease ${s.leaseSecs} s.`,
     '',
     '| measure | value |',
     '| --- | --- |',
@@ -180,7 +198,8 @@ export function formatSummary(s: SoakSummary): string {
   ];
   if (failed.length > 0) {
     lines.push('', 'Failed trials:');
-    for (const t of failed) lines.push(`- seed ${t.seed} (${t.faults.join(' + ')}): ${t.problems.slice(0, 3).join('; ')}`);
+    for (const t of failed)
+      lines.push(`- seed ${t.seed} (${t.faults.join(' + ')}): ${t.problems.slice(0, 3).join('; ')}`);
   }
   if (s.checkFailures.length > 0) {
     lines.push('', 'Standing checks that failed:');

@@ -1,7 +1,7 @@
-// A flapping link: one host's cable pulled and plugged in again at seeded intervals (each down and
-// each up 200 to 1,500 ms) for the hold. Landed when a probe from the controller's namespace saw
+// A flapping link: one host's cable pulled and plugged in again at seeded intervals (the first down
+// interval 1,000 to 2,000 ms, every other one 200 to 1,500 ms) for the hold. Landed when a probe from the controller's namespace saw
 // silence inside a down interval and an answer inside an up interval.
-import { type FaultContext, type FaultRecord, type NetFaultKind } from './kind.js';
+import type { FaultContext, FaultRecord, NetFaultKind } from './kind.js';
 import { probeHost, silent, type TimedProbe } from './probe.js';
 
 /** One host's link flapping. */
@@ -13,7 +13,7 @@ export const flap: NetFaultKind = {
     const t = ctx.rng.pick(ctx.candidates);
     const intervals: { down: boolean; ms: number }[] = [];
     for (let sum = 0, down = true; sum < ctx.holdMs; down = !down) {
-      const ms = Math.min(ctx.rng.int(200, 1_500), ctx.holdMs - sum);
+      const ms = Math.min(sum === 0 ? ctx.rng.int(1_000, 2_000) : ctx.rng.int(200, 1_500), ctx.holdMs - sum);
       intervals.push({ down, ms });
       sum += ms;
     }
@@ -31,8 +31,8 @@ export const flap: NetFaultKind = {
         const end = Date.now() + i.ms;
         // One probe per interval that fits one (a connect from before a change is not counted).
         if (i.ms >= 250) {
-          const p = await probeHost(c, t, i.ms - 100);
-          if (Date.now() <= end) (i.down ? inDown : inUp).push(p);
+          const p = await probeHost(c, t, Math.max(150, end - Date.now() - 100));
+          if (p.doneAt <= end) (i.down ? inDown : inUp).push(p);
         }
         const wait = end - Date.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
