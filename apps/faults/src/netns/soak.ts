@@ -71,18 +71,20 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
   const log = o.log ?? (() => undefined);
   const t0 = Date.now();
   const rng = new Rng(o.seed);
-  const cluster = await NetCluster.startNet({
-    hosts: o.hosts,
-    deadAfterSecs: o.deadAfterSecs ?? 8,
-    leaseSecs: o.leaseSecs ?? 3,
-  });
+  const start = (): Promise<NetCluster> =>
+    NetCluster.startNet({ hosts: o.hosts, deadAfterSecs: o.deadAfterSecs ?? 8, leaseSecs: o.leaseSecs ?? 3 });
+  let cluster = await start();
+  const deadAfterSecs = cluster.deadAfterSecs;
+  const leaseSecs = cluster.leaseSecs ?? 0;
+  /** Trials whose reset failed (the cluster was replaced): failures of their own. */
+  const resetFailures = new Map<number, string>();
   const records = new Map<number, NetTrialRecord>();
   const results: TrialResult[] = [];
   const checkFailures: string[] = [];
   let checks = 0;
   let checkDup = 0;
   let checkChains = 0;
-  const sampler = new DuplicateSampler(cluster);
+  let sampler = new DuplicateSampler(cluster);
   let busy = false;
   const standing = setInterval(() => {
     if (busy) return;
@@ -112,7 +114,21 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
   try {
     while (Date.now() - t0 < o.durationMs) {
       const seed = rng.int(1, 0x7fff_ffff);
-      const r = await runTrial(cluster, netTrial(seed, { records }), seed);
+      let r: TrialResult;
+      try {
+        r = await runTrial(cluster, netTrial(seed, { records }), seed);
+      } catch (err) {
+        // The reset after the trial could not bring the cluster back to empty: the trial fails, and
+        // the cluster is replaced (as the loopback suite's group runner does).
+        const why = err instanceof Error ? err.message : String(err);
+        resetFailures.set(seed, why);
+        log(`FAIL seed ${seed}: ${why.slice(0, 4000)}`);
+        while (busy) await new Promise((res) => setTimeout(res, 100));
+        await cluster.teardown();
+        cluster = await start();
+        sampler = new DuplicateSampler(cluster);
+        continue;
+      }
       results.push(r);
       const rec = records.get(seed);
       log(
@@ -125,24 +141,37 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     while (busy) await new Promise((r) => setTimeout(r, 100));
     await cluster.teardown();
   }
-  const trials: SoakTrial[] = results.map((r) => {
-    const rec = records.get(r.seed);
-    const problems = r.ok
-      ? []
-      : r.report
-          .split('\n')
-          .filter((l) => l.startsWith('  - '))
-          .map((l) => l.slice(4));
-    return {
-      seed: r.seed,
-      ok: r.ok,
-      faults: rec?.faults.map((f) => f.kind) ?? [],
-      landed: r.landed,
-      elapsedMs: r.elapsedMs,
-      convergeMs: r.convergeMs,
-      problems,
-    };
-  });
+  const trials: SoakTrial[] = [
+    ...[...resetFailures].map(([seed, why]) => ({
+      seed,
+      ok: false,
+      faults: records.get(seed)?.faults.map((f) => f.kind) ?? [],
+      landed: null,
+      elapsedMs: 0,
+      convergeMs: 0,
+      problems: [
+        `the reset after the trial failed: ${why.split('the reset after the trial failed:')[1]?.trim() ?? why}`,
+      ],
+    })),
+    ...results.map((r) => {
+      const rec = records.get(r.seed);
+      const problems = r.ok
+        ? []
+        : r.report
+            .split('\n')
+            .filter((l) => l.startsWith('  - '))
+            .map((l) => l.slice(4));
+      return {
+        seed: r.seed,
+        ok: r.ok,
+        faults: rec?.faults.map((f) => f.kind) ?? [],
+        landed: r.landed,
+        elapsedMs: r.elapsedMs,
+        convergeMs: r.convergeMs,
+        problems,
+      };
+    }),
+  ];
   const faults: Record<string, { runs: number; landed: number }> = {};
   for (const rec of records.values()) {
     for (const f of rec.faults) {
@@ -161,8 +190,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
   return {
     seed: o.seed,
     hosts: o.hosts,
-    deadAfterSecs: cluster.deadAfterSecs,
-    leaseSecs: cluster.leaseSecs ?? 0,
+    deadAfterSecs,
+    leaseSecs,
     durationMs: Date.now() - t0,
     trials,
     faults,
