@@ -1,15 +1,16 @@
 // The system commands the namespace harness drives (iproute2's `ip`, nftables' `nft`), run without a
 // shell, and the check of whether this machine can create network namespaces at all.
 import { execFile, execFileSync } from 'node:child_process';
+import { HeddleError } from '@heddle/envelope';
 
 /** A command that failed: what ran, its exit code and what it wrote to standard error. */
-export class SysCommandError extends Error {
-  readonly code = 'sys_command_failed';
-  constructor(
-    readonly argv: readonly string[],
-    readonly stderr: string,
-  ) {
-    super(`${argv.join(' ')} failed: ${stderr.trim() || 'no message'}`);
+export class SysCommandError extends HeddleError {
+  readonly argv: readonly string[];
+  readonly stderr: string;
+  constructor(argv: readonly string[], stderr: string) {
+    super('sys_command_failed', `${argv.join(' ')} failed: ${stderr.trim() || 'no message'}`);
+    this.argv = argv;
+    this.stderr = stderr;
   }
 }
 
