@@ -21,7 +21,7 @@ export interface NetTrialRecord {
 
 /** The command that reruns the namespace trial of `seed` alone. */
 export function netRerunHint(seed: number): string {
-  return `HEDDLE_NETNS_SEED=${seed} npx vitest run apps/faults/src/netns/netns-trials.test.ts`;
+  return `HEDDLE_NETNS_SEED=${seed} npx vitest run --config vitest.side.config.ts apps/faults/src/netns/netns-trials.side.test.ts`;
 }
 
 /** The fault kind a seed leads with: round robin over `kinds` by seed. */
