@@ -33,8 +33,8 @@ const locks = new Map<number, Promise<unknown>>();
 function clusterOf(k: number): Promise<NetCluster> {
   let c = clusters.get(k);
   if (c === undefined) {
-    // Short timers: dead after 5 s, a 2 s controller lease on every host (an order must never run twice).
-    c = NetCluster.startNet({ hosts: HOSTS, deadAfterSecs: 5, leaseSecs: 2 });
+    // Short timers: dead after 6 s, a 3 s controller lease on every host (an order must never run twice).
+    c = NetCluster.startNet({ hosts: HOSTS, deadAfterSecs: 6, leaseSecs: 3 });
     clusters.set(k, c);
   }
   return c;
