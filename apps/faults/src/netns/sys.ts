@@ -81,8 +81,10 @@ export function netnsSupport(): NetnsSupport {
  * For tests: undefined when the harness can run; otherwise the message to skip with. In CI
  * (`CI=true`) a machine that cannot run it is a failure, so this throws there.
  */
-export function netnsSkipReason(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const s = netnsSupport();
+export function netnsSkipReason(
+  env: NodeJS.ProcessEnv = process.env,
+  s: NetnsSupport = netnsSupport(),
+): string | undefined {
   if (s.ok) return undefined;
   if (env.CI === 'true' || env.CI === '1')
     throw new Error(`the network-namespace fault harness must run in CI, but cannot: ${s.reason}`);
