@@ -21,6 +21,11 @@ export interface SoakOptions {
   readonly deadAfterSecs?: number;
   /** Every host's controller lease, s (default 3; below dead_after, so a partitioned copy stops first). */
   readonly leaseSecs?: number;
+  /**
+   * Run exactly these trial seeds (a soak's trials replayed on the same kind of cluster) instead of
+   * drawing seeds until the duration is over.
+   */
+  readonly trials?: readonly number[];
   /** How often the standing invariants are checked, ms (default 10 s). */
   readonly checkEveryMs?: number;
   /** Called with a line for every trial and check that failed (and each trial's outcome). */
@@ -112,8 +117,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
       });
   }, o.checkEveryMs ?? 10_000);
   try {
-    while (Date.now() - t0 < o.durationMs) {
-      const seed = rng.int(1, 0x7fff_ffff);
+    const replay = o.trials === undefined ? undefined : [...o.trials];
+    while (replay === undefined ? Date.now() - t0 < o.durationMs : replay.length > 0) {
+      const seed = replay === undefined ? rng.int(1, 0x7fff_ffff) : (replay.shift() ?? 0);
       let r: TrialResult;
       try {
         r = await runTrial(cluster, netTrial(seed, { records }), seed);
