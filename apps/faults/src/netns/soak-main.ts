@@ -39,7 +39,11 @@ if (!support.ok) {
   console.error(`soak: skipped: ${support.reason}`);
   process.exit(77);
 }
-console.log(`soak: ${minutes} min, ${hosts} hosts, seed ${seed} (rerun: --seed ${seed})`);
+console.log(
+  trials === undefined
+    ? `soak: ${minutes} min, ${hosts} hosts, seed ${seed} (rerun: --seed ${seed})`
+    : `soak: replaying ${trials.length} trial(s) on ${hosts} hosts`,
+);
 const summary = await runSoak({
   durationMs: minutes * 60_000,
   hosts,
