@@ -45,6 +45,8 @@ export function netTrial(
     title: lead.title,
     waitsOn: 'network faults on real namespaces (issue 23)',
     rerun: netRerunHint,
+    // Many hosts back to alive after a partition, on a loaded machine: more than the loopback 20 s.
+    resetMs: 45_000,
     async run(ctx: TrialContext): Promise<void> {
       const c = ctx.cluster;
       if (!(c instanceof NetCluster)) throw new Error('a namespace trial needs a NetCluster');
