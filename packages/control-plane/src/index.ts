@@ -38,6 +38,20 @@ export {
 } from './errors.js';
 export { hostDriver } from './host-driver.js';
 export { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_TTL_MS } from './idempotency.js';
+export {
+  type JobConstraints,
+  type JobHealthCheck,
+  type JobIssue,
+  JobName,
+  type JobSpec,
+  JobSpecSchema,
+  type JobUpdate,
+  jobIssues,
+  jobSpecHash,
+  MAX_JOB_COUNT,
+  parseJobSpec,
+  parseJobText,
+} from './job-file.js';
 export type { TickReport } from './lifecycle-tick.js';
 export type { AddNodeOptions } from './node-book.js';
 export { HOST_NODE_KIND, type NodeDriver } from './node-driver.js';
@@ -87,6 +101,9 @@ export {
   type HeldRevocationList,
   type HostSoftwareRecord,
   type IdempotencyRecord,
+  type JobInstanceRecord,
+  type JobRecord,
+  type JobVersionRecord,
   type LabelConstraint,
   type NodeMetaRecord,
   type OrderRecord,
