@@ -1,0 +1,123 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseJobSpec } from './job-file.js';
+import { examplePackage, openPlane, startHost, type TestHost, type TestPlane } from './test-fixtures.js';
+
+// Declarative jobs (docs/jobs.md) against real hosts on loopback: the reconciler runs in the plane's
+// lifecycle tick. The controller's clock is real time plus an offset the test advances.
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const x of open.splice(0).reverse()) await x.close().catch(() => undefined);
+});
+
+const TUNABLES = { deadAfterMs: 1_000, suspectAfterMs: 500 };
+
+class Clock {
+  offset = 0;
+  readonly now = (): number => Date.now() + this.offset;
+  advance(ms: number): void {
+    this.offset += ms;
+  }
+}
+
+async function hosts(n: number): Promise<TestHost[]> {
+  const out: TestHost[] = [];
+  for (let i = 0; i < n; i++) {
+    const h = await startHost(['wasi']);
+    open.push(h);
+    out.push(h);
+  }
+  return out;
+}
+
+async function planeWith(hs: readonly TestHost[], clock: Clock): Promise<TestPlane> {
+  const p = await openPlane(undefined, TUNABLES, clock.now);
+  open.push(p);
+  for (const h of hs) await p.plane.addNode(h.url, { tier: 'paired' });
+  return p;
+}
+
+/** Ticks until `done` holds (at most `max` ticks). */
+async function tickUntil(p: TestPlane, done: () => boolean, max = 8): Promise<void> {
+  for (let i = 0; i < max && !done(); i++) await p.plane.tick();
+  expect(done()).toBe(true);
+}
+
+const running = (p: TestPlane, job: string) =>
+  p.plane.job(job).instances.filter((i) => i.state === 'running' && i.version === p.plane.job(job).version);
+
+function roomOf(p: TestPlane, nodeId: string): string | undefined {
+  return p.store.getNodeMeta(nodeId)?.labels.room;
+}
+
+describe('jobs: a service job', () => {
+  it('places count instances spread over a label, and re-converges (spread kept) after a node dies', async () => {
+    const clock = new Clock();
+    const hs = await hosts(5);
+    const p = await planeWith(hs, clock);
+    const rooms = ['r1', 'r1', 'r2', 'r2', 'r3'];
+    for (const [i, h] of hs.entries())
+      await p.plane.labelNode(h.service.nodeId, { set: { room: rooms[i] ?? '' } });
+    const pkg = await examplePackage('wasi-cog', false, true);
+    const run = await p.plane.runJob(
+      parseJobSpec({
+        name: 'agg',
+        package: pkg,
+        mode: { type: 'interval', secs: 60 },
+        count: 3,
+        spread: 'room',
+        update: { min_healthy_time_secs: 0 },
+      }),
+    );
+    expect(run).toMatchObject({ changed: true, job: { version: 1, status: 'running', rollout: 'rolling' } });
+    await tickUntil(p, () => running(p, 'agg').length === 3);
+    const first = running(p, 'agg');
+    expect(new Set(first.map((i) => roomOf(p, i.node_id)))).toEqual(new Set(['r1', 'r2', 'r3']));
+    await tickUntil(p, () => p.plane.job('agg').rollout === 'complete');
+    expect(p.plane.job('agg')).toMatchObject({ stable_version: 1, desired: 3, healthy: 3, blocked: null });
+
+    // The r2 node holding an instance dies: the reconciler (not the rescheduler) places its replacement
+    // on the other r2 node (spread), and forgets the lost one.
+    const victim = first.find((i) => roomOf(p, i.node_id) === 'r2');
+    const dead = hs.find((h) => h.service.nodeId === victim?.node_id);
+    if (victim === undefined || dead === undefined) throw new Error('no instance in r2');
+    await dead.server.close();
+    await p.plane.tick();
+    clock.advance(TUNABLES.deadAfterMs + 100);
+    const t = await p.plane.tick();
+    expect(t.dead).toEqual([victim.node_id]);
+    expect(t.lost).toEqual([victim.instance_id]);
+    expect(t.rescheduled).toEqual([]);
+    expect(p.plane.reschedules()).toEqual([]);
+    await tickUntil(p, () => running(p, 'agg').length === 3);
+    const after = running(p, 'agg');
+    expect(after.map((i) => i.instance_id)).not.toContain(victim.instance_id);
+    expect(new Set(after.map((i) => roomOf(p, i.node_id)))).toEqual(new Set(['r1', 'r2', 'r3']));
+    expect(after.map((i) => i.node_id)).not.toContain(victim.node_id);
+    // Exactly three live placements of the workload: nothing surplus.
+    const live = p.plane.instances().filter((i) => i.state === 'running');
+    expect(live).toHaveLength(3);
+  }, 60_000);
+
+  it('plans without acting: nothing is written, chained or placed', async () => {
+    const clock = new Clock();
+    const hs = await hosts(2);
+    const p = await planeWith(hs, clock);
+    const pkg = await examplePackage('wasi-cog', false, true);
+    const chainBefore = p.chain.size;
+    const spec = parseJobSpec({ name: 'web', package: pkg, mode: { type: 'interval', secs: 60 }, count: 2 });
+    const plan = await p.plane.planJob(spec);
+    expect(plan).toMatchObject({ name: 'web', current_version: null, next_version: 1 });
+    expect(plan.changes.map((c) => c.action)).toEqual(['place', 'place']);
+    const nodes = plan.changes.map((c) => c.node_id);
+    expect(new Set(nodes)).toEqual(new Set(hs.map((h) => h.service.nodeId)));
+    for (const c of plan.changes) expect(c.explanation?.outcome).toBe('placed');
+    expect(plan.nodes.every((n) => n.eligible)).toBe(true);
+    expect(p.store.listJobs()).toEqual([]);
+    expect(p.store.listJobVersions('web')).toEqual([]);
+    expect(p.store.listOrders()).toEqual([]);
+    expect(p.store.listPlacements()).toEqual([]);
+    expect(p.chain.size).toBe(chainBefore);
+    for (const h of hs) expect(h.service.instanceIds()).toEqual([]);
+  }, 30_000);
+});
