@@ -1,50 +1,23 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseJobSpec } from './job-file.js';
-import { examplePackage, openPlane, startHost, type TestHost, type TestPlane } from './test-fixtures.js';
+import {
+  Clock,
+  closeOpened,
+  hosts,
+  JOB_TUNABLES,
+  planeWith,
+  runningOf,
+  tickUntil,
+} from './jobs.test-util.js';
+import { examplePackage, type TestPlane } from './test-fixtures.js';
 
 // Declarative jobs (docs/jobs.md) against real hosts on loopback: the reconciler runs in the plane's
 // lifecycle tick. The controller's clock is real time plus an offset the test advances.
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close().catch(() => undefined);
-});
+afterEach(closeOpened);
 
-const TUNABLES = { deadAfterMs: 1_000, suspectAfterMs: 500 };
-
-class Clock {
-  offset = 0;
-  readonly now = (): number => Date.now() + this.offset;
-  advance(ms: number): void {
-    this.offset += ms;
-  }
-}
-
-async function hosts(n: number): Promise<TestHost[]> {
-  const out: TestHost[] = [];
-  for (let i = 0; i < n; i++) {
-    const h = await startHost(['wasi']);
-    open.push(h);
-    out.push(h);
-  }
-  return out;
-}
-
-async function planeWith(hs: readonly TestHost[], clock: Clock): Promise<TestPlane> {
-  const p = await openPlane(undefined, TUNABLES, clock.now);
-  open.push(p);
-  for (const h of hs) await p.plane.addNode(h.url, { tier: 'paired' });
-  return p;
-}
-
-/** Ticks until `done` holds (at most `max` ticks). */
-async function tickUntil(p: TestPlane, done: () => boolean, max = 8): Promise<void> {
-  for (let i = 0; i < max && !done(); i++) await p.plane.tick();
-  expect(done()).toBe(true);
-}
-
-const running = (p: TestPlane, job: string) =>
-  p.plane.job(job).instances.filter((i) => i.state === 'running' && i.version === p.plane.job(job).version);
+const running = runningOf;
+const TUNABLES = JOB_TUNABLES;
 
 function roomOf(p: TestPlane, nodeId: string): string | undefined {
   return p.store.getNodeMeta(nodeId)?.labels.room;
