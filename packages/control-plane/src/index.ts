@@ -52,6 +52,15 @@ export {
   parseJobSpec,
   parseJobText,
 } from './job-file.js';
+export type {
+  JobInstanceView,
+  JobPlanChange,
+  JobPlanView,
+  JobRunView,
+  JobStatusView,
+  JobVersionView,
+} from './job-ops.js';
+export type { JobReconcileReport } from './job-reconcile.js';
 export type { TickReport } from './lifecycle-tick.js';
 export type { AddNodeOptions } from './node-book.js';
 export { HOST_NODE_KIND, type NodeDriver } from './node-driver.js';
