@@ -331,7 +331,8 @@ export class ControlPlane {
   async drainNode(nodeId: string): Promise<DrainReport> {
     const report = await drainNode(this.#ctx, nodeId);
     // The instances of jobs a drain leaves to their reconciler are moved now, not at the next tick.
-    if (report.left.some((l) => l.reason === 'job')) await this.#jobsSerial(() => reconcileJobs(this.#ctx));
+    if (report.left.some((l) => l.reason === 'job'))
+      await this.#jobsSerial(() => reconcileJobs(this.#ctx, this.#heldList));
     return report;
   }
 
@@ -447,7 +448,7 @@ export class ControlPlane {
     this.#ticking ??= this.#expireApprovals()
       .then(() => this.#ticker.tick(() => this.settle()))
       .then(async (report) => {
-        const jobs = await this.#jobsSerial(() => reconcileJobs(this.#ctx));
+        const jobs = await this.#jobsSerial(() => reconcileJobs(this.#ctx, this.#heldList));
         return { ...report, jobs: jobs.reports, errors: [...report.errors, ...jobs.errors] };
       })
       .finally(() => {
@@ -497,8 +498,11 @@ export class ControlPlane {
 
   /** Reconciles one job now, after any reconciliation in progress (the reconciler never runs twice at once). */
   async #reconcileJob(name: string): Promise<void> {
-    await this.#jobsSerial(() => reconcileJob(this.#ctx, name));
+    await this.#jobsSerial(() => reconcileJob(this.#ctx, name, this.#heldList));
   }
+
+  /** The revocation list this controller distributes (a job's package is checked against it). */
+  readonly #heldList = (): ReturnType<HeldRevocations['current']> => this.#held.current(this.#ctx);
 
   /** Runs `fn` after every job reconciliation before it (one at a time: two would place the same instance twice). */
   #jobsSerial<T>(fn: () => Promise<T>): Promise<T> {

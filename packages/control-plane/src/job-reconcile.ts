@@ -1,5 +1,6 @@
 import { errorMessage } from '@heddle/envelope';
 import { ChainKind, isGone } from '@heddle/model';
+import type { RevocationList } from '@heddle/package';
 import { stopInstance, unloadInstance } from './instance-verbs.js';
 import { decideJob, type JobActions, type LiveJobInstance } from './job-decide.js';
 import { jobNodeFits, unfitNodes } from './job-eligibility.js';
@@ -31,15 +32,19 @@ export interface JobReconcileReport {
   readonly rollout: JobRecord['rollout'];
 }
 
+/** The revocation list the controller distributes, if any (what a job's package is checked against besides the package store's). */
+export type HeldList = () => RevocationList | undefined;
+
 /** Reconciles every job (see {@link reconcileJob}); a job that throws is reported in `errors` and the others go on. */
 export async function reconcileJobs(
   ctx: PlaneContext,
+  held: HeldList = () => undefined,
 ): Promise<{ reports: JobReconcileReport[]; errors: string[] }> {
   const reports: JobReconcileReport[] = [];
   const errors: string[] = [];
   for (const job of ctx.store.listJobs()) {
     try {
-      const r = await reconcileJob(ctx, job.name);
+      const r = await reconcileJob(ctx, job.name, held);
       if (r !== undefined) reports.push(r);
     } catch (err) {
       errors.push(`job ${job.name}: ${errorMessage(err)}`);
@@ -49,7 +54,11 @@ export async function reconcileJobs(
 }
 
 /** Reconciles one job: forgets its gone instances, checks health, then adopts, places and removes. */
-export async function reconcileJob(ctx: PlaneContext, name: string): Promise<JobReconcileReport | undefined> {
+export async function reconcileJob(
+  ctx: PlaneContext,
+  name: string,
+  held: HeldList = () => undefined,
+): Promise<JobReconcileReport | undefined> {
   const job = ctx.store.getJob(name);
   if (job === undefined) return undefined;
   const report = {
@@ -85,7 +94,7 @@ export async function reconcileJob(ctx: PlaneContext, name: string): Promise<Job
     maxParallel: desired.spec.update.max_parallel,
     failed: job.rollout === 'failed',
   });
-  const blocked = await act(ctx, job, desired, actions, unfitNodes(fits), report);
+  const blocked = await act(ctx, job, desired, actions, unfitNodes(fits), report, held);
   return { ...report, blocked, rollout: await settleRollout(ctx, job, desired, blocked) };
 }
 
@@ -179,6 +188,7 @@ async function act(
     removed: string[];
     adopted: string[];
   },
+  held: HeldList,
 ): Promise<string | null> {
   for (const id of actions.adopt) {
     const rec = ctx.store.getJobInstance(id);
@@ -189,8 +199,16 @@ async function act(
   const reasons: string[] = [];
   if (actions.place.length > 0) {
     // A revoked (or no longer valid) package is never placed again: the job is blocked, naming why.
+    // Checked against the package store's revocations and the list the controller distributes.
     const valid = await ctx.packages.get(desired.manifest_hash).then(
-      () => undefined,
+      (v) => {
+        const hit = held()?.firstRevoked({
+          packageId: v.packageId,
+          signerKeys: v.signerKeys,
+          artifactHashes: v.artifactHashes,
+        });
+        return hit === undefined ? undefined : `revoked: ${hit.kind} ${hit.ref}`;
+      },
       (err: unknown) => errorMessage(err),
     );
     if (valid !== undefined) reasons.push(`its package cannot be placed: ${valid}`);

@@ -1,3 +1,4 @@
+import { RevocationList } from '@heddle/package';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseJobSpec } from './job-file.js';
 import {
@@ -9,7 +10,7 @@ import {
   runningOf,
   tickUntil,
 } from './jobs.test-util.js';
-import { examplePackage, type TestPlane } from './test-fixtures.js';
+import { examplePackage, operatorKeys, type TestPlane } from './test-fixtures.js';
 
 // Declarative jobs (docs/jobs.md) against real hosts on loopback: the reconciler runs in the plane's
 // lifecycle tick. The controller's clock is real time plus an offset the test advances.
@@ -92,5 +93,31 @@ describe('jobs: a service job', () => {
     expect(p.store.listPlacements()).toEqual([]);
     expect(p.chain.size).toBe(chainBefore);
     for (const h of hs) expect(h.service.instanceIds()).toEqual([]);
+  }, 30_000);
+
+  it('never places a revoked package again: the job is blocked, naming the revocation', async () => {
+    const clock = new Clock();
+    const hs = await hosts(3);
+    const p = await planeWith(hs, clock);
+    const pkg = await examplePackage('wasi-cog', false, true);
+    await p.plane.runJob(
+      parseJobSpec({ name: 'web', package: pkg, mode: { type: 'interval', secs: 60 }, count: 2 }),
+    );
+    await tickUntil(p, () => running(p, 'web').length === 2);
+    const first = p.plane.instance(running(p, 'web')[0]?.instance_id ?? '');
+    const list = RevocationList.empty().add(
+      { kind: 'package', ref: first.package_id, revokedAtMs: Date.now(), reason: 'test' },
+      operatorKeys,
+    );
+    await p.plane.pushRevocations(list.toJSON());
+    const chained = p.chain.size;
+    await p.plane.tick();
+    await p.plane.tick();
+    const job = p.plane.job('web');
+    expect(job.instances).toEqual([]);
+    expect(job.blocked).toBe(`its package cannot be placed: revoked: package ${first.package_id}`);
+    // Nothing was decided or placed for it: no place decision chained since the revocation.
+    expect(p.chain.range(chained, p.chain.size).filter((e) => e.kind === 'workload.place')).toEqual([]);
+    expect(p.plane.instances().filter((i) => i.state === 'running')).toEqual([]);
   }, 30_000);
 });
