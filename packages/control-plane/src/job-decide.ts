@@ -119,17 +119,19 @@ function decideService(
   const healthy = keep.filter((c) => c.healthy).length;
   const want = Math.max(0, input.count - live);
   const deficit = Math.max(0, input.count - live - old.length);
+  // An old instance goes once a healthy instance of the desired version stands in for it.
+  const removable =
+    input.all === true ? old.length : Math.max(0, Math.min(old.length, healthy + old.length - input.count));
+  for (const o of old.slice(0, removable)) drop(o, `replaced by version ${input.version}`);
   if (!input.failed) {
     for (let n = 0; n < deficit; n++) place.push({ node: null, replaces: null });
     const inflight = live - healthy + deficit;
     const budget = input.all === true ? want : Math.max(0, input.maxParallel - inflight);
     const replace = Math.min(want - deficit, budget, old.length);
-    for (const o of old.slice(0, replace)) place.push({ node: null, replaces: o.instance_id });
+    // Each replacement names an old instance that is not removed now (the planned ones, for a plan).
+    const standing = input.all === true ? old : old.slice(removable);
+    for (const o of standing.slice(0, replace)) place.push({ node: null, replaces: o.instance_id });
   }
-  // An old instance goes once a healthy instance of the desired version stands in for it.
-  const removable =
-    input.all === true ? old.length : Math.max(0, Math.min(old.length, healthy + old.length - input.count));
-  for (const o of old.slice(0, removable)) drop(o, `replaced by version ${input.version}`);
   return { adopt, place, remove };
 }
 
