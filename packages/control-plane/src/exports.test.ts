@@ -92,6 +92,7 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'InstanceRescheduledData',
       'InstanceStateData',
       'JobConstraints',
+      'JobEventData',
       'JobHealthCheck',
       'JobInstanceRecord',
       'JobInstanceView',

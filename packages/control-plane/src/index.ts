@@ -91,6 +91,7 @@ export {
   type InstanceRemovedData,
   type InstanceRescheduledData,
   type InstanceStateData,
+  type JobEventData,
   type NodeJoinedData,
   type NodeLivenessData,
   type NodeRemovedData,

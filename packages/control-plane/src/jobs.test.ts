@@ -49,6 +49,25 @@ describe('jobs: a service job', () => {
     expect(new Set(first.map((i) => roomOf(p, i.node_id)))).toEqual(new Set(['r1', 'r2', 'r3']));
     await tickUntil(p, () => p.plane.job('agg').rollout === 'complete');
     expect(p.plane.job('agg')).toMatchObject({ stable_version: 1, desired: 3, healthy: 3, blocked: null });
+    // The event bus told of the job's new version and its completed rollout.
+    const jobEvents = p.plane.events
+      .recent()
+      .filter((e) => e.type === 'job.updated')
+      .map((e) => e.data);
+    expect(jobEvents.at(0)).toEqual({
+      job: 'agg',
+      version: 1,
+      status: 'running',
+      rollout: 'rolling',
+      blocked: null,
+    });
+    expect(jobEvents.at(-1)).toEqual({
+      job: 'agg',
+      version: 1,
+      status: 'running',
+      rollout: 'complete',
+      blocked: null,
+    });
 
     // The r2 node holding an instance dies: the reconciler (not the rescheduler) places its replacement
     // on the other r2 node (spread), and forgets the lost one.

@@ -168,7 +168,21 @@ export function eventingStore(inner: StateStore, events: PlaneEvents): StateStor
     removeNodeMeta: (id) => inner.removeNodeMeta(id),
     getJob: (name) => inner.getJob(name),
     listJobs: () => inner.listJobs(),
-    putJob: (r) => inner.putJob(r),
+    putJob(r) {
+      const prev = inner.getJob(r.name);
+      inner.putJob(r);
+      const same =
+        prev !== undefined &&
+        prev.version === r.version &&
+        prev.status === r.status &&
+        prev.rollout === r.rollout &&
+        prev.blocked === r.blocked;
+      if (!same)
+        emit([
+          'job.updated',
+          { job: r.name, version: r.version, status: r.status, rollout: r.rollout, blocked: r.blocked },
+        ]);
+    },
     removeJob: (name) => inner.removeJob(name),
     getJobVersion: (job, version) => inner.getJobVersion(job, version),
     listJobVersions: (job) => inner.listJobVersions(job),
