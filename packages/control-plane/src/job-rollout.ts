@@ -5,7 +5,8 @@ import type { JobRecord, JobVersionRecord } from './state-store.js';
 
 /**
  * The rollout of `desired` failed (`reason`: an instance of it failed its health check). With
- * `update.auto_revert` and a last healthy version (`stable_version`, not the failed one), the job is
+ * `update.auto_revert` and a last healthy version (`stable_version`, not the failed one), unless the
+ * failed version is itself an automatic revert, the job is
  * reverted: a new version copying the stable one's spec is made the desired one (chained, phase
  * `auto_revert`), and the reconciler replaces the failed version's instances with it. Otherwise the
  * rollout stops: the job's rollout is `failed` with the reason (chained, phase `rollout_failed`), and
@@ -20,7 +21,13 @@ export async function failRollout(
   const stable =
     job.stable_version === null ? undefined : ctx.store.getJobVersion(job.name, job.stable_version);
   const detail = `version ${desired.version} failed its health check: ${reason}`;
-  if (desired.spec.update.auto_revert && stable !== undefined && stable.version !== desired.version) {
+  // An automatic revert that fails in turn is not reverted again (that would make versions forever).
+  if (
+    desired.spec.update.auto_revert &&
+    desired.cause !== 'auto_revert' &&
+    stable !== undefined &&
+    stable.version !== desired.version
+  ) {
     const { job: next } = await addJobVersion(
       ctx,
       stable.spec,
@@ -37,10 +44,13 @@ export async function failRollout(
     );
     return next;
   }
-  const why =
-    desired.spec.update.auto_revert && stable === undefined
-      ? `${detail}; no earlier version was healthy, so nothing to revert to`
-      : detail;
+  const why = !desired.spec.update.auto_revert
+    ? detail
+    : desired.cause === 'auto_revert'
+      ? `${detail}; it was itself an automatic revert, so it is not reverted again`
+      : stable === undefined
+        ? `${detail}; no earlier version was healthy, so nothing to revert to`
+        : detail;
   const next: JobRecord = { ...job, rollout: 'failed', detail: why, updated_at_ms: ctx.now() };
   ctx.store.putJob(next);
   await ctx.chain.append(PLANE_CHAIN_SOURCE, ChainKind.job, {

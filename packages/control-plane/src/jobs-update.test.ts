@@ -169,3 +169,73 @@ describe('jobs: rolling updates', () => {
     expect(phases(p).at(-1)).toBe('stop');
   }, 90_000);
 });
+
+describe('jobs: a failed automatic revert', () => {
+  it('is not reverted again: the rollout fails, naming why (no version made)', async () => {
+    const clock = new Clock();
+    const p = await planeWith([], clock);
+    const hash = 'e'.repeat(64);
+    const spec1 = parseJobSpec({ name: 'web', manifest_hash: hash, update: { auto_revert: true } });
+    const version = (n: number, cause: 'run' | 'auto_revert') => ({
+      job: 'web',
+      version: n,
+      spec: spec1,
+      spec_hash: 'f'.repeat(64),
+      manifest_hash: hash,
+      workload: 'hello-cog',
+      workload_version: '1.0.0',
+      cause,
+      reverted_from: cause === 'run' ? null : 1,
+      actor: null,
+      created_at_ms: 1,
+    });
+    p.store.putJobVersion(version(1, 'run'));
+    p.store.putJobVersion(version(2, 'run'));
+    p.store.putJobVersion(version(3, 'auto_revert'));
+    p.store.putJob({
+      name: 'web',
+      version: 3,
+      status: 'running',
+      rollout: 'rolling',
+      stable_version: 1,
+      blocked: null,
+      detail: null,
+      created_at_ms: 1,
+      updated_at_ms: 1,
+    });
+    // An instance of version 3 that failed (its placement says so).
+    p.store.putPlacement({
+      instance_id: 'hello-cog-0000000000000001',
+      node_id: 'a'.repeat(32),
+      order_id: 'o-1',
+      decision_id: 'd'.repeat(64),
+      workload: 'hello-cog',
+      version: '1.0.0',
+      variant: 'x86_64-native',
+      runtime: 'native',
+      manifest_hash: hash,
+      package_id: 'p',
+      signer_keys: [],
+      artifact_hashes: [],
+      state: 'failed',
+      desired_running: true,
+      placed_at_ms: 1,
+      updated_at_ms: 1,
+    });
+    p.store.putJobInstance({
+      instance_id: 'hello-cog-0000000000000001',
+      job: 'web',
+      version: 3,
+      node_id: 'a'.repeat(32),
+      order_id: 'o-1',
+      placed_at_ms: 1,
+      healthy_at_ms: null,
+    });
+    await p.plane.tick();
+    const job = p.plane.job('web');
+    expect(job).toMatchObject({ version: 3, rollout: 'failed' });
+    expect(job.detail).toMatch(/it was itself an automatic revert, so it is not reverted again$/);
+    expect(p.plane.jobHistory('web')).toHaveLength(3);
+    expect(phases(p)).toEqual(['rollout_failed']);
+  }, 30_000);
+});
