@@ -91,6 +91,7 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'NodeLivenessData',
       'NodeMetaRecord',
       'NodeRemovedData',
+      'NodeClockView',
       'NodeView',
       'OrderRecord',
       'OrderStorePin',

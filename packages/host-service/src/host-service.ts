@@ -263,6 +263,7 @@ export class HostService {
       ...(this.#software === undefined ? {} : { software: this.#software }),
       ...(this.#maxCallsPerSession === undefined ? {} : { maxCallsPerSession: this.#maxCallsPerSession }),
       ...(this.#features === undefined ? {} : { features: this.#features }),
+      clockMs: this.#state.now(),
       ...(this.#lease === undefined
         ? {}
         : {
