@@ -45,13 +45,16 @@ async function bigPackage(bytes: number): Promise<string> {
 }
 
 /** A host whose packages directory is a tmpfs of `size` (e.g. `4m`). */
-async function hostOnTmpfs(size: string): Promise<{ host: TestHost; packages: string; dataDir: string }> {
+async function hostOnTmpfs(
+  size: string,
+  seed?: number,
+): Promise<{ host: TestHost; packages: string; dataDir: string }> {
   const dataDir = tempDir('heddle-df-host-');
   const packages = join(dataDir, 'packages');
   mkdirSync(packages, { recursive: true });
   execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', packages]);
   mounts.push(packages);
-  const host = await startHost(['wasi'], undefined, 0, { dataDir });
+  const host = await startHost(['wasi'], seed, 0, { dataDir });
   open.push(host);
   return { host, packages, dataDir };
 }
@@ -105,8 +108,8 @@ describe.skipIf(!ROOT)('disk full mid-transfer', () => {
   });
 
   it('the controller places elsewhere: a full host refuses, a roomy one takes it', async () => {
-    const full = await hostOnTmpfs('1m');
-    const roomy = await hostOnTmpfs('16m');
+    const full = await hostOnTmpfs('1m', 0x11);
+    const roomy = await hostOnTmpfs('16m', 0x12);
     const pkg = await bigPackage(2 * 1_048_576);
     const p: TestPlane = await openPlane(undefined, { placeTimeoutMs: 60_000 });
     open.push(p);
@@ -115,7 +118,7 @@ describe.skipIf(!ROOT)('disk full mid-transfer', () => {
     const r = await p.plane.place({ package_dir: pkg, mode: { type: 'interval', secs: 60 }, start: true });
     expect(r.status).toBe('placed');
     expect(r.instance?.node_id).toBe(roomy.host.service.nodeId);
-    // The full host ranks first here (fixed test keys): it was tried, refused determinately, and the
+    // The full host ranks first (fixed keys: the engine breaks the tie by node id): it was tried, refused determinately, and the
     // place went on to the next candidate without reconciling.
     expect(r.attempts.map((a) => [a.node_id, a.outcome, a.code])).toEqual([
       [full.host.service.nodeId, 'refused', 'no_space'],
