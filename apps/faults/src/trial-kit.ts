@@ -64,6 +64,11 @@ export interface TrialKind {
   /** The feature of issue 8 it waits on when it fails on today's code (for the report). */
   readonly waitsOn: string;
   run(ctx: TrialContext): Promise<void>;
+  /**
+   * More checks once the cluster converged (before the reset), from outside: their problems fail the
+   * trial. Optional (the namespace trials check every namespace's process table here).
+   */
+  afterConverge?(ctx: TrialContext): Promise<readonly string[]>;
 }
 
 /** The result of one trial. */
@@ -167,8 +172,20 @@ export async function runTrial(
     failure !== undefined || ctx.problems.length > 0 ? Math.min(ctx.convergeMs, 5_000) : ctx.convergeMs;
   const c = await converge(cluster, ctx.acknowledged, bound);
   ctx.note(`convergence ${c.ok ? 'reached' : 'NOT reached'} after ${c.elapsedMs} ms`);
+  const after =
+    c.ok && kind.afterConverge !== undefined
+      ? await kind
+          .afterConverge(ctx)
+          .catch((err: unknown) => [`the checks after convergence failed: ${errorStack(err)}`])
+      : [];
   const crashes = cluster.crashes.splice(0);
-  const problems = [...(failure === undefined ? [] : [failure]), ...crashes, ...ctx.problems, ...c.problems];
+  const problems = [
+    ...(failure === undefined ? [] : [failure]),
+    ...crashes,
+    ...ctx.problems,
+    ...c.problems,
+    ...after,
+  ];
   const ok = problems.length === 0;
   const report = ok
     ? ''
