@@ -28,7 +28,9 @@ describe.skipIf(skip !== undefined)('namespace fabric', () => {
 
   it('gives every daemon a namespace and an address of its own, reachable over the bridge', async () => {
     expect(listNamespaces()).toEqual(expect.arrayContaining(fabric.namespaces()));
-    expect(listLinks()).toEqual(expect.arrayContaining([fabric.bridge, fabric.link('controller'), fabric.link(0)]));
+    expect(listLinks()).toEqual(
+      expect.arrayContaining([fabric.bridge, fabric.link('controller'), fabric.link(0)]),
+    );
     expect((await ctl.probe(target())).result).toBe('connected');
     // Nothing listens on host 1: a live host answers with a reset at once.
     expect((await ctl.probe(`${fabric.ip(1)}:${HOST_PORT}`)).result).toBe('refused');

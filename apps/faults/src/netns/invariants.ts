@@ -69,7 +69,10 @@ export async function runningCopies(c: NetCluster): Promise<Map<string, { host: 
 }
 
 /** Daemon processes in a namespace, by what they run (`controller` or `host`), from their command lines. */
-export async function namespaceDaemons(c: NetCluster, role: 'controller' | number): Promise<{ controller: number; host: number }> {
+export async function namespaceDaemons(
+  c: NetCluster,
+  role: 'controller' | number,
+): Promise<{ controller: number; host: number }> {
   const n = { controller: 0, host: 0 };
   for (const pid of await c.fabric.pids(role).catch(() => [] as number[])) {
     const argv = procCmdline(pid);
@@ -93,7 +96,8 @@ export function duplicates(
   const byOrder = new Map<string, string[]>();
   for (const [id, list] of copies) {
     const order = orderOf.get(id) ?? `(instance ${id})`;
-    for (const x of list) byOrder.set(order, [...(byOrder.get(order) ?? []), `${id}@host ${x.host} pgid ${x.pgid}`]);
+    for (const x of list)
+      byOrder.set(order, [...(byOrder.get(order) ?? []), `${id}@host ${x.host} pgid ${x.pgid}`]);
   }
   return [...byOrder]
     .filter(([, l]) => l.length > 1)
@@ -123,7 +127,13 @@ export class DuplicateSampler {
   async sample(): Promise<void> {
     const copies = await runningCopies(this.#c);
     const unknown = [...copies.keys()].some((id) => !this.#orderOf.has(id));
-    if (unknown) this.learn(await this.#c.api().instances().catch(() => []));
+    if (unknown)
+      this.learn(
+        await this.#c
+          .api()
+          .instances()
+          .catch(() => []),
+      );
     this.samples++;
     for (const what of duplicates(copies, this.#orderOf)) this.violations.push({ at: Date.now(), what });
   }
@@ -157,11 +167,15 @@ export async function netInvariants(c: NetCluster): Promise<string[]> {
   const problems: string[] = [];
   const ctl = await namespaceDaemons(c, 'controller');
   if (ctl.controller !== 1 || ctl.host !== 0)
-    problems.push(`the controller's namespace runs ${ctl.controller} controller(s) and ${ctl.host} host(s) (expected 1 and 0)`);
+    problems.push(
+      `the controller's namespace runs ${ctl.controller} controller(s) and ${ctl.host} host(s) (expected 1 and 0)`,
+    );
   for (const h of c.hosts) {
     const d = await namespaceDaemons(c, h.index);
     if (d.host !== 1 || d.controller !== 0)
-      problems.push(`host ${h.index}'s namespace runs ${d.host} host daemon(s) and ${d.controller} controller(s) (expected 1 and 0)`);
+      problems.push(
+        `host ${h.index}'s namespace runs ${d.host} host daemon(s) and ${d.controller} controller(s) (expected 1 and 0)`,
+      );
   }
   const placements = await c.api().instances();
   const orderOf = new Map(placements.map((p) => [p.instance_id, p.order_id]));

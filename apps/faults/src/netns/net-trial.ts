@@ -54,7 +54,10 @@ export function netTrial(
         const chosen: NetFaultKind[] = [lead];
         if (ctx.rng.chance(0.35)) chosen.push(ctx.rng.pick(kinds.filter((k) => k !== lead)));
         // Disjoint candidates when composed, so each fault's evidence is its own.
-        const split = chosen.length === 1 ? [hosts] : [hosts.filter((h) => h % 2 === 0), hosts.filter((h) => h % 2 === 1)];
+        const split =
+          chosen.length === 1
+            ? [hosts]
+            : [hosts.filter((h) => h % 2 === 0), hosts.filter((h) => h % 2 === 1)];
         const holdMs = ctx.rng.int(2_000, 3 * c.deadAfterSecs * 1000 - 6_000);
         ctx.note(`faults: ${chosen.map((k) => k.name).join(' + ')}, hold ${holdMs} ms`);
         const running = chosen.map((k, n) =>
@@ -77,7 +80,9 @@ export function netTrial(
         for (const f of faults) ctx.note(`${f.kind} ${f.landed ? 'landed' : 'MISSED'}: ${f.evidence}`);
         const missed = faults.filter((f) => !f.landed);
         if (faults.length > 0 && missed.length === 0)
-          ctx.landed(faults.map((f) => `${f.kind} [${f.appliedAt}..${f.liftedAt}]: ${f.evidence}`).join(' | '));
+          ctx.landed(
+            faults.map((f) => `${f.kind} [${f.appliedAt}..${f.liftedAt}]: ${f.evidence}`).join(' | '),
+          );
         else if (faults.length > 0) ctx.missed(missed.map((f) => `${f.kind}: ${f.evidence}`).join(' | '));
       } finally {
         sampler.stop();
@@ -87,7 +92,8 @@ export function netTrial(
           ctx.problems.push(
             `with a controller lease of ${c.leaseSecs} s, an order ran twice at a moment: ${dup.slice(0, 5).join('; ')}`,
           );
-        else if (dup.length > 0) ctx.note(`duplicates seen during the trial (no lease): ${dup.slice(0, 5).join('; ')}`);
+        else if (dup.length > 0)
+          ctx.note(`duplicates seen during the trial (no lease): ${dup.slice(0, 5).join('; ')}`);
         o.records?.set(ctx.seed, { seed: ctx.seed, faults, samples: sampler.samples, duplicatesSeen: dup });
       }
     },

@@ -9,7 +9,7 @@ import { rerunHint } from '../rng.js';
 import { runTrial, type TrialResult } from '../trial-kit.js';
 import { NET_FAULT_KINDS } from './kinds/index.js';
 import { NetCluster } from './net-cluster.js';
-import { leadKind, netTrial, type NetTrialRecord } from './net-trial.js';
+import { leadKind, type NetTrialRecord, netTrial } from './net-trial.js';
 import { netnsSkipReason } from './sys.js';
 
 const skip = netnsSkipReason();
@@ -33,7 +33,10 @@ function slot(k: number): { cluster: Promise<NetCluster>; lock: Promise<unknown>
   let s = clusters.get(k);
   if (s === undefined) {
     // Short timers: dead after 5 s, a 2 s controller lease on every host (an order must never run twice).
-    s = { cluster: NetCluster.startNet({ hosts: HOSTS, deadAfterSecs: 5, leaseSecs: 2 }), lock: Promise.resolve() };
+    s = {
+      cluster: NetCluster.startNet({ hosts: HOSTS, deadAfterSecs: 5, leaseSecs: 2 }),
+      lock: Promise.resolve(),
+    };
     clusters.set(k, s);
   }
   return s;
@@ -56,7 +59,8 @@ describe.skipIf(skip !== undefined).concurrent('network faults on namespaces', (
       console.log(
         `[netns] ${r.ok ? 'ok  ' : 'FAIL'} seed ${seed} ${rec?.faults.map((f) => f.kind).join('+') ?? kind.name} in ${r.elapsedMs} ms (converged in ${r.convergeMs} ms, ${rec?.samples ?? 0} process-table samples)${r.ok ? '' : `; rerun: ${rerunHint(seed)}`}`,
       );
-      if (r.landed === false || process.env.HEDDLE_FAULT_VERBOSE) for (const l of r.notes) console.log(`  ${l}`);
+      if (r.landed === false || process.env.HEDDLE_FAULT_VERBOSE)
+        for (const l of r.notes) console.log(`  ${l}`);
       expect(r.ok, r.report).toBe(true);
       if (r.landed === false) t.skip(`the fault missed its window: ${r.landing}`);
     }, 600_000);

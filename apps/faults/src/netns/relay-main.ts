@@ -148,7 +148,10 @@ function probe(target: string, timeoutMs: number): Promise<{ result: string; ms:
     const timer = setTimeout(() => done('timeout'), timeoutMs);
     s.once('connect', () => done('connected'));
     s.once('error', (err: NodeJS.ErrnoException) =>
-      done(err.code === 'ECONNREFUSED' ? 'refused' : err.code === 'ECONNRESET' ? 'reset' : 'unreachable', err.code),
+      done(
+        err.code === 'ECONNREFUSED' ? 'refused' : err.code === 'ECONNRESET' ? 'reset' : 'unreachable',
+        err.code,
+      ),
     );
   });
 }

@@ -23,7 +23,10 @@ export interface ProbeResult {
 export class Relay {
   readonly proc: ChildProcess;
   #seq = 0;
-  readonly #pending = new Map<number, { resolve: (v: Record<string, unknown>) => void; reject: (e: Error) => void }>();
+  readonly #pending = new Map<
+    number,
+    { resolve: (v: Record<string, unknown>) => void; reject: (e: Error) => void }
+  >();
   stderr = '';
 
   private constructor(proc: ChildProcess) {
@@ -105,7 +108,11 @@ export class Relay {
   async probe(target: string, timeoutMs = 1500): Promise<ProbeResult> {
     const r = await this.#send({ op: 'probe', target, timeoutMs });
     // cast: relay-main.ts answers a ProbeResult's fields.
-    return { result: r.result as ProbeResult['result'], ms: Number(r.ms), ...(typeof r.code === 'string' ? { code: r.code } : {}) };
+    return {
+      result: r.result as ProbeResult['result'],
+      ms: Number(r.ms),
+      ...(typeof r.code === 'string' ? { code: r.code } : {}),
+    };
   }
 
   /** An echo server on host:port (0: any) in the relay's namespace; resolves with its port. */

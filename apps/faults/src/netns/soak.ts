@@ -117,7 +117,12 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
   }
   const trials: SoakTrial[] = results.map((r) => {
     const rec = records.get(r.seed);
-    const problems = r.ok ? [] : r.report.split('\n').filter((l) => l.startsWith('  - ')).map((l) => l.slice(4));
+    const problems = r.ok
+      ? []
+      : r.report
+          .split('\n')
+          .filter((l) => l.startsWith('  - '))
+          .map((l) => l.slice(4));
     return {
       seed: r.seed,
       ok: r.ok,
@@ -138,7 +143,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     }
   }
   const all = trials.flatMap((t) => t.problems);
-  const duplicates = checkDup + count(all, /runs \d+ times|copies of|live instances \(expected exactly 1\)|ran twice/);
+  const duplicates =
+    checkDup + count(all, /runs \d+ times|copies of|live instances \(expected exactly 1\)|ran twice/);
   const lost = count(all, /^acknowledged /);
   const chainBreaks = checkChains + count(all, /chain/);
   const slow = [...trials].sort((a, b) => b.convergeMs - a.convergeMs)[0];
@@ -180,7 +186,8 @@ export function formatSummary(s: SoakSummary): string {
   ];
   if (failed.length > 0) {
     lines.push('', 'Failed trials:');
-    for (const t of failed) lines.push(`- seed ${t.seed} (${t.faults.join(' + ')}): ${t.problems.slice(0, 3).join('; ')}`);
+    for (const t of failed)
+      lines.push(`- seed ${t.seed} (${t.faults.join(' + ')}): ${t.problems.slice(0, 3).join('; ')}`);
   }
   if (s.checkFailures.length > 0) {
     lines.push('', 'Standing checks that failed:');

@@ -1,7 +1,7 @@
 // A flapping link: one host's cable pulled and plugged in again at seeded intervals (each down and
 // each up 200 to 1,500 ms) for the hold. Landed when a probe from the controller's namespace saw
 // silence inside a down interval and an answer inside an up interval.
-import { type FaultContext, type FaultRecord, type NetFaultKind } from './kind.js';
+import type { FaultContext, FaultRecord, NetFaultKind } from './kind.js';
 import { probeHost, silent, type TimedProbe } from './probe.js';
 
 /** One host's link flapping. */

@@ -13,7 +13,8 @@ export const halfFleet: NetFaultKind = {
     const pool = [...ctx.candidates];
     const n = Math.max(1, Math.floor(c.hosts.length / 2));
     const targets: number[] = [];
-    while (targets.length < n && pool.length > 0) targets.push(...pool.splice(ctx.rng.int(0, pool.length - 1), 1));
+    while (targets.length < n && pool.length > 0)
+      targets.push(...pool.splice(ctx.rng.int(0, pool.length - 1), 1));
     targets.sort((a, b) => a - b);
     await c.fabric.drop('controller', targets);
     for (const t of targets) await c.fabric.drop(t, ['controller']);
@@ -29,6 +30,13 @@ export const halfFleet: NetFaultKind = {
       await c.fabric.undrop('controller', targets);
     }
     const v = partitionVerdict(targets, seen, appliedAt, liftedAt);
-    return { kind: 'half-fleet', targets, params: `${targets.length} of ${c.hosts.length} hosts, ${ctx.holdMs} ms`, appliedAt, liftedAt, ...v };
+    return {
+      kind: 'half-fleet',
+      targets,
+      params: `${targets.length} of ${c.hosts.length} hosts, ${ctx.holdMs} ms`,
+      appliedAt,
+      liftedAt,
+      ...v,
+    };
   },
 };

@@ -7,7 +7,11 @@
 import type { RelayMode } from '../relay-main.js';
 import type { FaultContext, FaultRecord, NetFaultKind } from './kind.js';
 
-function impair(name: 'latency' | 'loss', title: string, draw: (ctx: FaultContext) => RelayMode): NetFaultKind {
+function impair(
+  name: 'latency' | 'loss',
+  title: string,
+  draw: (ctx: FaultContext) => RelayMode,
+): NetFaultKind {
   return {
     name,
     title,
@@ -68,10 +72,14 @@ export const latency: NetFaultKind = impair('latency', 'latency added in user sp
 }));
 
 /** Loss (retransmission stalls) on the paths to one to three hosts. */
-export const loss: NetFaultKind = impair('loss', 'loss added in user space (TCP retransmission stalls)', (ctx) => ({
-  latencyMs: 5,
-  jitterMs: 0,
-  loss: ctx.rng.int(10, 30) / 100,
-  stallMs: ctx.rng.int(100, 300),
-  seed: ctx.rng.int(1, 1_000_000),
-}));
+export const loss: NetFaultKind = impair(
+  'loss',
+  'loss added in user space (TCP retransmission stalls)',
+  (ctx) => ({
+    latencyMs: 5,
+    jitterMs: 0,
+    loss: ctx.rng.int(10, 30) / 100,
+    stallMs: ctx.rng.int(100, 300),
+    seed: ctx.rng.int(1, 1_000_000),
+  }),
+);

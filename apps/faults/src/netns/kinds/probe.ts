@@ -1,8 +1,9 @@
 // Evidence for network faults: TCP probes from the controller's namespace (through no relay: straight
 // to the host's address, as the controller's own packets go) and the controller's health view.
-import type { ProbeResult } from '../relay.js';
-import type { NetCluster } from '../net-cluster.js';
+
 import { HOST_PORT } from '../fabric.js';
+import type { NetCluster } from '../net-cluster.js';
+import type { ProbeResult } from '../relay.js';
 
 /** A probe result with when it was taken. */
 export interface TimedProbe {
