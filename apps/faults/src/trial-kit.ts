@@ -63,6 +63,10 @@ export interface TrialKind {
   readonly title: string;
   /** The feature of issue 8 it waits on when it fails on today's code (for the report). */
   readonly waitsOn: string;
+  /** How long the reset after the trial may take, ms (default 20 s). */
+  readonly resetMs?: number;
+  /** The command that reruns the trial of `seed` alone (default: the loopback suite's). */
+  rerun?(seed: number): string;
   run(ctx: TrialContext): Promise<void>;
   /**
    * More checks once the cluster converged (before the reset), from outside: their problems fail the
@@ -191,7 +195,7 @@ export async function runTrial(
     ? ''
     : [
         `trial "${kind.group}: ${kind.title}" failed with seed ${seed}`,
-        `rerun: ${rerunHint(seed)}`,
+        `rerun: ${kind.rerun?.(seed) ?? rerunHint(seed)}`,
         'problems:',
         ...problems.map((p) => `  - ${p}`),
         'what happened:',
@@ -199,7 +203,7 @@ export async function runTrial(
         describeSnapshot(c.snapshot),
         cluster.recentLogs(),
       ].join('\n');
-  const reset = await resetCluster(cluster, keep);
+  const reset = await resetCluster(cluster, keep, kind.resetMs);
   if (reset.length > 0)
     throw new ResetError(`${report}\nthe reset after the trial failed:\n${reset.join('\n')}`);
   return {

@@ -36,6 +36,13 @@ describe.skipIf(skip !== undefined)('namespace fabric', () => {
     expect((await ctl.probe(`${fabric.ip(1)}:${HOST_PORT}`)).result).toBe('refused');
   });
 
+  it('finds the processes of each namespace from /proc as ip netns pids does', async () => {
+    const scan = fabric.hostPids();
+    expect((scan.get(0) ?? []).sort()).toEqual((await fabric.pids(0)).sort());
+    expect(scan.get(0)).toContain(host.proc.pid);
+    expect(scan.get(1) ?? []).toEqual([]);
+  });
+
   it('a pulled cable makes an open connection silent (no reset), and it survives the cable coming back', async () => {
     expect(await ctl.open('cable', target())).toBe('connected');
     expect((await ctl.ping('cable')).result).toBe('echoed');

@@ -5,6 +5,7 @@
 // it in two ways: the state of a daemon's link (`ip link set hv... down`: its cable pulled) and input
 // drop rules of nftables inside a namespace (packets from given addresses vanish on arrival: silence,
 // never a reset). Both are reference-counted so that faults compose.
+import { readdirSync, statSync } from 'node:fs';
 import { claimSubnet, newRunTag, reapStale, register, release, removeRun } from './registry.js';
 import { inNs, netnsSupport, sh } from './sys.js';
 
@@ -163,6 +164,41 @@ export class Fabric {
       .split('\n')
       .map((l) => Number(l.trim()))
       .filter((n) => Number.isSafeInteger(n) && n > 0);
+  }
+
+  /**
+   * Every process in each host namespace, from one scan of /proc: a process is in the namespace whose
+   * `/run/netns/<name>` has the inode of its `/proc/<pid>/ns/net` (what `ip netns pids` does, without
+   * a process per namespace: the duplicate sampler reads this several times a second).
+   */
+  hostPids(): Map<number, number[]> {
+    const byIno = new Map<number, number>();
+    for (let i = 0; i < this.hosts; i++) {
+      try {
+        byIno.set(statSync(`/run/netns/${this.ns(i)}`).ino, i);
+      } catch {
+        // removed meanwhile (teardown)
+      }
+    }
+    const out = new Map<number, number[]>();
+    let names: string[] = [];
+    try {
+      names = readdirSync('/proc').filter((n) => /^\d+$/.test(n));
+    } catch {
+      return out;
+    }
+    for (const n of names) {
+      let ino: number;
+      try {
+        ino = statSync(`/proc/${n}/ns/net`).ino;
+      } catch {
+        continue; // gone meanwhile
+      }
+      const host = byIno.get(ino);
+      if (host === undefined) continue;
+      out.set(host, [...(out.get(host) ?? []), Number(n)]);
+    }
+    return out;
   }
 
   /** Removes every namespace (killing what runs inside), link and claim of this fabric. Idempotent. */

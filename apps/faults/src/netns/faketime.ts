@@ -17,11 +17,16 @@ export function faketimeLibrary(): string | undefined {
   return CANDIDATES.find((p) => existsSync(p));
 }
 
-/** Why the clock kinds cannot run here, or undefined when they can. */
-export function faketimeSkipReason(): string | undefined {
-  return faketimeLibrary() === undefined
-    ? 'libfaketime is not installed (apt-get install faketime; .ci/run installs it)'
-    : undefined;
+/**
+ * Why the clock kinds cannot run here, or undefined when they can. In CI (`CI=true`) a machine without
+ * libfaketime is a failure (.ci/run installs it), so this throws there.
+ */
+export function faketimeSkipReason(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (faketimeLibrary() !== undefined) return undefined;
+  const why = 'libfaketime is not installed (apt-get install faketime; .ci/run installs it)';
+  if (env.CI === 'true' || env.CI === '1')
+    throw new Error(`the clock fault kinds must run in CI, but cannot: ${why}`);
+  return why;
 }
 
 /** The environment of a daemon whose wall clock follows `clockFile` (written with {@link setClock}). */

@@ -41,10 +41,14 @@ function procCmdline(pid: number): string[] {
   }
 }
 
-/** Every live workload process in host `i`'s namespace. */
-export async function namespaceWorkloads(c: NetCluster, i: number): Promise<NsWorkload[]> {
+/** Every live workload process in host `i`'s namespace (`pids`: its processes, default `ip netns pids`). */
+export async function namespaceWorkloads(
+  c: NetCluster,
+  i: number,
+  pids?: readonly number[],
+): Promise<NsWorkload[]> {
   const out: NsWorkload[] = [];
-  for (const pid of await c.fabric.pids(i).catch(() => [] as number[])) {
+  for (const pid of pids ?? (await c.fabric.pids(i).catch(() => [] as number[]))) {
     const id = procEnv(pid)
       ?.find((e) => e.startsWith('HEDDLE_INSTANCE_ID='))
       ?.slice('HEDDLE_INSTANCE_ID='.length);
@@ -56,9 +60,23 @@ export async function namespaceWorkloads(c: NetCluster, i: number): Promise<NsWo
   return out;
 }
 
-/** Copies (process groups) of each instance running in any host namespace now: instance -> host per copy. */
-export async function runningCopies(c: NetCluster): Promise<Map<string, { host: number; pgid: number }[]>> {
-  const all = (await Promise.all(c.hosts.map((h) => namespaceWorkloads(c, h.index)))).flat();
+/**
+ * Copies (process groups) of each instance running in any host namespace now: instance -> host per
+ * copy. `fast`: the namespaces' processes from one scan of /proc (`Fabric.hostPids`) rather than an
+ * `ip netns pids` per namespace (the same answer, for the sampler).
+ */
+export async function runningCopies(
+  c: NetCluster,
+  fast = false,
+): Promise<Map<string, { host: number; pgid: number }[]>> {
+  const scan = fast ? c.fabric.hostPids() : undefined;
+  const all = (
+    await Promise.all(
+      c.hosts.map((h) =>
+        namespaceWorkloads(c, h.index, scan === undefined ? undefined : (scan.get(h.index) ?? [])),
+      ),
+    )
+  ).flat();
   const m = new Map<string, { host: number; pgid: number }[]>();
   for (const w of all) {
     const list = m.get(w.instanceId) ?? [];
@@ -125,7 +143,7 @@ export class DuplicateSampler {
 
   /** One sample now. */
   async sample(): Promise<void> {
-    const copies = await runningCopies(this.#c);
+    const copies = await runningCopies(this.#c, true);
     const unknown = [...copies.keys()].some((id) => !this.#orderOf.has(id));
     if (unknown)
       this.learn(
@@ -138,7 +156,7 @@ export class DuplicateSampler {
     for (const what of duplicates(copies, this.#orderOf)) this.violations.push({ at: Date.now(), what });
   }
 
-  start(everyMs = 300): void {
+  start(everyMs = 500): void {
     this.#timer = setInterval(() => {
       if (this.#busy) return;
       this.#busy = true;

@@ -135,7 +135,10 @@ function listen(id: string, host: string, port: number, target: string): Promise
   });
 }
 
-function probe(target: string, timeoutMs: number): Promise<{ result: string; ms: number; code?: string }> {
+function probe(
+  target: string,
+  timeoutMs: number,
+): Promise<{ result: string; ms: number; sentAt: number; code?: string }> {
   const t = splitTarget(target);
   const t0 = Date.now();
   return new Promise((resolve) => {
@@ -143,7 +146,7 @@ function probe(target: string, timeoutMs: number): Promise<{ result: string; ms:
     const done = (result: string, code?: string): void => {
       clearTimeout(timer);
       s.destroy();
-      resolve({ result, ms: Date.now() - t0, ...(code === undefined ? {} : { code }) });
+      resolve({ result, ms: Date.now() - t0, sentAt: t0, ...(code === undefined ? {} : { code }) });
     };
     const timer = setTimeout(() => done('timeout'), timeoutMs);
     s.once('connect', () => done('connected'));

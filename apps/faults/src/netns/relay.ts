@@ -16,6 +16,8 @@ export interface ProbeResult {
   /** `connected`, `refused` (a reset came back), `timeout` (silence), `unreachable` (EHOSTUNREACH ...). */
   readonly result: 'connected' | 'refused' | 'reset' | 'timeout' | 'unreachable';
   readonly ms: number;
+  /** When the relay started the connect (epoch ms, the relay's own clock: the same machine's). */
+  readonly sentAt: number;
   readonly code?: string;
 }
 
@@ -111,6 +113,7 @@ export class Relay {
     return {
       result: r.result as ProbeResult['result'],
       ms: Number(r.ms),
+      sentAt: Number(r.sentAt),
       ...(typeof r.code === 'string' ? { code: r.code } : {}),
     };
   }

@@ -17,6 +17,15 @@ export interface SoakOptions {
   readonly hosts: number;
   /** The run's seed: every trial's seed is drawn from it. */
   readonly seed: number;
+  /** The controller's dead_after, s (default 8: a 20-host cluster on a loaded machine needs slack). */
+  readonly deadAfterSecs?: number;
+  /** Every host's controller lease, s (default 3; below dead_after, so a partitioned copy stops first). */
+  readonly leaseSecs?: number;
+  /**
+   * Run exactly these trial seeds (a soak's trials replayed on the same kind of cluster) instead of
+   * drawing seeds until the duration is over.
+   */
+  readonly trials?: readonly number[];
   /** How often the standing invariants are checked, ms (default 10 s). */
   readonly checkEveryMs?: number;
   /** Called with a line for every trial and check that failed (and each trial's outcome). */
@@ -39,6 +48,8 @@ export interface SoakTrial {
 export interface SoakSummary {
   readonly seed: number;
   readonly hosts: number;
+  readonly deadAfterSecs: number;
+  readonly leaseSecs: number;
   readonly durationMs: number;
   readonly trials: readonly SoakTrial[];
   /** Faults by kind: how many ran, how many landed in their window. */
@@ -65,14 +76,20 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
   const log = o.log ?? (() => undefined);
   const t0 = Date.now();
   const rng = new Rng(o.seed);
-  const cluster = await NetCluster.startNet({ hosts: o.hosts, deadAfterSecs: 5, leaseSecs: 2 });
+  const start = (): Promise<NetCluster> =>
+    NetCluster.startNet({ hosts: o.hosts, deadAfterSecs: o.deadAfterSecs ?? 8, leaseSecs: o.leaseSecs ?? 3 });
+  let cluster = await start();
+  const deadAfterSecs = cluster.deadAfterSecs;
+  const leaseSecs = cluster.leaseSecs ?? 0;
+  /** Trials whose reset failed (the cluster was replaced): failures of their own. */
+  const resetFailures = new Map<number, string>();
   const records = new Map<number, NetTrialRecord>();
   const results: TrialResult[] = [];
   const checkFailures: string[] = [];
   let checks = 0;
   let checkDup = 0;
   let checkChains = 0;
-  const sampler = new DuplicateSampler(cluster);
+  let sampler = new DuplicateSampler(cluster);
   let busy = false;
   const standing = setInterval(() => {
     if (busy) return;
@@ -100,9 +117,24 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
       });
   }, o.checkEveryMs ?? 10_000);
   try {
-    while (Date.now() - t0 < o.durationMs) {
-      const seed = rng.int(1, 0x7fff_ffff);
-      const r = await runTrial(cluster, netTrial(seed, { records }), seed);
+    const replay = o.trials === undefined ? undefined : [...o.trials];
+    while (replay === undefined ? Date.now() - t0 < o.durationMs : replay.length > 0) {
+      const seed = replay === undefined ? rng.int(1, 0x7fff_ffff) : (replay.shift() ?? 0);
+      let r: TrialResult;
+      try {
+        r = await runTrial(cluster, netTrial(seed, { records }), seed);
+      } catch (err) {
+        // The reset after the trial could not bring the cluster back to empty: the trial fails, and
+        // the cluster is replaced (as the loopback suite's group runner does).
+        const why = err instanceof Error ? err.message : String(err);
+        resetFailures.set(seed, why);
+        log(`FAIL seed ${seed}: ${why.slice(0, 4000)}`);
+        while (busy) await new Promise((res) => setTimeout(res, 100));
+        await cluster.teardown();
+        cluster = await start();
+        sampler = new DuplicateSampler(cluster);
+        continue;
+      }
       results.push(r);
       const rec = records.get(seed);
       log(
@@ -115,24 +147,37 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     while (busy) await new Promise((r) => setTimeout(r, 100));
     await cluster.teardown();
   }
-  const trials: SoakTrial[] = results.map((r) => {
-    const rec = records.get(r.seed);
-    const problems = r.ok
-      ? []
-      : r.report
-          .split('\n')
-          .filter((l) => l.startsWith('  - '))
-          .map((l) => l.slice(4));
-    return {
-      seed: r.seed,
-      ok: r.ok,
-      faults: rec?.faults.map((f) => f.kind) ?? [],
-      landed: r.landed,
-      elapsedMs: r.elapsedMs,
-      convergeMs: r.convergeMs,
-      problems,
-    };
-  });
+  const trials: SoakTrial[] = [
+    ...[...resetFailures].map(([seed, why]) => ({
+      seed,
+      ok: false,
+      faults: records.get(seed)?.faults.map((f) => f.kind) ?? [],
+      landed: null,
+      elapsedMs: 0,
+      convergeMs: 0,
+      problems: [
+        `the reset after the trial failed: ${why.split('the reset after the trial failed:')[1]?.trim() ?? why}`,
+      ],
+    })),
+    ...results.map((r) => {
+      const rec = records.get(r.seed);
+      const problems = r.ok
+        ? []
+        : r.report
+            .split('\n')
+            .filter((l) => l.startsWith('  - '))
+            .map((l) => l.slice(4));
+      return {
+        seed: r.seed,
+        ok: r.ok,
+        faults: rec?.faults.map((f) => f.kind) ?? [],
+        landed: r.landed,
+        elapsedMs: r.elapsedMs,
+        convergeMs: r.convergeMs,
+        problems,
+      };
+    }),
+  ];
   const faults: Record<string, { runs: number; landed: number }> = {};
   for (const rec of records.values()) {
     for (const f of rec.faults) {
@@ -151,6 +196,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
   return {
     seed: o.seed,
     hosts: o.hosts,
+    deadAfterSecs,
+    leaseSecs,
     durationMs: Date.now() - t0,
     trials,
     faults,
@@ -169,7 +216,7 @@ export function formatSummary(s: SoakSummary): string {
   const failed = s.trials.filter((t) => !t.ok);
   const missed = s.trials.filter((t) => t.landed === false);
   const lines = [
-    `Seed ${s.seed}, ${s.hosts} hosts, ${(s.durationMs / 60_000).toFixed(1)} min.`,
+    `Seed ${s.seed}, ${s.hosts} hosts, ${(s.durationMs / 60_000).toFixed(1)} min, dead_after ${s.deadAfterSecs} s, controller lease ${s.leaseSecs} s.`,
     '',
     '| measure | value |',
     '| --- | --- |',

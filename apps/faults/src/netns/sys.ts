@@ -1,15 +1,16 @@
 // The system commands the namespace harness drives (iproute2's `ip`, nftables' `nft`), run without a
 // shell, and the check of whether this machine can create network namespaces at all.
 import { execFile, execFileSync } from 'node:child_process';
+import { HeddleError } from '@heddle/envelope';
 
 /** A command that failed: what ran, its exit code and what it wrote to standard error. */
-export class SysCommandError extends Error {
-  readonly code = 'sys_command_failed';
-  constructor(
-    readonly argv: readonly string[],
-    readonly stderr: string,
-  ) {
-    super(`${argv.join(' ')} failed: ${stderr.trim() || 'no message'}`);
+export class SysCommandError extends HeddleError {
+  readonly argv: readonly string[];
+  readonly stderr: string;
+  constructor(argv: readonly string[], stderr: string) {
+    super('sys_command_failed', `${argv.join(' ')} failed: ${stderr.trim() || 'no message'}`);
+    this.argv = argv;
+    this.stderr = stderr;
   }
 }
 
@@ -80,8 +81,10 @@ export function netnsSupport(): NetnsSupport {
  * For tests: undefined when the harness can run; otherwise the message to skip with. In CI
  * (`CI=true`) a machine that cannot run it is a failure, so this throws there.
  */
-export function netnsSkipReason(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const s = netnsSupport();
+export function netnsSkipReason(
+  env: NodeJS.ProcessEnv = process.env,
+  s: NetnsSupport = netnsSupport(),
+): string | undefined {
   if (s.ok) return undefined;
   if (env.CI === 'true' || env.CI === '1')
     throw new Error(`the network-namespace fault harness must run in CI, but cannot: ${s.reason}`);

@@ -78,7 +78,7 @@ export const loss: NetFaultKind = impair(
   (ctx) => ({
     latencyMs: 5,
     jitterMs: 0,
-    loss: ctx.rng.int(10, 30) / 100,
+    loss: ctx.rng.int(20, 40) / 100,
     stallMs: ctx.rng.int(100, 300),
     seed: ctx.rng.int(1, 1_000_000),
   }),

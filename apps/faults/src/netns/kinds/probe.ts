@@ -7,8 +7,9 @@ import type { ProbeResult } from '../relay.js';
 
 /** A probe result with when it was taken. */
 export interface TimedProbe {
+  /** When the relay started the connect (epoch ms; under load later than when it was asked). */
   readonly at: number;
-  /** When its answer came back (epoch ms). */
+  /** When the relay had its outcome (epoch ms). */
   readonly doneAt: number;
   readonly host: number;
   readonly probe: ProbeResult;
@@ -16,9 +17,8 @@ export interface TimedProbe {
 
 /** Connects to host `i`'s listener from the controller's namespace. */
 export async function probeHost(c: NetCluster, i: number, timeoutMs = 1_000): Promise<TimedProbe> {
-  const at = Date.now();
   const probe = await c.relay.probe(`${c.fabric.ip(i)}:${HOST_PORT}`, timeoutMs);
-  return { at, doneAt: Date.now(), host: i, probe };
+  return { at: probe.sentAt, doneAt: probe.sentAt + probe.ms, host: i, probe };
 }
 
 /** A probe that saw silence (or a local "no route", never a reset or an answer). */

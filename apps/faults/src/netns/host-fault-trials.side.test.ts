@@ -3,12 +3,12 @@
 // libfaketime), a host's disk filling up mid-transfer (small tmpfs package stores). One namespace
 // cluster whose hosts run under libfaketime, with package stores of their own; the trials run one
 // after another with the same trial kit, convergence check and namespace invariants as the network
-// trials. HEDDLE_HOST_FAULT_BASE=<n> moves the seeds (default 2390), HEDDLE_FAULT_SEED reruns one.
+// trials. HEDDLE_HOST_FAULT_BASE=<n> moves the seeds (default 2390), HEDDLE_HOST_FAULT_SEED=<seed> reruns one
+// (`hostRerunHint`). Side run: npx vitest run --config vitest.side.config.ts apps/faults/src/netns/host-fault-trials
 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPackage } from '../packages.js';
-import { rerunHint } from '../rng.js';
 import { runTrial, type TrialResult } from '../trial-kit.js';
 import { faketimeSkipReason } from './faketime.js';
 import { BIG_PACKAGE_BYTES, mountPackageStores } from './kinds/disk-full.js';
@@ -21,9 +21,13 @@ const skip = netnsSkipReason() ?? faketimeSkipReason();
 if (skip !== undefined) console.warn(`[host faults] skipped: ${skip}`);
 
 const base = Number(process.env.HEDDLE_HOST_FAULT_BASE ?? 2390);
-const one = process.env.HEDDLE_FAULT_SEED;
+const one = process.env.HEDDLE_HOST_FAULT_SEED;
 const seeds = one !== undefined ? [Number(one)] : Array.from({ length: 4 }, (_, i) => base + i);
 const records = new Map<number, NetTrialRecord>();
+
+function hostRerunHint(seed: number): string {
+  return `HEDDLE_HOST_FAULT_SEED=${seed} npx vitest run --config vitest.side.config.ts apps/faults/src/netns/host-fault-trials.side.test.ts`;
+}
 const results: TrialResult[] = [];
 let cluster: NetCluster | undefined;
 let unmount: (() => void) | undefined;
@@ -60,7 +64,7 @@ describe.skipIf(skip !== undefined)('host faults on namespaces: clock and disk',
       results.push(r);
       const rec = records.get(seed);
       console.log(
-        `[host faults] ${r.ok ? 'ok  ' : 'FAIL'} seed ${seed} ${rec?.faults.map((f) => f.kind).join('+') ?? kind.name} in ${r.elapsedMs} ms (converged in ${r.convergeMs} ms)${r.ok ? '' : `; rerun: ${rerunHint(seed)}`}`,
+        `[host faults] ${r.ok ? 'ok  ' : 'FAIL'} seed ${seed} ${rec?.faults.map((f) => f.kind).join('+') ?? kind.name} in ${r.elapsedMs} ms (converged in ${r.convergeMs} ms)${r.ok ? '' : `; rerun: ${hostRerunHint(seed)}`}`,
       );
       if (r.landed !== true || process.env.HEDDLE_FAULT_VERBOSE)
         for (const l of r.notes) console.log(`  ${l}`);
