@@ -42,6 +42,8 @@ export default defineConfig({
   resolve: { alias },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'scripts/*.test.ts'],
+    // The side run's files (vitest.side.config.ts), run beside this one by scripts/test.mjs.
+    exclude: ['**/node_modules/**', '**/*.side.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

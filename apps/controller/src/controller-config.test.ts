@@ -24,6 +24,7 @@ describe('controller.json lifecycle section', () => {
           reschedule_backoff_secs: 2,
           reschedule_backoff_max_secs: 60,
           max_reschedules: 4,
+          clock_skew_warn_secs: 5,
         },
       },
       '/h/controller.json',
@@ -35,6 +36,7 @@ describe('controller.json lifecycle section', () => {
       rescheduleBackoffMs: 2_000,
       rescheduleBackoffMaxMs: 60_000,
       maxReschedules: 4,
+      clockSkewWarnMs: 5_000,
     });
   });
 
@@ -52,6 +54,7 @@ describe('controller.json lifecycle section', () => {
     [{ dead_after_secs: 0 }, 'lifecycle.dead_after_secs'],
     [{ reschedule_timeout_secs: 300 }, 'lifecycle.reschedule_timeout_secs'],
     [{ max_reschedules: -1 }, 'lifecycle.max_reschedules'],
+    [{ clock_skew_warn_secs: 30 }, 'lifecycle.clock_skew_warn_secs'],
     [{ typo: 1 }, 'lifecycle.typo'],
   ])('refuses %o naming %s', (lifecycle, field) => {
     expect(() => parseControllerConfig({ ...base, lifecycle }, '/h/controller.json')).toThrow(

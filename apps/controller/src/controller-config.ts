@@ -66,6 +66,7 @@ export interface LifecycleTunables {
   readonly rescheduleBackoffMaxMs?: number;
   readonly maxReschedules?: number;
   readonly healthTimeoutMs?: number;
+  readonly clockSkewWarnMs?: number;
 }
 
 /** The default `suspectAfterMs` of the control plane (15 s): lowered with a shorter `dead_after_secs`. */
@@ -89,6 +90,8 @@ function lifecycleTunables(l: ControllerConfigFile['lifecycle']): LifecycleTunab
   if (l.max_reschedules !== undefined) out.maxReschedules = l.max_reschedules;
   const health = ms(l.health_timeout_secs);
   if (health !== undefined) out.healthTimeoutMs = health;
+  const warn = ms(l.clock_skew_warn_secs);
+  if (warn !== undefined) out.clockSkewWarnMs = warn;
   return out;
 }
 

@@ -88,7 +88,7 @@ export class Cluster {
   /** Every daemon this cluster ever started (for teardown and for failure reports). */
   readonly started: Daemon[] = [];
 
-  private constructor(root: string, operator: KeyPair, observerKeys: KeyPair, controllerId: string) {
+  protected constructor(root: string, operator: KeyPair, observerKeys: KeyPair, controllerId: string) {
     this.root = root;
     this.operator = operator;
     this.observerKeys = observerKeys;

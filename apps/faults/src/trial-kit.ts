@@ -63,7 +63,16 @@ export interface TrialKind {
   readonly title: string;
   /** The feature of issue 8 it waits on when it fails on today's code (for the report). */
   readonly waitsOn: string;
+  /** How long the reset after the trial may take, ms (default 20 s). */
+  readonly resetMs?: number;
+  /** The command that reruns the trial of `seed` alone (default: the loopback suite's). */
+  rerun?(seed: number): string;
   run(ctx: TrialContext): Promise<void>;
+  /**
+   * More checks once the cluster converged (before the reset), from outside: their problems fail the
+   * trial. Optional (the namespace trials check every namespace's process table here).
+   */
+  afterConverge?(ctx: TrialContext): Promise<readonly string[]>;
 }
 
 /** The result of one trial. */
@@ -167,14 +176,26 @@ export async function runTrial(
     failure !== undefined || ctx.problems.length > 0 ? Math.min(ctx.convergeMs, 5_000) : ctx.convergeMs;
   const c = await converge(cluster, ctx.acknowledged, bound);
   ctx.note(`convergence ${c.ok ? 'reached' : 'NOT reached'} after ${c.elapsedMs} ms`);
+  const after =
+    c.ok && kind.afterConverge !== undefined
+      ? await kind
+          .afterConverge(ctx)
+          .catch((err: unknown) => [`the checks after convergence failed: ${errorStack(err)}`])
+      : [];
   const crashes = cluster.crashes.splice(0);
-  const problems = [...(failure === undefined ? [] : [failure]), ...crashes, ...ctx.problems, ...c.problems];
+  const problems = [
+    ...(failure === undefined ? [] : [failure]),
+    ...crashes,
+    ...ctx.problems,
+    ...c.problems,
+    ...after,
+  ];
   const ok = problems.length === 0;
   const report = ok
     ? ''
     : [
         `trial "${kind.group}: ${kind.title}" failed with seed ${seed}`,
-        `rerun: ${rerunHint(seed)}`,
+        `rerun: ${kind.rerun?.(seed) ?? rerunHint(seed)}`,
         'problems:',
         ...problems.map((p) => `  - ${p}`),
         'what happened:',
@@ -182,7 +203,7 @@ export async function runTrial(
         describeSnapshot(c.snapshot),
         cluster.recentLogs(),
       ].join('\n');
-  const reset = await resetCluster(cluster, keep);
+  const reset = await resetCluster(cluster, keep, kind.resetMs);
   if (reset.length > 0)
     throw new ResetError(`${report}\nthe reset after the trial failed:\n${reset.join('\n')}`);
   return {

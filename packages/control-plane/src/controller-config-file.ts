@@ -75,6 +75,11 @@ export const ControllerConfigFileSchema: z.ZodType<ControllerConfigFile> = z.str
       reschedule_backoff_max_secs: z.int('expected whole seconds').min(1).max(86_400).optional(),
       max_reschedules: z.int('expected a whole number').min(0).max(100).optional(),
       health_timeout_secs: z.int('expected whole seconds').min(1).max(60).optional(),
+      clock_skew_warn_secs: z
+        .int('expected whole seconds')
+        .min(1)
+        .max(29, 'at most 29 (under the 30 s skew window)')
+        .optional(),
     })
     .optional(),
   log_level: LogLevelConfigSchema,
@@ -115,6 +120,8 @@ export interface ControllerConfigFile {
         readonly reschedule_backoff_max_secs?: number | undefined;
         readonly max_reschedules?: number | undefined;
         readonly health_timeout_secs?: number | undefined;
+        /** A host whose clock is off by more than this raises a `clock_skew` alert (1..29, default 10). */
+        readonly clock_skew_warn_secs?: number | undefined;
       }
     | undefined;
   /** The least severe log level written (`--log-level` overrides it); absent: `info`. */

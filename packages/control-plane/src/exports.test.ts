@@ -109,6 +109,7 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'JobVersionView',
       'LabelChange',
       'LabelConstraint',
+      'NodeClockView',
       'NodeDriver',
       'NodeJoinedData',
       'NodeLivenessData',

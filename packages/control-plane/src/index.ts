@@ -72,7 +72,7 @@ export {
   MAX_NODE_LABELS,
   NODE_KIND,
 } from './node-ops.js';
-export type { NodeView } from './node-view.js';
+export type { NodeClockView, NodeView } from './node-view.js';
 export {
   LabelName,
   LabelValue,

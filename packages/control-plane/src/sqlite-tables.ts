@@ -149,7 +149,7 @@ const AlertSchema: z.ZodType<AlertRecord> = z.object({
   instance_id: z.string(),
   node_id: z.string(),
   order_id: z.string(),
-  reason: z.enum(['pinned', 'not_migratable', 'reschedule_limit', 'no_order']),
+  reason: z.enum(['pinned', 'not_migratable', 'reschedule_limit', 'no_order', 'clock_skew']),
   detail: z.string(),
   raised_at_ms: ms,
   acked_at_ms: ms.nullable(),

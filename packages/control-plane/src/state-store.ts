@@ -226,12 +226,17 @@ export interface RescheduleRecord {
 }
 
 /** Why an alert was raised. */
-export type AlertReason = 'pinned' | 'not_migratable' | 'reschedule_limit' | 'no_order';
+export type AlertReason = 'pinned' | 'not_migratable' | 'reschedule_limit' | 'no_order' | 'clock_skew';
 
-/** Something the operator must look at (docs/lifecycle.md): raised once per (instance, reason). */
+/**
+ * Something the operator must look at (docs/lifecycle.md): raised once per (instance, reason). A
+ * `clock_skew` alert is about a node, not an instance (`instance_id` and `order_id` are `""`): one is
+ * raised per episode and closed (`acked_at_ms` set) by the controller once the node's clock is back.
+ */
 export interface AlertRecord {
-  /** `al-` and 16 hex, derived from the instance and the reason. */
+  /** `al-` and 16 hex, derived from the instance and the reason (for `clock_skew`, the node and the time). */
   readonly alert_id: string;
+  /** The instance, or `""` for an alert about a node (`clock_skew`). */
   readonly instance_id: string;
   readonly node_id: string;
   readonly order_id: string;

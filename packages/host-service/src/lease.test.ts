@@ -49,6 +49,28 @@ describe('ControllerLease', () => {
     expect(() => new ControllerLease(0, 0)).toThrow(/leaseMs/);
   });
 
+  it('a wall clock stepped back does not stretch the lease: it also runs on the monotonic clock', () => {
+    let mono = 0;
+    const lease = new ControllerLease(1000, 5000, { monotonic: () => mono });
+    lease.heard(5500);
+    // The wall clock steps back 45 s; 1 s of real (monotonic) time passes.
+    mono += 999;
+    expect(lease.expired(5500 - 45_000 + 999)).toBe(false);
+    mono += 1;
+    // Old code: not expired until the wall clock had caught up, 45 s later.
+    expect(lease.expired(5500 - 45_000 + 1000)).toBe(true);
+    // A renewal backdated to the issue time is backdated on the monotonic clock too.
+    lease.heard(40_000, 40_700);
+    mono += 299;
+    expect(lease.expired(40_999)).toBe(false);
+    mono += 1;
+    expect(lease.expired(40_999)).toBe(true);
+    // A lease resumed from an older start has that much less left.
+    const resumed = new ControllerLease(1000, 5000, { nowMs: 5600, monotonic: () => mono });
+    mono += 400;
+    expect(resumed.expired(5000)).toBe(true);
+  });
+
   it('applies to running continuous instances a controller placed, not to once runs or this node', () => {
     const base = {
       mode: { type: 'listener' as const },

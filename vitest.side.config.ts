@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+// The side run: the long namespace fault tests (apps/*/src/**/*.side.test.ts: the 32 namespace trials
+// and the CI soak), which the main run leaves out. scripts/test.mjs starts it beside the main run and
+// counts both; alone: npx vitest run --config vitest.side.config.ts
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    include: ['apps/*/src/**/*.side.test.ts'],
+    exclude: ['**/node_modules/**'],
+    hookTimeout: 120_000,
+  },
+});
