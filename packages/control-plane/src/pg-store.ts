@@ -251,6 +251,10 @@ export class PostgresStateStore implements StateStore {
     return this.remove(this.placements, instanceId);
   }
 
+  /** Every idempotency key, oldest first (for copying a state; the plane itself never lists them). */
+  listIdempotencyKeys(): IdempotencyRecord[] {
+    return this.list(this.idempotency);
+  }
   getIdempotencyKey(key: string): IdempotencyRecord | undefined {
     return this.get(this.idempotency, key);
   }
@@ -357,6 +361,32 @@ export class PostgresStateStore implements StateStore {
       'write',
       [k, value],
     );
+  }
+
+  /**
+   * Empties every table of the state (their schema stays) and the application values of `meta`,
+   * in one transaction: for `heddle state migrate --force` onto a database that holds a state.
+   */
+  clearAll(): void {
+    this.transaction(() => {
+      const tables = this.exec(
+        this.live(),
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'meta' ORDER BY tablename",
+        'read',
+      ).rows.map((r) => `"${String(r.tablename)}"`);
+      if (tables.length > 0) this.exec(this.live(), `TRUNCATE ${tables.join(', ')}`, 'write');
+      this.exec(this.live(), "DELETE FROM meta WHERE key LIKE 'app.%'", 'write');
+    });
+  }
+
+  /** Every application value in `meta` (see {@link PostgresStateStore.getMeta}), as key and value, by key. */
+  listMeta(): [string, string][] {
+    const rows = this.exec(
+      this.live(),
+      "SELECT key, value FROM meta WHERE key LIKE 'app.%' ORDER BY key",
+      'read',
+    ).rows;
+    return rows.map((r): [string, string] => [String(r.key).slice(4), String(r.value)]);
   }
 
   /**

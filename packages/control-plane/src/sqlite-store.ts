@@ -308,6 +308,10 @@ export class SqliteStateStore implements StateStore {
     return this.run('write', () => this.placements.remove(instanceId));
   }
 
+  /** Every idempotency key, oldest first (for copying a state; the plane itself never lists them). */
+  listIdempotencyKeys(): IdempotencyRecord[] {
+    return this.run('read', () => this.idempotency.list());
+  }
   getIdempotencyKey(key: string): IdempotencyRecord | undefined {
     return this.run('read', () => this.idempotency.get(key));
   }
@@ -417,6 +421,20 @@ export class SqliteStateStore implements StateStore {
           'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
         )
         .run(k, value);
+    });
+  }
+
+  /** Every application value in `meta` (see {@link SqliteStateStore.getMeta}), as key and value, by key. */
+  listMeta(): [string, string][] {
+    return this.run('read', () => {
+      // cast: better-sqlite3 types rows unknown; meta has two TEXT NOT NULL columns
+      const rows = this.live()
+        .prepare("SELECT key, value FROM meta WHERE key LIKE 'app.%' ORDER BY key")
+        .all() as {
+        key: string;
+        value: string;
+      }[];
+      return rows.map((r): [string, string] => [r.key.slice(4), r.value]);
     });
   }
 

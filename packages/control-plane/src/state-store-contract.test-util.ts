@@ -26,6 +26,7 @@ import type {
 export type ContractStore = StateStore & {
   getMeta(key: string): string | undefined;
   putMeta(key: string, value: string): void;
+  listMeta(): [string, string][];
 };
 
 /** How the contract reaches one kind of store. */
@@ -410,6 +411,11 @@ export function describeStateStoreContract(name: string, fixture: () => StoreFix
       s.putMeta('state_seq', '4');
       s.putMeta('state_seq', '5');
       expect(s.getMeta('state_seq')).toBe('5');
+      s.putMeta('chain_seen', '{}');
+      expect(s.listMeta()).toEqual([
+        ['chain_seen', '{}'],
+        ['state_seq', '5'],
+      ]);
       expect(s.getMeta('schema_version')).toBeUndefined(); // the store's own key is not an app key
       expect(() => s.putMeta('Bad Key', 'x')).toThrow(TypeError);
       s.close();
