@@ -5,6 +5,7 @@
 // it refuses requests with `store_unavailable` (503) and keeps running, and serves again once it is back.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SyncPg } from '@heddle/control-plane/postgres';
 import { postgresSkipReason, startPostgres, type TestPostgres } from '@heddle/control-plane/testing';
 import { generateKeyPair, loadKeyFile } from '@heddle/envelope';
 import { ApiClient, ApiError } from '@heddle/operator-api';
@@ -29,6 +30,20 @@ let controller: Daemon | undefined;
 let hostId = '';
 let instanceId = '';
 
+/** Resolves once process `pid` no longer exists (at most 10 s). */
+async function gone(pid: number): Promise<void> {
+  const until = Date.now() + 10_000;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    if (Date.now() > until) throw new Error(`process ${pid} still runs`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 function server(): TestPostgres {
   if (pg === undefined) throw new Error('no test server');
   return pg;
@@ -44,7 +59,8 @@ async function stopController(): Promise<void> {
   const d = controller;
   if (d === undefined) return;
   d.proc.kill('SIGTERM');
-  expect(await d.exited).toBe(0);
+  const code = await d.exited;
+  expect(code, JSON.stringify(d.lines.slice(-6)) + d.stderr).toBe(0);
   controller = undefined;
 }
 
@@ -133,7 +149,7 @@ describe.skipIf(skip !== undefined)('the controller on PostgreSQL (real processe
     expect(notUrl.code).toBe(2);
   }, 60_000);
 
-  it('runs on the migrated database (state.kind postgres, password_file); store_unavailable while the server is down, and serves again after', async () => {
+  it('runs on the migrated database (state.kind postgres, password_file); store_unavailable while the server is down (the daemon keeps running), serves again after, and shuts down cleanly (exit 0)', async () => {
     const url = new URL(`${server().url.replace(/\/[^/]*$/, '')}/migrated`);
     writeFileSync(join(home, 'pg.password'), `${server().password}\n`, { mode: 0o600 });
     url.password = '';
@@ -144,7 +160,15 @@ describe.skipIf(skip !== undefined)('the controller on PostgreSQL (real processe
     expect((await client.nodes()).map((n) => n.node_id)).toEqual([hostId]);
     expect((await client.instances()).map((p) => p.instance_id)).toEqual([instanceId]);
 
+    // The controller's own connections: the fault has landed once their backends are gone too.
+    const probe = new SyncPg({ connectionString: server().url });
+    const backends = probe
+      .query("SELECT pid FROM pg_stat_activity WHERE application_name = 'heddle-controller'")
+      .rows.map((r) => Number(r.pid));
+    probe.close();
+    expect(backends.length).toBeGreaterThan(0);
     await server().kill();
+    for (const pid of backends) await gone(pid);
     const refused = await client.nodes().catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ApiError);
     expect(refused).toMatchObject({ status: 503, code: 'store_unavailable' });
