@@ -3,6 +3,7 @@ import { CONTEXT_GROUP, OPERATOR_GROUP, WHOAMI } from './defs/access.js';
 import { APPROVALS_GROUP } from './defs/approvals.js';
 import { EVENTS } from './defs/events.js';
 import { ALERTS_GROUP, LOGS, PLACE, PS, START, STATUS, STOP, UNLOAD } from './defs/instances.js';
+import { JOB_GROUP } from './defs/jobs.js';
 import { CONTROLLER, ID, INIT, KEYGEN } from './defs/local.js';
 import { NODE_GROUP } from './defs/node.js';
 import { POLICY } from './defs/policy.js';
@@ -32,6 +33,7 @@ const COMMANDS: readonly Entry[] = [
   entry(ALERTS_GROUP, async () => (await import('./commands/alerts.js')).alerts),
   entry(EVENTS, async () => (await import('./commands/events.js')).events),
   entry(APPROVALS_GROUP, async () => (await import('./commands/approvals.js')).approvals),
+  entry(JOB_GROUP, async () => (await import('./commands/job.js')).job),
   entry(STATUS, async () => (await import('./commands/status.js')).status),
   entry(LOGS, async () => (await import('./commands/logs.js')).logs),
   entry(START, async () => (await import('./commands/instance.js')).start),

@@ -92,6 +92,9 @@ describe.skipIf(skip !== undefined)('PostgresStateStore (a real PostgreSQL serve
       expect(tables).toEqual([
         'alerts',
         'idempotency_keys',
+        'job_instances',
+        'job_versions',
+        'jobs',
         'meta',
         'node_meta',
         'orders',

@@ -1,11 +1,12 @@
 import { StateError } from './errors.js';
-import type { IdempotencyRecord, StateStore } from './state-store.js';
+import type { IdempotencyRecord, JobVersionRecord, StateStore } from './state-store.js';
 
 /** A store a whole state can be copied from or to: the interface, its meta values and its idempotency keys. */
 export type CopyableStore = StateStore & {
   listMeta(): [string, string][];
   putMeta(key: string, value: string): void;
   listIdempotencyKeys(): IdempotencyRecord[];
+  listAllJobVersions(): JobVersionRecord[];
 };
 
 /** How many records of each kind a state holds (`meta`: application meta values). */
