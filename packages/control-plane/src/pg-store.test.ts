@@ -9,8 +9,13 @@ import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { PG_MIGRATIONS } from './pg-migrations.js';
 import { PostgresStateStore } from './pg-store.js';
 import { SyncPg } from './pg-sync.js';
+import { SqliteStateStore } from './sqlite-store.js';
+import { copyState, countState } from './state-copy.js';
 import {
   describeStateStoreContract,
+  JOB,
+  jobInstance,
+  jobVersion,
   order,
   placement,
   type StoreFixture,
@@ -111,6 +116,85 @@ describe.skipIf(skip !== undefined)('PostgresStateStore (a real PostgreSQL serve
       a.close();
       b.close();
     });
+  });
+
+  describe('copying a state (heddle state migrate)', () => {
+    it('copies every kind of record from SQLite, one of each table, and counts the same on both sides', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'heddle-copy-'));
+      const from = SqliteStateStore.open(join(dir, 'state.db'));
+      from.putTarget(target('n1'));
+      from.putNodeMeta({ node_id: 'n1', cordoned: true, labels: { room: 'k' }, updated_at_ms: 1 });
+      from.putOrder(order('o-1'));
+      from.putPlacement(placement('i-1'));
+      from.putUnsettled({
+        decision_id: 'd-1',
+        order_id: 'o-1',
+        node_id: 'n1',
+        expected_instance_id: null,
+        variant: 'v',
+        since_ms: 1,
+        attempts: 0,
+        last_error: 'x',
+      });
+      from.putReschedule({
+        instance_id: 'i-1',
+        order_id: 'o-1',
+        node_id: 'n1',
+        avoid: [],
+        reschedules: 1,
+        attempts: 0,
+        next_at_ms: 1,
+        since_ms: 1,
+        decision_id: null,
+        last_error: null,
+      });
+      from.putAlert({
+        alert_id: 'al-1',
+        instance_id: 'i-1',
+        node_id: 'n1',
+        order_id: 'o-1',
+        reason: 'pinned',
+        detail: 'x',
+        raised_at_ms: 1,
+        acked_at_ms: null,
+      });
+      from.putRevocationAck({ node_id: 'n1', generation: 1, acked_at_ms: 1, last_error: null });
+      from.putRevocationList({
+        name: 'current',
+        generation: 1,
+        list: { schema: 'heddle.revocation-list.v1', generation: 1, entries: [] },
+        stored_at_ms: 1,
+      });
+      from.putJob(JOB);
+      from.putJobVersion(jobVersion('web', 1));
+      from.putJobVersion(jobVersion('gone', 1)); // a removed job's version is copied too
+      from.putJobInstance(jobInstance('i-1', 'web', 1));
+      from.putIdempotencyKey({ key: 'k', fingerprint: 'f', order_id: 'o-1', result: null, created_at_ms: 1 });
+      from.putMeta('state_seq', '9');
+      const to = PostgresStateStore.open(await server().createDatabase(`copy_${n++}`));
+      try {
+        const counts = copyState(from, to);
+        // Every table of the PostgreSQL schema is a kind the copy knows (meta: its application values).
+        const tables = to
+          .query('SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename')
+          .rows.map((r) => String(r.tablename));
+        expect(Object.keys(counts).sort()).toEqual(tables);
+        // One of each (two job versions), on both sides.
+        expect(Object.values(counts).every((c) => c >= 1)).toBe(true);
+        expect(countState(to)).toEqual(countState(from));
+        expect(to.listAllJobVersions()).toEqual(from.listAllJobVersions());
+        expect(to.getPlacement('i-1')).toEqual(from.getPlacement('i-1'));
+        expect(to.getRevocationList()).toEqual(from.getRevocationList());
+        expect(to.getMeta('state_seq')).toBe('9');
+        // A target that holds a state is emptied by clearAll (heddle state migrate --force).
+        to.clearAll();
+        expect(Object.values(countState(to)).every((c) => c === 0)).toBe(true);
+      } finally {
+        to.close();
+        from.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 60_000);
   });
 
   describe('backup and restore', () => {

@@ -80,6 +80,21 @@ const KINDS: readonly Kind[] = [
     (s, r) => s.putRevocationList(r),
   ),
   kind(
+    'jobs',
+    (s) => s.listJobs(),
+    (s, r) => s.putJob(r),
+  ),
+  kind(
+    'job_versions',
+    (s) => s.listAllJobVersions(),
+    (s, r) => s.putJobVersion(r),
+  ),
+  kind(
+    'job_instances',
+    (s) => s.listJobInstances(),
+    (s, r) => s.putJobInstance(r),
+  ),
+  kind(
     'idempotency_keys',
     (s) => s.listIdempotencyKeys(),
     (s, r) => s.putIdempotencyKey(r),
