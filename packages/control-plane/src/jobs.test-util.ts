@@ -14,8 +14,19 @@ import {
   tempDir,
 } from './test-fixtures.js';
 
-/** Short liveness tunables: a node unreachable for 1 s is dead. */
-export const JOB_TUNABLES = { deadAfterMs: 1_000, suspectAfterMs: 500 };
+/**
+ * Short liveness tunables (a node unreachable for 1 s is dead; the tests move the clock) and generous
+ * call timeouts, so that a loaded machine (load average 30+) slows a live host's answers without
+ * making it unreachable.
+ */
+export const JOB_TUNABLES = {
+  deadAfterMs: 1_000,
+  suspectAfterMs: 500,
+  callTimeoutMs: 30_000,
+  healthTimeoutMs: 30_000,
+  reconcileTimeoutMs: 30_000,
+  placeTimeoutMs: 60_000,
+};
 
 /** Real time plus an offset the test moves forward. */
 export class Clock {
