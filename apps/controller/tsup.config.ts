@@ -9,7 +9,8 @@ import { defineConfig } from 'tsup';
 // published package installs with npm alone (docs/operator-guide.md, "Install"). The native BLAKE3
 // (@napi-rs/blake-hash, prebuilt) is an optional dependency loaded at run time when installed. ws's optional
 // bufferutil/utf-8-validate stay out (ws falls back to JS). `require` is defined for the bundled
-// CommonJS code (ws) and for better-sqlite3.
+// CommonJS code (ws) and for better-sqlite3. `pg` (an optional dependency, for a PostgreSQL state) is
+// never imported: the PostgreSQL store's worker thread requires it by the path resolved at run time.
 const runtimeDir = dirname(createRequire(import.meta.url).resolve('@heddle/runtime/package.json'));
 
 // zod's `z.locales` namespace (every locale) is replaced by English only: a command that uses zod then

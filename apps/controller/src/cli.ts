@@ -7,6 +7,7 @@ import { JOB_GROUP } from './defs/jobs.js';
 import { CONTROLLER, ID, INIT, KEYGEN } from './defs/local.js';
 import { NODE_GROUP } from './defs/node.js';
 import { POLICY } from './defs/policy.js';
+import { STATE } from './defs/state.js';
 import { CHAIN, PKG, REVOKE } from './defs/tools.js';
 import { type CliIo, processIo } from './io.js';
 import { VERSION } from './version.js';
@@ -41,6 +42,7 @@ const COMMANDS: readonly Entry[] = [
   entry(KEYGEN, async () => (await import('./commands/keygen.js')).keygen),
   entry(ID, async () => (await import('./commands/id.js')).id),
   entry(CHAIN, async () => (await import('./commands/chain.js')).chain),
+  entry(STATE, async () => (await import('./commands/state.js')).state),
   entry(PKG, async () => (await import('./commands/pkg.js')).pkg),
   entry(REVOKE, async () => (await import('./commands/revoke.js')).revoke),
   entry(POLICY, async () => (await import('./commands/policy.js')).policy),

@@ -33,6 +33,8 @@ export interface ControllerConfig {
   readonly policyFile: string;
   readonly revocationList: string;
   readonly stateDb: string;
+  /** Where the state is kept: `state` of the file (SQLite at `stateDb` when absent). */
+  readonly state: StateChoice;
   readonly chainFile: string;
   readonly dataDir: string;
   readonly refreshSecs: number;
@@ -48,6 +50,23 @@ export interface ControllerConfig {
   /** `metrics_listen`: where `/metrics`, `/healthz` and `/readyz` are served; undefined: not served. */
   readonly metricsListen: { readonly host: string; readonly port: number } | undefined;
 }
+
+/** The state store the controller opens (`state` of controller.json, paths absolute). */
+export type StateChoice =
+  | { readonly kind: 'sqlite'; readonly path: string }
+  | {
+      readonly kind: 'postgres';
+      /** The URL, or host/port/database/user (as given). */
+      readonly url: string | undefined;
+      readonly host: string | undefined;
+      readonly port: number | undefined;
+      readonly database: string | undefined;
+      readonly user: string | undefined;
+      /** The file holding the password (absolute), read when the store opens. */
+      readonly passwordFile: string | undefined;
+      readonly callTimeoutMs: number | undefined;
+      readonly maxRetries: number | undefined;
+    };
 
 /** `api.remote` with absolute paths: the TLS listener for operators on other machines. */
 export interface RemoteApi {
@@ -141,6 +160,20 @@ export function parseControllerConfig(value: unknown, path: string): ControllerC
     policyFile: abs(c.policy_file),
     revocationList: abs(c.revocation_list),
     stateDb: abs(c.state_db),
+    state:
+      c.state === undefined || c.state.kind === 'sqlite'
+        ? { kind: 'sqlite', path: abs(c.state_db) }
+        : {
+            kind: 'postgres',
+            url: c.state.url,
+            host: c.state.host,
+            port: c.state.port,
+            database: c.state.database,
+            user: c.state.user,
+            passwordFile: c.state.password_file === undefined ? undefined : abs(c.state.password_file),
+            callTimeoutMs: c.state.call_timeout_ms,
+            maxRetries: c.state.max_retries,
+          },
     chainFile: abs(c.chain_file),
     dataDir: abs(c.data_dir),
     refreshSecs: c.refresh_secs ?? DEFAULT_REFRESH_SECS,

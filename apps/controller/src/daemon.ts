@@ -1,14 +1,7 @@
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
-import {
-  errorFields,
-  errorMessage,
-  inputOrSystemError,
-  type Logger,
-  logTornTail,
-  systemCliError,
-} from '@heddle/cli-kit';
+import { errorFields, errorMessage, inputOrSystemError, type Logger, logTornTail } from '@heddle/cli-kit';
 import { MetricsServer } from '@heddle/cli-kit/metrics';
 import {
   ControlPlane,
@@ -18,7 +11,6 @@ import {
   type RevocationPushReport,
   type StateStore,
 } from '@heddle/control-plane';
-import { SqliteStateStore } from '@heddle/control-plane/sqlite';
 import {
   HeddleError,
   type KeyPair,
@@ -56,6 +48,7 @@ import { ControllerMetrics } from './controller-metrics.js';
 import { loadDashboard } from './dashboard.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
 import { remoteTls } from './remote-api.js';
+import { openControllerStore } from './state-open.js';
 import { checkStateAgainstChain, type SealCheckOptions, StateSeal } from './state-seal.js';
 
 /** A running controller daemon. */
@@ -153,16 +146,9 @@ export async function startController(
       failure: parts.revocations.list.failure,
     });
   }
-  let store: SqliteStateStore;
-  try {
-    store = SqliteStateStore.open(config.stateDb);
-  } catch (err) {
-    const message = `state_db: ${errorMessage(err)}`;
-    throw (
-      systemCliError(err, { context: message, field: 'state_db' }) ??
-      badInput('state_invalid', `${message} (is another controller running on this home?)`, 'state_db', err)
-    );
-  }
+  const store = openControllerStore(config.state);
+  if (config.state.kind === 'postgres')
+    log.info('state on PostgreSQL', { schema_version: store.schemaVersion });
   let chain: Chain;
   try {
     chain = await openChainFile(config.chainFile);

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import * as contract from './contract.js';
 import * as driver from './driver.js';
 import * as api from './index.js';
+import * as postgres from './postgres.js';
 import * as sqlite from './sqlite.js';
 import * as testing from './testing.js';
 
@@ -44,6 +45,8 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'REVOKE_METHOD',
       'StateError',
       'actorField',
+      'copyState',
+      'countState',
       'currentActor',
       'hostDriver',
       'jobIssues',
@@ -77,6 +80,7 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'CallSpec',
       'ControlPlaneOptions',
       'ControllerConfigFile',
+      'CopyableStore',
       'DaemonLoopOptions',
       'DrainLeft',
       'DrainMove',
@@ -130,6 +134,7 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'PlaneEventMap',
       'PlaneEventType',
       'PlaneEventsOptions',
+      'PostgresStateConfig',
       'ReloadableRevocations',
       'RemoteApiConfig',
       'RescheduleRecord',
@@ -138,6 +143,8 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'RevocationPushReport',
       'SeedTargetInfo',
       'SettleReport',
+      'StateConfig',
+      'StateCounts',
       'StateErrorCode',
       'StateStore',
       'TargetRecord',
@@ -279,17 +286,44 @@ describe('@heddle/control-plane/sqlite (src/sqlite.ts)', () => {
   });
 });
 
+describe('@heddle/control-plane/postgres (src/postgres.ts)', () => {
+  it('value exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(postgres).sort()).toEqual([
+      'PG_MIGRATIONS',
+      'PgCallError',
+      'PostgresStateStore',
+      'SyncPg',
+      'migratePg',
+      'readPgSchemaVersion',
+    ]);
+  });
+
+  it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(typeExportNames(readFileSync(join(import.meta.dirname, 'postgres.ts'), 'utf8'))).toEqual([
+      'PgConnectionConfig',
+      'PgMigration',
+      'PostgresConnection',
+      'PostgresStoreOptions',
+      'SyncPgOptions',
+      'SyncPgResult',
+    ]);
+  });
+});
+
 describe('@heddle/control-plane/testing (src/testing.ts)', () => {
   it('value exports: changes only on purpose: update this list when you mean to change the API', () => {
     expect(Object.keys(testing).sort()).toEqual([
       'OPEN_POLICY',
       'controllerKeys',
       'examplePackage',
+      'findPostgresBin',
       'openPlane',
       'operatorKeys',
       'planeError',
+      'postgresSkipReason',
       'publisherKeys',
       'startHost',
+      'startPostgres',
       'tempDir',
       'testAnchors',
     ]);
@@ -298,8 +332,10 @@ describe('@heddle/control-plane/testing (src/testing.ts)', () => {
   it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
     expect(typeExportNames(readFileSync(join(import.meta.dirname, 'testing.ts'), 'utf8'))).toEqual([
       'OpenPlaneOptions',
+      'StartPostgresOptions',
       'TestHost',
       'TestPlane',
+      'TestPostgres',
     ]);
   });
 });

@@ -21,7 +21,9 @@ export {
   type ControllerConfigFile,
   ControllerConfigFileSchema,
   DEFAULT_API_PORT,
+  type PostgresStateConfig,
   type RemoteApiConfig,
+  type StateConfig,
 } from './controller-config-file.js';
 export {
   DaemonLoop,
@@ -105,6 +107,7 @@ export {
 } from './plane-events.js';
 export { REVOKE_METHOD, type RevocationNodeResult, type RevocationPushReport } from './revocation-push.js';
 export type { SettleReport } from './settle.js';
+export { type CopyableStore, copyState, countState, type StateCounts } from './state-copy.js';
 export {
   type AlertReason,
   type AlertRecord,
