@@ -30,6 +30,14 @@ export interface DaemonLoopOptions {
   readonly intervalMs: number;
   /** The controller's own list: reloaded each tick, and pushed when newer than the plane's. */
   readonly revocations?: ReloadableRevocations | undefined;
+  /**
+   * With several controllers: ticks run only while this answers true (a `LeaderElector` of the
+   * `./leader` entry fits), and each tick is fenced by it (it stops at its next write once false).
+   * Absent: a lone controller, which always ticks.
+   */
+  readonly leadership?: { isLeader(): boolean } | undefined;
+  /** Called when a leader's tick starts (with its reason): what the failover benchmark times. */
+  readonly onTick?: ((reason: string) => void) | undefined;
 }
 
 function errorFields(err: unknown): Record<string, unknown> {
@@ -83,7 +91,10 @@ export class DaemonLoop {
   }
 
   async #tickOnce(reason: string): Promise<void> {
-    const { plane, log, revocations } = this.#o;
+    const { plane, log, revocations, leadership } = this.#o;
+    if (leadership !== undefined && !leadership.isLeader()) return;
+    const fence = leadership === undefined ? undefined : () => leadership.isLeader();
+    this.#o.onTick?.(reason);
     try {
       if (revocations?.reload() === true) {
         const failure = revocations.list.failure;
@@ -96,10 +107,10 @@ export class DaemonLoop {
           );
       }
       // A list that cannot be pushed now must not cost the tick its refresh, death detection and settling.
-      await this.#pushOwnList().catch((err: unknown) =>
+      if (fence === undefined || fence()) await this.#pushOwnList().catch((err: unknown) =>
         log.error('revocation push failed (tried again next tick)', { reason, ...errorFields(err) }),
       );
-      logTick(log, reason, await plane.tick());
+      logTick(log, reason, await plane.tick(fence));
       for (const n of plane.nodes()) {
         if (this.#liveness.get(n.node_id) !== n.liveness) {
           log.info('node liveness', { node_id: n.node_id, liveness: n.liveness, last_error: n.last_error });
