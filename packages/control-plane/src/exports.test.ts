@@ -249,11 +249,14 @@ describe('@heddle/control-plane/testing (src/testing.ts)', () => {
       'OPEN_POLICY',
       'controllerKeys',
       'examplePackage',
+      'findPostgresBin',
       'openPlane',
       'operatorKeys',
       'planeError',
+      'postgresSkipReason',
       'publisherKeys',
       'startHost',
+      'startPostgres',
       'tempDir',
       'testAnchors',
     ]);
@@ -262,8 +265,10 @@ describe('@heddle/control-plane/testing (src/testing.ts)', () => {
   it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
     expect(typeExportNames(readFileSync(join(import.meta.dirname, 'testing.ts'), 'utf8'))).toEqual([
       'OpenPlaneOptions',
+      'StartPostgresOptions',
       'TestHost',
       'TestPlane',
+      'TestPostgres',
     ]);
   });
 });

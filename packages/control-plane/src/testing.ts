@@ -18,3 +18,12 @@ export {
   tempDir,
   testAnchors,
 } from './test-plane.js';
+// A real PostgreSQL server from the machine's binaries (initdb into a temporary directory, run as an
+// unprivileged user, a free 127.0.0.1 port).
+export {
+  findPostgresBin,
+  postgresSkipReason,
+  type StartPostgresOptions,
+  startPostgres,
+  type TestPostgres,
+} from './test-postgres.js';
