@@ -107,9 +107,10 @@ export class DaemonLoop {
           );
       }
       // A list that cannot be pushed now must not cost the tick its refresh, death detection and settling.
-      if (fence === undefined || fence()) await this.#pushOwnList().catch((err: unknown) =>
-        log.error('revocation push failed (tried again next tick)', { reason, ...errorFields(err) }),
-      );
+      if (fence === undefined || fence())
+        await this.#pushOwnList().catch((err: unknown) =>
+          log.error('revocation push failed (tried again next tick)', { reason, ...errorFields(err) }),
+        );
       logTick(log, reason, await plane.tick(fence));
       for (const n of plane.nodes()) {
         if (this.#liveness.get(n.node_id) !== n.liveness) {

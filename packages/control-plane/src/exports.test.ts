@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import * as contract from './contract.js';
 import * as driver from './driver.js';
 import * as api from './index.js';
+import * as leader from './leader.js';
 import * as sqlite from './sqlite.js';
 import * as testing from './testing.js';
 
@@ -220,6 +221,23 @@ describe('@heddle/control-plane/contract (src/contract.ts)', () => {
     expect(contract.PlaneError).toBe(api.PlaneError);
     // One actor scope for the operator API and the plane's chained decisions.
     expect(contract.runAsActor).toBe(api.runAsActor);
+  });
+});
+
+describe('@heddle/control-plane/leader (src/leader.ts)', () => {
+  it('value exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(leader).sort()).toEqual(['LeaderElector', 'PgLeaderLease']);
+  });
+
+  it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(typeExportNames(readFileSync(join(import.meta.dirname, 'leader.ts'), 'utf8'))).toEqual([
+      'AcquireResult',
+      'LeaderElectorOptions',
+      'LeaderLeaseBackend',
+      'LeaderStatus',
+      'LeaseRow',
+      'NewTerm',
+    ]);
   });
 });
 

@@ -4,27 +4,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCutProxy } from './cut-proxy.test-util.js';
 import { LeaderElector } from './leader-elector.js';
 import { PgLeaderLease } from './pg-leader-lease.js';
-import {
-  postgresBinDir,
-  startCutProxy,
-  startTestPostgres,
-  type TestPostgres,
-} from './pg-server.test-util.js';
+import { postgresSkipReason, startPostgres, type TestPostgres } from './test-postgres.js';
 
 const A = 'a'.repeat(32);
 const B = 'b'.repeat(32);
 const R = 900; // the refresh period (ms) of these tests
 
-const HAVE_PG = postgresBinDir() !== undefined;
-if (!HAVE_PG && process.env.CI !== undefined) throw new Error('CI needs the PostgreSQL binaries');
-if (!HAVE_PG) console.warn('leader tests skipped: no PostgreSQL binaries (apt-get install postgresql)');
+const HAVE_PG = postgresSkipReason() === undefined;
 
 let server: TestPostgres | undefined;
 const pgUrl = (): string => server?.url ?? '';
 beforeAll(async () => {
-  if (HAVE_PG) server = await startTestPostgres();
+  if (HAVE_PG) server = await startPostgres();
 }, 60_000);
 afterAll(async () => {
   await server?.stop();

@@ -12,7 +12,11 @@ export interface LeaderLeaseBackend {
 export interface NewTerm {
   readonly epoch: number;
   /** The previous holder, its epoch and its term's chained event, when there was one. */
-  readonly previous: { readonly holder: string; readonly epoch: number; readonly event: string | null } | null;
+  readonly previous: {
+    readonly holder: string;
+    readonly epoch: number;
+    readonly event: string | null;
+  } | null;
 }
 
 /** Who leads, as this controller last learned it. */

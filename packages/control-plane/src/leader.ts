@@ -2,8 +2,8 @@
 // database (a lease row; `pg` is loaded by this entry only).
 
 export {
-  type LeaderElectorOptions,
   LeaderElector,
+  type LeaderElectorOptions,
   type LeaderLeaseBackend,
   type LeaderStatus,
   type NewTerm,
