@@ -1,7 +1,14 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/contract.ts', 'src/driver.ts', 'src/sqlite.ts', 'src/leader.ts', 'src/testing.ts'],
+  entry: [
+    'src/index.ts',
+    'src/contract.ts',
+    'src/driver.ts',
+    'src/sqlite.ts',
+    'src/leader.ts',
+    'src/testing.ts',
+  ],
   format: ['esm'],
   dts: true,
   clean: true,

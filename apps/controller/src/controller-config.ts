@@ -15,6 +15,9 @@ export {
 /** Default interval of the daemon's tick (refresh the nodes, settle), in seconds. */
 export const DEFAULT_REFRESH_SECS = 10;
 
+/** Default refresh period of the leadership lease (several controllers), in seconds. */
+export const DEFAULT_LEADER_REFRESH_SECS = 5;
+
 /** Default time a shutdown waits for requests in flight, in seconds. */
 export const DEFAULT_SHUTDOWN_GRACE_SECS = 10;
 
@@ -47,6 +50,8 @@ export interface ControllerConfig {
   readonly logLevel: LogLevel;
   /** `metrics_listen`: where `/metrics`, `/healthz` and `/readyz` are served; undefined: not served. */
   readonly metricsListen: { readonly host: string; readonly port: number } | undefined;
+  /** With several controllers: the lease's database and refresh period (ms); undefined: alone. */
+  readonly leader: { readonly databaseUrl: string; readonly refreshMs: number } | undefined;
 }
 
 /** `api.remote` with absolute paths: the TLS listener for operators on other machines. */
@@ -148,6 +153,13 @@ export function parseControllerConfig(value: unknown, path: string): ControllerC
     lifecycle: lifecycleTunables(c.lifecycle),
     logLevel: c.log_level ?? DEFAULT_LOG_LEVEL,
     metricsListen: c.metrics_listen === undefined ? undefined : { ...c.metrics_listen },
+    leader:
+      c.leader_database_url === undefined
+        ? undefined
+        : {
+            databaseUrl: c.leader_database_url,
+            refreshMs: (c.leader_refresh_secs ?? DEFAULT_LEADER_REFRESH_SECS) * 1000,
+          },
   };
 }
 

@@ -18,6 +18,7 @@ import {
   type RevocationPushReport,
   type StateStore,
 } from '@heddle/control-plane';
+import type { LeaderStatus } from '@heddle/control-plane/leader';
 import { SqliteStateStore } from '@heddle/control-plane/sqlite';
 import {
   HeddleError,
@@ -55,6 +56,7 @@ import type { ControllerConfig } from './controller-config.js';
 import { ControllerMetrics } from './controller-metrics.js';
 import { loadDashboard } from './dashboard.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
+import { startLeadership } from './leadership.js';
 import { remoteTls } from './remote-api.js';
 import { checkStateAgainstChain, type SealCheckOptions, StateSeal } from './state-seal.js';
 
@@ -256,7 +258,10 @@ async function assemble(
     store_open: !stopped,
     chain_writable: !stopped && !chain.readOnly,
   });
+  // Who leads (several controllers), once the leadership has started below.
+  const leading: { status: (() => LeaderStatus) | undefined } = { status: undefined };
   const handlers = planeHandlers(plane, {
+    leadership: () => leading.status?.(),
     applyRevocations: (list) => applyRevocations(p, plane, list),
     aroundPlace: (run) => metrics.place(run),
     operators: p.operators,
@@ -361,18 +366,33 @@ async function assemble(
     refresh_secs: config.refreshSecs,
   });
 
-  const loop = new DaemonLoop({
+  // Several controllers: only the holder of the database lease ticks (and ticks at once on winning it).
+  let loop: DaemonLoop | undefined;
+  const leadership =
+    config.leader === undefined
+      ? undefined
+      : startLeadership({
+          ...config.leader,
+          nodeId,
+          chain,
+          log,
+          onLeading: () => void loop?.tick('leader'),
+        });
+  leading.status = leadership === undefined ? undefined : () => leadership.status();
+  loop = new DaemonLoop({
     plane,
     log,
     intervalMs: config.refreshSecs * 1000,
     revocations: p.revocations,
+    ...(leadership === undefined ? {} : { leadership: leadership.elector }),
   });
   loop.start();
+  const ticker = loop;
 
   const stop = (reason: string): Promise<void> => {
     stopping ??= (async () => {
       // The timer stops now; a tick in progress is awaited once the API is closed.
-      const loopStopped = loop.stop();
+      const loopStopped = ticker.stop();
       log.info('shutting down', { reason, in_flight: server.inFlight, grace_secs: config.shutdownGraceSecs });
       await Promise.all(
         [server, remoteApi].map((s) =>
@@ -382,6 +402,8 @@ async function assemble(
         ),
       );
       await loopStopped;
+      // The lease is given up once no tick runs here: another controller takes over at once.
+      await leadership?.stop();
       removeInfo(infoPath);
       await seal.flush();
       stopped = true;
@@ -401,7 +423,7 @@ async function assemble(
     metricsUrl: metricsServer?.url,
     remote,
     plane,
-    tick: (reason) => loop.tick(reason),
+    tick: (reason) => ticker.tick(reason),
     stop,
   };
 }

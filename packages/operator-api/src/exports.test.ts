@@ -126,6 +126,7 @@ describe('the public API of @heddle/operator-api', () => {
       'ApiErrorBody',
       'ApiHealth',
       'ApiInfo',
+      'ApiLeadership',
       'ApiLog',
       'ApiMethod',
       'ApiRequestEvent',
