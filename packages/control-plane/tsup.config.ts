@@ -7,6 +7,7 @@ export default defineConfig({
     'src/driver.ts',
     'src/sqlite.ts',
     'src/leader.ts',
+    'src/postgres.ts',
     'src/testing.ts',
   ],
   format: ['esm'],

@@ -59,8 +59,13 @@ export class PlaneError extends HeddleError {
   }
 }
 
-/** Stable codes of {@link StateError}: `closed`, `corrupt` (a stored row does not parse), `schema` (an unknown newer schema), `io`. */
-export type StateErrorCode = 'closed' | 'corrupt' | 'schema' | 'io';
+/**
+ * Stable codes of {@link StateError}: `closed`, `corrupt` (a stored row does not parse), `schema`
+ * (an unknown newer schema), `io`, and for a server database: `store_unavailable` (the connection is
+ * lost, the server cannot be reached or did not answer in time) and `store_conflict` (a transaction
+ * kept losing serialization conflicts or deadlocks with other writers, and was given up).
+ */
+export type StateErrorCode = 'closed' | 'corrupt' | 'schema' | 'io' | 'store_unavailable' | 'store_conflict';
 
 /** An error of a {@link StateStore}. */
 export class StateError extends HeddleError {

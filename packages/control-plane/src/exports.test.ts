@@ -6,6 +6,7 @@ import * as contract from './contract.js';
 import * as driver from './driver.js';
 import * as api from './index.js';
 import * as leader from './leader.js';
+import * as postgres from './postgres.js';
 import * as sqlite from './sqlite.js';
 import * as testing from './testing.js';
 
@@ -257,6 +258,30 @@ describe('@heddle/control-plane/sqlite (src/sqlite.ts)', () => {
     expect(typeExportNames(readFileSync(join(import.meta.dirname, 'sqlite.ts'), 'utf8'))).toEqual([
       'Migration',
       'SqliteStoreOptions',
+    ]);
+  });
+});
+
+describe('@heddle/control-plane/postgres (src/postgres.ts)', () => {
+  it('value exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(postgres).sort()).toEqual([
+      'PG_MIGRATIONS',
+      'PgCallError',
+      'PostgresStateStore',
+      'SyncPg',
+      'migratePg',
+      'readPgSchemaVersion',
+    ]);
+  });
+
+  it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(typeExportNames(readFileSync(join(import.meta.dirname, 'postgres.ts'), 'utf8'))).toEqual([
+      'PgConnectionConfig',
+      'PgMigration',
+      'PostgresConnection',
+      'PostgresStoreOptions',
+      'SyncPgOptions',
+      'SyncPgResult',
     ]);
   });
 });

@@ -2,10 +2,10 @@ import { closeSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { makeDirs } from '@heddle/envelope';
 import Database from 'better-sqlite3';
-import type { z } from 'zod';
 import { StateError } from './errors.js';
 import { GroupCommit } from './group-commit.js';
 import { checkSchemaVersion, migrate } from './migrations.js';
+import { decodeRow, encodeRecord } from './record-codec.js';
 import {
   ALERTS,
   IDEMPOTENCY_KEYS,
@@ -86,74 +86,15 @@ class Table<R> {
     return this.removeStmt.run(key).changes > 0;
   }
 
-  /** Validates `record` and turns it into column values, in column order. */
+  /** Validates `record` and turns it into column values, in column order (booleans 0/1). */
   encode(record: R): unknown[] {
-    const { name, key, columns, json, bools, schema } = this.spec;
-    // cast: the record is validated by the table schema below; only its key is read here
-    const keyValue = (record as Record<string, unknown> | null)?.[key];
-    const parsed = schema.safeParse(record);
-    if (!parsed.success) {
-      throw new StateError(
-        'corrupt',
-        `refusing to write an invalid ${name} row (${key} ${String(keyValue)}): ${issue(parsed.error)}`,
-        {
-          field: `${name}.${issuePath(parsed.error)}`,
-        },
-      );
-    }
-    // cast: a parsed row of a z.object schema is a plain object
-    const rec = parsed.data as Record<string, unknown>;
-    return columns.map((c) => {
-      const v = rec[c];
-      if (json.has(c)) return v === null || v === undefined ? null : JSON.stringify(v);
-      if (bools.has(c)) return v ? 1 : 0;
-      return v;
-    });
+    return encodeRecord(this.spec, record, (b) => (b ? 1 : 0));
   }
 
   /** Turns a row back into a record; a row that does not parse is `StateError` `corrupt`. */
   decode(row: unknown): R {
-    const { name, key, json, bools, schema } = this.spec;
-    // cast: better-sqlite3 answers rows as plain objects
-    const raw = { ...(row as Record<string, unknown>) };
-    const keyValue = String(raw[key]);
-    for (const c of json) {
-      const v = raw[c];
-      if (typeof v !== 'string') continue;
-      try {
-        raw[c] = JSON.parse(v);
-      } catch (cause) {
-        throw new StateError(
-          'corrupt',
-          `corrupt row in ${name} (${key} ${keyValue}): ${c} is not valid JSON`,
-          {
-            field: `${name}.${c}`,
-            cause,
-          },
-        );
-      }
-    }
-    for (const c of bools) {
-      if (raw[c] === 0 || raw[c] === 1) raw[c] = raw[c] === 1;
-    }
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success) {
-      throw new StateError('corrupt', `corrupt row in ${name} (${key} ${keyValue}): ${issue(parsed.error)}`, {
-        field: `${name}.${issuePath(parsed.error)}`,
-        cause: parsed.error,
-      });
-    }
-    return parsed.data;
+    return decodeRow(this.spec, row);
   }
-}
-
-function issuePath(error: z.ZodError): string {
-  return error.issues[0]?.path.map(String).join('.') ?? '';
-}
-
-function issue(error: z.ZodError): string {
-  const first = error.issues[0];
-  return first === undefined ? 'invalid' : `${first.path.map(String).join('.') || '(row)'}: ${first.message}`;
 }
 
 /** Maps a SQLite failure to a `StateError` (`corrupt` for a damaged file, `io` otherwise). */

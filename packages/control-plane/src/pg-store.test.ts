@@ -1,0 +1,222 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StateError } from './errors.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+import { PG_MIGRATIONS } from './pg-migrations.js';
+import { PostgresStateStore } from './pg-store.js';
+import { SyncPg } from './pg-sync.js';
+import {
+  describeStateStoreContract,
+  order,
+  placement,
+  type StoreFixture,
+  stateError,
+  target,
+} from './state-store-contract.test-util.js';
+import { postgresSkipReason, startPostgres, type TestPostgres } from './test-postgres.js';
+
+const skip = postgresSkipReason();
+let pg: TestPostgres | undefined;
+let n = 0;
+
+beforeAll(async () => {
+  if (skip === undefined) pg = await startPostgres();
+}, 120_000);
+afterAll(async () => {
+  await pg?.stop();
+});
+
+function server(): TestPostgres {
+  if (pg === undefined) throw new Error('no test server');
+  return pg;
+}
+
+/** Runs raw SQL on a database (its own connection, closed after). */
+function rawSql(url: string, sql: string): void {
+  const db = new SyncPg({ connectionString: url });
+  try {
+    db.query(sql);
+  } finally {
+    db.close();
+  }
+}
+
+/** The PostgreSQL store under the shared StateStore contract: a fresh database per test on one server. */
+const pgFixture = (): StoreFixture => ({
+  fresh: () => server().createDatabase(`contract_${n++}`),
+  open: (url) => PostgresStateStore.open(url),
+  raw: rawSql,
+  child: {
+    module: fileURLToPath(new URL('./pg-store.ts', import.meta.url)),
+    exportName: 'PostgresStateStore',
+    openExpr: (url) => `PostgresStateStore.open(${JSON.stringify(url)})`,
+  },
+});
+
+describe.skipIf(skip !== undefined)('PostgresStateStore (a real PostgreSQL server)', () => {
+  describeStateStoreContract('PostgresStateStore', pgFixture);
+
+  describe('schema', () => {
+    it('has a step for every SQLite schema version, with the same numbers and descriptions', () => {
+      expect(PG_MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((m) => m.version));
+      expect(PG_MIGRATIONS.map((m) => m.description)).toEqual(MIGRATIONS.map((m) => m.description));
+    });
+
+    it('creates every table on an empty database and records the version; controllers opening at once migrate once', async () => {
+      const url = await server().createDatabase(`schema_${n++}`);
+      // Two stores opening the same empty database: the advisory lock makes the second wait and find the work done.
+      const a = PostgresStateStore.open(url);
+      const b = PostgresStateStore.open(url);
+      expect([a.schemaVersion, b.schemaVersion]).toEqual([SCHEMA_VERSION, SCHEMA_VERSION]);
+      const tables = a
+        .query('SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename')
+        .rows.map((r) => r.tablename);
+      expect(tables).toEqual([
+        'alerts',
+        'idempotency_keys',
+        'meta',
+        'node_meta',
+        'orders',
+        'placements',
+        'reschedules',
+        'revocation_acks',
+        'revocation_list',
+        'targets',
+        'unsettled',
+      ]);
+      expect(a.query("SELECT value FROM meta WHERE key = 'schema_version'").rows).toEqual([
+        { value: String(SCHEMA_VERSION) },
+      ]);
+      a.close();
+      b.close();
+    });
+  });
+
+  describe('serializable transactions', () => {
+    it('runs a transaction again when a concurrent writer made it lose a serialization conflict', async () => {
+      const url = await server().createDatabase(`conflict_${n++}`);
+      const a = PostgresStateStore.open(url);
+      const b = PostgresStateStore.open(url);
+      a.putPlacement(placement('i-1', { updated_at_ms: 1 }));
+      let runs = 0;
+      const out = a.transaction(() => {
+        runs++;
+        const p = a.getPlacement('i-1');
+        // On the first run only, another controller changes the row after we read it.
+        if (runs === 1) b.putPlacement(placement('i-1', { updated_at_ms: 50 }));
+        a.putPlacement(placement('i-1', { updated_at_ms: (p?.updated_at_ms ?? 0) + 1 }));
+        return p?.updated_at_ms;
+      });
+      expect(runs).toBe(2);
+      // The second run read the other writer's value: no lost update.
+      expect(out).toBe(50);
+      expect(a.getPlacement('i-1')?.updated_at_ms).toBe(51);
+      a.close();
+      b.close();
+    });
+
+    it('gives up with store_conflict after maxRetries, leaving nothing of the transaction', async () => {
+      const url = await server().createDatabase(`conflict_${n++}`);
+      const a = PostgresStateStore.open(url, { maxRetries: 2 });
+      const b = PostgresStateStore.open(url);
+      a.putOrder(order('o-1'));
+      let runs = 0;
+      const e = stateError(() =>
+        a.transaction(() => {
+          runs++;
+          a.getOrder('o-1');
+          b.putOrder(order('o-1', { created_at_ms: runs }));
+          a.putTarget(target(`n${runs}`));
+          a.putOrder(order('o-1', { created_at_ms: 1000 + runs }));
+        }),
+      );
+      expect(e.code).toBe('store_conflict');
+      expect(runs).toBe(3);
+      expect(a.listTargets()).toEqual([]);
+      expect(a.getOrder('o-1')?.created_at_ms).toBe(3);
+      a.close();
+      b.close();
+    });
+  });
+
+  describe('an unavailable server', () => {
+    it('refuses calls with store_unavailable while the server is down, and reconnects once it is back', async () => {
+      const url = await server().createDatabase(`down_${n++}`);
+      const s = PostgresStateStore.open(url, { callTimeoutMs: 5000 });
+      s.putTarget(target('n1'));
+      await server().kill();
+      const down = stateError(() => s.listTargets());
+      expect(down.code).toBe('store_unavailable');
+      expect(stateError(() => s.putTarget(target('n2'))).code).toBe('store_unavailable');
+      await server().restart();
+      expect(s.listTargets().map((t) => t.node_id)).toEqual(['n1']);
+      s.close();
+    }, 60_000);
+
+    it('a transaction whose connection is cut (its backend terminated) leaves nothing; the next one succeeds', async () => {
+      const url = await server().createDatabase(`down_${n++}`);
+      const s = PostgresStateStore.open(url);
+      const backend = Number(s.query('SELECT pg_backend_pid() AS pid').rows[0]?.pid);
+      let cut = false;
+      const e = stateError(() =>
+        s.transaction(() => {
+          s.putTarget(target('n1'));
+          if (!cut) {
+            cut = true;
+            // The fault lands between two writes of the transaction: the backend is gone before the second.
+            process.kill(backend, 'SIGTERM');
+            const until = Date.now() + 10_000;
+            for (;;) {
+              try {
+                process.kill(backend, 0);
+              } catch {
+                break;
+              }
+              if (Date.now() > until) throw new Error('backend did not exit');
+            }
+          }
+          s.putTarget(target('n2'));
+        }),
+      );
+      expect(e.code).toBe('store_unavailable');
+      expect(cut).toBe(true);
+      expect(s.listTargets()).toEqual([]);
+      s.transaction(() => s.putTarget(target('n3')));
+      expect(s.listTargets().map((t) => t.node_id)).toEqual(['n3']);
+      s.close();
+    }, 60_000);
+
+    it('a call the server does not answer in time is store_unavailable after callTimeoutMs', async () => {
+      const url = await server().createDatabase(`slow_${n++}`);
+      const s = PostgresStateStore.open(url, { callTimeoutMs: 800 });
+      const backend = Number(s.query('SELECT pg_backend_pid() AS pid').rows[0]?.pid);
+      process.kill(backend, 'SIGSTOP');
+      const t0 = Date.now();
+      try {
+        const e = stateError(() => s.listTargets());
+        expect(e.code).toBe('store_unavailable');
+        expect(e.message).toMatch(/within 800 ms/);
+        expect(Date.now() - t0).toBeGreaterThanOrEqual(750);
+      } finally {
+        process.kill(backend, 'SIGCONT');
+      }
+      // A new connection serves the next call.
+      expect(s.listTargets()).toEqual([]);
+      s.close();
+    }, 60_000);
+
+    it('refuses to open on a port nothing listens on (store_unavailable) and with a wrong password (io)', async () => {
+      const url = new URL(server().url);
+      url.port = '1';
+      expect(stateError(() => PostgresStateStore.open(url.toString(), { connectTimeoutMs: 2000 })).code).toBe(
+        'store_unavailable',
+      );
+      const wrong = new URL(server().url);
+      wrong.password = 'wrong';
+      const e = stateError(() => PostgresStateStore.open(wrong.toString()));
+      expect(e.code).toBe('io');
+      expect(e.message).toMatch(/password authentication failed/);
+      expect(e).toBeInstanceOf(StateError);
+    });
+  });
+});
