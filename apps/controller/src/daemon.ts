@@ -384,7 +384,15 @@ async function assemble(
     log,
     intervalMs: config.refreshSecs * 1000,
     revocations: p.revocations,
-    ...(leadership === undefined ? {} : { leadership: leadership.elector }),
+    ...(leadership === undefined
+      ? {}
+      : {
+          leadership: leadership.elector,
+          // The first tick of a term: what the failover benchmark times from a leader's death.
+          onTick: (reason: string) => {
+            if (reason === 'leader') log.info('leader tick', { epoch: leadership.elector.epoch });
+          },
+        }),
   });
   loop.start();
   const ticker = loop;
