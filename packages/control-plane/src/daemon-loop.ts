@@ -5,6 +5,8 @@ import type { TickReport } from './lifecycle-tick.js';
 
 /** Where the daemon loop writes what its ticks did (a `Logger` of `@heddle/cli-kit` fits). */
 export interface TickLog {
+  /** When given, each tick of a leader is logged at its start and end (`tick started`, `tick finished`). */
+  debug?(msg: string, fields?: Readonly<Record<string, unknown>>): void;
   info(msg: string, fields?: Readonly<Record<string, unknown>>): void;
   warn(msg: string, fields?: Readonly<Record<string, unknown>>): void;
   error(msg: string, fields?: Readonly<Record<string, unknown>>): void;
@@ -95,6 +97,7 @@ export class DaemonLoop {
     if (leadership !== undefined && !leadership.isLeader()) return;
     const fence = leadership === undefined ? undefined : () => leadership.isLeader();
     this.#o.onTick?.(reason);
+    log.debug?.('tick started', { reason });
     try {
       if (revocations?.reload() === true) {
         const failure = revocations.list.failure;
@@ -121,6 +124,7 @@ export class DaemonLoop {
     } catch (err) {
       log.error('tick failed (the daemon keeps running)', { reason, ...errorFields(err) });
     }
+    log.debug?.('tick finished', { reason });
   }
 
   /** Distributes the controller's own list when it is newer than the one the plane holds. */

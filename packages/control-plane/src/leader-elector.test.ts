@@ -132,7 +132,13 @@ describe.skipIf(!HAVE_PG)('the leadership lease on PostgreSQL (a real server)', 
     if (server === undefined) return;
     const name = 'cut-off';
     const proxy = await startCutProxy(server);
-    const ea = new LeaderElector({ lease: new PgLeaderLease(proxy.url, { name }), self: A, refreshMs: R });
+    const aChanges: { leading: boolean; at: number }[] = [];
+    const ea = new LeaderElector({
+      lease: new PgLeaderLease(proxy.url, { name }),
+      self: A,
+      refreshMs: R,
+      onChange: (s) => aChanges.push({ leading: s.leading, at: performance.now() }),
+    });
     const eb = new LeaderElector({ lease: new PgLeaderLease(pgUrl(), { name }), self: B, refreshMs: R });
     // Sampled every 2 ms: both must never lead at once.
     let overlap = 0;
@@ -162,6 +168,9 @@ describe.skipIf(!HAVE_PG)('the leadership lease on PostgreSQL (a real server)', 
       expect(aLost).toBeGreaterThan(cutAt);
       expect(bWon).toBeGreaterThan(aLost);
       expect(bWon - cutAt).toBeLessThan(2 * R);
+      // A told of its loss when its own count ran out, before B won (its hung refresh was still out).
+      const lost = aChanges.find((c) => !c.leading && c.at > cutAt);
+      expect(lost?.at).toBeLessThan(bWon);
       // A back on the database follows B.
       proxy.heal();
       await until(() => ea.status().leader === B && ea.status().lastError === null, 6 * R, 'A follows');

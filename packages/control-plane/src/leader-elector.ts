@@ -73,6 +73,7 @@ export class LeaderElector {
   #lastError: string | null = null;
   #leading = false;
   #timer: NodeJS.Timeout | undefined;
+  #lapse: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #stopped = false;
 
@@ -137,6 +138,7 @@ export class LeaderElector {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#timer);
+    clearTimeout(this.#lapse);
     await this.#running?.catch(() => undefined);
     const epoch = this.#epoch;
     const was = this.isLeader();
@@ -196,6 +198,13 @@ export class LeaderElector {
   }
 
   #setLeading(v: boolean): void {
+    // While leading, the lease's end on this controller's own count is watched, so that a refresh that
+    // hangs past it is reported (onChange) when it lapses, not when the call finally fails.
+    clearTimeout(this.#lapse);
+    if (v && !this.#stopped) {
+      this.#lapse = setTimeout(() => this.#checkLapsed(), Math.max(0, this.#validUntil - this.#mono()) + 1);
+      this.#lapse.unref?.();
+    }
     if (this.#leading === v) return;
     this.#leading = v;
     this.#o.onChange?.(this.status());
