@@ -298,6 +298,7 @@ describe('@heddle/control-plane/testing (src/testing.ts)', () => {
       'planeError',
       'postgresSkipReason',
       'publisherKeys',
+      'startCutProxy',
       'startHost',
       'startPostgres',
       'tempDir',
@@ -307,6 +308,7 @@ describe('@heddle/control-plane/testing (src/testing.ts)', () => {
 
   it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
     expect(typeExportNames(readFileSync(join(import.meta.dirname, 'testing.ts'), 'utf8'))).toEqual([
+      'CutProxy',
       'OpenPlaneOptions',
       'StartPostgresOptions',
       'TestHost',

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCutProxy } from './cut-proxy.test-util.js';
+import { startCutProxy } from './cut-proxy.js';
 import { LeaderElector } from './leader-elector.js';
 import { PgLeaderLease } from './pg-leader-lease.js';
 import { postgresSkipReason, startPostgres, type TestPostgres } from './test-postgres.js';

@@ -27,3 +27,5 @@ export {
   startPostgres,
   type TestPostgres,
 } from './test-postgres.js';
+// A TCP proxy between a controller and PostgreSQL that a test cuts (drop or hang).
+export { type CutProxy, startCutProxy } from './cut-proxy.js';

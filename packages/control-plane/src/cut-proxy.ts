@@ -1,5 +1,5 @@
-// A TCP proxy between a controller and PostgreSQL that a test cuts (not exported): the fault trials'
-// "cut one controller off from the database".
+// A TCP proxy a test puts between a controller and PostgreSQL and cuts: the fault trials' "cut one
+// controller off from the database" (exported by the `./testing` entry).
 import { connect, createServer, type Socket } from 'node:net';
 
 /** A TCP proxy in front of the server that a test can cut (drop every connection, refuse new ones) or hang. */
