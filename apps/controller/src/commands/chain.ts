@@ -55,7 +55,7 @@ async function chainVerify(args: readonly string[], io: CliIo): Promise<number> 
     ]);
     return one.ok && (refs?.ok ?? true) ? ExitCode.ok : ExitCode.checkFailed;
   }
-  const all = [];
+  const all: VerifiedFile[] = [];
   for (const f of files) all.push(await verifyOne(f, undefined));
   const refs = all.every((a) => a.events !== undefined) ? crossRefs(all) : undefined;
   const ok = all.every((a) => a.ok) && refs !== undefined && refs.ok;
