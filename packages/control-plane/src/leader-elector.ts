@@ -193,6 +193,21 @@ export class LeaderElector {
     this.#setLeading(this.#mono() < until);
   }
 
+  /**
+   * Checks for the lapse when the count runs out; armed again when the timer fired early (the event
+   * loop's clock lags real time after a long turn under load).
+   */
+  #armLapse(): void {
+    this.#lapse = setTimeout(
+      () => {
+        if (this.#leading && this.#mono() < this.#validUntil) this.#armLapse();
+        else this.#checkLapsed();
+      },
+      Math.max(0, this.#validUntil - this.#mono()) + 1,
+    );
+    this.#lapse.unref?.();
+  }
+
   #checkLapsed(): void {
     if (this.#leading && this.#mono() >= this.#validUntil) this.#setLeading(false);
   }
@@ -201,10 +216,7 @@ export class LeaderElector {
     // While leading, the lease's end on this controller's own count is watched, so that a refresh that
     // hangs past it is reported (onChange) when it lapses, not when the call finally fails.
     clearTimeout(this.#lapse);
-    if (v && !this.#stopped) {
-      this.#lapse = setTimeout(() => this.#checkLapsed(), Math.max(0, this.#validUntil - this.#mono()) + 1);
-      this.#lapse.unref?.();
-    }
+    if (v && !this.#stopped) this.#armLapse();
     if (this.#leading === v) return;
     this.#leading = v;
     this.#o.onChange?.(this.status());
