@@ -1,5 +1,13 @@
+import { isAbsolute } from 'node:path';
 import type { Chain, ChainEvent } from '@heddle/chain';
-import type { ControlPlane, PlaceResult, RevocationPushReport } from '@heddle/control-plane';
+import {
+  type ControlPlane,
+  type JobSpec,
+  type PlaceResult,
+  PlaneError,
+  parseJobSpec,
+  type RevocationPushReport,
+} from '@heddle/control-plane';
 import type { LeaderStatus } from '@heddle/control-plane/leader';
 import { isGone } from '@heddle/model';
 import {
@@ -54,6 +62,22 @@ function eventOf(chain: Chain, id: string): ChainEvent {
     );
   }
   return event;
+}
+
+/**
+ * A job file from a request body: parsed (`job_invalid` naming the field), its `package` an absolute
+ * path on the controller machine (the CLI resolves it against the job file's directory).
+ */
+function apiJobSpec(body: unknown): JobSpec {
+  const spec = parseJobSpec(body);
+  if (spec.package !== undefined && !isAbsolute(spec.package)) {
+    throw new PlaneError(
+      'job_invalid',
+      'job file package: expected an absolute path on the controller machine (heddle job resolves it against the job file)',
+      { field: 'package' },
+    );
+  }
+  return spec;
 }
 
 /**
@@ -168,6 +192,13 @@ export function planeHandlers(plane: ControlPlane, options: PlaneHandlerOptions 
     getApproval: async ({ id }) => ({ approval: await plane.approval(id) }),
     approve: async ({ id, body, actor }) => ({ approval: await plane.approve(id, actor.name, body.note) }),
     reject: async ({ id, body, actor }) => ({ approval: await plane.reject(id, actor.name, body.note) }),
+    listJobs: () => ({ jobs: plane.jobs() }),
+    planJob: ({ body }) => plane.planJob(apiJobSpec(body)),
+    runJob: ({ body }) => plane.runJob(apiJobSpec(body)),
+    getJob: ({ id }) => ({ job: plane.job(id) }),
+    jobHistory: ({ id }) => ({ versions: plane.jobHistory(id) }),
+    revertJob: ({ id, body }) => plane.revertJob(id, body.version),
+    stopJob: async ({ id }) => ({ job: await plane.stopJob(id) }),
     ...operatorHandlers(options.operators),
   };
 }

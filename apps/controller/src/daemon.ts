@@ -1,14 +1,7 @@
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
-import {
-  errorFields,
-  errorMessage,
-  inputOrSystemError,
-  type Logger,
-  logTornTail,
-  systemCliError,
-} from '@heddle/cli-kit';
+import { errorFields, errorMessage, inputOrSystemError, type Logger, logTornTail } from '@heddle/cli-kit';
 import { MetricsServer } from '@heddle/cli-kit/metrics';
 import {
   ControlPlane,
@@ -19,7 +12,6 @@ import {
   type StateStore,
 } from '@heddle/control-plane';
 import type { LeaderStatus } from '@heddle/control-plane/leader';
-import { SqliteStateStore } from '@heddle/control-plane/sqlite';
 import {
   HeddleError,
   type KeyPair,
@@ -58,6 +50,7 @@ import { loadDashboard } from './dashboard.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
 import { startLeadership } from './leadership.js';
 import { remoteTls } from './remote-api.js';
+import { openControllerStore, postgresConnection } from './state-open.js';
 import { checkStateAgainstChain, type SealCheckOptions, StateSeal } from './state-seal.js';
 
 /** A running controller daemon. */
@@ -155,16 +148,9 @@ export async function startController(
       failure: parts.revocations.list.failure,
     });
   }
-  let store: SqliteStateStore;
-  try {
-    store = SqliteStateStore.open(config.stateDb);
-  } catch (err) {
-    const message = `state_db: ${errorMessage(err)}`;
-    throw (
-      systemCliError(err, { context: message, field: 'state_db' }) ??
-      badInput('state_invalid', `${message} (is another controller running on this home?)`, 'state_db', err)
-    );
-  }
+  const store = openControllerStore(config.state);
+  if (config.state.kind === 'postgres')
+    log.info('state on PostgreSQL', { schema_version: store.schemaVersion });
   let chain: Chain;
   try {
     chain = await openChainFile(config.chainFile);
@@ -372,7 +358,11 @@ async function assemble(
     config.leader === undefined
       ? undefined
       : startLeadership({
-          ...config.leader,
+          // Without leader_database_url the config holds a leader only for a PostgreSQL state.
+          connection:
+            config.leader.databaseUrl ??
+            (config.state.kind === 'postgres' ? postgresConnection(config.state) : ''),
+          refreshMs: config.leader.refreshMs,
           nodeId,
           chain,
           log,

@@ -1,6 +1,11 @@
 import type { Chain } from '@heddle/chain';
 import type { Logger } from '@heddle/cli-kit';
-import { LeaderElector, type LeaderStatus, PgLeaderLease } from '@heddle/control-plane/leader';
+import {
+  LeaderElector,
+  type LeaderStatus,
+  type LeaseConnection,
+  PgLeaderLease,
+} from '@heddle/control-plane/leader';
 
 /** The chain source and kind of a controller's takeover record (docs/chain.md). */
 export const LEADER_SOURCE = 'controller';
@@ -16,7 +21,7 @@ export interface Leadership {
 }
 
 /**
- * Joins the leadership of the controllers sharing the database at `databaseUrl`
+ * Joins the leadership of the controllers sharing the database `connection` names
  * (docs/operator-guide.md, "Running several controllers"). Each term this controller wins is chained
  * first (`controller.leader`: its epoch, and the previous holder with its epoch and the hash of its own
  * `controller.leader` event: a cross-reference `heddle chain verify` checks), and its hash is written to
@@ -24,14 +29,14 @@ export interface Leadership {
  * ticks at once). Each change is logged (`leadership`).
  */
 export function startLeadership(o: {
-  readonly databaseUrl: string;
+  readonly connection: string | LeaseConnection;
   readonly refreshMs: number;
   readonly nodeId: string;
   readonly chain: Chain;
   readonly log: Logger;
   readonly onLeading: () => void;
 }): Leadership {
-  const lease = new PgLeaderLease(o.databaseUrl, { statementTimeoutMs: Math.max(500, o.refreshMs / 3) });
+  const lease = new PgLeaderLease(o.connection, { statementTimeoutMs: Math.max(500, o.refreshMs / 3) });
   const elector = new LeaderElector({
     lease,
     self: o.nodeId,

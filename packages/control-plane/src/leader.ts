@@ -8,4 +8,9 @@ export {
   type LeaderStatus,
   type NewTerm,
 } from './leader-elector.js';
-export { type AcquireResult, type LeaseRow, PgLeaderLease } from './pg-leader-lease.js';
+export {
+  type AcquireResult,
+  type LeaseConnection,
+  type LeaseRow,
+  PgLeaderLease,
+} from './pg-leader-lease.js';

@@ -4,6 +4,7 @@ import { CallFailure, isListing } from '@heddle/protocol';
 import { mapBounded } from './health.js';
 import { type HostListing, type ListedInstance, lifeOf, listingOf } from './host-listing.js';
 import { sendVerb, startInstance } from './instance-verbs.js';
+import type { JobReconcileReport } from './job-reconcile.js';
 import { refreshNode } from './node-drivers.js';
 import { unloadOrphan } from './orphans.js';
 import { canReach, moveTo, setState } from './placement-life.js';
@@ -45,6 +46,8 @@ export interface TickReport {
   /** Revocation pushes to hosts behind the held generation. */
   readonly revocations_pushed: readonly RevocationNodeResult[];
   readonly settle: SettleReport;
+  /** What the job reconciler did after the tick (docs/jobs.md); absent when the plane ran none. */
+  readonly jobs?: readonly JobReconcileReport[];
   /** What could not be done (each names the node or instance); the next tick tries again. */
   readonly errors: readonly string[];
 }

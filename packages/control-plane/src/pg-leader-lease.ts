@@ -14,6 +14,16 @@ export interface LeaseRow {
   readonly dbNowMs: number;
 }
 
+/** The database of a lease given by its parts (as the PostgreSQL state store's connection). */
+export interface LeaseConnection {
+  readonly connectionString?: string | undefined;
+  readonly host?: string | undefined;
+  readonly port?: number | undefined;
+  readonly database?: string | undefined;
+  readonly user?: string | undefined;
+  readonly password?: string | undefined;
+}
+
 /** What one {@link PgLeaderLease.acquire} did. */
 export interface AcquireResult {
   /** True when `holder` holds the lease now (renewed, or taken). */
@@ -68,14 +78,18 @@ export class PgLeaderLease {
   #ready: Promise<void> | undefined;
 
   /**
-   * A lease named `name` (default `controller`) in the database at `url` (`postgres://...`).
+   * A lease named `name` (default `controller`) in the database `connection` names (a `postgres://`
+   * URL, or its parts as the PostgreSQL state store takes them).
    * `statementTimeoutMs` bounds each statement and each connection attempt (default 2,000 ms), so a
    * hung database fails a call rather than holding it.
    */
-  constructor(url: string, options: { name?: string; statementTimeoutMs?: number } = {}) {
+  constructor(
+    connection: string | LeaseConnection,
+    options: { name?: string; statementTimeoutMs?: number } = {},
+  ) {
     const timeout = options.statementTimeoutMs ?? 2_000;
     this.#pool = new pg.Pool({
-      connectionString: url,
+      ...(typeof connection === 'string' ? { connectionString: connection } : connection),
       max: 2,
       connectionTimeoutMillis: timeout,
       statement_timeout: timeout,

@@ -95,6 +95,22 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       'ALTER TABLE orders ADD COLUMN spread TEXT',
     ],
   },
+  {
+    version: 8,
+    statements: [
+      `CREATE TABLE jobs (
+  name ${KEY}, version BIGINT NOT NULL, status TEXT NOT NULL, rollout TEXT NOT NULL,
+  stable_version BIGINT, blocked TEXT, detail TEXT, created_at_ms BIGINT NOT NULL, updated_at_ms BIGINT NOT NULL)`,
+      `CREATE TABLE job_versions (
+  job TEXT COLLATE "C" NOT NULL, version BIGINT NOT NULL, spec TEXT NOT NULL, spec_hash TEXT NOT NULL,
+  manifest_hash TEXT NOT NULL, workload TEXT NOT NULL, workload_version TEXT NOT NULL, cause TEXT NOT NULL,
+  reverted_from BIGINT, actor TEXT, created_at_ms BIGINT NOT NULL, PRIMARY KEY (job, version))`,
+      `CREATE TABLE job_instances (
+  instance_id ${KEY}, job TEXT COLLATE "C" NOT NULL, version BIGINT NOT NULL, node_id TEXT NOT NULL,
+  order_id TEXT NOT NULL, placed_at_ms BIGINT NOT NULL, healthy_at_ms BIGINT)`,
+      'CREATE INDEX job_instances_by_job ON job_instances (job, placed_at_ms, instance_id)',
+    ],
+  },
 ].map((m) => ({ ...m, description: MIGRATIONS[m.version - 1]?.description ?? '' }));
 
 /** The key of the advisory lock every migration (and the version check) holds. */

@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StateError } from './errors.js';
@@ -13,7 +17,7 @@ import {
   stateError,
   target,
 } from './state-store-contract.test-util.js';
-import { postgresSkipReason, startPostgres, type TestPostgres } from './test-postgres.js';
+import { findPostgresBin, postgresSkipReason, startPostgres, type TestPostgres } from './test-postgres.js';
 
 const skip = postgresSkipReason();
 let pg: TestPostgres | undefined;
@@ -29,6 +33,20 @@ afterAll(async () => {
 function server(): TestPostgres {
   if (pg === undefined) throw new Error('no test server');
   return pg;
+}
+
+/** Resolves once process `pid` no longer exists (at most 10 s). */
+async function gone(pid: number): Promise<void> {
+  const until = Date.now() + 10_000;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    if (Date.now() > until) throw new Error(`process ${pid} still runs`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 /** Runs raw SQL on a database (its own connection, closed after). */
@@ -74,6 +92,9 @@ describe.skipIf(skip !== undefined)('PostgresStateStore (a real PostgreSQL serve
       expect(tables).toEqual([
         'alerts',
         'idempotency_keys',
+        'job_instances',
+        'job_versions',
+        'jobs',
         'meta',
         'node_meta',
         'orders',
@@ -90,6 +111,49 @@ describe.skipIf(skip !== undefined)('PostgresStateStore (a real PostgreSQL serve
       a.close();
       b.close();
     });
+  });
+
+  describe('backup and restore', () => {
+    it('a pg_dump restored with pg_restore into an empty database opens with every record (the operator guide path)', async () => {
+      const url = await server().createDatabase(`backup_${n++}`);
+      const a = PostgresStateStore.open(url);
+      a.putTarget(target('n1'));
+      a.putOrder(order('o-1'));
+      a.putPlacement(placement('i-1'));
+      a.putMeta('state_seq', '7');
+      const bin = findPostgresBin() ?? '';
+      const dir = mkdtempSync(join(tmpdir(), 'heddle-pg-dump-'));
+      const env = { ...process.env, PGPASSWORD: server().password };
+      const conn = ['-h', '127.0.0.1', '-p', String(server().port), '-U', 'heddle'];
+      try {
+        const dump = join(dir, 'state.dump');
+        // While the store is open (a dump is a consistent snapshot).
+        execFileSync(join(bin, 'pg_dump'), [...conn, '-Fc', '-d', url.split('/').pop() ?? '', '-f', dump], {
+          env,
+          stdio: 'pipe',
+        });
+        a.putTarget(target('n2')); // after the dump: not in the restore
+        a.close();
+        const restored = await server().createDatabase(`restored_${n++}`);
+        execFileSync(
+          join(bin, 'pg_restore'),
+          [...conn, '--no-owner', '-d', restored.split('/').pop() ?? '', dump],
+          {
+            env,
+            stdio: 'pipe',
+          },
+        );
+        const b = PostgresStateStore.open(restored);
+        expect(b.schemaVersion).toBe(SCHEMA_VERSION);
+        expect(b.listTargets()).toEqual([target('n1')]);
+        expect(b.getOrder('o-1')).toEqual(order('o-1'));
+        expect(b.getPlacement('i-1')).toEqual(placement('i-1'));
+        expect(b.getMeta('state_seq')).toBe('7');
+        b.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 60_000);
   });
 
   describe('serializable transactions', () => {
@@ -144,7 +208,10 @@ describe.skipIf(skip !== undefined)('PostgresStateStore (a real PostgreSQL serve
       const url = await server().createDatabase(`down_${n++}`);
       const s = PostgresStateStore.open(url, { callTimeoutMs: 5000 });
       s.putTarget(target('n1'));
+      const backend = Number(s.query('SELECT pg_backend_pid() AS pid').rows[0]?.pid);
       await server().kill();
+      // The fault has landed once our connection's backend has gone too (it notices the postmaster's death).
+      await gone(backend);
       const down = stateError(() => s.listTargets());
       expect(down.code).toBe('store_unavailable');
       expect(stateError(() => s.putTarget(target('n2'))).code).toBe('store_unavailable');

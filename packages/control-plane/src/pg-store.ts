@@ -5,6 +5,9 @@ import { decodeRow, encodeRecord } from './record-codec.js';
 import {
   ALERTS,
   IDEMPOTENCY_KEYS,
+  JOB_INSTANCES,
+  JOB_VERSIONS,
+  JOBS,
   NODE_META,
   ORDERS,
   PLACEMENTS,
@@ -19,6 +22,9 @@ import type {
   AlertRecord,
   HeldRevocationList,
   IdempotencyRecord,
+  JobInstanceRecord,
+  JobRecord,
+  JobVersionRecord,
   NodeMetaRecord,
   OrderRecord,
   PlacementRecord,
@@ -104,6 +110,10 @@ export class PostgresStateStore implements StateStore {
   private readonly nodeMeta = new PgTable(NODE_META);
   private readonly revocationAcks = new PgTable(REVOCATION_ACKS);
   private readonly revocationList = new PgTable(REVOCATION_LIST);
+  private readonly jobs = new PgTable(JOBS);
+  private readonly jobVersions = new PgTable(JOB_VERSIONS);
+  private readonly jobInstances = new PgTable(JOB_INSTANCES);
+  private readonly versionCols = JOB_VERSIONS.columns.map(q).join(', ');
   private readonly placementsByNode =
     `SELECT ${PLACEMENTS.columns.map(q).join(', ')} FROM placements WHERE node_id = $1 ORDER BY placed_at_ms, instance_id`;
 
@@ -251,6 +261,10 @@ export class PostgresStateStore implements StateStore {
     return this.remove(this.placements, instanceId);
   }
 
+  /** Every idempotency key, oldest first (for copying a state; the plane itself never lists them). */
+  listIdempotencyKeys(): IdempotencyRecord[] {
+    return this.list(this.idempotency);
+  }
   getIdempotencyKey(key: string): IdempotencyRecord | undefined {
     return this.get(this.idempotency, key);
   }
@@ -318,6 +332,63 @@ export class PostgresStateStore implements StateStore {
     return removed;
   }
 
+  getJob(name: string): JobRecord | undefined {
+    return this.get(this.jobs, name);
+  }
+  listJobs(): JobRecord[] {
+    return this.list(this.jobs);
+  }
+  putJob(record: JobRecord): void {
+    this.put(this.jobs, record);
+  }
+  removeJob(name: string): boolean {
+    return this.remove(this.jobs, name);
+  }
+
+  getJobVersion(job: string, version: number): JobVersionRecord | undefined {
+    const sql = `SELECT ${this.versionCols} FROM job_versions WHERE job = $1 AND version = $2`;
+    const row = this.exec(this.live(), sql, 'read', [job, version]).rows[0];
+    return row === undefined ? undefined : decodeRow(JOB_VERSIONS, row);
+  }
+  listJobVersions(job: string): JobVersionRecord[] {
+    const sql = `SELECT ${this.versionCols} FROM job_versions WHERE job = $1 ORDER BY version`;
+    return this.exec(this.live(), sql, 'read', [job]).rows.map((r) => decodeRow(JOB_VERSIONS, r));
+  }
+  /** Every version of every job (removed jobs' too), by job and version: for copying a state. */
+  listAllJobVersions(): JobVersionRecord[] {
+    return this.list(this.jobVersions);
+  }
+  /**
+   * Stores a new job version; one already stored is never rewritten (`StateError` `conflict`,
+   * checked by the insert itself, so two controllers writing the same version cannot both win).
+   */
+  putJobVersion(record: JobVersionRecord): void {
+    const values = encodeRecord(JOB_VERSIONS, record, (b) => b);
+    const sql = `INSERT INTO job_versions (${this.versionCols}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT (job, version) DO NOTHING`;
+    if (this.exec(this.live(), sql, 'write', values).rowCount === 0) {
+      throw new StateError(
+        'conflict',
+        `job ${record.job} version ${record.version} is already stored: a job version is never rewritten`,
+        { field: 'job_versions.version' },
+      );
+    }
+  }
+
+  getJobInstance(instanceId: string): JobInstanceRecord | undefined {
+    return this.get(this.jobInstances, instanceId);
+  }
+  listJobInstances(job?: string): JobInstanceRecord[] {
+    if (job === undefined) return this.list(this.jobInstances);
+    const sql = `SELECT ${JOB_INSTANCES.columns.map(q).join(', ')} FROM job_instances WHERE job = $1 ORDER BY placed_at_ms, instance_id`;
+    return this.exec(this.live(), sql, 'read', [job]).rows.map((r) => decodeRow(JOB_INSTANCES, r));
+  }
+  putJobInstance(record: JobInstanceRecord): void {
+    this.put(this.jobInstances, record);
+  }
+  removeJobInstance(instanceId: string): boolean {
+    return this.remove(this.jobInstances, instanceId);
+  }
+
   getRevocationAck(nodeId: string): RevocationAckRecord | undefined {
     return this.get(this.revocationAcks, nodeId);
   }
@@ -357,6 +428,32 @@ export class PostgresStateStore implements StateStore {
       'write',
       [k, value],
     );
+  }
+
+  /**
+   * Empties every table of the state (their schema stays) and the application values of `meta`,
+   * in one transaction: for `heddle state migrate --force` onto a database that holds a state.
+   */
+  clearAll(): void {
+    this.transaction(() => {
+      const tables = this.exec(
+        this.live(),
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'meta' ORDER BY tablename",
+        'read',
+      ).rows.map((r) => `"${String(r.tablename)}"`);
+      if (tables.length > 0) this.exec(this.live(), `TRUNCATE ${tables.join(', ')}`, 'write');
+      this.exec(this.live(), "DELETE FROM meta WHERE key LIKE 'app.%'", 'write');
+    });
+  }
+
+  /** Every application value in `meta` (see {@link PostgresStateStore.getMeta}), as key and value, by key. */
+  listMeta(): [string, string][] {
+    const rows = this.exec(
+      this.live(),
+      "SELECT key, value FROM meta WHERE key LIKE 'app.%' ORDER BY key",
+      'read',
+    ).rows;
+    return rows.map((r): [string, string] => [String(r.key).slice(4), String(r.value)]);
   }
 
   /**

@@ -55,6 +55,26 @@ interface Answer {
   readonly message?: string;
 }
 
+/**
+ * The connection with its URL's parts overridden by the fields given beside it (`pg` itself lets the
+ * URL win), as a URL when there is one.
+ */
+function withOverrides(c: PgConnectionConfig): PgConnectionConfig {
+  if (c.connectionString === undefined) return c;
+  let u: URL;
+  try {
+    u = new URL(c.connectionString);
+  } catch (cause) {
+    throw new StateError('io', 'the PostgreSQL connection URL does not parse', { cause });
+  }
+  if (c.host !== undefined) u.hostname = c.host;
+  if (c.port !== undefined) u.port = String(c.port);
+  if (c.database !== undefined) u.pathname = `/${encodeURIComponent(c.database)}`;
+  if (c.user !== undefined) u.username = encodeURIComponent(c.user);
+  if (c.password !== undefined) u.password = encodeURIComponent(c.password);
+  return { connectionString: u.toString() };
+}
+
 /** Resolves the `pg` package (an optional peer dependency) or refuses with `StateError` `io`. */
 function resolvePg(): string {
   try {
@@ -92,7 +112,7 @@ export class SyncPg {
     this.callTimeoutMs = options.callTimeoutMs ?? 15_000;
     const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
     this.config = {
-      ...connection,
+      ...withOverrides(connection),
       connectionTimeoutMillis: Math.min(connectTimeoutMs, this.callTimeoutMs),
       keepAlive: true,
       application_name: options.applicationName ?? 'heddle-controller',

@@ -9,6 +9,9 @@ import { decodeRow, encodeRecord } from './record-codec.js';
 import {
   ALERTS,
   IDEMPOTENCY_KEYS,
+  JOB_INSTANCES,
+  JOB_VERSIONS,
+  JOBS,
   NODE_META,
   ORDERS,
   PLACEMENTS,
@@ -23,6 +26,9 @@ import type {
   AlertRecord,
   HeldRevocationList,
   IdempotencyRecord,
+  JobInstanceRecord,
+  JobRecord,
+  JobVersionRecord,
   NodeMetaRecord,
   OrderRecord,
   PlacementRecord,
@@ -44,29 +50,46 @@ export interface SqliteStoreOptions {
 
 const q = (id: string): string => `"${id}"`;
 
-/** The cached statements of one table. */
+/** The cached statements of one table (prepared at first use). */
 class Table<R> {
-  private readonly getStmt: Database.Statement;
-  private readonly listStmt: Database.Statement;
-  private readonly putStmt: Database.Statement;
-  private readonly removeStmt: Database.Statement;
+  #get: Database.Statement | undefined;
+  #list: Database.Statement | undefined;
+  #put: Database.Statement | undefined;
+  #remove: Database.Statement | undefined;
 
   constructor(
-    db: Database.Database,
+    private readonly db: Database.Database,
     readonly spec: TableSpec<R>,
-  ) {
-    const { name, key, columns, orderBy } = spec;
-    const cols = columns.map(q).join(', ');
-    this.getStmt = db.prepare(`SELECT ${cols} FROM ${name} WHERE ${q(key)} = ?`);
-    this.listStmt = db.prepare(`SELECT ${cols} FROM ${name} ORDER BY ${orderBy}`);
+  ) {}
+
+  private get cols(): string {
+    return this.spec.columns.map(q).join(', ');
+  }
+  private get getStmt(): Database.Statement {
+    const { name, key } = this.spec;
+    this.#get ??= this.db.prepare(`SELECT ${this.cols} FROM ${name} WHERE ${q(key)} = ?`);
+    return this.#get;
+  }
+  private get listStmt(): Database.Statement {
+    this.#list ??= this.db.prepare(
+      `SELECT ${this.cols} FROM ${this.spec.name} ORDER BY ${this.spec.orderBy}`,
+    );
+    return this.#list;
+  }
+  private get putStmt(): Database.Statement {
+    const { name, key, columns } = this.spec;
     const updates = columns
       .filter((c) => c !== key)
       .map((c) => `${q(c)} = excluded.${q(c)}`)
       .join(', ');
-    this.putStmt = db.prepare(
-      `INSERT INTO ${name} (${cols}) VALUES (${columns.map(() => '?').join(', ')}) ON CONFLICT (${q(key)}) DO UPDATE SET ${updates}`,
+    this.#put ??= this.db.prepare(
+      `INSERT INTO ${name} (${this.cols}) VALUES (${columns.map(() => '?').join(', ')}) ON CONFLICT (${q(key)}) DO UPDATE SET ${updates}`,
     );
-    this.removeStmt = db.prepare(`DELETE FROM ${name} WHERE ${q(key)} = ?`);
+    return this.#put;
+  }
+  private get removeStmt(): Database.Statement {
+    this.#remove ??= this.db.prepare(`DELETE FROM ${this.spec.name} WHERE ${q(this.spec.key)} = ?`);
+    return this.#remove;
   }
 
   get(key: string): R | undefined {
@@ -157,6 +180,13 @@ export class SqliteStateStore implements StateStore {
   private readonly reschedules: Table<RescheduleRecord>;
   private readonly alerts: Table<AlertRecord>;
   private readonly nodeMeta: Table<NodeMetaRecord>;
+  private readonly jobs: Table<JobRecord>;
+  private readonly jobVersions: Table<JobVersionRecord>;
+  private readonly jobVersionGet: Database.Statement;
+  private readonly jobVersionList: Database.Statement;
+  private readonly jobVersionInsert: Database.Statement;
+  private readonly jobInstances: Table<JobInstanceRecord>;
+  private readonly jobInstancesOf: Database.Statement;
   private readonly revocationAcks: Table<RevocationAckRecord>;
   private readonly revocationList: Table<HeldRevocationList>;
   private readonly placementsByNode: Database.Statement;
@@ -176,6 +206,21 @@ export class SqliteStateStore implements StateStore {
     this.reschedules = new Table(db, RESCHEDULES);
     this.alerts = new Table(db, ALERTS);
     this.nodeMeta = new Table(db, NODE_META);
+    this.jobs = new Table(db, JOBS);
+    // Job versions are keyed by (job, version) and written once: their own statements, the table's codec.
+    this.jobVersions = new Table(db, JOB_VERSIONS);
+    const versionCols = JOB_VERSIONS.columns.map(q).join(', ');
+    this.jobVersionGet = db.prepare(`SELECT ${versionCols} FROM job_versions WHERE job = ? AND version = ?`);
+    this.jobVersionList = db.prepare(
+      `SELECT ${versionCols} FROM job_versions WHERE job = ? ORDER BY version`,
+    );
+    this.jobVersionInsert = db.prepare(
+      `INSERT INTO job_versions (${versionCols}) VALUES (${JOB_VERSIONS.columns.map(() => '?').join(', ')})`,
+    );
+    this.jobInstances = new Table(db, JOB_INSTANCES);
+    this.jobInstancesOf = db.prepare(
+      `SELECT ${JOB_INSTANCES.columns.map(q).join(', ')} FROM job_instances WHERE job = ? ORDER BY placed_at_ms, instance_id`,
+    );
     this.revocationAcks = new Table(db, REVOCATION_ACKS);
     this.revocationList = new Table(db, REVOCATION_LIST);
     this.placementsByNode = db.prepare(
@@ -308,6 +353,10 @@ export class SqliteStateStore implements StateStore {
     return this.run('write', () => this.placements.remove(instanceId));
   }
 
+  /** Every idempotency key, oldest first (for copying a state; the plane itself never lists them). */
+  listIdempotencyKeys(): IdempotencyRecord[] {
+    return this.run('read', () => this.idempotency.list());
+  }
   getIdempotencyKey(key: string): IdempotencyRecord | undefined {
     return this.run('read', () => this.idempotency.get(key));
   }
@@ -373,6 +422,62 @@ export class SqliteStateStore implements StateStore {
     return removed;
   }
 
+  getJob(name: string): JobRecord | undefined {
+    return this.run('read', () => this.jobs.get(name));
+  }
+  listJobs(): JobRecord[] {
+    return this.run('read', () => this.jobs.list());
+  }
+  putJob(record: JobRecord): void {
+    this.run('write', () => this.jobs.put(record));
+  }
+  removeJob(name: string): boolean {
+    return this.run('write', () => this.jobs.remove(name));
+  }
+
+  getJobVersion(job: string, version: number): JobVersionRecord | undefined {
+    return this.run('read', () => {
+      const row = this.jobVersionGet.get(job, version);
+      return row === undefined ? undefined : this.jobVersions.decode(row);
+    });
+  }
+  listJobVersions(job: string): JobVersionRecord[] {
+    return this.run('read', () => this.jobVersionList.all(job).map((row) => this.jobVersions.decode(row)));
+  }
+  /** Every version of every job (removed jobs' too), by job and version: for copying a state. */
+  listAllJobVersions(): JobVersionRecord[] {
+    return this.run('read', () => this.jobVersions.list());
+  }
+  putJobVersion(record: JobVersionRecord): void {
+    this.run('write', () => {
+      if (this.jobVersionGet.get(record.job, record.version) !== undefined) {
+        throw new StateError(
+          'conflict',
+          `job ${record.job} version ${record.version} is already stored: a job version is never rewritten`,
+          { field: 'job_versions.version' },
+        );
+      }
+      this.jobVersionInsert.run(...this.jobVersions.encode(record));
+    });
+  }
+
+  getJobInstance(instanceId: string): JobInstanceRecord | undefined {
+    return this.run('read', () => this.jobInstances.get(instanceId));
+  }
+  listJobInstances(job?: string): JobInstanceRecord[] {
+    return this.run('read', () =>
+      job === undefined
+        ? this.jobInstances.list()
+        : this.jobInstancesOf.all(job).map((row) => this.jobInstances.decode(row)),
+    );
+  }
+  putJobInstance(record: JobInstanceRecord): void {
+    this.run('write', () => this.jobInstances.put(record));
+  }
+  removeJobInstance(instanceId: string): boolean {
+    return this.run('write', () => this.jobInstances.remove(instanceId));
+  }
+
   getRevocationAck(nodeId: string): RevocationAckRecord | undefined {
     return this.run('read', () => this.revocationAcks.get(nodeId));
   }
@@ -417,6 +522,20 @@ export class SqliteStateStore implements StateStore {
           'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
         )
         .run(k, value);
+    });
+  }
+
+  /** Every application value in `meta` (see {@link SqliteStateStore.getMeta}), as key and value, by key. */
+  listMeta(): [string, string][] {
+    return this.run('read', () => {
+      // cast: better-sqlite3 types rows unknown; meta has two TEXT NOT NULL columns
+      const rows = this.live()
+        .prepare("SELECT key, value FROM meta WHERE key LIKE 'app.%' ORDER BY key")
+        .all() as {
+        key: string;
+        value: string;
+      }[];
+      return rows.map((r): [string, string] => [r.key.slice(4), r.value]);
     });
   }
 

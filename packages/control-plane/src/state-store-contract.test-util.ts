@@ -8,11 +8,15 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { StateError } from './errors.js';
+import { parseJobSpec } from './job-file.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import type {
   AlertRecord,
   HeldRevocationList,
   IdempotencyRecord,
+  JobInstanceRecord,
+  JobRecord,
+  JobVersionRecord,
   NodeMetaRecord,
   OrderRecord,
   PlacementRecord,
@@ -26,6 +30,9 @@ import type {
 export type ContractStore = StateStore & {
   getMeta(key: string): string | undefined;
   putMeta(key: string, value: string): void;
+  listMeta(): [string, string][];
+  listIdempotencyKeys(): IdempotencyRecord[];
+  listAllJobVersions(): JobVersionRecord[];
 };
 
 /** How the contract reaches one kind of store. */
@@ -118,6 +125,47 @@ export const unsettled = (id: string, over: Partial<UnsettledRecord> = {}): Unse
   attempts: 0,
   last_error: 'timeout',
   ...over,
+});
+
+/** A job version record for tests. */
+export function jobVersion(job: string, n: number): JobVersionRecord {
+  return {
+    job,
+    version: n,
+    spec: parseJobSpec({ name: job, manifest_hash: 'a'.repeat(64), count: n }),
+    spec_hash: String(n % 10).repeat(64),
+    manifest_hash: 'a'.repeat(64),
+    workload: 'hello-cog',
+    workload_version: `1.0.${n}`,
+    cause: n === 3 ? 'revert' : 'run',
+    reverted_from: n === 3 ? 1 : null,
+    actor: n === 1 ? 'alice' : null,
+    created_at_ms: 1000 + n,
+  };
+}
+
+/** A job record for tests. */
+export const JOB: JobRecord = {
+  name: 'web',
+  version: 2,
+  status: 'running',
+  rollout: 'rolling',
+  stable_version: 1,
+  blocked: null,
+  detail: null,
+  created_at_ms: 1,
+  updated_at_ms: 2,
+};
+
+/** A job instance record for tests. */
+export const jobInstance = (id: string, job: string, at: number): JobInstanceRecord => ({
+  instance_id: id,
+  job,
+  version: 1,
+  node_id: 'n'.repeat(32),
+  order_id: 'o-1',
+  placed_at_ms: at,
+  healthy_at_ms: null,
 });
 
 /** Runs `fn`, expecting a `StateError`, and returns it. */
@@ -410,6 +458,11 @@ export function describeStateStoreContract(name: string, fixture: () => StoreFix
       s.putMeta('state_seq', '4');
       s.putMeta('state_seq', '5');
       expect(s.getMeta('state_seq')).toBe('5');
+      s.putMeta('chain_seen', '{}');
+      expect(s.listMeta()).toEqual([
+        ['chain_seen', '{}'],
+        ['state_seq', '5'],
+      ]);
       expect(s.getMeta('schema_version')).toBeUndefined(); // the store's own key is not an app key
       expect(() => s.putMeta('Bad Key', 'x')).toThrow(TypeError);
       s.close();
@@ -438,6 +491,60 @@ export function describeStateStoreContract(name: string, fixture: () => StoreFix
       s.removeNodeMeta('n2');
       s.putOrder(order('o-1'));
       expect(seen).toEqual(['n1', 'n1', 'n2', 'n2']);
+      s.close();
+    });
+  });
+
+  describe(`${name}: jobs (schema v8)`, () => {
+    it('keeps jobs, their versions and instances across a reopen', async () => {
+      const f = fixture();
+      const where = await f.fresh();
+      const s = f.open(where);
+      s.putJob(JOB);
+      for (const n of [2, 1, 3]) s.putJobVersion(jobVersion('web', n));
+      s.putJobVersion(jobVersion('other', 1));
+      s.putJobInstance(jobInstance('i-b', 'web', 20));
+      s.putJobInstance(jobInstance('i-a', 'web', 10));
+      s.putJobInstance(jobInstance('i-c', 'other', 5));
+      s.close();
+      const r = f.open(where);
+      expect(r.getJob('web')).toEqual(JOB);
+      expect(r.listJobs().map((j) => j.name)).toEqual(['web']);
+      expect(r.listJobVersions('web').map((v) => v.version)).toEqual([1, 2, 3]);
+      expect(r.getJobVersion('web', 3)).toEqual(jobVersion('web', 3));
+      expect(r.getJobVersion('web', 4)).toBeUndefined();
+      expect(r.listAllJobVersions().map((v) => `${v.job}@${v.version}`)).toEqual([
+        'other@1',
+        'web@1',
+        'web@2',
+        'web@3',
+      ]);
+      expect(r.listJobInstances('web').map((i) => i.instance_id)).toEqual(['i-a', 'i-b']);
+      expect(r.listJobInstances().map((i) => i.instance_id)).toEqual(['i-c', 'i-a', 'i-b']);
+      r.putJobInstance({ ...jobInstance('i-a', 'web', 10), healthy_at_ms: 99 });
+      expect(r.getJobInstance('i-a')?.healthy_at_ms).toBe(99);
+      expect(r.removeJobInstance('i-a')).toBe(true);
+      expect(r.removeJobInstance('i-a')).toBe(false);
+      expect(r.removeJob('web')).toBe(true);
+      expect(r.getJob('web')).toBeUndefined();
+      r.close();
+    });
+
+    it('never rewrites a job version (StateError conflict), and the stored one stays', async () => {
+      const s = await open();
+      s.putJobVersion(jobVersion('web', 1));
+      const e = stateError(() => s.putJobVersion({ ...jobVersion('web', 1), actor: 'mallory' }));
+      expect(e).toMatchObject({ code: 'conflict', field: 'job_versions.version' });
+      expect(s.getJobVersion('web', 1)?.actor).toBe('alice');
+      s.close();
+    });
+
+    it('refuses an invalid job row, naming the field', async () => {
+      const s = await open();
+      expect(stateError(() => s.putJob({ ...JOB, status: 'paused' as JobRecord['status'] }))).toMatchObject({
+        code: 'corrupt',
+        field: 'jobs.status',
+      });
       s.close();
     });
   });

@@ -86,6 +86,11 @@ export interface StartPostgresOptions {
   readonly database?: string;
   /** How long to wait for the server to accept connections (default 60 s). */
   readonly readyTimeoutMs?: number;
+  /**
+   * Keep PostgreSQL's durability settings (fsync, full page writes) as a production server has them
+   * (default false: tests run with `fsync=off`, which only matters if the machine itself crashes).
+   */
+  readonly durable?: boolean;
 }
 
 /** The uid and gid of an unprivileged account to run the server as (under root only). */
@@ -196,22 +201,9 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
     const c = spawn(
       join(bin, 'postgres'),
       [
-        '-D',
-        data,
-        '-k',
-        dir,
-        '-h',
-        '127.0.0.1',
-        '-p',
-        String(port),
-        '-c',
-        'fsync=off',
-        '-c',
-        'full_page_writes=off',
-        '-c',
-        'max_connections=200',
-        '-c',
-        'shared_buffers=16MB',
+        ...['-D', data, '-k', dir, '-h', '127.0.0.1', '-p', String(port)],
+        ...(options.durable === true ? [] : ['-c', 'fsync=off', '-c', 'full_page_writes=off']),
+        ...['-c', 'max_connections=200', '-c', 'shared_buffers=16MB'],
       ],
       { env, stdio: ['ignore', 'ignore', 'pipe'], ...(user ?? {}) },
     );

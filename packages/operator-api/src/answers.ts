@@ -357,7 +357,7 @@ export const DrainReportSchema: z.ZodType<DrainReport> = z.strictObject({
   left: z.array(
     z.strictObject({
       instance_id: z.string().min(1),
-      reason: z.enum(['pinned', 'not_migratable', 'reschedule_limit', 'no_order', 'failed']),
+      reason: z.enum(['pinned', 'not_migratable', 'reschedule_limit', 'no_order', 'failed', 'job']),
       detail: z.string(),
       alert_id: z.string().nullable(),
     }),
