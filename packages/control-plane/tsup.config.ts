@@ -6,6 +6,7 @@ export default defineConfig({
     'src/contract.ts',
     'src/driver.ts',
     'src/sqlite.ts',
+    'src/leader.ts',
     'src/postgres.ts',
     'src/testing.ts',
   ],

@@ -8,6 +8,7 @@ import {
   parseJobSpec,
   type RevocationPushReport,
 } from '@heddle/control-plane';
+import type { LeaderStatus } from '@heddle/control-plane/leader';
 import { isGone } from '@heddle/model';
 import {
   ApiFailure,
@@ -34,6 +35,8 @@ export interface PlaneHandlerOptions {
   readonly operators?: OperatorStore;
   /** The controller's audit chain, read by the chain and decision routes (without it they answer `not_found`). */
   readonly chain?: Chain;
+  /** Who leads, with several controllers (`GET /v1/health` answers it); undefined: this one runs alone. */
+  readonly leadership?: () => LeaderStatus | undefined;
 }
 
 /** The chain, or `not_found` for a server that was not given one. */
@@ -84,12 +87,25 @@ function apiJobSpec(body: unknown): JobSpec {
  */
 export function planeHandlers(plane: ControlPlane, options: PlaneHandlerOptions = {}): OperatorHandlers {
   return {
-    health: () => ({
-      controller: plane.nodeId,
-      nodes: plane.nodes().length,
-      instances: plane.instances().filter((p) => !isGone(p.state)).length,
-      unsettled: plane.unsettled().length,
-    }),
+    health: () => {
+      const l = options.leadership?.();
+      return {
+        controller: plane.nodeId,
+        nodes: plane.nodes().length,
+        instances: plane.instances().filter((p) => !isGone(p.state)).length,
+        unsettled: plane.unsettled().length,
+        leadership:
+          l === undefined
+            ? null
+            : {
+                leading: l.leading,
+                leader: l.leader === '' ? null : l.leader,
+                epoch: l.epoch,
+                expires_at_ms: l.expiresAtMs,
+                last_error: l.lastError,
+              },
+      };
+    },
     listNodes: () => ({ nodes: plane.nodes() }),
     addNode: async ({ body }) => ({
       node: await plane.addNode(body.url, {

@@ -190,6 +190,30 @@ describe('controller.json state section', () => {
     });
   });
 
+  it('joins the leadership lease with a PostgreSQL state or a leader_database_url, alone otherwise', () => {
+    expect(parseControllerConfig(base, '/h/controller.json').leader).toBeUndefined();
+    const pgState = { kind: 'postgres', url: 'postgres://heddle@db:5432/heddle' };
+    expect(parseControllerConfig({ ...base, state: pgState }, '/h/controller.json').leader).toEqual({
+      databaseUrl: undefined,
+      refreshMs: 5_000,
+    });
+    expect(
+      parseControllerConfig(
+        { ...base, leader_database_url: 'postgres://l@db/lease', leader_refresh_secs: 2 },
+        '/h/controller.json',
+      ).leader,
+    ).toEqual({ databaseUrl: 'postgres://l@db/lease', refreshMs: 2_000 });
+    expect(() =>
+      parseControllerConfig({ ...base, leader_database_url: 'http://db' }, '/h/controller.json'),
+    ).toThrow(/leader_database_url/);
+    expect(() =>
+      parseControllerConfig(
+        { ...base, leader_database_url: 'postgres://db/x', leader_refresh_secs: 0 },
+        '/h/c.json',
+      ),
+    ).toThrow(/leader_refresh_secs/);
+  });
+
   it('refuses a bad state section with config_invalid, naming the field', () => {
     expect(refusal({ kind: 'mysql' })).toMatchObject({ code: 'config_invalid', field: 'state.kind' });
     expect(refusal({ kind: 'postgres' })).toMatchObject({ code: 'config_invalid', field: 'state.host' });

@@ -15,6 +15,9 @@ export {
 /** Default interval of the daemon's tick (refresh the nodes, settle), in seconds. */
 export const DEFAULT_REFRESH_SECS = 10;
 
+/** Default refresh period of the leadership lease (several controllers), in seconds. */
+export const DEFAULT_LEADER_REFRESH_SECS = 5;
+
 /** Default time a shutdown waits for requests in flight, in seconds. */
 export const DEFAULT_SHUTDOWN_GRACE_SECS = 10;
 
@@ -49,6 +52,11 @@ export interface ControllerConfig {
   readonly logLevel: LogLevel;
   /** `metrics_listen`: where `/metrics`, `/healthz` and `/readyz` are served; undefined: not served. */
   readonly metricsListen: { readonly host: string; readonly port: number } | undefined;
+  /**
+   * With several controllers (a `leader_database_url`, or a PostgreSQL state): the lease's database
+   * (undefined: the state's) and refresh period (ms); undefined: this controller runs alone.
+   */
+  readonly leader: { readonly databaseUrl: string | undefined; readonly refreshMs: number } | undefined;
 }
 
 /** The state store the controller opens (`state` of controller.json, paths absolute). */
@@ -184,6 +192,15 @@ export function parseControllerConfig(value: unknown, path: string): ControllerC
     lifecycle: lifecycleTunables(c.lifecycle),
     logLevel: c.log_level ?? DEFAULT_LOG_LEVEL,
     metricsListen: c.metrics_listen === undefined ? undefined : { ...c.metrics_listen },
+    // Several controllers: the lease lives in `leader_database_url`, else in the PostgreSQL state's
+    // database (controllers sharing a state must never tick at once).
+    leader:
+      c.leader_database_url === undefined && c.state?.kind !== 'postgres'
+        ? undefined
+        : {
+            databaseUrl: c.leader_database_url,
+            refreshMs: (c.leader_refresh_secs ?? DEFAULT_LEADER_REFRESH_SECS) * 1000,
+          },
   };
 }
 

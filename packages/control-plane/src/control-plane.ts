@@ -442,12 +442,15 @@ export class ControlPlane {
    * The lifecycle tick (docs/lifecycle.md, see `LifecycleTicker`): refresh every node, reconcile each
    * reachable host's instances with its listing, detect dead nodes, run the reschedules and orphan
    * unloads that are due, push the revocation list to hosts behind, settle. One tick at a time: a
-   * call while one runs gets that tick's report.
+   * call while one runs gets that tick's report. `fence` (a leadership check) is asked before each
+   * step that writes; once false, the tick stops there (see `LifecycleTicker.tick`).
    */
-  tick(): Promise<TickReport> {
+  tick(fence?: () => boolean): Promise<TickReport> {
     this.#ticking ??= this.#expireApprovals()
-      .then(() => this.#ticker.tick(() => this.settle()))
+      .then(() => this.#ticker.tick(() => this.settle(), fence))
       .then(async (report) => {
+        // A controller that lost its leadership lease reconciles no job either.
+        if (fence !== undefined && !fence()) return report;
         const jobs = await this.#jobsSerial(() => reconcileJobs(this.#ctx, this.#heldList));
         return { ...report, jobs: jobs.reports, errors: [...report.errors, ...jobs.errors] };
       })

@@ -131,6 +131,16 @@ export const ControllerConfigFileSchema: z.ZodType<ControllerConfigFile> = z.str
         .optional(),
     })
     .optional(),
+  leader_database_url: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, 'expected a postgres:// URL')
+    .max(4096)
+    .optional(),
+  leader_refresh_secs: z
+    .int('expected whole seconds')
+    .min(1, 'expected 1 to 600 seconds')
+    .max(600, 'expected 1 to 600 seconds')
+    .optional(),
   log_level: LogLevelConfigSchema,
   metrics_listen: MetricsListenSchema.optional(),
 });
@@ -176,6 +186,13 @@ export interface ControllerConfigFile {
         readonly clock_skew_warn_secs?: number | undefined;
       }
     | undefined;
+  /**
+   * Several controllers (docs/operator-guide.md, "Running several controllers"): the PostgreSQL
+   * database holding their leadership lease. Absent: this controller runs alone and always ticks.
+   */
+  readonly leader_database_url?: string | undefined;
+  /** The leadership lease's refresh period R in seconds (1..600, default 5): a dead leader is replaced within 2R. */
+  readonly leader_refresh_secs?: number | undefined;
   /** The least severe log level written (`--log-level` overrides it); absent: `info`. */
   readonly log_level?: (typeof CONFIG_LOG_LEVELS)[number] | undefined;
   /** Where metrics and health are served (unauthenticated); absent: not served. */

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import * as contract from './contract.js';
 import * as driver from './driver.js';
 import * as api from './index.js';
+import * as leader from './leader.js';
 import * as postgres from './postgres.js';
 import * as sqlite from './sqlite.js';
 import * as testing from './testing.js';
@@ -266,6 +267,24 @@ describe('@heddle/control-plane/contract (src/contract.ts)', () => {
   });
 });
 
+describe('@heddle/control-plane/leader (src/leader.ts)', () => {
+  it('value exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(leader).sort()).toEqual(['LeaderElector', 'PgLeaderLease']);
+  });
+
+  it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(typeExportNames(readFileSync(join(import.meta.dirname, 'leader.ts'), 'utf8'))).toEqual([
+      'AcquireResult',
+      'LeaderElectorOptions',
+      'LeaderLeaseBackend',
+      'LeaderStatus',
+      'LeaseConnection',
+      'LeaseRow',
+      'NewTerm',
+    ]);
+  });
+});
+
 describe('@heddle/control-plane/sqlite (src/sqlite.ts)', () => {
   it('value exports: changes only on purpose: update this list when you mean to change the API', () => {
     expect(Object.keys(sqlite).sort()).toEqual([
@@ -322,6 +341,7 @@ describe('@heddle/control-plane/testing (src/testing.ts)', () => {
       'planeError',
       'postgresSkipReason',
       'publisherKeys',
+      'startCutProxy',
       'startHost',
       'startPostgres',
       'tempDir',
@@ -331,6 +351,7 @@ describe('@heddle/control-plane/testing (src/testing.ts)', () => {
 
   it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
     expect(typeExportNames(readFileSync(join(import.meta.dirname, 'testing.ts'), 'utf8'))).toEqual([
+      'CutProxy',
       'OpenPlaneOptions',
       'StartPostgresOptions',
       'TestHost',

@@ -12,6 +12,7 @@ import {
 } from '@heddle/placement';
 import { type ApprovalGrant, grantCovers } from './approvals.js';
 import type { TransferProgress } from './caller.js';
+import { crossRef } from './cross-ref.js';
 import { PlaneError } from './errors.js';
 import type { HeldPlaceRecord } from './held-places.js';
 import { withIdempotencyKey } from './idempotency.js';
@@ -390,6 +391,8 @@ export async function placeStoredOrder(
     const decisionId = await chainDecision(ctx, wanted, decision, decision.variant, {
       reschedule_of: options.replaces,
       reschedules: options.reschedules,
+      // The lost instance may have been placed by another controller of the same database.
+      ...crossRef(ctx, ctx.store.getPlacement(options.replaces)?.decision_id),
     });
     options.onDecision?.(decisionId);
     const extras = {

@@ -186,6 +186,17 @@ export const HealthSchema: z.ZodType<ApiHealth> = z.strictObject({
   instances: Count,
   /** Unsettled decisions. */
   unsettled: Count,
+  /** Who leads (several controllers), null when this one runs alone. */
+  leadership: z
+    .strictObject({
+      leading: z.boolean(),
+      leader: NodeId.nullable(),
+      epoch: Count,
+      expires_at_ms: Ms,
+      last_error: z.string().nullable(),
+    })
+    .nullable()
+    .optional(),
 });
 
 /** A decision whose answer was lost and is not yet reconciled (`UnsettledRecord`). */

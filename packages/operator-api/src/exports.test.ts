@@ -132,6 +132,7 @@ describe('the public API of @heddle/operator-api', () => {
       'ApiErrorBody',
       'ApiHealth',
       'ApiInfo',
+      'ApiLeadership',
       'ApiLog',
       'ApiMethod',
       'ApiRequestEvent',

@@ -2,6 +2,7 @@ export type {
   ApiErrorBody,
   ApiHealth,
   ApiInfo,
+  ApiLeadership,
   ConstraintFailureAnswer,
   ExplainRowAnswer,
   ExplanationAnswer,
