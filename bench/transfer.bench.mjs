@@ -4,13 +4,15 @@
 // call, to a host in another process (bench/transfer-host.mjs) that obtains it into its own store:
 // fetch with a window of pieces in flight, each byte hashed once, written as it arrives, then
 // signatures, paths and sizes checked, fsync, rename. Baselines measured in the same run: raw BLAKE3 of
-// the same 64 MiB in memory (the library's BLAKE3, one thread) and a plain file copy.
+// the same 64 MiB in memory (the library's BLAKE3, one thread: native @napi-rs/blake-hash when
+// installed, else WebAssembly; `HEDDLE_BLAKE3=portable` forces WebAssembly in both processes) and a
+// plain file copy.
 // Imports the built packages (`pnpm build`). `--rounds=N` (default 5, best of N); `--window=N`.
 import { fork } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { blake3, keyPairFromSecret, nodeIdFromPublicKey, toHex } from '@heddle/envelope';
+import { blake3, blake3Backend, keyPairFromSecret, nodeIdFromPublicKey, toHex } from '@heddle/envelope';
 import { NO_REVOCATIONS, TrustAnchors, VerifiedPackageStore } from '@heddle/package';
 import { createRequest, signRequest } from '@heddle/protocol';
 import { DirPackageSource, WireSession } from '@heddle/wire';
@@ -41,6 +43,7 @@ try {
   const held = await store.add(built.dir);
   child = fork(new URL('./transfer-host.mjs', import.meta.url), [dir, toHex(controller.publicKey), WINDOW], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROF] : [],
   });
   const messages = [];
   const waiting = [];
@@ -82,13 +85,16 @@ try {
     await source.close();
     rmSync(join(dir, `host-${i}`), { recursive: true, force: true });
   }
-  report(`64 MiB package to a host in another process over loopback (best of ${ROUNDS})`, [
-    ['raw BLAKE3 in memory (baseline)', raw, 'MiB/s'],
-    ['file copy (copyFileSync)', copy, 'MiB/s', copy / raw],
-    ['host obtain: fetch, verify, fsync, rename', transfer, 'MiB/s', transfer / raw, 0.7],
-    ['whole place call (controller side)', call, 'MiB/s', call / raw],
-    ['host obtain vs file copy', transfer, 'MiB/s', transfer / copy],
-  ]);
+  report(
+    `64 MiB package to a host in another process over loopback (best of ${ROUNDS}; BLAKE3 ${blake3Backend()})`,
+    [
+      ['raw BLAKE3 in memory (baseline)', raw, 'MiB/s'],
+      ['file copy (copyFileSync)', copy, 'MiB/s', copy / raw],
+      ['host obtain: fetch, verify, fsync, rename', transfer, 'MiB/s', transfer / raw, 0.7],
+      ['whole place call (controller side)', call, 'MiB/s', call / raw],
+      ['host obtain vs file copy', transfer, 'MiB/s', transfer / copy],
+    ],
+  );
 } finally {
   child?.disconnect();
   rmSync(dir, { recursive: true, force: true });

@@ -6,9 +6,11 @@ import { defineConfig } from 'tsup';
 
 // The @heddle/* libraries and every pure-JS dependency (zod, ws, noble, hash-wasm) are bundled; the
 // one dependency left is better-sqlite3 (a native addon: the controller's state store), so the
-// published package installs with npm alone (docs/operator-guide.md, "Install"). ws's optional
+// published package installs with npm alone (docs/operator-guide.md, "Install"). The native BLAKE3
+// (@napi-rs/blake-hash, prebuilt) is an optional dependency loaded at run time when installed. ws's optional
 // bufferutil/utf-8-validate stay out (ws falls back to JS). `require` is defined for the bundled
-// CommonJS code (ws) and for better-sqlite3.
+// CommonJS code (ws) and for better-sqlite3. `pg` (an optional dependency, for a PostgreSQL state) is
+// never imported: the PostgreSQL store's worker thread requires it by the path resolved at run time.
 const runtimeDir = dirname(createRequire(import.meta.url).resolve('@heddle/runtime/package.json'));
 
 // zod's `z.locales` namespace (every locale) is replaced by English only: a command that uses zod then
@@ -34,8 +36,8 @@ export default defineConfig({
   sourcemap: true,
   target: 'node20',
   // Everything but the externals below is bundled.
-  noExternal: [/^(?!(better-sqlite3|bufferutil|utf-8-validate)(\/|$))/],
-  external: ['better-sqlite3', 'bufferutil', 'utf-8-validate'],
+  noExternal: [/^(?!(better-sqlite3|@napi-rs\/blake-hash|bufferutil|utf-8-validate)(\/|$))/],
+  external: ['better-sqlite3', '@napi-rs/blake-hash', 'bufferutil', 'utf-8-validate'],
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __heddleCreateRequire } from 'node:module';\nconst require = __heddleCreateRequire(import.meta.url);",
   },

@@ -5,8 +5,10 @@ import { defineConfig } from 'tsup';
 
 // One self-contained file: the @heddle/* libraries and every pure-JS dependency (zod, ws, noble,
 // hash-wasm) are bundled, so the published package has no dependencies and installs offline from its
-// tarball (docs/host.md, "Install"). No native addon: ws's optional bufferutil/utf-8-validate stay
-// out (ws falls back to JS). `require` is defined for the bundled CommonJS code (ws).
+// tarball (docs/host.md, "Install"). The one optional dependency is the native BLAKE3
+// (@napi-rs/blake-hash: prebuilt, no build step): npm installs it when it can fetch it, and the host
+// hashes with the bundled WebAssembly BLAKE3 when it is absent. ws's optional
+// bufferutil/utf-8-validate stay out (ws falls back to JS). `require` is defined for the bundled CommonJS code (ws).
 const runtimeDir = dirname(createRequire(import.meta.url).resolve('@heddle/runtime/package.json'));
 
 export default defineConfig({
@@ -18,8 +20,8 @@ export default defineConfig({
   sourcemap: true,
   target: 'node20',
   // Everything but the externals below is bundled.
-  noExternal: [/^(?!(bufferutil|utf-8-validate)(\/|$))/],
-  external: ['bufferutil', 'utf-8-validate'],
+  noExternal: [/^(?!(@napi-rs\/blake-hash|bufferutil|utf-8-validate)(\/|$))/],
+  external: ['@napi-rs/blake-hash', 'bufferutil', 'utf-8-validate'],
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __heddleCreateRequire } from 'node:module';\nconst require = __heddleCreateRequire(import.meta.url);",
   },

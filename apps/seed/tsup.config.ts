@@ -5,7 +5,8 @@ import { defineConfig } from 'tsup';
 
 // One self-contained file: the @heddle/* libraries and every pure-JS dependency (zod, noble,
 // hash-wasm) are bundled, so the published package has no dependencies and installs offline from its
-// tarball (docs/seed.md). No native addon. `require` is defined for any bundled CommonJS code.
+// tarball (docs/seed.md). Its one optional dependency, the native BLAKE3 (@napi-rs/blake-hash,
+// prebuilt), is used when npm installed it; the bundled WebAssembly BLAKE3 otherwise. `require` is defined for any bundled CommonJS code.
 const runtimeDir = dirname(createRequire(import.meta.url).resolve('@heddle/runtime/package.json'));
 
 export default defineConfig({
@@ -17,8 +18,8 @@ export default defineConfig({
   sourcemap: true,
   target: 'node20',
   // Everything but the externals below is bundled.
-  noExternal: [/^(?!(bufferutil|utf-8-validate)(\/|$))/],
-  external: ['bufferutil', 'utf-8-validate'],
+  noExternal: [/^(?!(@napi-rs\/blake-hash|bufferutil|utf-8-validate)(\/|$))/],
+  external: ['@napi-rs/blake-hash', 'bufferutil', 'utf-8-validate'],
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __heddleCreateRequire } from 'node:module';\nconst require = __heddleCreateRequire(import.meta.url);",
   },

@@ -1,5 +1,14 @@
+import { isAbsolute } from 'node:path';
 import type { Chain, ChainEvent } from '@heddle/chain';
-import type { ControlPlane, PlaceResult, RevocationPushReport } from '@heddle/control-plane';
+import {
+  type ControlPlane,
+  type JobSpec,
+  type PlaceResult,
+  PlaneError,
+  parseJobSpec,
+  type RevocationPushReport,
+} from '@heddle/control-plane';
+import type { LeaderStatus } from '@heddle/control-plane/leader';
 import { isGone } from '@heddle/model';
 import {
   ApiFailure,
@@ -26,6 +35,8 @@ export interface PlaneHandlerOptions {
   readonly operators?: OperatorStore;
   /** The controller's audit chain, read by the chain and decision routes (without it they answer `not_found`). */
   readonly chain?: Chain;
+  /** Who leads, with several controllers (`GET /v1/health` answers it); undefined: this one runs alone. */
+  readonly leadership?: () => LeaderStatus | undefined;
 }
 
 /** The chain, or `not_found` for a server that was not given one. */
@@ -54,18 +65,47 @@ function eventOf(chain: Chain, id: string): ChainEvent {
 }
 
 /**
+ * A job file from a request body: parsed (`job_invalid` naming the field), its `package` an absolute
+ * path on the controller machine (the CLI resolves it against the job file's directory).
+ */
+function apiJobSpec(body: unknown): JobSpec {
+  const spec = parseJobSpec(body);
+  if (spec.package !== undefined && !isAbsolute(spec.package)) {
+    throw new PlaneError(
+      'job_invalid',
+      'job file package: expected an absolute path on the controller machine (heddle job resolves it against the job file)',
+      { field: 'package' },
+    );
+  }
+  return spec;
+}
+
+/**
  * The operator API's routes bound to a control plane: each handler is given a request the server
  * adapter already validated with the route's schemas, and answers the route's answer type (checked by
  * the compiler against the route table of `@heddle/operator-api`).
  */
 export function planeHandlers(plane: ControlPlane, options: PlaneHandlerOptions = {}): OperatorHandlers {
   return {
-    health: () => ({
-      controller: plane.nodeId,
-      nodes: plane.nodes().length,
-      instances: plane.instances().filter((p) => !isGone(p.state)).length,
-      unsettled: plane.unsettled().length,
-    }),
+    health: () => {
+      const l = options.leadership?.();
+      return {
+        controller: plane.nodeId,
+        nodes: plane.nodes().length,
+        instances: plane.instances().filter((p) => !isGone(p.state)).length,
+        unsettled: plane.unsettled().length,
+        leadership:
+          l === undefined
+            ? null
+            : {
+                leading: l.leading,
+                leader: l.leader === '' ? null : l.leader,
+                epoch: l.epoch,
+                expires_at_ms: l.expiresAtMs,
+                last_error: l.lastError,
+              },
+      };
+    },
     listNodes: () => ({ nodes: plane.nodes() }),
     addNode: async ({ body }) => ({
       node: await plane.addNode(body.url, {
@@ -152,6 +192,13 @@ export function planeHandlers(plane: ControlPlane, options: PlaneHandlerOptions 
     getApproval: async ({ id }) => ({ approval: await plane.approval(id) }),
     approve: async ({ id, body, actor }) => ({ approval: await plane.approve(id, actor.name, body.note) }),
     reject: async ({ id, body, actor }) => ({ approval: await plane.reject(id, actor.name, body.note) }),
+    listJobs: () => ({ jobs: plane.jobs() }),
+    planJob: ({ body }) => plane.planJob(apiJobSpec(body)),
+    runJob: ({ body }) => plane.runJob(apiJobSpec(body)),
+    getJob: ({ id }) => ({ job: plane.job(id) }),
+    jobHistory: ({ id }) => ({ versions: plane.jobHistory(id) }),
+    revertJob: ({ id, body }) => plane.revertJob(id, body.version),
+    stopJob: async ({ id }) => ({ job: await plane.stopJob(id) }),
     ...operatorHandlers(options.operators),
   };
 }

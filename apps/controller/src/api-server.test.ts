@@ -85,6 +85,7 @@ describe('operator API', () => {
       nodes: 0,
       instances: 0,
       unsettled: 0,
+      leadership: null, // a controller running alone
     });
     for (const token of [null, 'cd'.repeat(32), `${TOKEN}x`]) {
       const r = await raw('GET', '/v1/health', { token });

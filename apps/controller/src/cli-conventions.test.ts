@@ -200,6 +200,34 @@ describe('heddle CLI conventions', () => {
     expect(heavy).toEqual([]);
   });
 
+  it('heddle job plan parses the job file with the contract entry only, then loads the API client', () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'web.json'), JSON.stringify({ name: 'web', package: './pkg', count: 2 }));
+    const r = modulesLoaded(
+      [
+        '--import',
+        tsx,
+        join(here, 'bin.ts'),
+        'job',
+        'plan',
+        'web.json',
+        '--home',
+        join(cwd, 'nohome'),
+        '--json',
+      ],
+      { cwd, env: { ...process.env, TSX_TSCONFIG_PATH: join(here, '..', 'tsconfig.source.json') } },
+    );
+    expect(r.code).toBe(1); // check failed: controller_not_running (the file parsed)
+    expect(r.urls.some((u) => u.endsWith('/control-plane/src/job-file.ts'))).toBe(true);
+    expect(r.urls.some((u) => u.endsWith('/operator-api/src/client.ts'))).toBe(true);
+    const heavy = r.urls.filter((u) =>
+      /\/ws\/|\/wire\/src\/|\/gate\/src\/|control-plane\/src\/(index|control-plane|place|job-reconcile)\.ts|better-sqlite3/.test(
+        u,
+      ),
+    );
+    expect(heavy).toEqual([]);
+  }, 120_000);
+
   it('--help and --version load neither the crypto nor the validation stack, nor any command', () => {
     for (const args of [['--help'], ['--version'], ['place', '--help']]) {
       const r = modulesLoaded(['--import', tsx, join(here, 'bin.ts'), ...args], {

@@ -4,6 +4,7 @@ import { OPERATOR_DEFS, WHOAMI } from './defs/access.js';
 import { APPROVALS_DEFS } from './defs/approvals.js';
 import { EVENTS } from './defs/events.js';
 import { ALERTS_DEFS, LOGS, PLACE, PS, START, STATUS, STOP, UNLOAD } from './defs/instances.js';
+import { JOB_DEFS } from './defs/jobs.js';
 import { NODE_DEFS } from './defs/node.js';
 
 /** The operator commands (those that talk to the controller daemon), in reference order. */
@@ -14,6 +15,7 @@ export const OPERATOR_COMMANDS: readonly OperatorCommandDef[] = [
   ...ALERTS_DEFS,
   EVENTS,
   ...APPROVALS_DEFS,
+  ...JOB_DEFS,
   STATUS,
   LOGS,
   START,

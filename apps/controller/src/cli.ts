@@ -3,9 +3,11 @@ import { CONTEXT_GROUP, OPERATOR_GROUP, WHOAMI } from './defs/access.js';
 import { APPROVALS_GROUP } from './defs/approvals.js';
 import { EVENTS } from './defs/events.js';
 import { ALERTS_GROUP, LOGS, PLACE, PS, START, STATUS, STOP, UNLOAD } from './defs/instances.js';
+import { JOB_GROUP } from './defs/jobs.js';
 import { CONTROLLER, ID, INIT, KEYGEN } from './defs/local.js';
 import { NODE_GROUP } from './defs/node.js';
 import { POLICY } from './defs/policy.js';
+import { STATE } from './defs/state.js';
 import { CHAIN, PKG, REVOKE } from './defs/tools.js';
 import { type CliIo, processIo } from './io.js';
 import { VERSION } from './version.js';
@@ -31,6 +33,7 @@ const COMMANDS: readonly Entry[] = [
   entry(ALERTS_GROUP, async () => (await import('./commands/alerts.js')).alerts),
   entry(EVENTS, async () => (await import('./commands/events.js')).events),
   entry(APPROVALS_GROUP, async () => (await import('./commands/approvals.js')).approvals),
+  entry(JOB_GROUP, async () => (await import('./commands/job.js')).job),
   entry(STATUS, async () => (await import('./commands/status.js')).status),
   entry(LOGS, async () => (await import('./commands/logs.js')).logs),
   entry(START, async () => (await import('./commands/instance.js')).start),
@@ -39,6 +42,7 @@ const COMMANDS: readonly Entry[] = [
   entry(KEYGEN, async () => (await import('./commands/keygen.js')).keygen),
   entry(ID, async () => (await import('./commands/id.js')).id),
   entry(CHAIN, async () => (await import('./commands/chain.js')).chain),
+  entry(STATE, async () => (await import('./commands/state.js')).state),
   entry(PKG, async () => (await import('./commands/pkg.js')).pkg),
   entry(REVOKE, async () => (await import('./commands/revoke.js')).revoke),
   entry(POLICY, async () => (await import('./commands/policy.js')).policy),

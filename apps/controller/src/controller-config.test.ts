@@ -24,6 +24,7 @@ describe('controller.json lifecycle section', () => {
           reschedule_backoff_secs: 2,
           reschedule_backoff_max_secs: 60,
           max_reschedules: 4,
+          clock_skew_warn_secs: 5,
         },
       },
       '/h/controller.json',
@@ -35,6 +36,7 @@ describe('controller.json lifecycle section', () => {
       rescheduleBackoffMs: 2_000,
       rescheduleBackoffMaxMs: 60_000,
       maxReschedules: 4,
+      clockSkewWarnMs: 5_000,
     });
   });
 
@@ -52,6 +54,7 @@ describe('controller.json lifecycle section', () => {
     [{ dead_after_secs: 0 }, 'lifecycle.dead_after_secs'],
     [{ reschedule_timeout_secs: 300 }, 'lifecycle.reschedule_timeout_secs'],
     [{ max_reschedules: -1 }, 'lifecycle.max_reschedules'],
+    [{ clock_skew_warn_secs: 30 }, 'lifecycle.clock_skew_warn_secs'],
     [{ typo: 1 }, 'lifecycle.typo'],
   ])('refuses %o naming %s', (lifecycle, field) => {
     expect(() => parseControllerConfig({ ...base, lifecycle }, '/h/controller.json')).toThrow(
@@ -128,5 +131,104 @@ describe('controller.json api.remote', () => {
     expect(remote({ host: '127.0.0.2', port: 1, tls: true })).toMatchObject({ field: 'api.remote.tls' });
     // The plain listener stays on loopback.
     expect(failure({ ...base, api: { host: '0.0.0.0', port: 1 } })).toMatchObject({ field: 'api.host' });
+  });
+});
+
+describe('controller.json state section', () => {
+  const refusal = (state: unknown): { code: string; field: string | undefined; message: string } => {
+    try {
+      parseControllerConfig({ ...base, state }, '/h/controller.json');
+    } catch (err) {
+      // cast: parseControllerConfig throws CliError, which has these fields
+      return err as { code: string; field: string | undefined; message: string };
+    }
+    throw new Error('expected a refusal');
+  };
+
+  it('defaults to SQLite at state_db; kind sqlite says the same', () => {
+    expect(parseControllerConfig(base, '/h/controller.json').state).toEqual({ kind: 'sqlite', path: '/h/s' });
+    expect(parseControllerConfig({ ...base, state: { kind: 'sqlite' } }, '/h/controller.json').state).toEqual(
+      {
+        kind: 'sqlite',
+        path: '/h/s',
+      },
+    );
+  });
+
+  it('takes PostgreSQL by URL or by parts, the password file relative to the config', () => {
+    const byUrl = parseControllerConfig(
+      {
+        ...base,
+        state: {
+          kind: 'postgres',
+          url: 'postgres://heddle@db:5432/heddle',
+          password_file: 'pg.pw',
+          max_retries: 3,
+        },
+      },
+      '/h/controller.json',
+    ).state;
+    expect(byUrl).toMatchObject({
+      kind: 'postgres',
+      url: 'postgres://heddle@db:5432/heddle',
+      passwordFile: '/h/pg.pw',
+      maxRetries: 3,
+    });
+    const byParts = parseControllerConfig(
+      {
+        ...base,
+        state: { kind: 'postgres', host: 'db', database: 'heddle', user: 'heddle', call_timeout_ms: 5000 },
+      },
+      '/h/controller.json',
+    ).state;
+    expect(byParts).toMatchObject({
+      kind: 'postgres',
+      host: 'db',
+      port: undefined,
+      database: 'heddle',
+      callTimeoutMs: 5000,
+    });
+  });
+
+  it('joins the leadership lease with a PostgreSQL state or a leader_database_url, alone otherwise', () => {
+    expect(parseControllerConfig(base, '/h/controller.json').leader).toBeUndefined();
+    const pgState = { kind: 'postgres', url: 'postgres://heddle@db:5432/heddle' };
+    expect(parseControllerConfig({ ...base, state: pgState }, '/h/controller.json').leader).toEqual({
+      databaseUrl: undefined,
+      refreshMs: 5_000,
+    });
+    expect(
+      parseControllerConfig(
+        { ...base, leader_database_url: 'postgres://l@db/lease', leader_refresh_secs: 2 },
+        '/h/controller.json',
+      ).leader,
+    ).toEqual({ databaseUrl: 'postgres://l@db/lease', refreshMs: 2_000 });
+    expect(() =>
+      parseControllerConfig({ ...base, leader_database_url: 'http://db' }, '/h/controller.json'),
+    ).toThrow(/leader_database_url/);
+    expect(() =>
+      parseControllerConfig(
+        { ...base, leader_database_url: 'postgres://db/x', leader_refresh_secs: 0 },
+        '/h/c.json',
+      ),
+    ).toThrow(/leader_refresh_secs/);
+  });
+
+  it('refuses a bad state section with config_invalid, naming the field', () => {
+    expect(refusal({ kind: 'mysql' })).toMatchObject({ code: 'config_invalid', field: 'state.kind' });
+    expect(refusal({ kind: 'postgres' })).toMatchObject({ code: 'config_invalid', field: 'state.host' });
+    expect(refusal({ kind: 'postgres', host: 'db', user: 'u' })).toMatchObject({ field: 'state.database' });
+    expect(refusal({ kind: 'postgres', url: 'postgres://db/x', host: 'db' })).toMatchObject({
+      field: 'state.host',
+    });
+    expect(refusal({ kind: 'postgres', url: 'http://db/x' })).toMatchObject({ field: 'state.url' });
+    expect(refusal({ kind: 'postgres', url: 'postgres://db/x', port: 99999 })).toMatchObject({
+      field: 'state.port',
+    });
+    expect(refusal({ kind: 'postgres', url: 'postgres://db/x', pasword_file: 'x' })).toMatchObject({
+      field: 'state.pasword_file',
+      message: expect.stringContaining('unknown field'),
+    });
+    expect(refusal({ kind: 'sqlite', url: 'postgres://db/x' })).toMatchObject({ field: 'state.url' });
   });
 });

@@ -15,6 +15,9 @@ export {
 /** Default interval of the daemon's tick (refresh the nodes, settle), in seconds. */
 export const DEFAULT_REFRESH_SECS = 10;
 
+/** Default refresh period of the leadership lease (several controllers), in seconds. */
+export const DEFAULT_LEADER_REFRESH_SECS = 5;
+
 /** Default time a shutdown waits for requests in flight, in seconds. */
 export const DEFAULT_SHUTDOWN_GRACE_SECS = 10;
 
@@ -33,6 +36,8 @@ export interface ControllerConfig {
   readonly policyFile: string;
   readonly revocationList: string;
   readonly stateDb: string;
+  /** Where the state is kept: `state` of the file (SQLite at `stateDb` when absent). */
+  readonly state: StateChoice;
   readonly chainFile: string;
   readonly dataDir: string;
   readonly refreshSecs: number;
@@ -47,7 +52,29 @@ export interface ControllerConfig {
   readonly logLevel: LogLevel;
   /** `metrics_listen`: where `/metrics`, `/healthz` and `/readyz` are served; undefined: not served. */
   readonly metricsListen: { readonly host: string; readonly port: number } | undefined;
+  /**
+   * With several controllers (a `leader_database_url`, or a PostgreSQL state): the lease's database
+   * (undefined: the state's) and refresh period (ms); undefined: this controller runs alone.
+   */
+  readonly leader: { readonly databaseUrl: string | undefined; readonly refreshMs: number } | undefined;
 }
+
+/** The state store the controller opens (`state` of controller.json, paths absolute). */
+export type StateChoice =
+  | { readonly kind: 'sqlite'; readonly path: string }
+  | {
+      readonly kind: 'postgres';
+      /** The URL, or host/port/database/user (as given). */
+      readonly url: string | undefined;
+      readonly host: string | undefined;
+      readonly port: number | undefined;
+      readonly database: string | undefined;
+      readonly user: string | undefined;
+      /** The file holding the password (absolute), read when the store opens. */
+      readonly passwordFile: string | undefined;
+      readonly callTimeoutMs: number | undefined;
+      readonly maxRetries: number | undefined;
+    };
 
 /** `api.remote` with absolute paths: the TLS listener for operators on other machines. */
 export interface RemoteApi {
@@ -66,6 +93,7 @@ export interface LifecycleTunables {
   readonly rescheduleBackoffMaxMs?: number;
   readonly maxReschedules?: number;
   readonly healthTimeoutMs?: number;
+  readonly clockSkewWarnMs?: number;
 }
 
 /** The default `suspectAfterMs` of the control plane (15 s): lowered with a shorter `dead_after_secs`. */
@@ -89,6 +117,8 @@ function lifecycleTunables(l: ControllerConfigFile['lifecycle']): LifecycleTunab
   if (l.max_reschedules !== undefined) out.maxReschedules = l.max_reschedules;
   const health = ms(l.health_timeout_secs);
   if (health !== undefined) out.healthTimeoutMs = health;
+  const warn = ms(l.clock_skew_warn_secs);
+  if (warn !== undefined) out.clockSkewWarnMs = warn;
   return out;
 }
 
@@ -138,6 +168,20 @@ export function parseControllerConfig(value: unknown, path: string): ControllerC
     policyFile: abs(c.policy_file),
     revocationList: abs(c.revocation_list),
     stateDb: abs(c.state_db),
+    state:
+      c.state === undefined || c.state.kind === 'sqlite'
+        ? { kind: 'sqlite', path: abs(c.state_db) }
+        : {
+            kind: 'postgres',
+            url: c.state.url,
+            host: c.state.host,
+            port: c.state.port,
+            database: c.state.database,
+            user: c.state.user,
+            passwordFile: c.state.password_file === undefined ? undefined : abs(c.state.password_file),
+            callTimeoutMs: c.state.call_timeout_ms,
+            maxRetries: c.state.max_retries,
+          },
     chainFile: abs(c.chain_file),
     dataDir: abs(c.data_dir),
     refreshSecs: c.refresh_secs ?? DEFAULT_REFRESH_SECS,
@@ -148,6 +192,15 @@ export function parseControllerConfig(value: unknown, path: string): ControllerC
     lifecycle: lifecycleTunables(c.lifecycle),
     logLevel: c.log_level ?? DEFAULT_LOG_LEVEL,
     metricsListen: c.metrics_listen === undefined ? undefined : { ...c.metrics_listen },
+    // Several controllers: the lease lives in `leader_database_url`, else in the PostgreSQL state's
+    // database (controllers sharing a state must never tick at once).
+    leader:
+      c.leader_database_url === undefined && c.state?.kind !== 'postgres'
+        ? undefined
+        : {
+            databaseUrl: c.leader_database_url,
+            refreshMs: (c.leader_refresh_secs ?? DEFAULT_LEADER_REFRESH_SECS) * 1000,
+          },
   };
 }
 

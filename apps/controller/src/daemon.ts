@@ -1,14 +1,7 @@
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Chain, openChainFile } from '@heddle/chain';
-import {
-  errorFields,
-  errorMessage,
-  inputOrSystemError,
-  type Logger,
-  logTornTail,
-  systemCliError,
-} from '@heddle/cli-kit';
+import { errorFields, errorMessage, inputOrSystemError, type Logger, logTornTail } from '@heddle/cli-kit';
 import { MetricsServer } from '@heddle/cli-kit/metrics';
 import {
   ControlPlane,
@@ -18,7 +11,7 @@ import {
   type RevocationPushReport,
   type StateStore,
 } from '@heddle/control-plane';
-import { SqliteStateStore } from '@heddle/control-plane/sqlite';
+import type { LeaderStatus } from '@heddle/control-plane/leader';
 import {
   HeddleError,
   type KeyPair,
@@ -55,7 +48,9 @@ import type { ControllerConfig } from './controller-config.js';
 import { ControllerMetrics } from './controller-metrics.js';
 import { loadDashboard } from './dashboard.js';
 import { API_INFO_FILE, API_TOKEN_FILE } from './home.js';
+import { startLeadership } from './leadership.js';
 import { remoteTls } from './remote-api.js';
+import { openControllerStore, postgresConnection } from './state-open.js';
 import { checkStateAgainstChain, type SealCheckOptions, StateSeal } from './state-seal.js';
 
 /** A running controller daemon. */
@@ -153,16 +148,9 @@ export async function startController(
       failure: parts.revocations.list.failure,
     });
   }
-  let store: SqliteStateStore;
-  try {
-    store = SqliteStateStore.open(config.stateDb);
-  } catch (err) {
-    const message = `state_db: ${errorMessage(err)}`;
-    throw (
-      systemCliError(err, { context: message, field: 'state_db' }) ??
-      badInput('state_invalid', `${message} (is another controller running on this home?)`, 'state_db', err)
-    );
-  }
+  const store = openControllerStore(config.state);
+  if (config.state.kind === 'postgres')
+    log.info('state on PostgreSQL', { schema_version: store.schemaVersion });
   let chain: Chain;
   try {
     chain = await openChainFile(config.chainFile);
@@ -256,7 +244,10 @@ async function assemble(
     store_open: !stopped,
     chain_writable: !stopped && !chain.readOnly,
   });
+  // Who leads (several controllers), once the leadership has started below.
+  const leading: { status: (() => LeaderStatus) | undefined } = { status: undefined };
   const handlers = planeHandlers(plane, {
+    leadership: () => leading.status?.(),
     applyRevocations: (list) => applyRevocations(p, plane, list),
     aroundPlace: (run) => metrics.place(run),
     operators: p.operators,
@@ -361,18 +352,45 @@ async function assemble(
     refresh_secs: config.refreshSecs,
   });
 
-  const loop = new DaemonLoop({
+  // Several controllers: only the holder of the database lease ticks (and ticks at once on winning it).
+  let loop: DaemonLoop | undefined;
+  const leadership =
+    config.leader === undefined
+      ? undefined
+      : startLeadership({
+          // Without leader_database_url the config holds a leader only for a PostgreSQL state.
+          connection:
+            config.leader.databaseUrl ??
+            (config.state.kind === 'postgres' ? postgresConnection(config.state) : ''),
+          refreshMs: config.leader.refreshMs,
+          nodeId,
+          chain,
+          log,
+          onLeading: () => void loop?.tick('leader'),
+        });
+  leading.status = leadership === undefined ? undefined : () => leadership.status();
+  loop = new DaemonLoop({
     plane,
     log,
     intervalMs: config.refreshSecs * 1000,
     revocations: p.revocations,
+    ...(leadership === undefined
+      ? {}
+      : {
+          leadership: leadership.elector,
+          // The first tick of a term: what the failover benchmark times from a leader's death.
+          onTick: (reason: string) => {
+            if (reason === 'leader') log.info('leader tick', { epoch: leadership.elector.epoch });
+          },
+        }),
   });
   loop.start();
+  const ticker = loop;
 
   const stop = (reason: string): Promise<void> => {
     stopping ??= (async () => {
       // The timer stops now; a tick in progress is awaited once the API is closed.
-      const loopStopped = loop.stop();
+      const loopStopped = ticker.stop();
       log.info('shutting down', { reason, in_flight: server.inFlight, grace_secs: config.shutdownGraceSecs });
       await Promise.all(
         [server, remoteApi].map((s) =>
@@ -382,6 +400,8 @@ async function assemble(
         ),
       );
       await loopStopped;
+      // The lease is given up once no tick runs here: another controller takes over at once.
+      await leadership?.stop();
       removeInfo(infoPath);
       await seal.flush();
       stopped = true;
@@ -401,7 +421,7 @@ async function assemble(
     metricsUrl: metricsServer?.url,
     remote,
     plane,
-    tick: (reason) => loop.tick(reason),
+    tick: (reason) => ticker.tick(reason),
     stop,
   };
 }

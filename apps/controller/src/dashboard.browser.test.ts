@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Logger } from '@heddle/cli-kit';
+import { parseJobSpec } from '@heddle/control-plane/contract';
 import {
   examplePackage,
   openPlane,
@@ -231,9 +232,16 @@ describe.skipIf(!RUN)('the dashboard in chromium', () => {
     await shot('audit');
   });
 
-  it('jobs: a clear empty state', async () => {
+  it('jobs: a clear empty state, then the job a run stores, live from the event stream', async () => {
     await page.getByRole('link', { name: 'Jobs' }).click();
     await page.getByText('This controller has no jobs yet.').waitFor();
+    await p.plane.runJob(
+      parseJobSpec({ name: 'agg', package: pkg, mode: { type: 'interval', secs: 60 }, count: 1 }),
+    );
+    const row = page.locator('tr[data-job="agg"]');
+    await row.waitFor();
+    expect(await row.textContent()).toMatch(/agg.*service.*running.*1.*rolling.*0\/1/);
+    await shot('jobs');
   });
 
   it('logging out ends the session: the API refuses the cookie and the login form is back', async () => {

@@ -157,11 +157,17 @@ describe('installable apps', () => {
     }
   });
 
-  it('the heddle tarball bundles the libraries and depends only on better-sqlite3', () => {
+  it('the heddle tarball bundles the libraries and depends only on better-sqlite3 (pg optional, for a PostgreSQL state)', () => {
     const manifest = JSON.parse(
       execFileSync('tar', ['-xzOf', tarballs.controller, 'package/package.json'], { encoding: 'utf8' }),
-    ) as { dependencies?: Record<string, string>; bin?: Record<string, string>; private?: boolean };
+    ) as {
+      dependencies?: Record<string, string>;
+      optionalDependencies?: Record<string, string>;
+      bin?: Record<string, string>;
+      private?: boolean;
+    };
     expect(Object.keys(manifest.dependencies ?? {})).toEqual(['better-sqlite3']);
+    expect(Object.keys(manifest.optionalDependencies ?? {})).toContain('pg');
     expect(manifest.bin).toEqual({ heddle: './dist/bin.js' });
     expect(manifest.private).toBeUndefined();
   });

@@ -39,6 +39,9 @@ export function exitCodeOf(code: string): number {
     case 'unknown_instance':
     case 'unknown_alert':
     case 'approval_not_found':
+    case 'job_invalid':
+    case 'unknown_job':
+    case 'unknown_job_version':
     case 'approval_already_decided':
     case 'approval_expired':
     case 'invalid_note':
@@ -80,6 +83,9 @@ const HINTS: Readonly<Record<string, { readonly cmd: string; readonly text: stri
   unknown_instance: { cmd: 'ps', text: 'see heddle ps for the known instances' },
   unknown_node: { cmd: 'node ls', text: 'see heddle node ls for the known nodes' },
   approval_not_found: { cmd: 'approvals ls', text: 'see heddle approvals ls --all for the known requests' },
+  unknown_job: { cmd: 'job status', text: 'see heddle job status for the known jobs' },
+  unknown_job_version: { cmd: 'job history', text: 'see heddle job history <name> for its versions' },
+  job_invalid: { cmd: 'job plan', text: 'the field is named; docs/jobs.md describes the job file' },
   node_exists: {
     cmd: 'node pin',
     text: 'the message says which node holds that URL: pin its new key with heddle node pin, or remove it with heddle node rm',

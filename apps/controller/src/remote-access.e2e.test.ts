@@ -240,6 +240,40 @@ describe('remote operators over TLS on a second address', () => {
     expect((await json<{ name: string }>(['whoami'], { HEDDLE_HOME: home })).name).toBe('api.token');
   });
 
+  it('jobs from a second machine: a viewer cannot run one (403, nothing stored); an operator key runs it and the chain names her', async () => {
+    const file = join(cwd, 'remote-job.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ name: 'remote', package: pkgDir, mode: { type: 'interval', secs: 45 }, count: 1 }),
+    );
+    const refused = await jsonError(['job', 'run', file], 3, { HEDDLE_CONTEXT: 'viewer' });
+    expect(refused.code).toBe('forbidden');
+    expect((await jsonError(['job', 'plan', file], 3, { HEDDLE_CONTEXT: 'viewer' })).code).toBe('forbidden');
+    expect((await jsonError(['job', 'status', 'remote'], 3, { HEDDLE_CONTEXT: 'viewer' })).code).toBe(
+      'unknown_job',
+    );
+    const run = await json<{ changed: boolean; job: { version: number } }>(['job', 'run', file], {
+      HEDDLE_CONTEXT: 'op',
+    });
+    expect(run).toMatchObject({ changed: true, job: { version: 1 } });
+    const history = await json<{ versions: { actor: string }[] }>(['job', 'history', 'remote'], {
+      HEDDLE_CONTEXT: 'viewer',
+    });
+    expect(history.versions.map((v) => v.actor)).toEqual(['otto']);
+    const tail = await heddle(['chain', 'tail', join(home, 'chain.jsonl'), '--n', '50', '--json']);
+    expect(tail.code, tail.err).toBe(0);
+    // cast: `chain tail --json` prints {size, head, events}
+    const events = (JSON.parse(tail.out) as { events: { kind: string; payload: Record<string, unknown> }[] })
+      .events;
+    expect(events.find((e) => e.kind === 'workload.job')?.payload).toMatchObject({
+      phase: 'run',
+      job: 'remote',
+      version: 1,
+      actor: { name: 'otto', role: 'operator', via: 'key' },
+    });
+    await json(['job', 'stop', 'remote'], { HEDDLE_CONTEXT: 'op' });
+  });
+
   it('$HEDDLE_ADDR with a key file and a fingerprint reaches the remote listener without a context', async () => {
     const me = await json<{ name: string }>(['whoami'], {
       HEDDLE_ADDR: remoteUrl,

@@ -195,9 +195,11 @@ export class StateSeal {
    */
   mark(): Promise<void> {
     this.#marking = this.#marking.then(async () => {
-      const seq = this.#committedSeq();
-      if (seq === this.#marked) return;
+      // Everything inside the try: a store that cannot be read now (a PostgreSQL server that is down)
+      // must not leave #marking rejected, or every later mark and the shutdown's flush would fail.
       try {
+        const seq = this.#committedSeq();
+        if (seq === this.#marked) return;
         const e = await this.#chain.append(STATE_MARK_SOURCE, STATE_MARK_KIND, { state_seq: seq });
         this.#meta.putMeta(SEEN_KEY, JSON.stringify({ size: e.seq + 1, head: e.hash }));
         this.#marked = seq;

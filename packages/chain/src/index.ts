@@ -10,6 +10,8 @@ export type {
 } from './chain-types.js';
 export type { Checkpoint, CheckpointFields, SignedCheckpoint } from './checkpoint.js';
 export { parseSignedCheckpoint, signCheckpoint, verifyCheckpoint } from './checkpoint.js';
+export type { ChainRef, CrossRefFinding, CrossRefReport, NamedChain } from './cross-refs.js';
+export { verifyCrossReferences } from './cross-refs.js';
 export type { ChainErrorCode } from './errors.js';
 export { ChainCorruptError, ChainError, CheckpointError } from './errors.js';
 export type { ChainEvent } from './event.js';

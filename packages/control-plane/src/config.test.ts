@@ -15,6 +15,7 @@ describe('planeConfig', () => {
       reconcileTimeoutMs: 30_000,
       maxAttempts: 8,
       clockSkewMs: 30_000,
+      clockSkewWarnMs: 10_000,
       rescheduleTimeoutMs: 60_000,
       rescheduleBackoffMs: 10_000,
       rescheduleBackoffMaxMs: 300_000,

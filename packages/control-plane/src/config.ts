@@ -32,6 +32,12 @@ export interface PlaneConfig {
    * original request could still arrive and be executed.
    */
   readonly clockSkewMs: number;
+  /**
+   * A host whose measured clock offset exceeds this either way (error bound taken off) raises a
+   * `clock_skew` alert, before the protocol's 30 s window is reached (default 10 s); it closes once the
+   * offset is back under half of it (docs/operator-guide.md, "Clock skew").
+   */
+  readonly clockSkewWarnMs: number;
   /** Timeout of the `place` of a reschedule (default 60 s: a replacement that cannot be fetched in time is retried later). */
   readonly rescheduleTimeoutMs: number;
   /** First wait before retrying a reschedule that found no node, or an orphan unload that failed (default 10 s, doubling). */
@@ -54,6 +60,7 @@ export const DEFAULT_PLANE_CONFIG: PlaneConfig = Object.freeze({
   reconcileTimeoutMs: 30_000,
   maxAttempts: 8,
   clockSkewMs: 30_000,
+  clockSkewWarnMs: 10_000,
   rescheduleTimeoutMs: 60_000,
   rescheduleBackoffMs: 10_000,
   rescheduleBackoffMaxMs: 300_000,

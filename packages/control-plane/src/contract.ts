@@ -14,5 +14,19 @@ export {
 } from './approval-view.js';
 export { PlaneError, StateError } from './errors.js';
 export { IDEMPOTENCY_KEY_PATTERN } from './idempotency.js';
+export {
+  type JobConstraints,
+  type JobHealthCheck,
+  type JobIssue,
+  JobName,
+  type JobSpec,
+  JobSpecSchema,
+  type JobUpdate,
+  jobIssues,
+  jobSpecHash,
+  MAX_JOB_COUNT,
+  parseJobSpec,
+  parseJobText,
+} from './job-file.js';
 export { LabelName, LabelValue, type PlaceOrderInput, PlaceOrderInputSchema } from './order.js';
 export { PLACEMENT_STATES } from './state-store.js';

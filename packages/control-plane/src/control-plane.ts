@@ -28,6 +28,21 @@ import {
   stopInstance,
   unloadInstance,
 } from './instance-verbs.js';
+import type { JobSpec } from './job-file.js';
+import {
+  type JobPlanView,
+  type JobRunView,
+  type JobStatusView,
+  type JobVersionView,
+  jobHistory,
+  jobList,
+  jobStatus,
+  planJob,
+  revertJob,
+  runJob,
+  stopJob,
+} from './job-ops.js';
+import { reconcileJob, reconcileJobs } from './job-reconcile.js';
 import { LifecycleTicker, type TickReport } from './lifecycle-tick.js';
 import { LiveEngineView } from './live-view.js';
 import { NodeBook } from './node-book.js';
@@ -128,6 +143,7 @@ export class ControlPlane {
   readonly #ticker: LifecycleTicker;
   #settling: Promise<SettleReport> | undefined;
   #ticking: Promise<TickReport> | undefined;
+  #jobTail: Promise<void> = Promise.resolve();
 
   constructor(options: ControlPlaneOptions) {
     const config = planeConfig(options.config);
@@ -312,8 +328,12 @@ export class ControlPlane {
    * Drains a node (see `drainNode`): cordons it and moves its instances elsewhere through the gate and
    * the engine, each move chained; leaves what may not move with an alert naming it.
    */
-  drainNode(nodeId: string): Promise<DrainReport> {
-    return drainNode(this.#ctx, nodeId);
+  async drainNode(nodeId: string): Promise<DrainReport> {
+    const report = await drainNode(this.#ctx, nodeId);
+    // The instances of jobs a drain leaves to their reconciler are moved now, not at the next tick.
+    if (report.left.some((l) => l.reason === 'job'))
+      await this.#jobsSerial(() => reconcileJobs(this.#ctx, this.#heldList));
+    return report;
   }
 
   /** Describes every known node again (in parallel, each bounded on its own); returns them all. */
@@ -422,16 +442,79 @@ export class ControlPlane {
    * The lifecycle tick (docs/lifecycle.md, see `LifecycleTicker`): refresh every node, reconcile each
    * reachable host's instances with its listing, detect dead nodes, run the reschedules and orphan
    * unloads that are due, push the revocation list to hosts behind, settle. One tick at a time: a
-   * call while one runs gets that tick's report.
+   * call while one runs gets that tick's report. `fence` (a leadership check) is asked before each
+   * step that writes; once false, the tick stops there (see `LifecycleTicker.tick`).
    */
-  tick(): Promise<TickReport> {
+  tick(fence?: () => boolean): Promise<TickReport> {
     this.#ticking ??= this.#expireApprovals()
-      .then(() => this.#ticker.tick(() => this.settle()))
+      .then(() => this.#ticker.tick(() => this.settle(), fence))
+      .then(async (report) => {
+        // A controller that lost its leadership lease reconciles no job either.
+        if (fence !== undefined && !fence()) return report;
+        const jobs = await this.#jobsSerial(() => reconcileJobs(this.#ctx, this.#heldList));
+        return { ...report, jobs: jobs.reports, errors: [...report.errors, ...jobs.errors] };
+      })
       .finally(() => {
         this.#ticking = undefined;
         this.#noteLiveness();
       });
     return this.#ticking;
+  }
+
+  /**
+   * What running the job file `spec` would change (docs/jobs.md, `job plan`): instances to place,
+   * replace, adopt and remove per node, each place explained by the engine. Nothing is written or chained.
+   */
+  planJob(spec: JobSpec): Promise<JobPlanView> {
+    return planJob(this.#ctx, spec);
+  }
+
+  /** Runs a job file: a new version (chained) unless it is what runs; converged by the next tick. */
+  runJob(spec: JobSpec): Promise<JobRunView> {
+    return runJob(this.#ctx, spec);
+  }
+
+  /** Reverts job `name` to its version `version`, as a new version (chained). */
+  revertJob(name: string, version: number): Promise<JobRunView> {
+    return revertJob(this.#ctx, name, version);
+  }
+
+  /** Stops job `name` (chained) and takes its instances down. */
+  stopJob(name: string): Promise<JobStatusView> {
+    return stopJob(this.#ctx, name, (n) => this.#reconcileJob(n));
+  }
+
+  /** Every job as it stands. */
+  jobs(): JobStatusView[] {
+    return jobList(this.#ctx);
+  }
+
+  /** Job `name` as it stands (`unknown_job` otherwise). */
+  job(name: string): JobStatusView {
+    return jobStatus(this.#ctx, name);
+  }
+
+  /** The versions of job `name`, oldest first. */
+  jobHistory(name: string): JobVersionView[] {
+    return jobHistory(this.#ctx, name);
+  }
+
+  /** Reconciles one job now, after any reconciliation in progress (the reconciler never runs twice at once). */
+  async #reconcileJob(name: string): Promise<void> {
+    await this.#jobsSerial(() => reconcileJob(this.#ctx, name, this.#heldList));
+  }
+
+  /** The revocation list this controller distributes (a job's package is checked against it). */
+  readonly #heldList = (): ReturnType<HeldRevocations['current']> => this.#held.current(this.#ctx);
+
+  /** Runs `fn` after every job reconciliation before it (one at a time: two would place the same instance twice). */
+  #jobsSerial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#jobTail.then(fn, fn);
+    this.#jobTail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
   /** Expires overdue approval requests (a failure is left to the next tick and to the next listing). */

@@ -45,6 +45,37 @@ describe('DaemonLoop', () => {
     }
   });
 
+  it('with a leadership, ticks only while it leads, and fences the tick with it', async () => {
+    const p = await openPlane();
+    try {
+      const { log } = recordingLog();
+      const fences: (boolean | undefined)[] = [];
+      const plane = p.plane;
+      const real = plane.tick.bind(plane);
+      plane.tick = (fence?: () => boolean): Promise<TickReport> => {
+        fences.push(fence?.());
+        return real(fence);
+      };
+      let leads = false;
+      const started: string[] = [];
+      const loop = new DaemonLoop({
+        plane,
+        log,
+        intervalMs: 1000,
+        leadership: { isLeader: () => leads },
+        onTick: (reason) => started.push(reason),
+      });
+      await loop.tick('follower');
+      expect(fences).toEqual([]);
+      leads = true;
+      await loop.tick('leader');
+      expect(fences).toEqual([true]);
+      expect(started).toEqual(['leader']);
+    } finally {
+      await p.close();
+    }
+  });
+
   it('logs a failing tick and keeps running', async () => {
     const p = await openPlane();
     try {

@@ -5,6 +5,8 @@ import type { TickReport } from './lifecycle-tick.js';
 
 /** Where the daemon loop writes what its ticks did (a `Logger` of `@heddle/cli-kit` fits). */
 export interface TickLog {
+  /** When given, each tick of a leader is logged at its start and end (`tick started`, `tick finished`). */
+  debug?(msg: string, fields?: Readonly<Record<string, unknown>>): void;
   info(msg: string, fields?: Readonly<Record<string, unknown>>): void;
   warn(msg: string, fields?: Readonly<Record<string, unknown>>): void;
   error(msg: string, fields?: Readonly<Record<string, unknown>>): void;
@@ -30,6 +32,14 @@ export interface DaemonLoopOptions {
   readonly intervalMs: number;
   /** The controller's own list: reloaded each tick, and pushed when newer than the plane's. */
   readonly revocations?: ReloadableRevocations | undefined;
+  /**
+   * With several controllers: ticks run only while this answers true (a `LeaderElector` of the
+   * `./leader` entry fits), and each tick is fenced by it (it stops at its next write once false).
+   * Absent: a lone controller, which always ticks.
+   */
+  readonly leadership?: { isLeader(): boolean } | undefined;
+  /** Called when a leader's tick starts (with its reason): what the failover benchmark times. */
+  readonly onTick?: ((reason: string) => void) | undefined;
 }
 
 function errorFields(err: unknown): Record<string, unknown> {
@@ -83,7 +93,11 @@ export class DaemonLoop {
   }
 
   async #tickOnce(reason: string): Promise<void> {
-    const { plane, log, revocations } = this.#o;
+    const { plane, log, revocations, leadership } = this.#o;
+    if (leadership !== undefined && !leadership.isLeader()) return;
+    const fence = leadership === undefined ? undefined : () => leadership.isLeader();
+    this.#o.onTick?.(reason);
+    log.debug?.('tick started', { reason });
     try {
       if (revocations?.reload() === true) {
         const failure = revocations.list.failure;
@@ -96,10 +110,11 @@ export class DaemonLoop {
           );
       }
       // A list that cannot be pushed now must not cost the tick its refresh, death detection and settling.
-      await this.#pushOwnList().catch((err: unknown) =>
-        log.error('revocation push failed (tried again next tick)', { reason, ...errorFields(err) }),
-      );
-      logTick(log, reason, await plane.tick());
+      if (fence === undefined || fence())
+        await this.#pushOwnList().catch((err: unknown) =>
+          log.error('revocation push failed (tried again next tick)', { reason, ...errorFields(err) }),
+        );
+      logTick(log, reason, await plane.tick(fence));
       for (const n of plane.nodes()) {
         if (this.#liveness.get(n.node_id) !== n.liveness) {
           log.info('node liveness', { node_id: n.node_id, liveness: n.liveness, last_error: n.last_error });
@@ -109,6 +124,7 @@ export class DaemonLoop {
     } catch (err) {
       log.error('tick failed (the daemon keeps running)', { reason, ...errorFields(err) });
     }
+    log.debug?.('tick finished', { reason });
   }
 
   /** Distributes the controller's own list when it is newer than the one the plane holds. */

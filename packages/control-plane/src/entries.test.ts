@@ -1,6 +1,6 @@
 // The package's entries: better-sqlite3 is an optional peer dependency, loaded only by the `./sqlite`
 // entry (and `./testing`, which opens a SQLite store); the main entry and `./driver` must load without
-// it. Checked on the source import graph, and on the built entries with a resolve hook that makes
+// it. `pg` likewise: only a PostgreSQL store's worker thread loads it (`./postgres`), when it opens. Checked on the source import graph, and on the built entries with a resolve hook that makes
 // `better-sqlite3` unresolvable.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -62,6 +62,7 @@ describe('better-sqlite3 is an optional peer, loaded by the ./sqlite entry only'
       hooks,
       `export async function resolve(specifier, context, next) {
   if (specifier === 'better-sqlite3' || specifier.startsWith('better-sqlite3/')) throw new Error('better-sqlite3 is not installed here');
+  if (specifier === 'pg' || specifier.startsWith('pg/')) throw new Error('pg is not installed here');
   return next(specifier, context);
 }\n`,
     );
@@ -82,7 +83,7 @@ describe('better-sqlite3 is an optional peer, loaded by the ./sqlite entry only'
         ],
         { encoding: 'utf8', cwd: pkg, timeout: 20_000 },
       );
-    for (const entry of ['index.js', 'driver.js']) {
+    for (const entry of ['index.js', 'driver.js', 'postgres.js']) {
       const r = load(entry);
       expect({ entry, status: r.status, stderr: r.stderr }).toEqual({ entry, status: 0, stderr: '' });
       expect(r.stdout.trim()).toBe('loaded');
@@ -91,5 +92,20 @@ describe('better-sqlite3 is an optional peer, loaded by the ./sqlite entry only'
     const sqlite = load('sqlite.js');
     expect(sqlite.status).not.toBe(0);
     expect(sqlite.stderr).toContain('better-sqlite3 is not installed here');
+  });
+});
+
+describe('pg is an optional peer, loaded only when a PostgreSQL store opens', () => {
+  it('is an optional peer dependency, not a dependency', () => {
+    const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
+    expect(manifest.dependencies.pg).toBeUndefined();
+    expect(manifest.peerDependencies.pg).toMatch(/^\^8\./);
+    expect(manifest.peerDependenciesMeta.pg).toEqual({ optional: true });
+  });
+
+  it('no entry imports it statically (the worker thread requires it by the path resolved at open)', () => {
+    for (const entry of ['index.ts', 'driver.ts', 'sqlite.ts', 'postgres.ts', 'contract.ts']) {
+      expect(packagesLoadedBy(entry).has('pg'), entry).toBe(false);
+    }
   });
 });

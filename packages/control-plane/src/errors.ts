@@ -18,6 +18,8 @@ import { HeddleError } from '@heddle/envelope';
  * - `no_driver`: the node's kind has no driver in this controller (see `NodeDriver`);
  * - `approval_not_found`: no approval request by that id;
  * - `approvals_disabled`: this controller keeps no approval queue;
+ * - `job_invalid`: a job file does not fit (the field is named);
+ * - `unknown_job`, `unknown_job_version`: no job, or no version of it, by that name or number;
  * - `state`: the state store failed.
  */
 export type PlaneErrorCode =
@@ -38,6 +40,9 @@ export type PlaneErrorCode =
   | 'no_driver'
   | 'approval_not_found'
   | 'approvals_disabled'
+  | 'job_invalid'
+  | 'unknown_job'
+  | 'unknown_job_version'
   | 'state';
 
 /** An error of the control plane, with a stable {@link PlaneErrorCode}. */
@@ -59,8 +64,21 @@ export class PlaneError extends HeddleError {
   }
 }
 
-/** Stable codes of {@link StateError}: `closed`, `corrupt` (a stored row does not parse), `schema` (an unknown newer schema), `io`. */
-export type StateErrorCode = 'closed' | 'corrupt' | 'schema' | 'io';
+/**
+ * Stable codes of {@link StateError}: `closed`, `corrupt` (a stored row does not parse), `schema`
+ * (an unknown newer schema), `io`, `conflict` (a write-once record, a job version, is already
+ * stored), and for a server database: `store_unavailable` (the connection is lost, the server cannot
+ * be reached or did not answer in time) and `store_conflict` (a transaction kept losing
+ * serialization conflicts or deadlocks with other writers, and was given up).
+ */
+export type StateErrorCode =
+  | 'closed'
+  | 'corrupt'
+  | 'schema'
+  | 'io'
+  | 'conflict'
+  | 'store_unavailable'
+  | 'store_conflict';
 
 /** An error of a {@link StateStore}. */
 export class StateError extends HeddleError {

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import * as contract from './contract.js';
 import * as driver from './driver.js';
 import * as api from './index.js';
+import * as leader from './leader.js';
+import * as postgres from './postgres.js';
 import * as sqlite from './sqlite.js';
 import * as testing from './testing.js';
 
@@ -28,8 +30,11 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'HOST_NODE_KIND',
       'IDEMPOTENCY_KEY_PATTERN',
       'IDEMPOTENCY_KEY_TTL_MS',
+      'JobName',
+      'JobSpecSchema',
       'LabelName',
       'LabelValue',
+      'MAX_JOB_COUNT',
       'MAX_NODE_LABELS',
       'NODE_KIND',
       'PLACEMENT_STATES',
@@ -41,9 +46,15 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'REVOKE_METHOD',
       'StateError',
       'actorField',
+      'copyState',
+      'countState',
       'currentActor',
       'hostDriver',
+      'jobIssues',
+      'jobSpecHash',
       'logTick',
+      'parseJobSpec',
+      'parseJobText',
       'parseOrder',
       'planeConfig',
       'runAsActor',
@@ -70,6 +81,7 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'CallSpec',
       'ControlPlaneOptions',
       'ControllerConfigFile',
+      'CopyableStore',
       'DaemonLoopOptions',
       'DrainLeft',
       'DrainMove',
@@ -84,8 +96,25 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'InstanceRemovedData',
       'InstanceRescheduledData',
       'InstanceStateData',
+      'JobConstraints',
+      'JobEventData',
+      'JobHealthCheck',
+      'JobInstanceRecord',
+      'JobInstanceView',
+      'JobIssue',
+      'JobPlanChange',
+      'JobPlanView',
+      'JobReconcileReport',
+      'JobRecord',
+      'JobRunView',
+      'JobSpec',
+      'JobStatusView',
+      'JobUpdate',
+      'JobVersionRecord',
+      'JobVersionView',
       'LabelChange',
       'LabelConstraint',
+      'NodeClockView',
       'NodeDriver',
       'NodeJoinedData',
       'NodeLivenessData',
@@ -106,6 +135,7 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'PlaneEventMap',
       'PlaneEventType',
       'PlaneEventsOptions',
+      'PostgresStateConfig',
       'ReloadableRevocations',
       'RemoteApiConfig',
       'RescheduleRecord',
@@ -114,6 +144,8 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'RevocationPushReport',
       'SeedTargetInfo',
       'SettleReport',
+      'StateConfig',
+      'StateCounts',
       'StateErrorCode',
       'StateStore',
       'TargetRecord',
@@ -193,14 +225,21 @@ describe('@heddle/control-plane/contract (src/contract.ts)', () => {
       'APPROVAL_STATES',
       'HELD_PLACE_STATUSES',
       'IDEMPOTENCY_KEY_PATTERN',
+      'JobName',
+      'JobSpecSchema',
       'LabelName',
       'LabelValue',
+      'MAX_JOB_COUNT',
       'PLACEMENT_STATES',
       'PlaceOrderInputSchema',
       'PlaneError',
       'StateError',
       'actorField',
       'currentActor',
+      'jobIssues',
+      'jobSpecHash',
+      'parseJobSpec',
+      'parseJobText',
       'runAsActor',
     ]);
   });
@@ -211,6 +250,11 @@ describe('@heddle/control-plane/contract (src/contract.ts)', () => {
       'ApprovalView',
       'ApprovalViewState',
       'HeldPlaceStatus',
+      'JobConstraints',
+      'JobHealthCheck',
+      'JobIssue',
+      'JobSpec',
+      'JobUpdate',
       'PlaceOrderInput',
     ]);
   });
@@ -220,6 +264,24 @@ describe('@heddle/control-plane/contract (src/contract.ts)', () => {
     expect(contract.PlaneError).toBe(api.PlaneError);
     // One actor scope for the operator API and the plane's chained decisions.
     expect(contract.runAsActor).toBe(api.runAsActor);
+  });
+});
+
+describe('@heddle/control-plane/leader (src/leader.ts)', () => {
+  it('value exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(leader).sort()).toEqual(['LeaderElector', 'PgLeaderLease']);
+  });
+
+  it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(typeExportNames(readFileSync(join(import.meta.dirname, 'leader.ts'), 'utf8'))).toEqual([
+      'AcquireResult',
+      'LeaderElectorOptions',
+      'LeaderLeaseBackend',
+      'LeaderStatus',
+      'LeaseConnection',
+      'LeaseRow',
+      'NewTerm',
+    ]);
   });
 });
 
@@ -243,17 +305,45 @@ describe('@heddle/control-plane/sqlite (src/sqlite.ts)', () => {
   });
 });
 
+describe('@heddle/control-plane/postgres (src/postgres.ts)', () => {
+  it('value exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(Object.keys(postgres).sort()).toEqual([
+      'PG_MIGRATIONS',
+      'PgCallError',
+      'PostgresStateStore',
+      'SyncPg',
+      'migratePg',
+      'readPgSchemaVersion',
+    ]);
+  });
+
+  it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
+    expect(typeExportNames(readFileSync(join(import.meta.dirname, 'postgres.ts'), 'utf8'))).toEqual([
+      'PgConnectionConfig',
+      'PgMigration',
+      'PostgresConnection',
+      'PostgresStoreOptions',
+      'SyncPgOptions',
+      'SyncPgResult',
+    ]);
+  });
+});
+
 describe('@heddle/control-plane/testing (src/testing.ts)', () => {
   it('value exports: changes only on purpose: update this list when you mean to change the API', () => {
     expect(Object.keys(testing).sort()).toEqual([
       'OPEN_POLICY',
       'controllerKeys',
       'examplePackage',
+      'findPostgresBin',
       'openPlane',
       'operatorKeys',
       'planeError',
+      'postgresSkipReason',
       'publisherKeys',
+      'startCutProxy',
       'startHost',
+      'startPostgres',
       'tempDir',
       'testAnchors',
     ]);
@@ -261,9 +351,12 @@ describe('@heddle/control-plane/testing (src/testing.ts)', () => {
 
   it('type exports: changes only on purpose: update this list when you mean to change the API', () => {
     expect(typeExportNames(readFileSync(join(import.meta.dirname, 'testing.ts'), 'utf8'))).toEqual([
+      'CutProxy',
       'OpenPlaneOptions',
+      'StartPostgresOptions',
       'TestHost',
       'TestPlane',
+      'TestPostgres',
     ]);
   });
 });

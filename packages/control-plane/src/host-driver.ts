@@ -1,5 +1,6 @@
 import { NODE_TIERS } from '@heddle/model';
 import { z } from 'zod';
+import { observeClock } from './clock-alerts.js';
 import { hostViewNode } from './engine-view.js';
 import { PlaneError } from './errors.js';
 import { callHostVerb } from './instance-verbs.js';
@@ -42,13 +43,22 @@ function parseAddNodeOptions(options: unknown): AddNodeOptions {
  * package served over the same connection, a lost answer reconciled with `status`); verbs are the
  * `workload.*` instance methods; `status` with `include_departed` is its listing; revocation lists go
  * out with `workload.revoke`. A host is added with a signed describe (`ControlPlane.addNode`, or
- * `addNodeOf('host', url, {tier, key?})`).
+ * `addNodeOf('host', url, {tier, key?})`). Every describe measures the host's clock offset, which
+ * opens or closes its `clock_skew` alert (`observeClock`).
  */
 export const hostDriver: NodeDriver = Object.freeze({
   kind: HOST_NODE_KIND,
-  add: (ctx, url, options) => ctx.book.add(url, parseAddNodeOptions(options)),
+  add: async (ctx, url, options) => {
+    const t = await ctx.book.add(url, parseAddNodeOptions(options));
+    await observeClock(ctx, t.node_id);
+    return t;
+  },
   viewNode: hostViewNode,
-  refresh: (ctx, t) => ctx.book.refresh(t.node_id),
+  refresh: async (ctx, t) => {
+    const next = await ctx.book.refresh(t.node_id);
+    await observeClock(ctx, t.node_id);
+    return next;
+  },
   verb: (ctx, t, _p, method, body, decisionId) => callHostVerb(ctx, t, method, body, decisionId),
   placePackage: (ctx, a) =>
     attempt(ctx, a.verified, a.order, a.decisionId, a.nodeId, a.variant, a.emulated, a.hooks, a.extras),

@@ -21,7 +21,9 @@ export {
   type ControllerConfigFile,
   ControllerConfigFileSchema,
   DEFAULT_API_PORT,
+  type PostgresStateConfig,
   type RemoteApiConfig,
+  type StateConfig,
 } from './controller-config-file.js';
 export {
   DaemonLoop,
@@ -38,6 +40,29 @@ export {
 } from './errors.js';
 export { hostDriver } from './host-driver.js';
 export { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_TTL_MS } from './idempotency.js';
+export {
+  type JobConstraints,
+  type JobHealthCheck,
+  type JobIssue,
+  JobName,
+  type JobSpec,
+  JobSpecSchema,
+  type JobUpdate,
+  jobIssues,
+  jobSpecHash,
+  MAX_JOB_COUNT,
+  parseJobSpec,
+  parseJobText,
+} from './job-file.js';
+export type {
+  JobInstanceView,
+  JobPlanChange,
+  JobPlanView,
+  JobRunView,
+  JobStatusView,
+  JobVersionView,
+} from './job-ops.js';
+export type { JobReconcileReport } from './job-reconcile.js';
 export type { TickReport } from './lifecycle-tick.js';
 export type { AddNodeOptions } from './node-book.js';
 export { HOST_NODE_KIND, type NodeDriver } from './node-driver.js';
@@ -49,7 +74,7 @@ export {
   MAX_NODE_LABELS,
   NODE_KIND,
 } from './node-ops.js';
-export type { NodeView } from './node-view.js';
+export type { NodeClockView, NodeView } from './node-view.js';
 export {
   LabelName,
   LabelValue,
@@ -68,6 +93,7 @@ export {
   type InstanceRemovedData,
   type InstanceRescheduledData,
   type InstanceStateData,
+  type JobEventData,
   type NodeJoinedData,
   type NodeLivenessData,
   type NodeRemovedData,
@@ -81,12 +107,16 @@ export {
 } from './plane-events.js';
 export { REVOKE_METHOD, type RevocationNodeResult, type RevocationPushReport } from './revocation-push.js';
 export type { SettleReport } from './settle.js';
+export { type CopyableStore, copyState, countState, type StateCounts } from './state-copy.js';
 export {
   type AlertReason,
   type AlertRecord,
   type HeldRevocationList,
   type HostSoftwareRecord,
   type IdempotencyRecord,
+  type JobInstanceRecord,
+  type JobRecord,
+  type JobVersionRecord,
   type LabelConstraint,
   type NodeMetaRecord,
   type OrderRecord,

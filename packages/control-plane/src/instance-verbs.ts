@@ -2,6 +2,7 @@ import type { JsonObject, JsonValue } from '@heddle/envelope';
 import { CallFailure, type CtlMethod } from '@heddle/protocol';
 import { actorField } from './actor.js';
 import { asObject } from './caller.js';
+import { crossRef } from './cross-ref.js';
 import { PlaneError } from './errors.js';
 import { type ListedInstance, lifeOf } from './host-listing.js';
 import type { InstanceVerb } from './node-driver.js';
@@ -52,6 +53,7 @@ export async function sendVerb(
   if (method !== 'workload.status' && method !== 'workload.logs') {
     const event = await ctx.chain.append(PLANE_CHAIN_SOURCE, method, {
       ...why,
+      ...crossRef(ctx, p.decision_id),
       ...actorField(),
       phase: 'decision',
       controller: ctx.nodeId,

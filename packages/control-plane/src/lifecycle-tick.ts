@@ -4,6 +4,7 @@ import { CallFailure, isListing } from '@heddle/protocol';
 import { mapBounded } from './health.js';
 import { type HostListing, type ListedInstance, lifeOf, listingOf } from './host-listing.js';
 import { sendVerb, startInstance } from './instance-verbs.js';
+import type { JobReconcileReport } from './job-reconcile.js';
 import { refreshNode } from './node-drivers.js';
 import { unloadOrphan } from './orphans.js';
 import { canReach, moveTo, setState } from './placement-life.js';
@@ -18,6 +19,8 @@ import {
 import { type HeldRevocations, pushBehind, type RevocationNodeResult } from './revocation-push.js';
 import type { SettleReport } from './settle.js';
 import type { AlertRecord, PlacementRecord, TargetRecord } from './state-store.js';
+
+const EMPTY_SETTLE: SettleReport = Object.freeze({ placed: [], nothing: [], pending: [] });
 
 /** What one lifecycle tick did (the controller daemon logs it). */
 export interface TickReport {
@@ -43,6 +46,8 @@ export interface TickReport {
   /** Revocation pushes to hosts behind the held generation. */
   readonly revocations_pushed: readonly RevocationNodeResult[];
   readonly settle: SettleReport;
+  /** What the job reconciler did after the tick (docs/jobs.md); absent when the plane ran none. */
+  readonly jobs?: readonly JobReconcileReport[];
   /** What could not be done (each names the node or instance); the next tick tries again. */
   readonly errors: readonly string[];
 }
@@ -67,9 +72,22 @@ export class LifecycleTicker {
     this.startedAtMs = ctx.now();
   }
 
-  /** One tick (see the class). `settle` is the plane's single-flight settling pass. */
-  async tick(settle: () => Promise<SettleReport>): Promise<TickReport> {
+  /**
+   * One tick (see the class). `settle` is the plane's single-flight settling pass. `fence`, when
+   * given, is asked before each step that writes (each node's reconcile, each loss, the reschedules,
+   * the orphan unloads, the revocation push, settling): once it answers false the tick does nothing
+   * more and notes `fenced` in its errors (a controller that lost its leadership lease stops there).
+   */
+  async tick(settle: () => Promise<SettleReport>, fence?: () => boolean): Promise<TickReport> {
     const ctx = this.#ctx;
+    let fenced = false;
+    const may = (): boolean => {
+      if (fenced) return false;
+      if (fence === undefined || fence()) return true;
+      fenced = true;
+      errors.push('fenced: leadership lost, the rest of this tick was not run');
+      return false;
+    };
     const out = emptyOutcome();
     const errors: string[] = [];
     const adopted: string[] = [];
@@ -114,7 +132,7 @@ export class LifecycleTicker {
       }
     });
     for (const l of listings) {
-      if (l === undefined) continue;
+      if (l === undefined || !may()) continue;
       try {
         await this.#reconcile(l.t, l.listing, l.asked, revocations, out, {
           adopted,
@@ -135,7 +153,7 @@ export class LifecycleTicker {
     const dead = new Set(targets.filter((t) => this.isDead(t)).map((t) => t.node_id));
     for (const nodeId of dead) {
       for (const p of ctx.store.listPlacements(nodeId)) {
-        if (isGone(p.state)) continue;
+        if (isGone(p.state) || !may()) continue;
         try {
           await loseInstance(ctx, p, 'node dead', true, revocations, out);
         } catch (err) {
@@ -144,19 +162,19 @@ export class LifecycleTicker {
       }
     }
     try {
-      await runReschedules(ctx, dead, revocations, out, hold);
+      if (may()) await runReschedules(ctx, dead, revocations, out, hold);
     } catch (err) {
       report('reschedules', err);
     }
-    const unloaded = await this.#orphans(orphans, report);
+    const unloaded = may() ? await this.#orphans(orphans, report) : [];
     let pushed: RevocationNodeResult[] = [];
     try {
-      pushed = await pushBehind(ctx, this.#held);
+      if (may()) pushed = await pushBehind(ctx, this.#held);
     } catch (err) {
       report('revocation push', err);
     }
     for (const r of pushed) for (const id of r.torn_down) if (!out.revoked.includes(id)) out.revoked.push(id);
-    const settled = await settle();
+    const settled = may() ? await settle() : EMPTY_SETTLE;
     return {
       reachable: reachable.map((t) => t.node_id),
       dead: [...dead],

@@ -170,6 +170,23 @@ describe('node death and rescheduling', () => {
     expect(p.chain.verify().ok).toBe(true);
   });
 
+  it('a fenced tick (its controller lost the leadership lease) neither loses nor replaces anything', async () => {
+    const { clock, p, r, a } = await placedOnOneOfTwo();
+    const old = r.instance?.instance_id as string;
+    await a.server.close();
+    await p.plane.tick();
+    clock.advance(TUNABLES.deadAfterMs + 100);
+    const fenced = await p.plane.tick(() => false);
+    expect(fenced.dead).toEqual([a.service.nodeId]); // it saw the death ...
+    expect(fenced).toMatchObject({ lost: [], rescheduled: [] }); // ... and wrote nothing about it
+    expect(fenced.errors).toContain('fenced: leadership lost, the rest of this tick was not run');
+    expect(p.plane.instance(old).state).not.toBe('lost');
+    // The leader (the fence holds) does the work.
+    const led = await p.plane.tick(() => true);
+    expect(led.lost).toEqual([old]);
+    expect(led.rescheduled).toHaveLength(1);
+  });
+
   it('a pinned order raises an alert once instead; when its node returns the lost instance is adopted back', async () => {
     const clock = new Clock();
     const a = await host(['wasi']);

@@ -49,6 +49,9 @@ describe('migrations', () => {
     expect(tables(db)).toEqual([
       'alerts',
       'idempotency_keys',
+      'job_instances',
+      'job_versions',
+      'jobs',
       'meta',
       'node_meta',
       'orders',
@@ -414,7 +417,7 @@ describe('version 7', () => {
     db.close();
     const store = SqliteStateStore.open(path);
     try {
-      expect(store.schemaVersion).toBe(7);
+      expect(store.schemaVersion).toBe(SCHEMA_VERSION);
       const o = store.getOrder('o-1');
       expect(o?.constraints).toBeUndefined();
       expect(o?.spread).toBeUndefined();
@@ -430,6 +433,37 @@ describe('version 7', () => {
       expect(store.getNodeMeta('n1')).toEqual(meta);
       expect(store.removeNodeMeta('n1')).toBe(true);
       expect(store.getNodeMeta('n1')).toBeUndefined();
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('version 8', () => {
+  it('upgrades a version 7 database in place: no jobs, and a job, its version and instance round-trip', () => {
+    const path = dbPath();
+    const db = new Database(path);
+    migrate(db, MIGRATIONS.slice(0, 7));
+    db.close();
+    const store = SqliteStateStore.open(path);
+    try {
+      expect(store.schemaVersion).toBe(8);
+      expect(store.listJobs()).toEqual([]);
+      expect(store.listJobInstances()).toEqual([]);
+      const job = {
+        name: 'web',
+        version: 1,
+        status: 'running' as const,
+        rollout: 'complete' as const,
+        stable_version: 1,
+        blocked: null,
+        detail: null,
+        created_at_ms: 1,
+        updated_at_ms: 1,
+      };
+      store.putJob(job);
+      expect(store.getJob('web')).toEqual(job);
+      expect(store.listJobVersions('web')).toEqual([]);
     } finally {
       store.close();
     }

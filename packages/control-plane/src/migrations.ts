@@ -155,6 +155,51 @@ CREATE INDEX idempotency_keys_by_time ON idempotency_keys (created_at_ms, key);
 ALTER TABLE targets ADD COLUMN lease_ms INTEGER;
 `;
 
+/**
+ * Version 8 (issue 20): declarative jobs. A job's versions are keyed by (job, version) and never
+ * updated (the store inserts them only); `job_instances` names the job version of each instance the
+ * reconciler placed.
+ */
+const V8_SCHEMA = `
+CREATE TABLE jobs (
+  name TEXT PRIMARY KEY,
+  version INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  rollout TEXT NOT NULL,
+  stable_version INTEGER,
+  blocked TEXT,
+  detail TEXT,
+  created_at_ms INTEGER NOT NULL,
+  updated_at_ms INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE job_versions (
+  job TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  spec TEXT NOT NULL,
+  spec_hash TEXT NOT NULL,
+  manifest_hash TEXT NOT NULL,
+  workload TEXT NOT NULL,
+  workload_version TEXT NOT NULL,
+  cause TEXT NOT NULL,
+  reverted_from INTEGER,
+  actor TEXT,
+  created_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (job, version)
+) STRICT;
+
+CREATE TABLE job_instances (
+  instance_id TEXT PRIMARY KEY,
+  job TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  node_id TEXT NOT NULL,
+  order_id TEXT NOT NULL,
+  placed_at_ms INTEGER NOT NULL,
+  healthy_at_ms INTEGER
+) STRICT;
+CREATE INDEX job_instances_by_job ON job_instances (job, placed_at_ms, instance_id);
+`;
+
 /** Every migration, in order. Append only: a released step is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -216,6 +261,14 @@ export const MIGRATIONS: readonly Migration[] = [
 )`);
       db.exec('ALTER TABLE orders ADD COLUMN constraints TEXT');
       db.exec('ALTER TABLE orders ADD COLUMN spread TEXT');
+    },
+  },
+  {
+    version: 8,
+    description:
+      'declarative jobs: jobs (desired version, status, rollout), immutable job versions, and which instances belong to which job version',
+    up: (db) => {
+      db.exec(V8_SCHEMA);
     },
   },
 ];

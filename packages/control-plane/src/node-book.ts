@@ -3,9 +3,12 @@ import { isGone, type NodeTier } from '@heddle/model';
 import { NodeFactsCache, PlacementError, type SignedNodeFacts, verifyNodeFacts } from '@heddle/placement';
 import {
   CallFailure,
+  type ClockOffset,
+  clockOffset,
   type DescribeAnswer,
   type HostFeature,
   HostSoftwareSchema,
+  hostClockFromReason,
   ProtocolError,
   ResponseError,
 } from '@heddle/protocol';
@@ -33,6 +36,16 @@ interface Described {
   readonly software: HostSoftwareRecord | null;
   /** Its advertised lease plus the time it takes to stop its instances after it (ms), or null. */
   readonly leaseMs: number | null;
+  /** Its clock offset, measured from the answer's `clock_ms`, or undefined when it gave none. */
+  readonly clock: ClockOffset | undefined;
+}
+
+/** A node's clock offset as this controller last measured it (memory only). */
+export interface ClockReading extends ClockOffset {
+  /** When it was measured (Unix ms, this clock). */
+  readonly measured_at_ms: number;
+  /** True when it came from a time-window refusal (`expired`): the host refuses signed requests. */
+  readonly refused: boolean;
 }
 
 const URL_RE = /^wss?:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/;
@@ -68,6 +81,10 @@ export class NodeBook {
   readonly #heard = new Map<string, number>();
   /** The protocol features each node advertised in its last verified describe (memory only). */
   readonly #features = new Map<string, ReadonlySet<string>>();
+  /** Each node's last measured clock offset (memory only). */
+  readonly #clocks = new Map<string, ClockReading>();
+  /** Nodes whose clock alert was raised in the current episode. */
+  readonly #clockAlerted = new Set<string>();
 
   constructor(store: StateStore, caller: Caller, config: PlaneConfig, now: () => number) {
     this.#store = store;
@@ -167,9 +184,12 @@ export class NodeBook {
   async refresh(nodeId: string): Promise<TargetRecord> {
     const t = this.get(nodeId);
     const now = this.#now();
+    let refusedClock: ClockOffset | undefined;
     try {
       const d = await withDeadline(
-        this.#describe(t.url, undefined, true),
+        this.#describe(t.url, undefined, true, (c) => {
+          refusedClock = c;
+        }),
         this.#healthTimeoutMs,
         `${t.url}: no answer to the health check in ${this.#healthTimeoutMs} ms`,
       );
@@ -200,7 +220,17 @@ export class NodeBook {
       this.#accept(next, d);
       return next;
     } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
+      let why = err instanceof Error ? err.message : String(err);
+      // cast: assigned by the describe's callback, which TypeScript's flow analysis does not follow
+      const refused = refusedClock as ClockOffset | undefined;
+      if (refused !== undefined) {
+        this.#clocks.set(nodeId, { ...refused, measured_at_ms: this.#now(), refused: true });
+      }
+      // A clock measured by this very check (refused, or answered with facts from its future).
+      const c = this.#clocks.get(nodeId);
+      if (c !== undefined && c.measured_at_ms >= now && Math.abs(c.offset_ms) > this.#clockSkewMs) {
+        why = `clock skew: its clock is ${describeOffset(c)}, outside the ${this.#clockSkewMs / 1000} s window signed requests and facts allow; fix its time (NTP): ${why}`;
+      }
       const next: TargetRecord = {
         ...t,
         unreachable_since_ms: t.unreachable_since_ms ?? now,
@@ -290,6 +320,8 @@ export class NodeBook {
     this.cache.remove(nodeId, { forgetSeq: true });
     this.liveness.forget(nodeId);
     this.#heard.delete(nodeId);
+    this.#clocks.delete(nodeId);
+    this.#clockAlerted.delete(nodeId);
     return lost;
   }
 
@@ -318,8 +350,34 @@ export class NodeBook {
     return this.#heard.get(nodeId);
   }
 
+  /** The clock offset of `nodeId` as last measured by a describe in this process, or undefined. */
+  clockOf(nodeId: string): ClockReading | undefined {
+    return this.#clocks.get(nodeId);
+  }
+
+  /**
+   * True while a `clock_skew` alert was raised for `nodeId` in this episode (so one the operator
+   * acknowledged is not raised again until the clock has been back).
+   */
+  clockAlerted(nodeId: string): boolean {
+    return this.#clockAlerted.has(nodeId);
+  }
+
+  /** Marks (or clears) the clock alert episode of `nodeId` (see {@link clockAlerted}). */
+  setClockAlerted(nodeId: string, on: boolean): void {
+    if (on) this.#clockAlerted.add(nodeId);
+    else this.#clockAlerted.delete(nodeId);
+  }
+
+  /** Every node's last clock reading (node id to reading). */
+  clocks(): ReadonlyMap<string, ClockReading> {
+    return this.#clocks;
+  }
+
   #accept(t: TargetRecord, d: Described): void {
     const now = this.#now();
+    if (d.clock !== undefined)
+      this.#clocks.set(t.node_id, { ...d.clock, measured_at_ms: now, refused: false });
     try {
       this.cache.insert(d.facts, { now_ms: now, tier: t.tier ?? t.assigned_tier, expectedKey: t.public_key });
     } catch (err) {
@@ -331,9 +389,16 @@ export class NodeBook {
     this.#heard.set(t.node_id, Math.max(now, this.#heard.get(t.node_id) ?? 0));
   }
 
-  async #describe(url: string, key: string | undefined, health = false): Promise<Described> {
+  async #describe(
+    url: string,
+    key: string | undefined,
+    health = false,
+    onRefusedClock?: (c: ClockOffset) => void,
+  ): Promise<Described> {
     let answer: DescribeAnswer;
     let publicKey: Uint8Array;
+    const sentMs = this.#now();
+    let receivedMs = sentMs;
     try {
       const r = await this.#caller.call({
         url,
@@ -342,9 +407,16 @@ export class NodeBook {
         health,
         ...(key === undefined ? {} : { expectedKey: key }),
       });
+      receivedMs = this.#now();
       answer = r.result;
       publicKey = r.publicKey;
     } catch (err) {
+      // A time-window refusal names the host's clock: its offset, measured like a describe answer's.
+      if (err instanceof CallFailure && err.refusal?.code === 'expired' && onRefusedClock !== undefined) {
+        const hostMs = hostClockFromReason(err.refusal.reason);
+        const c = hostMs === null ? undefined : clockOffset(hostMs, sentMs, this.#now());
+        if (c !== undefined) onRefusedClock(c);
+      }
       if (
         err instanceof CallFailure &&
         err.cause instanceof ResponseError &&
@@ -397,6 +469,14 @@ export class NodeBook {
         mine && ad.lease !== null && ad.lease.lease_ms > 0
           ? ad.lease.lease_ms + ad.lease.stops_within_ms
           : null,
+      clock: mine && ad.clock_ms !== null ? clockOffset(ad.clock_ms, sentMs, receivedMs) : undefined,
     };
   }
+}
+
+/** `45.2 s behind this controller's (±3 ms)`: an offset for people. */
+export function describeOffset(c: ClockOffset): string {
+  const s = (Math.abs(c.offset_ms) / 1000).toFixed(1);
+  const side = c.offset_ms >= 0 ? 'ahead of' : 'behind';
+  return `${s} s ${side} this controller's (±${c.error_ms} ms)`;
 }

@@ -108,8 +108,11 @@ export interface DrainMove {
 /** One instance a drain left on the node, and why (an alert names it when `alert_id` is set). */
 export interface DrainLeft {
   readonly instance_id: string;
-  /** `not_migratable`, `pinned` and `no_order` raise an alert; `failed` (no node took it) is retried by another drain. */
-  readonly reason: AlertReason | 'failed';
+  /**
+   * `not_migratable`, `pinned` and `no_order` raise an alert; `failed` (no node took it) is retried by
+   * another drain; `job`: an instance of a job, which its reconciler moves (docs/jobs.md).
+   */
+  readonly reason: AlertReason | 'failed' | 'job';
   readonly detail: string;
   readonly alert_id: string | null;
 }
@@ -138,6 +141,16 @@ export async function drainNode(ctx: PlaneContext, nodeId: string): Promise<Drai
   const left: DrainLeft[] = [];
   const live = ctx.store.listPlacements(nodeId).filter((p) => !isGone(p.state));
   for (const p of live) {
+    const job = ctx.store.getJobInstance(p.instance_id);
+    if (job !== undefined) {
+      left.push({
+        instance_id: p.instance_id,
+        reason: 'job',
+        detail: `an instance of job ${job.job}: its reconciler places a replacement on another node, then takes it down`,
+        alert_id: null,
+      });
+      continue;
+    }
     const order = ctx.store.getOrder(p.order_id);
     const stay: { reason: AlertReason; detail: string } | undefined =
       order === undefined

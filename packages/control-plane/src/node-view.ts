@@ -30,6 +30,23 @@ export interface NodeView {
   readonly cordoned: boolean;
   /** Operator labels (`room: kitchen`). */
   readonly labels: Readonly<Record<string, string>>;
+  /**
+   * Its clock offset as this controller last measured it (from a describe: docs/operator-guide.md,
+   * "Clock skew"), or null when it was never measured in this process (or the host does not say).
+   */
+  readonly clock: NodeClockView | null;
+}
+
+/** A node's measured clock offset (`NodeView.clock`). */
+export interface NodeClockView {
+  /** Its clock minus this controller's (ms): positive when it is ahead. */
+  readonly offset_ms: number;
+  /** How far the true offset can be from `offset_ms` (half the round trip, ms). */
+  readonly error_ms: number;
+  /** When it was measured (Unix ms, the controller's clock). */
+  readonly measured_at_ms: number;
+  /** True when the node refused the describe as `expired` (its clock is outside the 30 s window). */
+  readonly refused: boolean;
 }
 
 /** The view of `t`. */
@@ -59,5 +76,17 @@ export function nodeView(t: TargetRecord, book: NodeBook, store: StateStore, now
     instances: store.listPlacements(t.node_id).filter((p) => !isGone(p.state)).length,
     cordoned: meta?.cordoned ?? false,
     labels: { ...(meta?.labels ?? {}) },
+    clock: clockView(book, t.node_id),
+  };
+}
+
+function clockView(book: NodeBook, nodeId: string): NodeClockView | null {
+  const r = book.clockOf(nodeId);
+  if (r === undefined) return null;
+  return {
+    offset_ms: r.offset_ms,
+    error_ms: r.error_ms,
+    measured_at_ms: r.measured_at_ms,
+    refused: r.refused,
   };
 }

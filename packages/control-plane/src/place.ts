@@ -12,6 +12,7 @@ import {
 } from '@heddle/placement';
 import { type ApprovalGrant, grantCovers } from './approvals.js';
 import type { TransferProgress } from './caller.js';
+import { crossRef } from './cross-ref.js';
 import { PlaneError } from './errors.js';
 import type { HeldPlaceRecord } from './held-places.js';
 import { withIdempotencyKey } from './idempotency.js';
@@ -87,6 +88,16 @@ export interface PlaceHooks {
    * advertises the `request_id` feature, so the host's log names it. Never stored or chained.
    */
   readonly requestId?: string;
+  /**
+   * Nodes the engine must not choose, each with why (a job's constraints the engine does not know:
+   * arch, runtime, tier); they are left out of the view like nodes holding the identical instance.
+   */
+  readonly exclude?: ReadonlyMap<string, string>;
+  /**
+   * False: a place the policy defers is refused (`unplaceable`, naming the defer) instead of held
+   * under an approval request (a job's reconciler places again on its own; it must not queue requests).
+   */
+  readonly hold?: boolean;
 }
 
 /**
@@ -173,6 +184,7 @@ async function placeVerified(
     orderId,
   );
   const taken = takenNodes(ctx, record);
+  for (const [id, why] of hooks.exclude ?? []) if (!taken.has(id)) taken.set(id, why);
   const pinnedWhy = record.node === null ? undefined : taken.get(record.node);
   if (record.node !== null && pinnedWhy !== undefined)
     throw duplicateInstance(record, record.node, pinnedWhy);
@@ -181,7 +193,7 @@ async function placeVerified(
   if (order.dry_run === true) return dryRun(explanation);
   if (decision.outcome !== 'placed') {
     const held =
-      grant === undefined
+      grant === undefined && hooks.hold !== false
         ? await holdForApproval(ctx, verified, record, order, orderId, now, taken, explanation)
         : undefined;
     if (held !== undefined) return held;
@@ -379,6 +391,8 @@ export async function placeStoredOrder(
     const decisionId = await chainDecision(ctx, wanted, decision, decision.variant, {
       reschedule_of: options.replaces,
       reschedules: options.reschedules,
+      // The lost instance may have been placed by another controller of the same database.
+      ...crossRef(ctx, ctx.store.getPlacement(options.replaces)?.decision_id),
     });
     options.onDecision?.(decisionId);
     const extras = {

@@ -166,6 +166,31 @@ export function eventingStore(inner: StateStore, events: PlaneEvents): StateStor
     listNodeMeta: () => inner.listNodeMeta(),
     putNodeMeta: (r) => inner.putNodeMeta(r),
     removeNodeMeta: (id) => inner.removeNodeMeta(id),
+    getJob: (name) => inner.getJob(name),
+    listJobs: () => inner.listJobs(),
+    putJob(r) {
+      const prev = inner.getJob(r.name);
+      inner.putJob(r);
+      const same =
+        prev !== undefined &&
+        prev.version === r.version &&
+        prev.status === r.status &&
+        prev.rollout === r.rollout &&
+        prev.blocked === r.blocked;
+      if (!same)
+        emit([
+          'job.updated',
+          { job: r.name, version: r.version, status: r.status, rollout: r.rollout, blocked: r.blocked },
+        ]);
+    },
+    removeJob: (name) => inner.removeJob(name),
+    getJobVersion: (job, version) => inner.getJobVersion(job, version),
+    listJobVersions: (job) => inner.listJobVersions(job),
+    putJobVersion: (r) => inner.putJobVersion(r),
+    getJobInstance: (id) => inner.getJobInstance(id),
+    listJobInstances: (job) => inner.listJobInstances(job),
+    putJobInstance: (r) => inner.putJobInstance(r),
+    removeJobInstance: (id) => inner.removeJobInstance(id),
     getRevocationAck: (id) => inner.getRevocationAck(id),
     listRevocationAcks: () => inner.listRevocationAcks(),
     putRevocationAck: (r) => inner.putRevocationAck(r),

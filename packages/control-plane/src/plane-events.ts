@@ -95,6 +95,17 @@ export interface ApprovalEventData {
   readonly place_status: string | null;
 }
 
+/** A declarative job's record changed (a new version, its rollout, why it is blocked, stopped). */
+export interface JobEventData {
+  readonly job: string;
+  /** The desired version now. */
+  readonly version: number;
+  readonly status: 'running' | 'stopped';
+  readonly rollout: 'rolling' | 'complete' | 'failed';
+  /** Why the job cannot converge, or null. */
+  readonly blocked: string | null;
+}
+
 /** Every event type and its data. */
 export interface PlaneEventMap {
   readonly 'instance.placed': InstancePlacedData;
@@ -111,6 +122,7 @@ export interface PlaneEventMap {
   readonly 'approval.rejected': ApprovalEventData;
   readonly 'approval.expired': ApprovalEventData;
   readonly 'approval.updated': ApprovalEventData;
+  readonly 'job.updated': JobEventData;
 }
 
 /** An event type's name. */
@@ -132,6 +144,7 @@ export const PLANE_EVENT_TYPES: readonly PlaneEventType[] = Object.freeze([
   'approval.rejected',
   'approval.expired',
   'approval.updated',
+  'job.updated',
 ] as const);
 
 /** One published event. */

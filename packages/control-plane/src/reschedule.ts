@@ -120,6 +120,8 @@ function stagePlan(
   const revoked = revokedBy(revocations, p);
   if (revoked !== undefined)
     return { kind: 'revoked', change: stageState(ctx, p.instance_id, 'revoked', revoked) };
+  // A job's instance is its reconciler's to replace (docs/jobs.md), never the rescheduler's.
+  if (ctx.store.getJobInstance(p.instance_id) !== undefined) return { kind: 'none' };
   const order = ctx.store.getOrder(p.order_id);
   if (order === undefined)
     return alert('no_order', `order ${p.order_id} is no longer held: ${p.workload} cannot be placed again`);

@@ -2,13 +2,16 @@ import { closeSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { makeDirs } from '@heddle/envelope';
 import Database from 'better-sqlite3';
-import type { z } from 'zod';
 import { StateError } from './errors.js';
 import { GroupCommit } from './group-commit.js';
 import { checkSchemaVersion, migrate } from './migrations.js';
+import { decodeRow, encodeRecord } from './record-codec.js';
 import {
   ALERTS,
   IDEMPOTENCY_KEYS,
+  JOB_INSTANCES,
+  JOB_VERSIONS,
+  JOBS,
   NODE_META,
   ORDERS,
   PLACEMENTS,
@@ -23,6 +26,9 @@ import type {
   AlertRecord,
   HeldRevocationList,
   IdempotencyRecord,
+  JobInstanceRecord,
+  JobRecord,
+  JobVersionRecord,
   NodeMetaRecord,
   OrderRecord,
   PlacementRecord,
@@ -44,29 +50,46 @@ export interface SqliteStoreOptions {
 
 const q = (id: string): string => `"${id}"`;
 
-/** The cached statements of one table. */
+/** The cached statements of one table (prepared at first use). */
 class Table<R> {
-  private readonly getStmt: Database.Statement;
-  private readonly listStmt: Database.Statement;
-  private readonly putStmt: Database.Statement;
-  private readonly removeStmt: Database.Statement;
+  #get: Database.Statement | undefined;
+  #list: Database.Statement | undefined;
+  #put: Database.Statement | undefined;
+  #remove: Database.Statement | undefined;
 
   constructor(
-    db: Database.Database,
+    private readonly db: Database.Database,
     readonly spec: TableSpec<R>,
-  ) {
-    const { name, key, columns, orderBy } = spec;
-    const cols = columns.map(q).join(', ');
-    this.getStmt = db.prepare(`SELECT ${cols} FROM ${name} WHERE ${q(key)} = ?`);
-    this.listStmt = db.prepare(`SELECT ${cols} FROM ${name} ORDER BY ${orderBy}`);
+  ) {}
+
+  private get cols(): string {
+    return this.spec.columns.map(q).join(', ');
+  }
+  private get getStmt(): Database.Statement {
+    const { name, key } = this.spec;
+    this.#get ??= this.db.prepare(`SELECT ${this.cols} FROM ${name} WHERE ${q(key)} = ?`);
+    return this.#get;
+  }
+  private get listStmt(): Database.Statement {
+    this.#list ??= this.db.prepare(
+      `SELECT ${this.cols} FROM ${this.spec.name} ORDER BY ${this.spec.orderBy}`,
+    );
+    return this.#list;
+  }
+  private get putStmt(): Database.Statement {
+    const { name, key, columns } = this.spec;
     const updates = columns
       .filter((c) => c !== key)
       .map((c) => `${q(c)} = excluded.${q(c)}`)
       .join(', ');
-    this.putStmt = db.prepare(
-      `INSERT INTO ${name} (${cols}) VALUES (${columns.map(() => '?').join(', ')}) ON CONFLICT (${q(key)}) DO UPDATE SET ${updates}`,
+    this.#put ??= this.db.prepare(
+      `INSERT INTO ${name} (${this.cols}) VALUES (${columns.map(() => '?').join(', ')}) ON CONFLICT (${q(key)}) DO UPDATE SET ${updates}`,
     );
-    this.removeStmt = db.prepare(`DELETE FROM ${name} WHERE ${q(key)} = ?`);
+    return this.#put;
+  }
+  private get removeStmt(): Database.Statement {
+    this.#remove ??= this.db.prepare(`DELETE FROM ${this.spec.name} WHERE ${q(this.spec.key)} = ?`);
+    return this.#remove;
   }
 
   get(key: string): R | undefined {
@@ -86,74 +109,15 @@ class Table<R> {
     return this.removeStmt.run(key).changes > 0;
   }
 
-  /** Validates `record` and turns it into column values, in column order. */
+  /** Validates `record` and turns it into column values, in column order (booleans 0/1). */
   encode(record: R): unknown[] {
-    const { name, key, columns, json, bools, schema } = this.spec;
-    // cast: the record is validated by the table schema below; only its key is read here
-    const keyValue = (record as Record<string, unknown> | null)?.[key];
-    const parsed = schema.safeParse(record);
-    if (!parsed.success) {
-      throw new StateError(
-        'corrupt',
-        `refusing to write an invalid ${name} row (${key} ${String(keyValue)}): ${issue(parsed.error)}`,
-        {
-          field: `${name}.${issuePath(parsed.error)}`,
-        },
-      );
-    }
-    // cast: a parsed row of a z.object schema is a plain object
-    const rec = parsed.data as Record<string, unknown>;
-    return columns.map((c) => {
-      const v = rec[c];
-      if (json.has(c)) return v === null || v === undefined ? null : JSON.stringify(v);
-      if (bools.has(c)) return v ? 1 : 0;
-      return v;
-    });
+    return encodeRecord(this.spec, record, (b) => (b ? 1 : 0));
   }
 
   /** Turns a row back into a record; a row that does not parse is `StateError` `corrupt`. */
   decode(row: unknown): R {
-    const { name, key, json, bools, schema } = this.spec;
-    // cast: better-sqlite3 answers rows as plain objects
-    const raw = { ...(row as Record<string, unknown>) };
-    const keyValue = String(raw[key]);
-    for (const c of json) {
-      const v = raw[c];
-      if (typeof v !== 'string') continue;
-      try {
-        raw[c] = JSON.parse(v);
-      } catch (cause) {
-        throw new StateError(
-          'corrupt',
-          `corrupt row in ${name} (${key} ${keyValue}): ${c} is not valid JSON`,
-          {
-            field: `${name}.${c}`,
-            cause,
-          },
-        );
-      }
-    }
-    for (const c of bools) {
-      if (raw[c] === 0 || raw[c] === 1) raw[c] = raw[c] === 1;
-    }
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success) {
-      throw new StateError('corrupt', `corrupt row in ${name} (${key} ${keyValue}): ${issue(parsed.error)}`, {
-        field: `${name}.${issuePath(parsed.error)}`,
-        cause: parsed.error,
-      });
-    }
-    return parsed.data;
+    return decodeRow(this.spec, row);
   }
-}
-
-function issuePath(error: z.ZodError): string {
-  return error.issues[0]?.path.map(String).join('.') ?? '';
-}
-
-function issue(error: z.ZodError): string {
-  const first = error.issues[0];
-  return first === undefined ? 'invalid' : `${first.path.map(String).join('.') || '(row)'}: ${first.message}`;
 }
 
 /** Maps a SQLite failure to a `StateError` (`corrupt` for a damaged file, `io` otherwise). */
@@ -216,6 +180,13 @@ export class SqliteStateStore implements StateStore {
   private readonly reschedules: Table<RescheduleRecord>;
   private readonly alerts: Table<AlertRecord>;
   private readonly nodeMeta: Table<NodeMetaRecord>;
+  private readonly jobs: Table<JobRecord>;
+  private readonly jobVersions: Table<JobVersionRecord>;
+  private readonly jobVersionGet: Database.Statement;
+  private readonly jobVersionList: Database.Statement;
+  private readonly jobVersionInsert: Database.Statement;
+  private readonly jobInstances: Table<JobInstanceRecord>;
+  private readonly jobInstancesOf: Database.Statement;
   private readonly revocationAcks: Table<RevocationAckRecord>;
   private readonly revocationList: Table<HeldRevocationList>;
   private readonly placementsByNode: Database.Statement;
@@ -235,6 +206,21 @@ export class SqliteStateStore implements StateStore {
     this.reschedules = new Table(db, RESCHEDULES);
     this.alerts = new Table(db, ALERTS);
     this.nodeMeta = new Table(db, NODE_META);
+    this.jobs = new Table(db, JOBS);
+    // Job versions are keyed by (job, version) and written once: their own statements, the table's codec.
+    this.jobVersions = new Table(db, JOB_VERSIONS);
+    const versionCols = JOB_VERSIONS.columns.map(q).join(', ');
+    this.jobVersionGet = db.prepare(`SELECT ${versionCols} FROM job_versions WHERE job = ? AND version = ?`);
+    this.jobVersionList = db.prepare(
+      `SELECT ${versionCols} FROM job_versions WHERE job = ? ORDER BY version`,
+    );
+    this.jobVersionInsert = db.prepare(
+      `INSERT INTO job_versions (${versionCols}) VALUES (${JOB_VERSIONS.columns.map(() => '?').join(', ')})`,
+    );
+    this.jobInstances = new Table(db, JOB_INSTANCES);
+    this.jobInstancesOf = db.prepare(
+      `SELECT ${JOB_INSTANCES.columns.map(q).join(', ')} FROM job_instances WHERE job = ? ORDER BY placed_at_ms, instance_id`,
+    );
     this.revocationAcks = new Table(db, REVOCATION_ACKS);
     this.revocationList = new Table(db, REVOCATION_LIST);
     this.placementsByNode = db.prepare(
@@ -367,6 +353,10 @@ export class SqliteStateStore implements StateStore {
     return this.run('write', () => this.placements.remove(instanceId));
   }
 
+  /** Every idempotency key, oldest first (for copying a state; the plane itself never lists them). */
+  listIdempotencyKeys(): IdempotencyRecord[] {
+    return this.run('read', () => this.idempotency.list());
+  }
   getIdempotencyKey(key: string): IdempotencyRecord | undefined {
     return this.run('read', () => this.idempotency.get(key));
   }
@@ -432,6 +422,62 @@ export class SqliteStateStore implements StateStore {
     return removed;
   }
 
+  getJob(name: string): JobRecord | undefined {
+    return this.run('read', () => this.jobs.get(name));
+  }
+  listJobs(): JobRecord[] {
+    return this.run('read', () => this.jobs.list());
+  }
+  putJob(record: JobRecord): void {
+    this.run('write', () => this.jobs.put(record));
+  }
+  removeJob(name: string): boolean {
+    return this.run('write', () => this.jobs.remove(name));
+  }
+
+  getJobVersion(job: string, version: number): JobVersionRecord | undefined {
+    return this.run('read', () => {
+      const row = this.jobVersionGet.get(job, version);
+      return row === undefined ? undefined : this.jobVersions.decode(row);
+    });
+  }
+  listJobVersions(job: string): JobVersionRecord[] {
+    return this.run('read', () => this.jobVersionList.all(job).map((row) => this.jobVersions.decode(row)));
+  }
+  /** Every version of every job (removed jobs' too), by job and version: for copying a state. */
+  listAllJobVersions(): JobVersionRecord[] {
+    return this.run('read', () => this.jobVersions.list());
+  }
+  putJobVersion(record: JobVersionRecord): void {
+    this.run('write', () => {
+      if (this.jobVersionGet.get(record.job, record.version) !== undefined) {
+        throw new StateError(
+          'conflict',
+          `job ${record.job} version ${record.version} is already stored: a job version is never rewritten`,
+          { field: 'job_versions.version' },
+        );
+      }
+      this.jobVersionInsert.run(...this.jobVersions.encode(record));
+    });
+  }
+
+  getJobInstance(instanceId: string): JobInstanceRecord | undefined {
+    return this.run('read', () => this.jobInstances.get(instanceId));
+  }
+  listJobInstances(job?: string): JobInstanceRecord[] {
+    return this.run('read', () =>
+      job === undefined
+        ? this.jobInstances.list()
+        : this.jobInstancesOf.all(job).map((row) => this.jobInstances.decode(row)),
+    );
+  }
+  putJobInstance(record: JobInstanceRecord): void {
+    this.run('write', () => this.jobInstances.put(record));
+  }
+  removeJobInstance(instanceId: string): boolean {
+    return this.run('write', () => this.jobInstances.remove(instanceId));
+  }
+
   getRevocationAck(nodeId: string): RevocationAckRecord | undefined {
     return this.run('read', () => this.revocationAcks.get(nodeId));
   }
@@ -476,6 +522,20 @@ export class SqliteStateStore implements StateStore {
           'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
         )
         .run(k, value);
+    });
+  }
+
+  /** Every application value in `meta` (see {@link SqliteStateStore.getMeta}), as key and value, by key. */
+  listMeta(): [string, string][] {
+    return this.run('read', () => {
+      // cast: better-sqlite3 types rows unknown; meta has two TEXT NOT NULL columns
+      const rows = this.live()
+        .prepare("SELECT key, value FROM meta WHERE key LIKE 'app.%' ORDER BY key")
+        .all() as {
+        key: string;
+        value: string;
+      }[];
+      return rows.map((r): [string, string] => [r.key.slice(4), r.value]);
     });
   }
 

@@ -2,10 +2,14 @@ import { NODE_TIERS } from '@heddle/model';
 import { RevocationListFileSchema } from '@heddle/package';
 import { SignedNodeFactsSchema } from '@heddle/placement';
 import { z } from 'zod';
+import { JobSpecSchema } from './job-file.js';
 import {
   type AlertRecord,
   type HeldRevocationList,
   type IdempotencyRecord,
+  type JobInstanceRecord,
+  type JobRecord,
+  type JobVersionRecord,
   type NodeMetaRecord,
   type OrderRecord,
   PLACEMENT_STATES,
@@ -145,7 +149,7 @@ const AlertSchema: z.ZodType<AlertRecord> = z.object({
   instance_id: z.string(),
   node_id: z.string(),
   order_id: z.string(),
-  reason: z.enum(['pinned', 'not_migratable', 'reschedule_limit', 'no_order']),
+  reason: z.enum(['pinned', 'not_migratable', 'reschedule_limit', 'no_order', 'clock_skew']),
   detail: z.string(),
   raised_at_ms: ms,
   acked_at_ms: ms.nullable(),
@@ -182,6 +186,42 @@ const IdempotencySchema: z.ZodType<IdempotencyRecord> = z.object({
   order_id: z.string(),
   result: z.string().nullable(),
   created_at_ms: ms,
+});
+
+const JobSchema: z.ZodType<JobRecord> = z.object({
+  name: z.string().min(1),
+  version: z.int().positive(),
+  status: z.enum(['running', 'stopped']),
+  rollout: z.enum(['rolling', 'complete', 'failed']),
+  stable_version: z.int().positive().nullable(),
+  blocked: z.string().nullable(),
+  detail: z.string().nullable(),
+  created_at_ms: ms,
+  updated_at_ms: ms,
+});
+
+const JobVersionSchema: z.ZodType<JobVersionRecord> = z.object({
+  job: z.string().min(1),
+  version: z.int().positive(),
+  spec: JobSpecSchema,
+  spec_hash: z.string().regex(/^[0-9a-f]{64}$/),
+  manifest_hash: z.string().regex(/^[0-9a-f]{64}$/),
+  workload: z.string().min(1),
+  workload_version: z.string().min(1),
+  cause: z.enum(['run', 'revert', 'auto_revert']),
+  reverted_from: z.int().positive().nullable(),
+  actor: z.string().nullable(),
+  created_at_ms: ms,
+});
+
+const JobInstanceSchema: z.ZodType<JobInstanceRecord> = z.object({
+  instance_id: z.string().min(1),
+  job: z.string().min(1),
+  version: z.int().positive(),
+  node_id: z.string(),
+  order_id: z.string(),
+  placed_at_ms: ms,
+  healthy_at_ms: ms.nullable(),
 });
 
 /** How one record type maps to its table: key column, JSON columns, boolean (0/1) columns. */
@@ -282,4 +322,22 @@ export const NODE_META: TableSpec<NodeMetaRecord> = spec(
   ['labels'],
   ['cordoned'],
   'node_id',
+);
+/** Declarative jobs (schema v8). */
+export const JOBS: TableSpec<JobRecord> = spec('jobs', JobSchema, [], [], 'name');
+/** The versions of jobs (schema v8): keyed by (job, version), written once. */
+export const JOB_VERSIONS: TableSpec<JobVersionRecord> = spec(
+  'job_versions',
+  JobVersionSchema,
+  ['spec'],
+  [],
+  'job, version',
+);
+/** Which instances belong to which job version (schema v8). */
+export const JOB_INSTANCES: TableSpec<JobInstanceRecord> = spec(
+  'job_instances',
+  JobInstanceSchema,
+  [],
+  [],
+  'placed_at_ms, instance_id',
 );

@@ -1,6 +1,7 @@
 import type { LifecycleState, NodeTier } from '@heddle/model';
 import type { RevocationListFile } from '@heddle/package';
 import type { SignedNodeFacts } from '@heddle/placement';
+import type { JobSpec } from './job-file.js';
 
 /** A host the controller knows (docs/lifecycle.md): where it is, its key, and the tier the operator gave it. */
 export interface TargetRecord {
@@ -225,12 +226,17 @@ export interface RescheduleRecord {
 }
 
 /** Why an alert was raised. */
-export type AlertReason = 'pinned' | 'not_migratable' | 'reschedule_limit' | 'no_order';
+export type AlertReason = 'pinned' | 'not_migratable' | 'reschedule_limit' | 'no_order' | 'clock_skew';
 
-/** Something the operator must look at (docs/lifecycle.md): raised once per (instance, reason). */
+/**
+ * Something the operator must look at (docs/lifecycle.md): raised once per (instance, reason). A
+ * `clock_skew` alert is about a node, not an instance (`instance_id` and `order_id` are `""`): one is
+ * raised per episode and closed (`acked_at_ms` set) by the controller once the node's clock is back.
+ */
 export interface AlertRecord {
-  /** `al-` and 16 hex, derived from the instance and the reason. */
+  /** `al-` and 16 hex, derived from the instance and the reason (for `clock_skew`, the node and the time). */
   readonly alert_id: string;
+  /** The instance, or `""` for an alert about a node (`clock_skew`). */
   readonly instance_id: string;
   readonly node_id: string;
   readonly order_id: string;
@@ -295,6 +301,66 @@ export interface IdempotencyRecord {
 }
 
 /**
+ * A declarative job (schema v8, docs/jobs.md): the version the operator wants and where its rollout
+ * stands. Its versions are {@link JobVersionRecord}s; its instances {@link JobInstanceRecord}s.
+ */
+export interface JobRecord {
+  readonly name: string;
+  /** The desired version (the last one run or reverted to). */
+  readonly version: number;
+  /** `running`: the reconciler converges it; `stopped`: its instances are removed and none placed. */
+  readonly status: 'running' | 'stopped';
+  /**
+   * The rollout of `version`: `rolling` (old instances are being replaced), `complete` (every instance
+   * runs `version` and was healthy), `failed` (a replacement failed its health check and auto_revert
+   * is off: the rollout stopped).
+   */
+  readonly rollout: 'rolling' | 'complete' | 'failed';
+  /** The last version whose rollout completed (what auto_revert goes back to), or null. */
+  readonly stable_version: number | null;
+  /** Why the job cannot converge right now (no node fits, the package is revoked), or null. */
+  readonly blocked: string | null;
+  /** Why the rollout failed or was reverted, or null. */
+  readonly detail: string | null;
+  readonly created_at_ms: number;
+  readonly updated_at_ms: number;
+}
+
+/** One version of a job (immutable once written): its spec, the package it runs and why it was made. */
+export interface JobVersionRecord {
+  readonly job: string;
+  /** 1, 2, ... in the order they were made. */
+  readonly version: number;
+  /** The parsed job file (defaults filled in). */
+  readonly spec: JobSpec;
+  /** `jobSpecHash` of the spec and the manifest hash. */
+  readonly spec_hash: string;
+  /** The package it runs, held in the controller's package store. */
+  readonly manifest_hash: string;
+  readonly workload: string;
+  readonly workload_version: string;
+  /** `run` (an operator's job run), `revert` (an operator's revert), `auto_revert` (a failed update). */
+  readonly cause: 'run' | 'revert' | 'auto_revert';
+  /** For a revert: the version whose spec it copies; else null. */
+  readonly reverted_from: number | null;
+  /** The operator who made it (`Actor.name`), or null for the controller itself. */
+  readonly actor: string | null;
+  readonly created_at_ms: number;
+}
+
+/** An instance that belongs to a job version (the reconciler placed it; the rescheduler leaves it alone). */
+export interface JobInstanceRecord {
+  readonly instance_id: string;
+  readonly job: string;
+  readonly version: number;
+  readonly node_id: string;
+  readonly order_id: string;
+  readonly placed_at_ms: number;
+  /** When it was first seen healthy (its health check held for min_healthy_time), or null. */
+  readonly healthy_at_ms: number | null;
+}
+
+/**
  * Where the controller keeps its state (docs/lifecycle.md): targets, orders, placements, unsettled
  * decisions, pending reschedules, alerts and the revocation list it distributes (with each node's
  * acknowledged generation). Every write is durable when it returns, except inside {@link StateStore.grouped}
@@ -349,6 +415,25 @@ export interface StateStore {
   listNodeMeta(): NodeMetaRecord[];
   putNodeMeta(record: NodeMetaRecord): void;
   removeNodeMeta(nodeId: string): boolean;
+
+  /** Declarative jobs (schema v8). */
+  getJob(name: string): JobRecord | undefined;
+  listJobs(): JobRecord[];
+  putJob(record: JobRecord): void;
+  removeJob(name: string): boolean;
+
+  /** A job's versions: immutable; `putJobVersion` of an existing (job, version) throws `StateError` `corrupt`. */
+  getJobVersion(job: string, version: number): JobVersionRecord | undefined;
+  /** The versions of `job`, oldest first. */
+  listJobVersions(job: string): JobVersionRecord[];
+  putJobVersion(record: JobVersionRecord): void;
+
+  /** Which instances belong to which job version. */
+  getJobInstance(instanceId: string): JobInstanceRecord | undefined;
+  /** The instances of `job` (every job's when absent), ordered by `placed_at_ms`. */
+  listJobInstances(job?: string): JobInstanceRecord[];
+  putJobInstance(record: JobInstanceRecord): void;
+  removeJobInstance(instanceId: string): boolean;
 
   getRevocationAck(nodeId: string): RevocationAckRecord | undefined;
   listRevocationAcks(): RevocationAckRecord[];

@@ -84,10 +84,14 @@ export async function startHost(
   routes: readonly ('native' | 'wasi')[] = ['native', 'wasi'],
   seed?: number,
   port = 0,
-  options: Pick<HostServiceOptions, 'leaseMs' | 'supervisor' | 'onCall' | 'features'> = {},
+  options: Pick<HostServiceOptions, 'leaseMs' | 'supervisor' | 'onCall' | 'features' | 'now'> & {
+    /** The host's data directory (default a new temporary one). */
+    readonly dataDir?: string;
+  } = {},
 ): Promise<TestHost> {
   const keys = keyPairFromSecret(new Uint8Array(32).fill(seed ?? ++hostSeeds));
-  const dataDir = tempDir('heddle-cp-host-');
+  const { dataDir: givenDir, ...serviceOptions } = options;
+  const dataDir = givenDir ?? tempDir('heddle-cp-host-');
   const chain = await openChainFile(join(dataDir, 'chain.jsonl'));
   const holder = new RevocationHolder({
     path: join(dataDir, 'revocations.json'),
@@ -119,7 +123,7 @@ export async function startHost(
     routes: hosts,
     recorder: chain,
     dataDir,
-    ...options,
+    ...serviceOptions,
   });
   let wrap: ((real: CallHandler) => CallHandler) | undefined;
   const handler: CallHandler = (signed: SignedCtl, ctx) =>

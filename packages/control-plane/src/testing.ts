@@ -3,6 +3,8 @@
 // a real control plane (SQLite store, chain file, gate) in a temporary directory, and an assertion
 // helper. Not for production use: the keys are fixed and public.
 
+// A TCP proxy between a controller and PostgreSQL that a test cuts (drop or hang).
+export { type CutProxy, startCutProxy } from './cut-proxy.js';
 // A real `heddle-host` service on 127.0.0.1 for end-to-end tests of a plane (it needs the optional
 // peer dependencies @heddle/host-service and @heddle/runtime).
 export { examplePackage, startHost, type TestHost } from './test-fixtures.js';
@@ -18,3 +20,12 @@ export {
   tempDir,
   testAnchors,
 } from './test-plane.js';
+// A real PostgreSQL server from the machine's binaries (initdb into a temporary directory, run as an
+// unprivileged user, a free 127.0.0.1 port).
+export {
+  findPostgresBin,
+  postgresSkipReason,
+  type StartPostgresOptions,
+  startPostgres,
+  type TestPostgres,
+} from './test-postgres.js';

@@ -8,6 +8,7 @@ import * as testing from './testing.js';
 
 /** The value exports of the main entry, sorted. */
 const VALUES: readonly string[] = [
+  'BLAKE3_BACKEND_ENV',
   'DEFAULT_JSON_LIMITS',
   'DomainTag',
   'EnvelopeError',
@@ -20,6 +21,7 @@ const VALUES: readonly string[] = [
   'VERIFY_KEY_CACHE_DEFAULT',
   'VERIFY_KEY_CACHE_MAX',
   'blake3',
+  'blake3Backend',
   'blake3Hex',
   'canonicalBytes',
   'canonicalJson',
@@ -74,6 +76,7 @@ const VALUES: readonly string[] = [
 /** The names in the type-only export clauses of the main entry, sorted. */
 const TYPES: readonly string[] = [
   'AtomicWriteOptions',
+  'Blake3Backend',
   'Blake3Hasher',
   'DomainTagValue',
   'Ed25519Backend',

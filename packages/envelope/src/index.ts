@@ -1,5 +1,7 @@
 export type { AtomicWriteOptions } from './atomic-file.js';
 export { fsyncDir, writeFileAtomic } from './atomic-file.js';
+export type { Blake3Backend } from './blake3-native.js';
+export { BLAKE3_BACKEND_ENV } from './blake3-native.js';
 export { makeDirs, readFileBounded, readTextBounded } from './bounded-fs.js';
 export {
   concatBytes,
@@ -14,7 +16,7 @@ export {
 } from './bytes.js';
 export { canonicalBytes, canonicalJson } from './canonical.js';
 export type { Blake3Hasher } from './digest.js';
-export { blake3, blake3Hex, createBlake3, sha256, sha256Hex } from './digest.js';
+export { blake3, blake3Backend, blake3Hex, createBlake3, sha256, sha256Hex } from './digest.js';
 export { signWithDomain, verifyWithDomain } from './domain.js';
 export type { DomainTagValue } from './domain-tag.js';
 export { DomainTag, domainMessage } from './domain-tag.js';

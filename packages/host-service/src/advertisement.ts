@@ -26,6 +26,8 @@ export interface AdvertisementOptions {
   readonly lease?: { readonly lease_ms: number; readonly stops_within_ms: number };
   /** The optional protocol features it reads (default all of `HOST_FEATURES`). */
   readonly features?: readonly HostFeature[];
+  /** The host's clock now (Unix ms), advertised as `clock_ms`; null when absent. */
+  readonly clockMs?: number;
 }
 
 /** The `workload-host` advertisement of a host (the `advertisement` of a describe answer). */
@@ -42,6 +44,7 @@ export function workloadHostAdvertisement(options: AdvertisementOptions): Worklo
     limits: { max_calls_per_session: options.maxCallsPerSession ?? DEFAULT_MAX_CALLS_PER_SESSION },
     lease: lease === undefined ? null : { lease_ms: lease.lease_ms, stops_within_ms: lease.stops_within_ms },
     features: [...(options.features ?? HOST_FEATURES)],
+    clock_ms: options.clockMs ?? null,
   };
 }
 

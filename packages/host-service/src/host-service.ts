@@ -224,7 +224,7 @@ export class HostService {
       const startedMs = now();
       this.#leaseFile = new LeaseFile(join(options.dataDir, LEASE_FILE), this.#onError);
       const heardMs = this.#leaseFile.read(startedMs);
-      this.#lease = new ControllerLease(options.leaseMs, heardMs ?? startedMs);
+      this.#lease = new ControllerLease(options.leaseMs, heardMs ?? startedMs, { nowMs: startedMs });
       if (heardMs === undefined) this.#leaseFile.write(startedMs);
     }
     this.#supervisor = new Supervisor({
@@ -263,6 +263,7 @@ export class HostService {
       ...(this.#software === undefined ? {} : { software: this.#software }),
       ...(this.#maxCallsPerSession === undefined ? {} : { maxCallsPerSession: this.#maxCallsPerSession }),
       ...(this.#features === undefined ? {} : { features: this.#features }),
+      clockMs: this.#state.now(),
       ...(this.#lease === undefined
         ? {}
         : {
@@ -378,7 +379,8 @@ export class HostService {
       if (this.#lease.expired(this.#state.now())) await this.#supervisor.tick();
       // Renewed up to the request's issue time, never to when it arrived: a request that waited (in a
       // frozen process's socket, or in the network) renews nothing its controller did not count on.
-      this.#lease.heard(Math.min(this.#state.now(), request.issued_at_ms));
+      const nowMs = this.#state.now();
+      this.#lease.heard(Math.min(nowMs, request.issued_at_ms), nowMs);
       this.#leaseFile?.heard(this.#lease.lastHeardMs);
     }
     let outcome: HostAnswer | Refusal;

@@ -1,3 +1,4 @@
+import { keyPairFromSecret } from '@heddle/envelope';
 import { hostCogArch } from '@heddle/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ControllerLease, leaseApplies } from './lease.js';
@@ -9,7 +10,10 @@ import {
   startSupervisedHost,
   until,
 } from './supervision-fixtures.js';
-import { call, HOST_ID, placeBody, request, tempDir } from './test-fixtures.js';
+import { call, controllerKeys, HOST_ID, placeBody, request, strangerKeys, tempDir } from './test-fixtures.js';
+
+/** A second controller of the same fleet (several controllers share one database). */
+const controllerB = keyPairFromSecret(new Uint8Array(32).fill(0x46));
 
 const NATIVE = `${hostCogArch() ?? 'x86_64'}-native`;
 type Obj = Record<string, unknown>;
@@ -21,8 +25,15 @@ afterEach(async () => {
   host = undefined;
 });
 
-async function leasedHost(leaseMs: number): Promise<{ h: SupervisedHost; id: string }> {
-  const h = await startSupervisedHost({ leaseMs, supervisor: { intervalMs: 20, backoffInitialMs: 50 } });
+async function leasedHost(
+  leaseMs: number,
+  controllers?: readonly Uint8Array[],
+): Promise<{ h: SupervisedHost; id: string }> {
+  const h = await startSupervisedHost({
+    leaseMs,
+    supervisor: { intervalMs: 20, backoffInitialMs: 50 },
+    ...(controllers === undefined ? {} : { controllers }),
+  });
   host = h;
   const pkg = await flakyPackage();
   const body = placeBody(pkg.manifestHash, NATIVE, {
@@ -47,6 +58,28 @@ describe('ControllerLease', () => {
     lease.heard(5100); // older news changes nothing
     expect(lease.lastHeardMs).toBe(5500);
     expect(() => new ControllerLease(0, 0)).toThrow(/leaseMs/);
+  });
+
+  it('a wall clock stepped back does not stretch the lease: it also runs on the monotonic clock', () => {
+    let mono = 0;
+    const lease = new ControllerLease(1000, 5000, { monotonic: () => mono });
+    lease.heard(5500);
+    // The wall clock steps back 45 s; 1 s of real (monotonic) time passes.
+    mono += 999;
+    expect(lease.expired(5500 - 45_000 + 999)).toBe(false);
+    mono += 1;
+    // Old code: not expired until the wall clock had caught up, 45 s later.
+    expect(lease.expired(5500 - 45_000 + 1000)).toBe(true);
+    // A renewal backdated to the issue time is backdated on the monotonic clock too.
+    lease.heard(40_000, 40_700);
+    mono += 299;
+    expect(lease.expired(40_999)).toBe(false);
+    mono += 1;
+    expect(lease.expired(40_999)).toBe(true);
+    // A lease resumed from an older start has that much less left.
+    const resumed = new ControllerLease(1000, 5000, { nowMs: 5600, monotonic: () => mono });
+    mono += 400;
+    expect(resumed.expired(5000)).toBe(true);
   });
 
   it('applies to running continuous instances a controller placed, not to once runs or this node', () => {
@@ -151,5 +184,47 @@ describe('the controller lease on a host (real processes)', () => {
     expect(h.events.map((e) => e.type)).not.toContain('lease_stopped');
     await result(call(h.url, request('workload.stop', { instance_id: id, grace_ms: 200 })));
     expect(h.errors).toEqual([]);
+  }, 20_000);
+
+  it('keeps an instance controller A placed running while only controller B renews the lease', async () => {
+    // Several controllers: the host lists both keys; A places, then only B is heard from, for longer
+    // than the lease. A call from a key the host does not list is refused and renews nothing.
+    const { h, id } = await leasedHost(1_500, [controllerKeys.publicKey, controllerB.publicKey]);
+    const asB = (method: 'workload.status' | 'workload.stop', body: Obj) =>
+      result(call(h.url, request(method, body as never, { keys: controllerB })));
+    const heardBefore = h.service.lease?.lastHeardMs ?? 0;
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(
+      call(h.url, request('workload.status', { instance_id: id }, { keys: strangerKeys })),
+    ).rejects.toMatchObject({ code: 'refused', refusal: { code: 'unauthorized' } });
+    expect(h.service.lease?.lastHeardMs).toBe(heardBefore);
+    const end = Date.now() + 3_500;
+    while (Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 200));
+      await asB('workload.status', { instance_id: id });
+    }
+    expect(((await asB('workload.status', { instance_id: id })).instance as Obj).state).toBe('running');
+    expect(h.events.map((e) => e.type)).not.toContain('lease_stopped');
+    // B may act on what A placed: it stops it.
+    await asB('workload.stop', { instance_id: id, grace_ms: 200 });
+    expect(((await asB('workload.status', { instance_id: id })).instance as Obj).state).toBe('stopped');
+    expect(h.errors).toEqual([]);
+  }, 20_000);
+
+  it('stops it when only a controller the host does not list keeps calling', async () => {
+    const { h, id } = await leasedHost(1_000, [controllerKeys.publicKey]);
+    const stopped = until(
+      () => lifeOf(h.chain, id),
+      (m) => m.some((t) => t.reason === 'lease expired'),
+      5_000,
+    );
+    const end = Date.now() + 1_500;
+    while (Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 200));
+      await expect(
+        call(h.url, request('workload.status', { instance_id: id }, { keys: controllerB })),
+      ).rejects.toMatchObject({ code: 'refused', refusal: { code: 'unauthorized' } });
+    }
+    expect((await stopped).some((t) => t.reason === 'lease expired')).toBe(true);
   }, 20_000);
 });

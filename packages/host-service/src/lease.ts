@@ -9,14 +9,30 @@ import { isContinuous, type PlacedInstance, readStatus } from './instance-record
  * the continuous instances controllers placed here are stopped (see {@link leaseStopInstance}). Any
  * verified request from a controller other than this node renews it. Time is an input: the lease
  * starts at `startMs` as if a controller had just been heard from.
+ *
+ * The lease is kept on the wall clock (the time requests carry) and, beside it, on a monotonic clock
+ * (default `performance.now()`), and expires when either says so: a wall clock stepped back (a host
+ * whose clock was wrong, or that NTP corrects) would otherwise stretch the lease by the step, past
+ * the `lease + 30 s` of skew after which a controller replaces the instances elsewhere.
  */
 export class ControllerLease {
   /** The lease period (ms). */
   readonly leaseMs: number;
   #lastHeardMs: number;
+  /** When a controller was last heard from, on the monotonic clock. */
+  #lastHeardMono: number;
+  readonly #monotonic: () => number;
 
-  /** A lease of `leaseMs` (a positive integer of ms; `invalid_config` otherwise) starting at `startMs`. */
-  constructor(leaseMs: number, startMs: number) {
+  /**
+   * A lease of `leaseMs` (a positive integer of ms; `invalid_config` otherwise) starting at `startMs`
+   * (wall clock), `nowMs` being the wall clock now (default `startMs`: a lease resumed from an older
+   * `startMs` has that much less left on the monotonic clock too).
+   */
+  constructor(
+    leaseMs: number,
+    startMs: number,
+    options: { readonly nowMs?: number; readonly monotonic?: () => number } = {},
+  ) {
     if (!Number.isSafeInteger(leaseMs) || leaseMs < 1) {
       throw new HostServiceError(
         'invalid_config',
@@ -28,6 +44,8 @@ export class ControllerLease {
     }
     this.leaseMs = leaseMs;
     this.#lastHeardMs = startMs;
+    this.#monotonic = options.monotonic ?? (() => performance.now());
+    this.#lastHeardMono = this.#monotonic() - Math.max(0, (options.nowMs ?? startMs) - startMs);
   }
 
   /** When a controller was last heard from (Unix ms). */
@@ -35,14 +53,25 @@ export class ControllerLease {
     return this.#lastHeardMs;
   }
 
-  /** A verified request from a controller arrived at `atMs`. */
-  heard(atMs: number): void {
+  /**
+   * A verified request from a controller renews the lease to `atMs` (wall clock: the request's issue
+   * time or the arrival, whichever is earlier), `nowMs` being the wall clock now (default `atMs`); on
+   * the monotonic clock it is renewed to now less `nowMs - atMs`.
+   */
+  heard(atMs: number, nowMs: number = atMs): void {
     if (atMs > this.#lastHeardMs) this.#lastHeardMs = atMs;
+    const mono = this.#monotonic() - Math.max(0, nowMs - atMs);
+    if (mono > this.#lastHeardMono) this.#lastHeardMono = mono;
   }
 
-  /** True when no controller was heard from for the lease period by `nowMs`. */
+  /**
+   * True when no controller was heard from for the lease period by `nowMs` (wall clock), or for the
+   * lease period of the monotonic clock (whichever comes first).
+   */
   expired(nowMs: number): boolean {
-    return nowMs - this.#lastHeardMs >= this.leaseMs;
+    return (
+      nowMs - this.#lastHeardMs >= this.leaseMs || this.#monotonic() - this.#lastHeardMono >= this.leaseMs
+    );
   }
 }
 

@@ -93,6 +93,8 @@ export async function startSupervisedHost(
     leaseMs?: number;
     readiness?: ReadinessProbe | false;
     dataDir?: string;
+    /** The controller keys the host obeys (default: the test controller's alone). */
+    controllers?: readonly Uint8Array[];
   } = {},
 ): Promise<SupervisedHost> {
   const dataDir = options.dataDir ?? tempDir();
@@ -109,7 +111,7 @@ export async function startSupervisedHost(
   const errors: unknown[] = [];
   const service = new HostService({
     keys: hostKeys,
-    controllers: new AllowListPolicy({ publicKeys: [controllerKeys.publicKey] }),
+    controllers: new AllowListPolicy({ publicKeys: options.controllers ?? [controllerKeys.publicKey] }),
     anchors: new TrustAnchors([
       { id: 'publisher', role: 'publisher', publicKey: toHex(publisherKeys.publicKey) },
     ]),

@@ -21,6 +21,7 @@ describe('chain event names', () => {
       'workload.refuse',
       'workload.revoke',
       'workload.lifecycle',
+      'workload.job',
       'artifact.fetch',
       'artifact.piece_rejected',
       'artifact.serve',

@@ -29,6 +29,8 @@ const CHAIN_KIND_VALUE = {
   refuse: 'workload.refuse',
   revoke: 'workload.revoke',
   lifecycle: 'workload.lifecycle',
+  /** A declarative job's version was run, reverted to or stopped (payload: job, version, spec_hash, phase). */
+  job: 'workload.job',
   artifactFetch: 'artifact.fetch',
   artifactPieceRejected: 'artifact.piece_rejected',
   artifactServe: 'artifact.serve',

@@ -106,6 +106,25 @@ export interface ApiHealth {
   readonly instances: number;
   /** Unsettled decisions. */
   readonly unsettled: number;
+  /**
+   * Several controllers over one database: who leads (null: this controller runs alone; absent from
+   * older controllers).
+   */
+  readonly leadership?: ApiLeadership | null | undefined;
+}
+
+/** Who leads the controllers sharing one database, as the answering controller last learned it. */
+export interface ApiLeadership {
+  /** True while the answering controller leads (runs the lifecycle tick). */
+  readonly leading: boolean;
+  /** The node id of the controller holding the lease, or null before any did. */
+  readonly leader: string | null;
+  /** The lease's term (raised each time it changes hands). */
+  readonly epoch: number;
+  /** When the lease ends, on the database's clock (Unix ms). */
+  readonly expires_at_ms: number;
+  /** Why the answering controller's last refresh of the lease failed, or null. */
+  readonly last_error: string | null;
 }
 
 /** `{placement, node}`: a placement and the host's own view of the instance. */

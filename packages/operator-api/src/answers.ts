@@ -61,6 +61,9 @@ export const NodeViewSchema: z.ZodType<NodeView> = z.strictObject({
   instances: Count,
   cordoned: z.boolean(),
   labels: z.record(z.string(), z.string()),
+  clock: z
+    .strictObject({ offset_ms: z.int(), error_ms: Count, measured_at_ms: Ms, refused: z.boolean() })
+    .nullable(),
 });
 
 /** A placement (`PlacementRecord` of `@heddle/control-plane`). */
@@ -91,10 +94,11 @@ export const PlacementSchema: z.ZodType<Placement> = z.strictObject({
 /** An alert: a lost instance the controller did not move (`AlertRecord`). */
 export const AlertSchema: z.ZodType<AlertRecord> = z.strictObject({
   alert_id: z.string().regex(/^al-[0-9a-f]{16}$/, 'expected al- and 16 hex characters'),
-  instance_id: z.string().min(1),
+  /** `""` for an alert about a node (`clock_skew`). */
+  instance_id: z.string(),
   node_id: NodeId,
-  order_id: z.string().min(1),
-  reason: z.enum(['pinned', 'not_migratable', 'reschedule_limit', 'no_order']),
+  order_id: z.string(),
+  reason: z.enum(['pinned', 'not_migratable', 'reschedule_limit', 'no_order', 'clock_skew']),
   detail: z.string(),
   raised_at_ms: Ms,
   acked_at_ms: Ms.nullable(),
@@ -182,6 +186,17 @@ export const HealthSchema: z.ZodType<ApiHealth> = z.strictObject({
   instances: Count,
   /** Unsettled decisions. */
   unsettled: Count,
+  /** Who leads (several controllers), null when this one runs alone. */
+  leadership: z
+    .strictObject({
+      leading: z.boolean(),
+      leader: NodeId.nullable(),
+      epoch: Count,
+      expires_at_ms: Ms,
+      last_error: z.string().nullable(),
+    })
+    .nullable()
+    .optional(),
 });
 
 /** A decision whose answer was lost and is not yet reconciled (`UnsettledRecord`). */
@@ -346,7 +361,7 @@ export const DrainReportSchema: z.ZodType<DrainReport> = z.strictObject({
   left: z.array(
     z.strictObject({
       instance_id: z.string().min(1),
-      reason: z.enum(['pinned', 'not_migratable', 'reschedule_limit', 'no_order', 'failed']),
+      reason: z.enum(['pinned', 'not_migratable', 'reschedule_limit', 'no_order', 'failed', 'job']),
       detail: z.string(),
       alert_id: z.string().nullable(),
     }),

@@ -34,6 +34,13 @@ import type { ChainEventProofAnswer, ChainHeadAnswer, DecisionAnswer } from './c
 import { API_INFO_FILE, API_TOKEN_FILE, NDJSON, REQUEST_ID_HEADER } from './constants.js';
 import { type FollowEventsOptions, followEvents } from './event-follower.js';
 import { type HttpAnswer, HttpFailure, httpRequest } from './http-request.js';
+import type {
+  JobFileBody,
+  JobPlanAnswer,
+  JobRunAnswer,
+  JobStatusAnswer,
+  JobVersionAnswer,
+} from './job-answers.js';
 import type { AddOperatorAnswer, AddOperatorBody, OperatorView, WhoAmI } from './operator-routes.js';
 import { OPERATOR_ROUTES, type RouteDef, routePath } from './routes.js';
 
@@ -385,6 +392,44 @@ export class ApiClient {
   async reject(approvalId: string, note?: string): Promise<ApprovalView> {
     const body = note === undefined ? {} : { note };
     return (await this.#call(OPERATOR_ROUTES.reject, routePath('reject', approvalId), body)).approval;
+  }
+
+  /** `GET /v1/jobs`: every job as it stands. */
+  async jobs(): Promise<readonly JobStatusAnswer[]> {
+    return (await this.#call(OPERATOR_ROUTES.listJobs, routePath('listJobs'))).jobs;
+  }
+
+  /**
+   * `POST /v1/jobs/plan`: what running the job file `job` would change (instances to place, replace,
+   * adopt and remove per node, each place explained); nothing is done. `job_invalid` names a bad field.
+   */
+  planJob(job: JobFileBody): Promise<JobPlanAnswer> {
+    return this.#call(OPERATOR_ROUTES.planJob, routePath('planJob'), job, { timeoutMs: 0 });
+  }
+
+  /** `POST /v1/jobs`: runs the job file `job` (a new version unless it is what runs; chained). */
+  runJob(job: JobFileBody): Promise<JobRunAnswer> {
+    return this.#call(OPERATOR_ROUTES.runJob, routePath('runJob'), job, { timeoutMs: 0 });
+  }
+
+  /** `GET /v1/jobs/<name>`: one job as it stands (`unknown_job` otherwise). */
+  async job(name: string): Promise<JobStatusAnswer> {
+    return (await this.#call(OPERATOR_ROUTES.getJob, routePath('getJob', name))).job;
+  }
+
+  /** `GET /v1/jobs/<name>/history`: the job's versions, oldest first. */
+  async jobHistory(name: string): Promise<readonly JobVersionAnswer[]> {
+    return (await this.#call(OPERATOR_ROUTES.jobHistory, routePath('jobHistory', name))).versions;
+  }
+
+  /** `POST /v1/jobs/<name>/revert`: a new version copying version `version` (chained). */
+  revertJob(name: string, version: number): Promise<JobRunAnswer> {
+    return this.#call(OPERATOR_ROUTES.revertJob, routePath('revertJob', name), { version });
+  }
+
+  /** `POST /v1/jobs/<name>/stop`: stops the job and takes its instances down (chained). */
+  async stopJob(name: string): Promise<JobStatusAnswer> {
+    return (await this.#call(OPERATOR_ROUTES.stopJob, routePath('stopJob', name), {}, { timeoutMs: 0 })).job;
   }
 
   /** `GET /v1/whoami`: the operator the controller takes this client for, and its role. */

@@ -27,6 +27,9 @@ export const STATUS_OF_CODE: Readonly<Record<string, number>> = Object.freeze({
   approval_already_decided: 409,
   approval_expired: 409,
   approvals_disabled: 409,
+  job_invalid: 400,
+  unknown_job: 404,
+  unknown_job_version: 404,
   invalid_note: 400,
   invalid_operator: 400,
   not_found: 404,
@@ -43,6 +46,8 @@ export const STATUS_OF_CODE: Readonly<Record<string, number>> = Object.freeze({
   indeterminate: 504,
   internal: 500,
   state: 500,
+  store_unavailable: 503,
+  store_conflict: 503,
 });
 
 /**
@@ -79,10 +84,19 @@ export interface MappedError {
 
 /**
  * Maps anything thrown while handling a request to the API's error: a `PlaneError` or `ApiFailure`
- * keeps its code (and field and reasons), a `StateError` is `state`, anything else is `internal`
+ * keeps its code (and field and reasons), a `StateError` is `state` (but `store_unavailable` and
+ * `store_conflict` of a server database keep their code, status 503), anything else is `internal`
  * with a message that leaks nothing (the details go to the log).
  */
 export function mapError(err: unknown): MappedError {
+  // A server database that is down or kept losing conflicts: a refusal to retry, not a fault here.
+  if (err instanceof StateError && (err.code === 'store_unavailable' || err.code === 'store_conflict')) {
+    return {
+      status: 503,
+      error: { code: err.code, message: `the state store cannot serve this now (retry): ${err.message}` },
+      unexpected: false,
+    };
+  }
   if (err instanceof StateError) {
     return {
       status: 500,

@@ -2,6 +2,7 @@ export type {
   ApiErrorBody,
   ApiHealth,
   ApiInfo,
+  ApiLeadership,
   ConstraintFailureAnswer,
   ExplainRowAnswer,
   ExplanationAnswer,
@@ -116,6 +117,22 @@ export {
   sseFrame,
 } from './event-stream.js';
 export type { HandlerRequest, OperatorHandlers } from './handlers.js';
+export {
+  type JobFileBody,
+  JobFileBodySchema,
+  type JobInstanceAnswer,
+  type JobPlanAnswer,
+  type JobPlanChangeAnswer,
+  JobPlanSchema,
+  type JobRunAnswer,
+  JobRunSchema,
+  type JobStatusAnswer,
+  JobStatusSchema,
+  type JobVersionAnswer,
+  JobVersionSchema,
+  type RevertJobBody,
+  RevertJobBodySchema,
+} from './job-answers.js';
 export type { OperatorManagementHandlers } from './operator-handlers.js';
 export { operatorHandlers } from './operator-handlers.js';
 export type { AddOperatorAnswer, AddOperatorBody, OperatorView, WhoAmI } from './operator-routes.js';

@@ -22,7 +22,7 @@ describe('the route table', () => {
   it('matchRoute finds each route by the path routePath builds, with its id, for any id', () => {
     fc.assert(
       fc.property(fc.string({ minLength: 1, maxLength: 40 }), (id) => {
-        fc.pre(!['refresh', 'seed'].includes(id));
+        fc.pre(!['refresh', 'seed', 'plan'].includes(id));
         for (const name of ROUTE_NAMES) {
           const route = OPERATOR_ROUTES[name];
           const m = matchRoute(route.method, segments(routePath(name, id)));
@@ -40,6 +40,8 @@ describe('the route table', () => {
     expect(matchRoute('PUT', ['v1', 'nodes', 'n1'])).toEqual({ name: undefined, methods: ['GET', 'DELETE'] });
     expect(matchRoute('GET', ['v1', 'nope'])).toEqual({ name: undefined, methods: [] });
     expect(matchRoute('GET', ['v1', 'nodes', ''])).toEqual({ name: undefined, methods: [] });
+    expect(matchRoute('POST', ['v1', 'jobs', 'plan'])).toMatchObject({ name: 'planJob' });
+    expect(matchRoute('GET', ['v1', 'jobs', 'web'])).toMatchObject({ name: 'getJob', params: { id: 'web' } });
   });
 });
 
@@ -68,5 +70,7 @@ describe('the roles of the routes', () => {
       expect(roles[n], n).toBe('admin');
     for (const n of ['place', 'start', 'stop', 'unload', 'ackAlert', 'settle', 'refreshNodes'])
       expect(roles[n], n).toBe('operator');
+    for (const n of ['planJob', 'runJob', 'revertJob', 'stopJob']) expect(roles[n], n).toBe('operator');
+    for (const n of ['listJobs', 'getJob', 'jobHistory']) expect(roles[n], n).toBe('viewer');
   });
 });

@@ -81,6 +81,20 @@ import {
   DecisionSchema,
 } from './chain-answers.js';
 import {
+  type JobFileBody,
+  JobFileBodySchema,
+  type JobPlanAnswer,
+  JobPlanSchema,
+  type JobRunAnswer,
+  JobRunSchema,
+  type JobStatusAnswer,
+  JobStatusSchema,
+  type JobVersionAnswer,
+  JobVersionSchema,
+  type RevertJobBody,
+  RevertJobBodySchema,
+} from './job-answers.js';
+import {
   type AddOperatorAnswer,
   AddOperatorAnswerSchema,
   type AddOperatorBody,
@@ -158,6 +172,13 @@ export interface OperatorRoutes {
   readonly getApproval: RouteDef<undefined, NoQuery, { readonly approval: ApprovalView }>;
   readonly approve: RouteDef<ApprovalNoteBody, NoQuery, { readonly approval: ApprovalView }>;
   readonly reject: RouteDef<ApprovalNoteBody, NoQuery, { readonly approval: ApprovalView }>;
+  readonly listJobs: RouteDef<undefined, NoQuery, { readonly jobs: readonly JobStatusAnswer[] }>;
+  readonly planJob: RouteDef<JobFileBody, NoQuery, JobPlanAnswer>;
+  readonly runJob: RouteDef<JobFileBody, NoQuery, JobRunAnswer>;
+  readonly getJob: RouteDef<undefined, NoQuery, { readonly job: JobStatusAnswer }>;
+  readonly jobHistory: RouteDef<undefined, NoQuery, { readonly versions: readonly JobVersionAnswer[] }>;
+  readonly revertJob: RouteDef<RevertJobBody, NoQuery, JobRunAnswer>;
+  readonly stopJob: RouteDef<EmptyBody, NoQuery, { readonly job: JobStatusAnswer }>;
   readonly whoami: RouteDef<undefined, NoQuery, WhoAmI>;
   readonly listOperators: RouteDef<undefined, NoQuery, { readonly operators: readonly OperatorView[] }>;
   readonly addOperator: RouteDef<AddOperatorBody, NoQuery, AddOperatorAnswer>;
@@ -254,6 +275,13 @@ export const OPERATOR_ROUTES: OperatorRoutes = Object.freeze({
   getApproval: get('v1/approvals/:id', approval),
   approve: post('operator', 'v1/approvals/:id/approve', ApprovalNoteBodySchema, approval),
   reject: post('operator', 'v1/approvals/:id/reject', ApprovalNoteBodySchema, approval),
+  listJobs: get('v1/jobs', z.strictObject({ jobs: z.array(JobStatusSchema) })),
+  planJob: post('operator', 'v1/jobs/plan', JobFileBodySchema, JobPlanSchema),
+  runJob: post('operator', 'v1/jobs', JobFileBodySchema, JobRunSchema),
+  getJob: get('v1/jobs/:id', z.strictObject({ job: JobStatusSchema })),
+  jobHistory: get('v1/jobs/:id/history', z.strictObject({ versions: z.array(JobVersionSchema) })),
+  revertJob: post('operator', 'v1/jobs/:id/revert', RevertJobBodySchema, JobRunSchema),
+  stopJob: post('operator', 'v1/jobs/:id/stop', EmptyBodySchema, z.strictObject({ job: JobStatusSchema })),
   whoami: get('v1/whoami', WhoAmISchema),
   listOperators: {
     ...get('v1/operators', z.strictObject({ operators: z.array(OperatorViewSchema) })),
@@ -302,6 +330,13 @@ export const ROUTE_NAMES: readonly RouteName[] = Object.freeze([
   'getApproval',
   'approve',
   'reject',
+  'listJobs',
+  'planJob',
+  'runJob',
+  'getJob',
+  'jobHistory',
+  'revertJob',
+  'stopJob',
   'whoami',
   'listOperators',
   'addOperator',

@@ -188,15 +188,23 @@ describe('the describe answer', () => {
   };
 
   it('parses a host advertisement, and reads a missing or malformed software as none', () => {
-    // A host from before `features` advertises none.
+    // A host from before `features` and `clock_ms` advertises none.
     expect(parseAnswer('workload.describe', { facts, advertisement: ad })).toEqual({
       facts,
-      advertisement: { ...ad, features: [] },
+      advertisement: { ...ad, features: [], clock_ms: null },
     });
     const { software: _, ...old } = ad;
     expect(parseAnswer('workload.describe', { facts, advertisement: old }).advertisement.software).toBeNull();
     const odd = { ...ad, software: { name: 'Bad Name', version: '1' } };
     expect(parseAnswer('workload.describe', { facts, advertisement: odd }).advertisement.software).toBeNull();
+  });
+
+  it('reads clock_ms leniently: a non-negative safe integer kept, anything else as none', () => {
+    const read = (clock_ms: unknown) =>
+      parseAnswer('workload.describe', { facts, advertisement: { ...ad, clock_ms } }).advertisement.clock_ms;
+    expect(read(1_767_225_600_000)).toBe(1_767_225_600_000);
+    expect(read(0)).toBe(0);
+    for (const bad of [-1, 1.5, '1767225600000', 2 ** 53, null, {}]) expect(read(bad)).toBeNull();
   });
 
   it('reads features leniently: listed names kept (unknown ones too), anything malformed as none', () => {

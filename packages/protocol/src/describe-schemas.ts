@@ -58,6 +58,12 @@ export type WorkloadHostAdvertisement = {
    * (a host from before the field) or not a list of short names reads as `[]`; unknown names are kept.
    */
   readonly features: string[];
+  /**
+   * The host's clock (Unix ms) when it answered, or null (a host from before the field, or one that
+   * does not say). A controller measures the host's clock offset from it (`clockOffset`): read
+   * leniently, like `software`.
+   */
+  readonly clock_ms: number | null;
 };
 
 const LeaseMs = CountSchema.max(MAX_ADVERTISED_LEASE_MS);
@@ -78,6 +84,7 @@ export const WorkloadHostAdvertisementSchema: z.ZodType<WorkloadHostAdvertisemen
     .max(64)
     .default([])
     .catch([]),
+  clock_ms: z.int().nonnegative().max(Number.MAX_SAFE_INTEGER).nullable().default(null).catch(null),
 });
 
 /** What `workload.describe` answers. */

@@ -38,6 +38,13 @@ export {
   WorkloadHostAdvertisementSchema,
 } from './describe-schemas.js';
 export {
+  type ClockOffset,
+  clockOffset,
+  HOST_CLOCK_TAG,
+  hostClockFromReason,
+  hostClockSuffix,
+} from './host-clock.js';
+export {
   DEPARTURE_REASONS,
   type DepartedInstance,
   type DepartureReason,

@@ -24,7 +24,7 @@ describe('methods', () => {
 });
 
 describe('Refusal', () => {
-  it('has the thirteen stable codes', () => {
+  it('has the fourteen stable codes', () => {
     expect(REFUSAL_CODES).toEqual([
       'signature',
       'expired',
@@ -39,6 +39,7 @@ describe('Refusal', () => {
       'verify',
       'runtime',
       'unknown_instance',
+      'no_space',
     ]);
     expect(isRefusalCode('nope')).toBe(false);
   });

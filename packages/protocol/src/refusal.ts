@@ -14,6 +14,7 @@ const REFUSAL_CODES_VALUE = [
   'verify',
   'runtime',
   'unknown_instance',
+  'no_space',
 ] as const;
 /**
  * The refusal codes a host sends back (stable strings, part of the protocol). Meanings:
@@ -28,7 +29,9 @@ const REFUSAL_CODES_VALUE = [
  *   decision id on a mutating method, or a transport method that differs from the signed one;
  * - `governance`, `admission`, `fetch`, `verify`, `runtime`, `unknown_instance`: refusals of a
  *   verified request by the host's governance gate, admission check, package fetch, package
- *   verification, runtime adapter, or instance lookup.
+ *   verification, runtime adapter, or instance lookup;
+ * - `no_space`: the host's package store ran out of disk space while it fetched or stored the package
+ *   (nothing of it was kept; the host acted on nothing and accepts a place again once space is freed).
  */
 export const REFUSAL_CODES: typeof REFUSAL_CODES_VALUE = Object.freeze(REFUSAL_CODES_VALUE);
 

@@ -10,6 +10,7 @@ import {
 } from '@heddle/envelope';
 import type { ControllerPolicy } from './controller-policy.js';
 import { fastRequestForm, parseFast, RequestFormSchema } from './fast-shapes.js';
+import { hostClockSuffix } from './host-clock.js';
 import {
   CTL_VERSION,
   MAX_CLOCK_SKEW_MS,
@@ -174,13 +175,13 @@ function verifyInOrder(
   if (now >= r.expires_at_ms) {
     return refuse(
       'expired',
-      `request expired ${now - r.expires_at_ms} ms ago (expires_at_ms)`,
+      `request expired ${now - r.expires_at_ms} ms ago (expires_at_ms) ${hostClockSuffix(now)}`,
       'expires_at_ms',
     );
   }
   if (r.issued_at_ms - now > MAX_CLOCK_SKEW_MS) {
     const ahead = r.issued_at_ms - now;
-    const msg = `issued_at_ms is ${ahead} ms ahead of this node's clock; at most ${MAX_CLOCK_SKEW_MS} ms is tolerated`;
+    const msg = `issued_at_ms is ${ahead} ms ahead of this node's clock; at most ${MAX_CLOCK_SKEW_MS} ms is tolerated ${hostClockSuffix(now)}`;
     return refuse('expired', msg, 'issued_at_ms');
   }
   const lifetime = r.expires_at_ms - r.issued_at_ms;

@@ -300,9 +300,7 @@ async function fetchPieces(
         );
         return;
       }
-      const write = handle.write(bytes, 0, bytes.length, index * map.pieceSize).then(({ bytesWritten }) => {
-        if (bytesWritten !== bytes.length) throw new Error(`short write of piece ${index}`);
-      });
+      const write = writeFully(handle, bytes, index * map.pieceSize);
       const tracked = write
         .catch((err: unknown) =>
           fail(new WireError('destination', `${path} piece ${index}: ${errorMessage(err)}`, { cause: err })),
@@ -327,4 +325,17 @@ async function fetchPieces(
   await Promise.all(writes);
   await syncing;
   if (failure !== undefined) throw failure;
+}
+
+/**
+ * Writes all of `bytes` at `position`: a short write (a filesystem that filled up part way) is
+ * continued, so that the write that cannot go on fails with the system's own error (`ENOSPC`).
+ */
+async function writeFully(handle: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
+  let done = 0;
+  while (done < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, position + done);
+    if (bytesWritten <= 0) throw new Error(`no progress writing at ${position + done}`);
+    done += bytesWritten;
+  }
 }

@@ -12,6 +12,64 @@ async function makeChain(dir: string, n: number): Promise<string> {
   return path;
 }
 
+/** Two controllers' chains in `dir`/chains: A leads then places; B takes over from A and stops it. */
+async function twoControllers(dir: string, bogus = false): Promise<void> {
+  const A = 'a'.repeat(32);
+  const B = 'b'.repeat(32);
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(join(dir, 'chains'));
+  const a = await openChainFile(join(dir, 'chains', 'a.jsonl'));
+  const b = await openChainFile(join(dir, 'chains', 'b.jsonl'));
+  const lead = await a.append('controller', 'controller.leader', { controller: A, epoch: 1, previous: null });
+  const placed = await a.append('workload.placement', 'workload.place', { controller: A, phase: 'decision' });
+  await b.append('controller', 'controller.leader', {
+    controller: B,
+    epoch: 2,
+    previous: { controller: A, epoch: 1, event: lead.hash },
+    refers_to: [{ controller: A, event: bogus ? placed.hash : lead.hash, kind: 'controller.leader' }],
+  });
+  await b.append('workload.placement', 'workload.stop', {
+    controller: B,
+    phase: 'decision',
+    refers_to: [{ controller: null, event: placed.hash, kind: 'workload.place' }],
+  });
+  await a.close();
+  await b.close();
+}
+
+describe('heddle chain verify with several controllers', () => {
+  it('verifies each chain of a directory and their cross-references', async () => {
+    const dir = tempDir();
+    await twoControllers(dir);
+    const r = await runCaptured(['chain', 'verify', 'chains', '--json'], dir);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.out);
+    expect(out).toMatchObject({ ok: true, cross_refs: { ok: true, references: 2, resolved: 2 } });
+    expect(out.chains.map((c: { ok: boolean; size: number }) => [c.ok, c.size])).toEqual([
+      [true, 2],
+      [true, 2],
+    ]);
+    const human = await runCaptured(['chain', 'verify', 'chains/a.jsonl', 'chains/b.jsonl'], dir);
+    expect(human.out).toContain('cross-references: 2 of 2 resolved');
+    // One chain alone: its own references to the other chain are unresolved, not failed.
+    const alone = await runCaptured(['chain', 'verify', 'chains/b.jsonl', '--json'], dir);
+    expect(alone.code).toBe(0);
+    expect(JSON.parse(alone.out).cross_refs).toMatchObject({ ok: true, references: 2, resolved: 0 });
+  });
+
+  it('fails when a takeover names an event the other chain does not hold under that kind', async () => {
+    const dir = tempDir();
+    await twoControllers(dir, true);
+    const r = await runCaptured(['chain', 'verify', 'chains'], dir);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('cross-references: 1 of 2 resolved, 1 FAILED');
+    expect(r.out).toMatch(
+      /FAILED .*b\.jsonl seq 0: event [0-9a-f]{64} is a workload\.place, not a controller\.leader/,
+    );
+    expect((await runCaptured(['chain', 'verify', 'empty'], dir)).code).toBe(3);
+  });
+});
+
 describe('heddle chain verify', () => {
   it('reports a good chain with exit 0 and its head', async () => {
     const dir = tempDir();

@@ -1,11 +1,14 @@
-import { resolve } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import {
   type ChainEvent,
   type Checkpoint,
+  type CrossRefReport,
   openChainFile,
   parseSignedCheckpoint,
   verifyChainFile,
   verifyCheckpoint,
+  verifyCrossReferences,
   verifyInclusion,
 } from '@heddle/chain';
 import { errorMessage, type ParsedArgs, parseArgv, positional, requiredString } from '@heddle/cli-kit';
@@ -38,31 +41,114 @@ export async function chain(args: readonly string[], io: CliIo): Promise<number>
 
 async function chainVerify(args: readonly string[], io: CliIo): Promise<number> {
   const p = parseArgv('heddle', CHAIN_VERIFY, args);
-  const path = resolve(io.cwd, positional(p, 0));
+  const files = chainFiles(p.positionals, io.cwd);
   const checkpoint = loadCheckpoint(p, io.cwd);
+  if (checkpoint !== undefined && files.length > 1)
+    throw usageError('--checkpoint checks one chain file: give one', 'checkpoint');
+  const json = p.booleans.json === true;
+  if (files.length === 1 && files[0] !== undefined) {
+    const one = await verifyOne(files[0], checkpoint);
+    const refs = one.events === undefined ? undefined : crossRefs([one]);
+    emit(io, json, { ...one.result, ...(refs === undefined ? {} : { cross_refs: refs }) }, () => [
+      ...one.lines,
+      ...(refs === undefined ? [] : crossRefLines(refs)),
+    ]);
+    return one.ok && (refs?.ok ?? true) ? ExitCode.ok : ExitCode.checkFailed;
+  }
+  const all: VerifiedFile[] = [];
+  for (const f of files) all.push(await verifyOne(f, undefined));
+  const refs = all.every((a) => a.events !== undefined) ? crossRefs(all) : undefined;
+  const ok = all.every((a) => a.ok) && refs !== undefined && refs.ok;
+  emit(io, json, { ok, chains: all.map((a) => a.result), cross_refs: refs ?? null }, () => [
+    ...all.flatMap((a) => [`${a.file}:`, ...a.lines.map((l) => `  ${l}`)]),
+    ...(refs === undefined
+      ? ['cross-references not checked: a chain failed to verify']
+      : crossRefLines(refs)),
+  ]);
+  return ok ? ExitCode.ok : ExitCode.checkFailed;
+}
+
+interface VerifiedFile {
+  readonly file: string;
+  readonly ok: boolean;
+  readonly result: Record<string, unknown>;
+  readonly lines: string[];
+  /** Its events, when it verified (for the cross-references). */
+  readonly events: readonly ChainEvent[] | undefined;
+}
+
+async function verifyOne(path: string, checkpoint: Checkpoint | undefined): Promise<VerifiedFile> {
   const r = await verifyChainFile(path, checkpoint ? { checkpoint } : {});
   const result = { file: path, ...r, checkpoint: checkpoint ?? null };
   const cut = r.quarantined.map(
     (q) => `QUARANTINED: ${q.bytes} bytes cut off at byte ${q.offset} by a crash repair, kept in ${q.path}`,
   );
-  emit(io, p.booleans.json === true, result, () =>
-    r.ok
-      ? [
-          `ok: ${r.size} events verified${checkpoint ? `, consistent with the checkpoint at size ${checkpoint.size}` : ''}`,
-          `head: ${r.head}`,
-          ...cut,
-          ...(cut.length === 0
-            ? []
-            : ['inspect them (a record there is lost from the chain); move them away to acknowledge']),
-        ]
-      : [
-          `FAILED at seq ${r.failure?.seq}${r.failure?.line ? ` (line ${r.failure.line}, byte ${r.failure.offset})` : ''}: ${r.failure?.reason}`,
-          `  ${r.failure?.message}`,
-          `the first ${r.size} events verify; head of that run: ${r.head}`,
-        ],
-  );
+  const lines = r.ok
+    ? [
+        `ok: ${r.size} events verified${checkpoint ? `, consistent with the checkpoint at size ${checkpoint.size}` : ''}`,
+        `head: ${r.head}`,
+        ...cut,
+        ...(cut.length === 0
+          ? []
+          : ['inspect them (a record there is lost from the chain); move them away to acknowledge']),
+      ]
+    : [
+        `FAILED at seq ${r.failure?.seq}${r.failure?.line ? ` (line ${r.failure.line}, byte ${r.failure.offset})` : ''}: ${r.failure?.reason}`,
+        `  ${r.failure?.message}`,
+        `the first ${r.size} events verify; head of that run: ${r.head}`,
+      ];
   // Bytes a repair cut off are never passed over silently: the check fails until someone moved them away.
-  return r.ok && r.quarantined.length === 0 ? ExitCode.ok : ExitCode.checkFailed;
+  const ok = r.ok && r.quarantined.length === 0;
+  let events: readonly ChainEvent[] | undefined;
+  if (r.ok) {
+    const c = await openChainFile(path, { readOnly: true });
+    try {
+      events = c.range(0);
+    } finally {
+      await c.close();
+    }
+  }
+  return { file: path, ok, result, lines, events };
+}
+
+function crossRefs(files: readonly VerifiedFile[]): CrossRefReport {
+  return verifyCrossReferences(files.map((f) => ({ name: f.file, events: f.events ?? [] })));
+}
+
+function crossRefLines(r: CrossRefReport): string[] {
+  if (r.references === 0) return [];
+  return [
+    `cross-references: ${r.resolved} of ${r.references} resolved${r.ok ? '' : `, ${r.failures.length} FAILED`}`,
+    ...r.failures.map((f) => `  FAILED ${f.chain} seq ${f.seq}: ${f.reason}`),
+    ...r.unresolved.map((u) => `  unresolved ${u.chain} seq ${u.seq}: ${u.reason}`),
+  ];
+}
+
+/** The chain files the positionals name: each file as is, each directory as its `*.jsonl` files (sorted). */
+function chainFiles(positionals: readonly string[], cwd: string): string[] {
+  if (positionals.length === 0) throw usageError('give a chain file (or several, or a directory)', 'file');
+  const out: string[] = [];
+  for (const arg of positionals) {
+    const path = resolve(cwd, arg);
+    let isDir = false;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch {
+      isDir = false; // verifyChainFile names a missing file
+    }
+    if (!isDir) {
+      out.push(path);
+      continue;
+    }
+    const found = readdirSync(path)
+      .filter((n) => n.endsWith('.jsonl'))
+      .sort()
+      .map((n) => join(path, n));
+    if (found.length === 0)
+      throw new CliError('file_unreadable', `${path}: no *.jsonl chain file in it`, ExitCode.badInput);
+    out.push(...found);
+  }
+  return out;
 }
 
 async function chainTail(args: readonly string[], io: CliIo): Promise<number> {

@@ -166,7 +166,13 @@ export function labelsCell(labels: Readonly<Record<string, string>>): string {
   return names.length === 0 ? '-' : names.map((k) => `${k}=${labels[k]}`).join(',');
 }
 
-/** The `node ls` table, and a note under it for each suspended node. */
+/** A node answering with a clock off by more than this (ms) gets a line under the table. */
+const CLOCK_NOTE_MS = 5_000;
+
+/**
+ * The `node ls` table, and a note under it for each suspended node, each node that fails its checks
+ * (its last error), and each node that answers with a clock off by more than 5 s.
+ */
 export function nodeTable(nodes: readonly NodeView[], paint: Paint, now: number): string[] {
   if (nodes.length === 0) return ['no nodes (add one with heddle node add <ws-url> --tier <tier>)'];
   const rows = nodes.map((n) => [
@@ -199,6 +205,12 @@ export function nodeTable(nodes: readonly NodeView[], paint: Paint, now: number)
       (n.liveness !== 'alive' || n.last_error.startsWith('token refused:'))
     ) {
       lines.push(`${n.node_id}: ${n.last_error}`);
+    } else if (n.clock !== null && Math.abs(n.clock.offset_ms) > CLOCK_NOTE_MS) {
+      // Answering, but its clock drifts: said before its calls are refused (docs/operator-guide.md 5.11a).
+      const side = n.clock.offset_ms > 0 ? 'ahead of' : 'behind';
+      lines.push(
+        `${n.node_id}: clock ${(Math.abs(n.clock.offset_ms) / 1000).toFixed(1)} s ${side} this controller's (±${n.clock.error_ms} ms); fix its time (NTP), see heddle alerts`,
+      );
     }
   }
   return lines;

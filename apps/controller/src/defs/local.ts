@@ -4,7 +4,8 @@ import { JSON_FLAG } from '../command-def.js';
 // The definitions of `heddle init`, `controller run`, `keygen` and `id`: what each parses and what its
 // --help says (docs/cli.md describes them). Data only, so that help and completion load nothing else.
 
-const HOME_FLAG: FlagDef = {
+/** `--home <dir>`: the controller home. */
+export const HOME_FLAG: FlagDef = {
   name: 'home',
   kind: 'string',
   value: '<dir>',

@@ -9,8 +9,13 @@ const CHAIN_FILE = { name: 'file', description: 'the chain file (opened read-onl
 /** `heddle chain verify`. */
 export const CHAIN_VERIFY: CommandDef = {
   name: 'chain verify',
-  summary: 'recompute every hash and link of a chain file (and check a checkpoint)',
-  positionals: [CHAIN_FILE],
+  summary:
+    'recompute every hash and link of chain files (and check a checkpoint); with several, their cross-references',
+  description:
+    'Each file is verified on its own; a directory stands for every *.jsonl file in it. With several controllers (docs/operator-guide.md, "Running several controllers") give every controller\u2019s chain: each event\u2019s `refers_to` entries (a takeover naming the term it ends, a stop or reschedule of an instance another controller placed) must name an event that exists in the named controller\u2019s chain, under the named kind. A reference to a chain that was not given is listed as unresolved and does not fail the check.',
+  positionals: [
+    { name: 'file', variadic: true, description: 'chain files or directories of them (opened read-only)' },
+  ],
   flags: [
     {
       name: 'checkpoint',

@@ -4,7 +4,7 @@ import { ApiCallError, call, get } from './api.js';
 import { clock } from './format.js';
 import { html } from './html.js';
 import { describe, follow, type LiveEvent, type LiveState } from './live.js';
-import type { AlertRecord, Approval, NodeView, Placement } from './types.js';
+import type { AlertRecord, Approval, JobStatusAnswer, NodeView, Placement } from './types.js';
 import { Alerts } from './views/alerts.js';
 import { Approvals } from './views/approvals.js';
 import { Audit } from './views/audit.js';
@@ -20,9 +20,10 @@ interface Data {
   readonly alerts: readonly AlertRecord[];
   readonly approvals: readonly Approval[];
   readonly approvalsAvailable: boolean;
+  readonly jobs: readonly JobStatusAnswer[];
 }
 
-type Kind = 'nodes' | 'instances' | 'alerts' | 'approvals';
+type Kind = 'nodes' | 'instances' | 'alerts' | 'approvals' | 'jobs';
 
 const TABS: readonly { readonly id: string; readonly label: string }[] = [
   { id: 'nodes', label: 'Nodes' },
@@ -35,7 +36,8 @@ const TABS: readonly { readonly id: string; readonly label: string }[] = [
 
 /** Which collections an event changes. */
 function kindsOf(type: string): Kind[] {
-  if (type.startsWith('instance.')) return ['instances', 'nodes'];
+  if (type.startsWith('instance.')) return ['instances', 'nodes', 'jobs'];
+  if (type.startsWith('job.')) return ['jobs'];
   if (type.startsWith('node.')) return ['nodes'];
   if (type.startsWith('alert.')) return ['alerts'];
   if (type.startsWith('approval.')) return ['approvals'];
@@ -52,6 +54,7 @@ export function App(props: { onLogout: () => void }) {
     alerts: [],
     approvals: [],
     approvalsAvailable: true,
+    jobs: [],
   });
   const [live, setLive] = useState<LiveState>('connecting');
   const [feed, setFeed] = useState<readonly LiveEvent[]>([]);
@@ -70,6 +73,7 @@ export function App(props: { onLogout: () => void }) {
           if (k === 'instances')
             next.instances = (await get<{ instances: Placement[] }>('/v1/instances')).instances;
           if (k === 'alerts') next.alerts = (await get<{ alerts: AlertRecord[] }>('/v1/alerts')).alerts;
+          if (k === 'jobs') next.jobs = (await get<{ jobs: JobStatusAnswer[] }>('/v1/jobs')).jobs;
           if (k === 'approvals') {
             try {
               next.approvals = (await get<{ approvals: Approval[] }>('/v1/approvals')).approvals;
@@ -114,7 +118,7 @@ export function App(props: { onLogout: () => void }) {
         setFeed((f) => [e, ...f].slice(0, 50));
         soon(kindsOf(e.type));
       },
-      onReset: () => soon(['nodes', 'instances', 'alerts', 'approvals']),
+      onReset: () => soon(['nodes', 'instances', 'alerts', 'approvals', 'jobs']),
       onState: setLive,
     });
     return () => {
@@ -130,7 +134,7 @@ export function App(props: { onLogout: () => void }) {
   const [tab, sub] = path;
   const open = data.alerts.filter((a) => a.acked_at_ms === null).length;
   const waiting = data.approvals.filter((a) => a.state === 'pending').length;
-  const reloadAll = (): void => soon(['nodes', 'instances', 'alerts', 'approvals']);
+  const reloadAll = (): void => soon(['nodes', 'instances', 'alerts', 'approvals', 'jobs']);
   let view: VNode;
   if (tab === 'instances' && sub !== undefined) {
     view = html`<${Instance} id=${sub} placement=${data.instances.find((i) => i.instance_id === sub)} onChange=${reloadAll} />`;
@@ -138,7 +142,7 @@ export function App(props: { onLogout: () => void }) {
   else if (tab === 'alerts') view = html`<${Alerts} alerts=${data.alerts} onChange=${reloadAll} />`;
   else if (tab === 'approvals')
     view = html`<${Approvals} approvals=${data.approvals} available=${data.approvalsAvailable} onChange=${reloadAll} />`;
-  else if (tab === 'jobs') view = html`<${Jobs} />`;
+  else if (tab === 'jobs') view = html`<${Jobs} jobs=${data.jobs} />`;
   else if (tab === 'audit') view = html`<${Audit} selected=${sub} version=${version} />`;
   else
     view = html`<section aria-labelledby="nodes-h"><h2 id="nodes-h">Nodes</h2><${Nodes} nodes=${data.nodes} /></section>`;

@@ -28,6 +28,7 @@ const PLANE_TYPES = [
   'approval.rejected',
   'approval.expired',
   'approval.updated',
+  'job.updated',
 ];
 
 /**
@@ -80,6 +81,8 @@ export function describe(e: LiveEvent): string {
     case 'alert.opened':
     case 'alert.closed':
       return `${s('alert_id')} ${s('reason')} (${s('instance_id')})`;
+    case 'job.updated':
+      return `job ${s('job')} version ${s('version')} ${s('status')}, rollout ${s('rollout')}`;
     default:
       return typeof d.approval_id === 'string' ? `${s('approval_id')} ${s('workload')}` : JSON.stringify(d);
   }

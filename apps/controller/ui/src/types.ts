@@ -10,5 +10,6 @@ export type {
   DecisionAnswer,
   ExplainRowAnswer,
   InstanceLogs,
+  JobStatusAnswer,
   Placement,
 } from '@heddle/operator-api';

@@ -14,6 +14,7 @@ import { Cluster } from '../cluster.js';
 import { clusterRoot, writeControllerHome, writeHostHome } from '../daemons.js';
 import { buildPackage, type PackageKind } from '../packages.js';
 import { API_PORT, Fabric, HOST_PORT } from './fabric.js';
+import { faketimeEnv } from './faketime.js';
 import { Relay } from './relay.js';
 
 const APPS = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..');
@@ -33,6 +34,8 @@ export interface NetClusterOptions {
   readonly deadAfterSecs?: number;
   /** Every host's `controller_lease_secs` (default: none, the lease is off). */
   readonly leaseSecs?: number;
+  /** Run every host under libfaketime, its clock set by `clockFile(i)` (the clock kinds: faketime.ts). */
+  readonly faketime?: boolean;
 }
 
 const STARTUP_MS = 120_000;
@@ -61,6 +64,8 @@ export class NetCluster extends Cluster {
   readonly relay: Relay;
   readonly leaseSecs: number | undefined;
   readonly deadAfterSecs: number;
+  /** Whether the hosts run under libfaketime (see `clockFile`). */
+  readonly faketime: boolean;
   readonly #token: string;
 
   private constructor(
@@ -72,13 +77,14 @@ export class NetCluster extends Cluster {
     },
     fabric: Fabric,
     relay: Relay,
-    o: { leaseSecs: number | undefined; deadAfterSecs: number },
+    o: { leaseSecs: number | undefined; deadAfterSecs: number; faketime?: boolean | undefined },
   ) {
     super(base.root, base.operator, base.observer, base.controllerId);
     this.fabric = fabric;
     this.relay = relay;
     this.leaseSecs = o.leaseSecs;
     this.deadAfterSecs = o.deadAfterSecs;
+    this.faketime = o.faketime === true;
     this.#token = readFileSync(join(this.controllerHome, 'api.token'), 'utf8').trim();
   }
 
@@ -104,6 +110,7 @@ export class NetCluster extends Cluster {
       c = new NetCluster({ root, operator, observer, controllerId: ctl.nodeId }, fabric, relay, {
         leaseSecs: options.leaseSecs,
         deadAfterSecs,
+        faketime: options.faketime,
       });
       for (const kind of options.packages ?? ['wasi', 'native']) {
         c.packages[kind] = await buildPackage(kind, join(root, 'packages'), operator);
@@ -156,7 +163,13 @@ export class NetCluster extends Cluster {
     const bin = builtBin(role === 'controller' ? 'controller' : 'host');
     return spawnLogged('ip', ['netns', 'exec', this.fabric.ns(role), process.execPath, bin, ...args], {
       cwd: this.root,
+      ...(role !== 'controller' && this.faketime ? { env: faketimeEnv(this.clockFile(role)) } : {}),
     });
+  }
+
+  /** The file host `i`'s clock offset is read from when the hosts run under libfaketime. */
+  clockFile(i: number): string {
+    return join(this.root, `host-${i}.faketime`);
   }
 
   override async startController(): Promise<void> {
