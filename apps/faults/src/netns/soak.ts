@@ -91,8 +91,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
   let checkChains = 0;
   let sampler = new DuplicateSampler(cluster);
   let busy = false;
+  /** While a cluster is being replaced there is nothing to check (its daemons are going or coming). */
+  let replacing = false;
   const standing = setInterval(() => {
-    if (busy) return;
+    if (busy || replacing) return;
     busy = true;
     (async () => {
       checks++;
@@ -129,10 +131,12 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
         const why = err instanceof Error ? err.message : String(err);
         resetFailures.set(seed, why);
         log(`FAIL seed ${seed}: ${why.slice(0, 4000)}`);
+        replacing = true;
         while (busy) await new Promise((res) => setTimeout(res, 100));
         await cluster.teardown();
         cluster = await start();
         sampler = new DuplicateSampler(cluster);
+        replacing = false;
         continue;
       }
       results.push(r);
