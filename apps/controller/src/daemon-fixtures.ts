@@ -26,10 +26,17 @@ export const WASI_COG: string = resolve(here, '../../../examples/wasi-cog');
 /** A daemon child process and what it logged. */
 export type Daemon = LoggedProcess;
 
-function spawnDaemon(bin: string, tsconfig: string, args: readonly string[], cwd: string): Daemon {
+function spawnDaemon(
+  bin: string,
+  tsconfig: string,
+  args: readonly string[],
+  cwd: string,
+  detached = false,
+): Daemon {
   return spawnLogged(process.execPath, ['--import', tsx, bin, ...args], {
     cwd,
     env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig },
+    detached,
   });
 }
 
@@ -38,9 +45,32 @@ export function spawnController(args: readonly string[], cwd: string): Daemon {
   return spawnDaemon(CONTROLLER_BIN, CONTROLLER_TSCONFIG, args, cwd);
 }
 
-/** Runs `heddle-host <args>` (the sibling host app) from source in `cwd`. */
-export function spawnHostDaemon(args: readonly string[], cwd: string): Daemon {
-  return spawnDaemon(HOST_BIN, HOST_TSCONFIG, args, cwd);
+/**
+ * Runs `heddle-host <args>` (the sibling host app) from source in `cwd`; `detached`: it leads a process
+ * group of its own (see {@link killGroup}).
+ */
+export function spawnHostDaemon(
+  args: readonly string[],
+  cwd: string,
+  o: { detached?: boolean } = {},
+): Daemon {
+  return spawnDaemon(HOST_BIN, HOST_TSCONFIG, args, cwd, o.detached === true);
+}
+
+/**
+ * Kills (SIGKILL) the process group a detached daemon leads, the daemon with every child it started
+ * in it (a WASI runner; a native workload leads a group of its own and is not in it), and waits for
+ * the daemon.
+ */
+export async function killGroup(d: Daemon): Promise<void> {
+  const pid = d.proc.pid;
+  if (pid === undefined || d.proc.exitCode !== null || d.proc.signalCode !== null) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // the group is gone already
+  }
+  await d.exited;
 }
 
 /** Waits for a log line with `msg` (fails when the daemon exits first). */
@@ -52,7 +82,13 @@ export const kill: typeof killLogged = killLogged;
 /** A host home written by hand (what `heddle-host init` writes): WASI only, tier paired, on 127.0.0.1:0. */
 export function writeHostHome(
   dir: string,
-  o: { hostKeys: KeyPair; controllerKey: string; operatorKey: string },
+  o: {
+    hostKeys: KeyPair;
+    controllerKey: string;
+    operatorKey: string;
+    /** More fields of `heddle-host.json` (they replace the ones written here). */
+    extra?: Readonly<Record<string, unknown>>;
+  },
 ): { config: string; nodeId: string } {
   mkdirSync(join(dir, 'data'), { recursive: true, mode: 0o711 });
   saveKeyFile(join(dir, 'node.key'), o.hostKeys);
@@ -77,6 +113,7 @@ export function writeHostHome(
       tier: 'paired',
       data_dir: 'data',
       shutdown_grace_secs: 1,
+      ...o.extra,
     }),
   );
   return { config, nodeId: nodeIdFromPublicKey(o.hostKeys.publicKey) };

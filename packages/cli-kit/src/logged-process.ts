@@ -13,17 +13,20 @@ export interface LoggedProcess {
 
 /**
  * Starts `command args` (a daemon such as `heddle-host run`) with piped output and collects its JSON
- * log lines; for tests and tools that drive the daemons as real processes.
+ * log lines; for tests and tools that drive the daemons as real processes. `detached`: the process
+ * leads a process group of its own (its children not detached in turn join it), so
+ * `process.kill(-pid)` ends it with them.
  */
 export function spawnLogged(
   command: string,
   args: readonly string[],
-  options: { readonly cwd: string; readonly env?: NodeJS.ProcessEnv },
+  options: { readonly cwd: string; readonly env?: NodeJS.ProcessEnv; readonly detached?: boolean },
 ): LoggedProcess {
   const proc = spawn(command, [...args], {
     cwd: options.cwd,
     env: options.env ?? process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached === true,
   });
   const d: LoggedProcess = {
     proc,

@@ -336,6 +336,7 @@ describe('@heddle/control-plane/testing (src/testing.ts)', () => {
       'controllerKeys',
       'examplePackage',
       'findPostgresBin',
+      'nativePackage',
       'openPlane',
       'operatorKeys',
       'planeError',

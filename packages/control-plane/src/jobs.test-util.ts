@@ -1,18 +1,8 @@
 // Helpers of the job tests (not exported from the package): real hosts on loopback, a plane on a test
-// clock, ticking until a condition holds, and a native cog package that fails at once.
-import { chmodSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { buildCogPackage } from '@heddle/package';
+// clock, ticking until a condition holds, and (from the testing entry) a native cog package that fails at once.
 import { expect } from 'vitest';
 import type { JobInstanceView } from './job-ops.js';
-import {
-  openPlane,
-  publisherKeys,
-  startHost,
-  type TestHost,
-  type TestPlane,
-  tempDir,
-} from './test-fixtures.js';
+import { openPlane, startHost, type TestHost, type TestPlane } from './test-fixtures.js';
 
 /**
  * Short liveness tunables (a node unreachable for 1 s is dead; the tests move the clock) and generous
@@ -83,32 +73,5 @@ export function runningOf(p: TestPlane, job: string): JobInstanceView[] {
   return j.instances.filter((i) => i.state === 'running' && i.version === j.version);
 }
 
-const HELLO = resolve(import.meta.dirname, '../../../examples/hello-cog');
-let builds = 0;
-
-/**
- * hello-cog as a native-only package with a version of its own; `fail`: its program exits with 3 at
- * once (a version whose instances never become healthy).
- */
-export async function nativePackage(fail: boolean): Promise<string> {
-  const src = join(tempDir('heddle-job-src-'), 'src');
-  cpSync(HELLO, src, { recursive: true });
-  rmSync(join(src, 'hello.wasm'));
-  // cast: the example's cog.json is an object with these fields
-  const cog = JSON.parse(readFileSync(join(src, 'cog.json'), 'utf8')) as {
-    version: string;
-    variants: Record<string, string>;
-    console?: unknown;
-  };
-  cog.version = `2.0.${++builds}`;
-  delete cog.variants['wasm32-wasi'];
-  delete cog.console;
-  writeFileSync(join(src, 'cog.json'), JSON.stringify(cog));
-  if (fail) {
-    writeFileSync(join(src, 'bin/hello.sh'), '#!/bin/sh\necho "failing on purpose" >&2\nexit 3\n');
-    chmodSync(join(src, 'bin/hello.sh'), 0o755);
-  }
-  const out = join(tempDir('heddle-job-pkg-'), 'pkg');
-  await buildCogPackage(src, out, { keys: [publisherKeys] });
-  return out;
-}
+/** hello-cog as a native-only package (see `nativePackage` of the testing entry). */
+export { nativePackage } from './test-native-package.js';

@@ -8,6 +8,8 @@ export { type CutProxy, startCutProxy } from './cut-proxy.js';
 // A real `heddle-host` service on 127.0.0.1 for end-to-end tests of a plane (it needs the optional
 // peer dependencies @heddle/host-service and @heddle/runtime).
 export { examplePackage, startHost, type TestHost } from './test-fixtures.js';
+// hello-cog as a native-only package (optionally failing at once), signed by the keys given.
+export { nativePackage } from './test-native-package.js';
 export {
   controllerKeys,
   OPEN_POLICY,
