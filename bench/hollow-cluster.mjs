@@ -222,3 +222,18 @@ export async function inFlight(n, concurrency, fn) {
   await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
   return { ok, errors };
 }
+
+/**
+ * CPU time (user + system, ms) process `pid` has used so far, from /proc (Linux); undefined
+ * elsewhere. On a shared machine CPU time is the figure the load inflates least.
+ */
+export function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields 14 and 15 (utime, stime) in clock ticks; after the name they are at 11 and 12
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}

@@ -7,7 +7,7 @@
 // signs the answer). Goal: places/s >= 0.5x that bound. Built CLIs: `pnpm build` first.
 import { generateKeyPair, sign, verify } from '@heddle/envelope';
 import { opsPerSecond, report } from './harness.mjs';
-import { inFlight, startCluster } from './hollow-cluster.mjs';
+import { cpuMs, inFlight, startCluster } from './hollow-cluster.mjs';
 
 const arg = (name, dflt) =>
   Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? dflt);
@@ -40,6 +40,7 @@ try {
   const hash = first.instance.manifest_hash;
   const lat = [];
   let i = 0;
+  const cpu0 = [cpuMs(cluster.controllerPid), cpuMs(cluster.hollowPid)];
   const t0 = performance.now();
   const end = t0 + SECONDS * 1000;
   const r = await inFlight(Number.MAX_SAFE_INTEGER, CONCURRENCY, async () => {
@@ -55,6 +56,11 @@ try {
     lat.push(performance.now() - t);
   });
   const elapsed = (performance.now() - t0) / 1000;
+  const cpu1 = [cpuMs(cluster.controllerPid), cpuMs(cluster.hollowPid)];
+  const perPlace = (k) =>
+    cpu0[k] === undefined || cpu1[k] === undefined || lat.length === 0
+      ? 0
+      : (cpu1[k] - cpu0[k]) / lat.length;
   if (r.errors.length > 0) console.log(`  ${r.errors.length} places failed, first: ${r.errors[0].message}`);
   const rate = lat.length / elapsed;
   lat.sort((a, b) => a - b);
@@ -66,6 +72,9 @@ try {
       ['places end to end', rate, 'places/s', rate / bound, 0.5],
       ['place p50', lat[Math.floor(lat.length / 2)] ?? 0, 'ms'],
       ['place p99', lat[Math.floor(lat.length * 0.99)] ?? 0, 'ms'],
+      ['controller CPU per place', perPlace(0), 'ms'],
+      ['hollow hosts CPU per place', perPlace(1), 'ms'],
+      ['places per controller CPU second', perPlace(0) > 0 ? 1000 / perPlace(0) : 0, 'places/s', perPlace(0) > 0 ? 1000 / perPlace(0) / bound : 0, 0.5],
       ['instances running', running, 'instances'],
       [`start ${HOSTS} hollow hosts`, cluster.startMs, 'ms'],
       [`enrol ${HOSTS} hosts (POST /v1/nodes)`, cluster.enrolMs, 'ms'],

@@ -382,6 +382,7 @@ async function assemble(
         ),
       );
       await loopStopped;
+      await plane.close();
       removeInfo(infoPath);
       await seal.flush();
       stopped = true;

@@ -230,6 +230,14 @@ export class ControlPlane {
     }
   }
 
+  /**
+   * Closes the sessions kept to the hosts (docs/protocol.md 13.1): calls still open on them fail as
+   * lost, and later calls are not sent. The state store and the chain are the caller's to close.
+   */
+  close(): Promise<void> {
+    return this.#ctx.caller.close();
+  }
+
   /** The tunables in force. */
   get config(): PlaneConfig {
     return this.#ctx.config;

@@ -91,6 +91,33 @@ describe('a host that moved', () => {
   });
 });
 
+describe('kept host sessions', () => {
+  it('carries every call to a host on one kept session, and reconnects when the host restarts', async () => {
+    const host = await startHost(['wasi']);
+    const kept = await openPlane();
+    try {
+      await kept.plane.addNode(host.url, { tier: 'paired' });
+      const r = await kept.plane.place({ package_dir: wasiPkg, mode: { type: 'interval', secs: 60 } });
+      expect(r.status).toBe('placed');
+      await kept.plane.tick();
+      await kept.plane.refreshNodes();
+      // describe, place, the tick's describe and listing, a refresh: one connection, still open
+      // (a connection per call closed each after its answer).
+      expect(host.server.sessionCount).toBe(1);
+      await host.server.close();
+      await host.restart(); // same port: the kept session was closed by the restart
+      const [back] = await kept.plane.refreshNodes();
+      expect(back?.liveness).toBe('alive');
+      const id = r.instance?.instance_id as string;
+      expect((await kept.plane.stop(id)).placement.state).toBe('stopped');
+      expect(host.server.sessionCount).toBe(1);
+    } finally {
+      await kept.close();
+      await host.close();
+    }
+  });
+});
+
 describe('placing', () => {
   it('a dry run decides and explains without chaining or placing', async () => {
     const before = p.chain.size;
