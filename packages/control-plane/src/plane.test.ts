@@ -91,6 +91,30 @@ describe('a host that moved', () => {
   });
 });
 
+describe('a URL already known as another node', () => {
+  it('is refused (node_exists) when another key answers there, naming the known node', async () => {
+    const first = await startHost(['wasi'], 0x6f);
+    const port = Number(new URL(first.url).port);
+    const known = await openPlane();
+    try {
+      const added = await known.plane.addNode(first.url, { tier: 'paired' });
+      await first.close();
+      const other = await startHost(['wasi'], 0x70, port); // another machine at the same address
+      try {
+        const err = await planeError(known.plane.addNode(other.url, { tier: 'paired' }));
+        expect(err.code).toBe('node_exists');
+        expect(err.field).toBe('url');
+        expect(err.message).toContain(`known as node ${added.node_id}`);
+        expect(known.plane.nodes()).toHaveLength(1);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await known.close();
+    }
+  });
+});
+
 describe('kept host sessions', () => {
   it('carries every call to a host on one kept session, and reconnects when the host restarts', async () => {
     const host = await startHost(['wasi']);

@@ -152,6 +152,19 @@ const exited = (child: ChildProcess): Promise<void> =>
   });
 
 describe('SqliteStateStore records', () => {
+  it('finds the targets at a URL without reading every record (targetIdsAt)', () => {
+    const s = SqliteStateStore.open(dbPath());
+    s.putTarget(target('n1', { url: 'ws://127.0.0.1:7001' }));
+    s.putTarget(target('n2', { url: 'ws://127.0.0.1:7002' }));
+    s.putTarget(target('n3', { url: 'ws://127.0.0.1:7001' }));
+    expect(s.targetIdsAt('ws://127.0.0.1:7001')).toEqual(['n1', 'n3']);
+    expect(s.targetIdsAt('ws://127.0.0.1:7002')).toEqual(['n2']);
+    expect(s.targetIdsAt('ws://127.0.0.1:7003')).toEqual([]);
+    s.removeTarget('n1');
+    expect(s.targetIdsAt('ws://127.0.0.1:7001')).toEqual(['n3']);
+    s.close();
+  });
+
   it('round-trips targets: put, get, list, update in place, remove', () => {
     const s = SqliteStateStore.open(dbPath());
     expect(s.schemaVersion).toBe(SCHEMA_VERSION);
