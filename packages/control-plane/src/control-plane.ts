@@ -17,7 +17,6 @@ import { PlaneApprovals } from './approvals.js';
 import { Caller } from './caller.js';
 import { type PlaneConfig, planeConfig } from './config.js';
 import { PlaneError } from './errors.js';
-import { mapBounded } from './health.js';
 import { HeldPlaces } from './held-places.js';
 import { hostDriver } from './host-driver.js';
 import {
@@ -32,7 +31,7 @@ import { LifecycleTicker, type TickReport } from './lifecycle-tick.js';
 import { LiveEngineView } from './live-view.js';
 import { NodeBook } from './node-book.js';
 import type { NodeDriver } from './node-driver.js';
-import { NodeDrivers, refreshNode } from './node-drivers.js';
+import { NodeDrivers, refreshAll } from './node-drivers.js';
 import { type DrainReport, drainNode, type LabelChange, setCordon, setLabels } from './node-ops.js';
 import { type NodeView, nodeView } from './node-view.js';
 import type { PlaceOrderInput } from './order.js';
@@ -327,9 +326,7 @@ export class ControlPlane {
   /** Describes every known node again (in parallel, each bounded on its own); returns them all. */
   async refreshNodes(): Promise<NodeView[]> {
     const ctx = this.#ctx;
-    await mapBounded(ctx.store.listTargets(), ctx.config.healthConcurrency, (t) =>
-      refreshNode(ctx, t.node_id).catch(() => undefined),
-    );
+    await refreshAll(ctx).catch(() => undefined);
     this.#noteLiveness();
     return this.nodes();
   }

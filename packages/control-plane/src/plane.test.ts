@@ -124,7 +124,11 @@ describe('kept host sessions', () => {
       const r = await kept.plane.place({ package_dir: wasiPkg, mode: { type: 'interval', secs: 60 } });
       expect(r.status).toBe('placed');
       await kept.plane.tick();
+      const commits = kept.store.groupCommits;
       await kept.plane.refreshNodes();
+      // The health round's record updates share group commits (not one fsync per node).
+      expect(kept.store.groupCommits).toBeGreaterThan(commits);
+      expect(kept.store.getTarget(host.service.nodeId)?.unreachable_since_ms).toBeNull();
       // describe, place, the tick's describe and listing, a refresh: one connection, still open
       // (a connection per call closed each after its answer).
       expect(host.server.sessionCount).toBe(1);
