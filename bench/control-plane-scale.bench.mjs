@@ -137,7 +137,8 @@ const nodeId = (i) => i.toString(16).padStart(32, '0');
 async function openPlane(name, nodes) {
   const d = join(dir, name);
   mkdirSync(d, { recursive: true });
-  const chain = await openChainFile(join(d, 'chain.jsonl'));
+  // As the controller daemon opens it: only the newest events in memory (docs/chain.md).
+  const chain = await openChainFile(join(d, 'chain.jsonl'), { retainEvents: 10_000 });
   const store = SqliteStateStore.open(join(d, 'state.db'));
   const plane = new ControlPlane({
     keys: controller,

@@ -58,9 +58,7 @@ try {
   const elapsed = (performance.now() - t0) / 1000;
   const cpu1 = [cpuMs(cluster.controllerPid), cpuMs(cluster.hollowPid)];
   const perPlace = (k) =>
-    cpu0[k] === undefined || cpu1[k] === undefined || lat.length === 0
-      ? 0
-      : (cpu1[k] - cpu0[k]) / lat.length;
+    cpu0[k] === undefined || cpu1[k] === undefined || lat.length === 0 ? 0 : (cpu1[k] - cpu0[k]) / lat.length;
   if (r.errors.length > 0) console.log(`  ${r.errors.length} places failed, first: ${r.errors[0].message}`);
   const rate = lat.length / elapsed;
   lat.sort((a, b) => a - b);
@@ -74,7 +72,13 @@ try {
       ['place p99', lat[Math.floor(lat.length * 0.99)] ?? 0, 'ms'],
       ['controller CPU per place', perPlace(0), 'ms'],
       ['hollow hosts CPU per place', perPlace(1), 'ms'],
-      ['places per controller CPU second', perPlace(0) > 0 ? 1000 / perPlace(0) : 0, 'places/s', perPlace(0) > 0 ? 1000 / perPlace(0) / bound : 0, 0.5],
+      [
+        'places per controller CPU second',
+        perPlace(0) > 0 ? 1000 / perPlace(0) : 0,
+        'places/s',
+        perPlace(0) > 0 ? 1000 / perPlace(0) / bound : 0,
+        0.5,
+      ],
       ['instances running', running, 'instances'],
       [`start ${HOSTS} hollow hosts`, cluster.startMs, 'ms'],
       [`enrol ${HOSTS} hosts (POST /v1/nodes)`, cluster.enrolMs, 'ms'],

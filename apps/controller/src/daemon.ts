@@ -165,7 +165,8 @@ export async function startController(
   }
   let chain: Chain;
   try {
-    chain = await openChainFile(config.chainFile);
+    // Only the newest events in memory; older ones are read back from the file (docs/chain.md).
+    chain = await openChainFile(config.chainFile, { retainEvents: 10_000 });
   } catch (err) {
     store.close();
     throw inputOrSystemError(
