@@ -14,6 +14,7 @@ const arg = (name, dflt) =>
 const HOSTS = arg('hosts', 2000);
 const SECONDS = arg('seconds', 30);
 const CONCURRENCY = arg('concurrency', 16);
+const IDLE = arg('idle', 10);
 
 // The bound: two signs and two verifies of a control message's size (a signed place request's
 // canonical payload is about 600 bytes), with two keys, as one call does.
@@ -40,6 +41,17 @@ try {
   const hash = first.instance.manifest_hash;
   const lat = [];
   let i = 0;
+  // The background: the controller's health rounds (a describe and a listing of every host each
+  // refresh) cost CPU on both sides whether or not anything is placed. Measured idle first, for
+  // `--idle` seconds, and taken out of the CPU per place below.
+  const idle0 = [cpuMs(cluster.controllerPid), cpuMs(cluster.hollowPid)];
+  const ti = performance.now();
+  await new Promise((r) => setTimeout(r, IDLE * 1000));
+  const idleSecs = (performance.now() - ti) / 1000;
+  const idle1 = [cpuMs(cluster.controllerPid), cpuMs(cluster.hollowPid)];
+  const idleRate = [0, 1].map((k) =>
+    idle0[k] === undefined || idle1[k] === undefined ? 0 : (idle1[k] - idle0[k]) / idleSecs,
+  );
   const cpu0 = [cpuMs(cluster.controllerPid), cpuMs(cluster.hollowPid)];
   const t0 = performance.now();
   const end = t0 + SECONDS * 1000;
@@ -59,6 +71,8 @@ try {
   const cpu1 = [cpuMs(cluster.controllerPid), cpuMs(cluster.hollowPid)];
   const perPlace = (k) =>
     cpu0[k] === undefined || cpu1[k] === undefined || lat.length === 0 ? 0 : (cpu1[k] - cpu0[k]) / lat.length;
+  const netPerPlace = (k) =>
+    lat.length === 0 ? 0 : Math.max(0, perPlace(k) - (idleRate[k] * elapsed) / lat.length);
   if (r.errors.length > 0) console.log(`  ${r.errors.length} places failed, first: ${r.errors[0].message}`);
   const rate = lat.length / elapsed;
   lat.sort((a, b) => a - b);
@@ -70,13 +84,17 @@ try {
       ['places end to end', rate, 'places/s', rate / bound, 0.5],
       ['place p50', lat[Math.floor(lat.length / 2)] ?? 0, 'ms'],
       ['place p99', lat[Math.floor(lat.length * 0.99)] ?? 0, 'ms'],
-      ['controller CPU per place', perPlace(0), 'ms'],
-      ['hollow hosts CPU per place', perPlace(1), 'ms'],
+      ['controller CPU per place (all)', perPlace(0), 'ms'],
+      ['hollow hosts CPU per place (all)', perPlace(1), 'ms'],
+      [`controller CPU idle (health rounds, ${IDLE} s)`, idleRate[0], 'ms per s'],
+      [`hollow hosts CPU idle (${IDLE} s)`, idleRate[1], 'ms per s'],
+      ['controller CPU per place (net of idle)', netPerPlace(0), 'ms'],
+      ['hollow hosts CPU per place (net of idle)', netPerPlace(1), 'ms'],
       [
-        'places per controller CPU second',
-        perPlace(0) > 0 ? 1000 / perPlace(0) : 0,
+        'places per controller CPU second (net)',
+        netPerPlace(0) > 0 ? 1000 / netPerPlace(0) : 0,
         'places/s',
-        perPlace(0) > 0 ? 1000 / perPlace(0) / bound : 0,
+        netPerPlace(0) > 0 ? 1000 / netPerPlace(0) / bound : 0,
         0.5,
       ],
       ['instances running', running, 'instances'],
