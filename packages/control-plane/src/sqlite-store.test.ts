@@ -152,6 +152,31 @@ const exited = (child: ChildProcess): Promise<void> =>
   });
 
 describe('SqliteStateStore records', () => {
+  it('an explicit transaction while a group commit is open lands whole (no lost savepoint)', async () => {
+    const file = dbPath();
+    const s = SqliteStateStore.open(file);
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const group = s.grouped(async () => {
+      s.putTarget(target('g1')); // opens the group's transaction, committed later
+      await held;
+    });
+    // A write outside every group, in an explicit transaction, while the group's transaction is open.
+    s.transaction(() => {
+      s.putTarget(target('t1'));
+      s.putTarget(target('t2'));
+    });
+    release();
+    await group;
+    await s.durable();
+    s.close();
+    const again = SqliteStateStore.open(file);
+    expect(again.listTargets().map((t) => t.node_id)).toEqual(['g1', 't1', 't2']);
+    again.close();
+  });
+
   it('finds the targets at a URL without reading every record (targetIdsAt)', () => {
     const s = SqliteStateStore.open(dbPath());
     s.putTarget(target('n1', { url: 'ws://127.0.0.1:7001' }));

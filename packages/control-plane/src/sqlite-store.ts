@@ -286,7 +286,7 @@ export class SqliteStateStore implements StateStore {
     let out: T;
     try {
       // cast: better-sqlite3's transaction wrapper returns the function's own result
-      out = tx.immediate(fn) as T;
+      out = this.group.nested(() => tx.immediate(fn)) as T;
     } catch (error) {
       throw toStateError(error, 'transaction');
     }
