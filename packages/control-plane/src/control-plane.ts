@@ -202,6 +202,17 @@ export class ControlPlane {
   }
 
   /**
+   * {@link ControlPlane.#noteLiveness} for one node (a node just added): without reading every target,
+   * so that adding N nodes stays linear. Other nodes' changes are published by the next tick or refresh.
+   */
+  #noteLivenessOf(nodeId: string): void {
+    const to = this.#ctx.book.liveness.get(nodeId, this.#ctx.now());
+    const from = this.#liveness.get(nodeId) ?? 'unknown';
+    this.#liveness.set(nodeId, to);
+    if (from !== to) this.events.publish('node.liveness_changed', { node_id: nodeId, from, to });
+  }
+
+  /**
    * Resources of the live placements are held again (from the held packages' envelopes), and so are
    * those of unsettled decisions (their lost answer may have placed them).
    */
@@ -245,7 +256,7 @@ export class ControlPlane {
   /** Learns the node at `url` (signed describe) under `tier`, requiring `key` when given. */
   async addNode(url: string, options: { tier: NodeTier; key?: string }): Promise<NodeView> {
     const target = await this.#ctx.book.add(url, options);
-    this.#noteLiveness();
+    this.#noteLivenessOf(target.node_id);
     return this.#view(target);
   }
 

@@ -115,6 +115,36 @@ describe('a URL already known as another node', () => {
   });
 });
 
+describe('adding nodes stays linear', () => {
+  it('adding a node lists no targets (no read of every record per add), and still tells its liveness', async () => {
+    const a = await startHost(['wasi']);
+    const b = await startHost(['wasi']);
+    const lin = await openPlane();
+    try {
+      await lin.plane.addNode(a.url, { tier: 'paired' });
+      const real = lin.store.listTargets.bind(lin.store);
+      let lists = 0;
+      lin.store.listTargets = () => {
+        lists++;
+        return real();
+      };
+      const told: unknown[] = [];
+      lin.plane.events.subscribe((e) => {
+        if (e.type === 'node.liveness_changed') told.push(e.data);
+      });
+      const added = await lin.plane.addNode(b.url, { tier: 'paired' });
+      expect(lists).toBe(0);
+      expect(added.liveness).toBe('alive');
+      expect(told).toEqual([{ node_id: added.node_id, from: 'unknown', to: 'alive' }]);
+      expect(lin.plane.nodes()).toHaveLength(2);
+    } finally {
+      await lin.close();
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
 describe('kept host sessions', () => {
   it('carries every call to a host on one kept session, and reconnects when the host restarts', async () => {
     const host = await startHost(['wasi']);
