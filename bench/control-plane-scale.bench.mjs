@@ -9,7 +9,8 @@
 //   --nodes=N       nodes of the big fleet (default 10,000)
 //   --per-place=N   places measured at 1k and at 10k nodes (default 3,000)
 //   --concurrency=N places in flight (default 256)
-// The 1M run needs a larger heap: node --max-old-space-size=8192 bench/control-plane-scale.bench.mjs --instances=1000000
+// The 1M run: node --expose-gc --max-old-space-size=8192 bench/control-plane-scale.bench.mjs --instances=1000000
+// (prints a progress line every 50,000 places from 200,000 instances on)
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,7 +138,8 @@ const nodeId = (i) => i.toString(16).padStart(32, '0');
 async function openPlane(name, nodes) {
   const d = join(dir, name);
   mkdirSync(d, { recursive: true });
-  const chain = await openChainFile(join(d, 'chain.jsonl'));
+  // As the controller daemon opens it: only the newest events in memory (docs/chain.md).
+  const chain = await openChainFile(join(d, 'chain.jsonl'), { retainEvents: 10_000 });
   const store = SqliteStateStore.open(join(d, 'state.db'));
   const plane = new ControlPlane({
     keys: controller,
@@ -181,10 +183,16 @@ const cpuSince = (from) => {
   return (c.user + c.system) / 1e6;
 };
 
-/** Places `count` instances (`values.n` from `from`), `CONCURRENCY` in flight; returns places/s. */
-async function placeMany(plane, manifest, count, from = 0) {
+/**
+ * Places `count` instances (`values.n` from `from`), `CONCURRENCY` in flight; returns places/s. With
+ * `progressEvery`, prints a line every that many places (wall and CPU time so far, heap, RSS), so that
+ * a long run that is stopped still leaves figures.
+ */
+async function placeMany(plane, manifest, count, from = 0, progressEvery = 0) {
   let next = 0;
+  let done = 0;
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       for (;;) {
@@ -192,6 +200,13 @@ async function placeMany(plane, manifest, count, from = 0) {
         if (i >= count) return;
         const r = await plane.place({ manifest_hash: manifest, values: { n: from + i }, start: true });
         if (r.status !== 'placed') throw new Error(`place ${i}: ${r.status}`);
+        done++;
+        if (progressEvery > 0 && done % progressEvery === 0) {
+          const m = process.memoryUsage();
+          console.log(
+            `  progress: ${done.toLocaleString('en-US')} placed, ${((performance.now() - t0) / 1000).toFixed(0)} s wall, ${cpuSince(c0).toFixed(1)} s CPU, heap ${(m.heapUsed / 2 ** 20).toFixed(0)} MiB, rss ${(m.rss / 2 ** 20).toFixed(0)} MiB, ${new Date().toISOString()}`,
+          );
+        }
       }
     }),
   );
@@ -298,7 +313,7 @@ try {
 
   const tBig = performance.now();
   const cpu0 = process.cpuUsage();
-  const bigRate = await placeMany(big.plane, manifest, INSTANCES);
+  const bigRate = await placeMany(big.plane, manifest, INSTANCES, 0, INSTANCES >= 200_000 ? 50_000 : 0);
   // On a shared machine the wall clock counts other processes' time too: CPU time is this one's.
   const cpuSeconds = cpuSince(cpu0);
   const bigSeconds = (performance.now() - tBig) / 1000;

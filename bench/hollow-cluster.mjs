@@ -32,8 +32,11 @@ function cli(dir, bin, args) {
 }
 
 /** Spawns a daemon; `lines` collects its JSON lines; `waitFor(pred)` resolves with the first line that fits. */
-function daemon(dir, bin, args, stdin = 'ignore') {
-  const proc = spawn(process.execPath, [bin, ...args], { cwd: dir, stdio: [stdin, 'pipe', 'pipe'] });
+function daemon(dir, bin, args, stdin = 'ignore', nodeFlags = []) {
+  const proc = spawn(process.execPath, [...nodeFlags, bin, ...args], {
+    cwd: dir,
+    stdio: [stdin, 'pipe', 'pipe'],
+  });
   const lines = [];
   const waiters = [];
   let buf = '';
@@ -95,7 +98,15 @@ export async function startCluster({
   const dir = mkdtempSync(join(tmpdir(), 'heddle-hollow-bench-'));
   chmodSync(dir, 0o711);
   const procs = [];
+  // HEDDLE_BENCH_CPU_PROF=<dir>: the controller runs with --cpu-prof and is stopped with SIGTERM (a
+  // clean exit writes the profile into <dir>) before the rest is killed.
+  const profDir = process.env.HEDDLE_BENCH_CPU_PROF;
+  let controllerExit;
   const close = async () => {
+    if (profDir !== undefined && procs[0] !== undefined && controllerExit !== undefined) {
+      procs[0].kill('SIGTERM');
+      await Promise.race([controllerExit, new Promise((r) => setTimeout(r, 30_000))]);
+    }
     for (const p of procs) p.kill('SIGKILL');
     await new Promise((r) => setTimeout(r, 200));
     rmSync(dir, { recursive: true, force: true });
@@ -135,8 +146,15 @@ export async function startCluster({
       '--key',
       'publisher.key',
     ]);
-    const c = daemon(dir, HEDDLE, ['controller', 'run', '--home', 'controller']);
+    const c = daemon(
+      dir,
+      HEDDLE,
+      ['controller', 'run', '--home', 'controller'],
+      'ignore',
+      profDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
+    );
     procs.push(c.proc);
+    controllerExit = new Promise((r) => c.proc.on('exit', r));
     await c.waitFor((j) => j.msg === 'listening', 'controller listening', 60_000);
     const t0 = performance.now();
     const h = daemon(
@@ -221,4 +239,19 @@ export async function inFlight(n, concurrency, fn) {
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
   return { ok, errors };
+}
+
+/**
+ * CPU time (user + system, ms) process `pid` has used so far, from /proc (Linux); undefined
+ * elsewhere. On a shared machine CPU time is the figure the load inflates least.
+ */
+export function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields 14 and 15 (utime, stime) in clock ticks; after the name they are at 11 and 12
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
 }

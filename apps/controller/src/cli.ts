@@ -28,7 +28,15 @@ const COMMANDS: readonly Entry[] = [
   entry(INIT, async () => (await import('./commands/init.js')).init),
   entry(CONTROLLER, async () => (await import('./commands/controller.js')).controller),
   entry(NODE_GROUP, async () => (await import('./commands/node.js')).node),
-  entry(PLACE, async () => (await import('./commands/place.js')).place),
+  // `heddle place` sends its order first (when it can: place-early.ts), then loads the command and its
+  // validating client while the daemon works.
+  entry(PLACE, async () => {
+    const { placeEarly } = await import('./place-early.js');
+    return async (args, io) => {
+      const early = placeEarly(args, io);
+      return (await import('./commands/place.js')).place(args, io, early);
+    };
+  }),
   entry(PS, async () => (await import('./commands/ps.js')).ps),
   entry(ALERTS_GROUP, async () => (await import('./commands/alerts.js')).alerts),
   entry(EVENTS, async () => (await import('./commands/events.js')).events),

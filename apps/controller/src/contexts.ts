@@ -9,10 +9,7 @@ import { badInput } from './cli-error.js';
 /** The `schema` of the contexts file. */
 export const CONTEXTS_SCHEMA = 'heddle.contexts.v1';
 
-/** The environment variable naming the context to use (over the current one). */
-export const CONTEXT_ENV = 'HEDDLE_CONTEXT';
-/** The environment variable giving the controller's address (over a context's URL). */
-export const ADDR_ENV = 'HEDDLE_ADDR';
+export { ADDR_ENV, CONTEXT_ENV } from './home.js';
 /** The environment variable naming the directory of the contexts file. */
 export const CONFIG_DIR_ENV = 'HEDDLE_CONFIG_DIR';
 

@@ -153,7 +153,8 @@ export async function startController(
     log.info('state on PostgreSQL', { schema_version: store.schemaVersion });
   let chain: Chain;
   try {
-    chain = await openChainFile(config.chainFile);
+    // Only the newest events in memory; older ones are read back from the file (docs/chain.md).
+    chain = await openChainFile(config.chainFile, { retainEvents: 10_000 });
   } catch (err) {
     store.close();
     throw inputOrSystemError(
@@ -402,6 +403,7 @@ async function assemble(
       await loopStopped;
       // The lease is given up once no tick runs here: another controller takes over at once.
       await leadership?.stop();
+      await plane.close();
       removeInfo(infoPath);
       await seal.flush();
       stopped = true;

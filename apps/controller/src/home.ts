@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { CliIo } from './io.js';
 
-export { API_INFO_FILE, API_TOKEN_FILE } from '@heddle/operator-api';
+export { API_INFO_FILE, API_TOKEN_FILE } from '@heddle/operator-api/http';
 
 /** The controller configuration file in the home. */
 export const CONTROLLER_CONFIG_FILE = 'controller.json';
@@ -10,6 +10,10 @@ export const CONTROLLER_CONFIG_FILE = 'controller.json';
 export const CONTROLLER_KEY_FILE = 'controller.key';
 /** The environment variable naming the controller home. */
 export const HOME_ENV = 'HEDDLE_HOME';
+/** The environment variable naming the context to use (over the current one). */
+export const CONTEXT_ENV = 'HEDDLE_CONTEXT';
+/** The environment variable giving the controller's address (over a context's URL). */
+export const ADDR_ENV = 'HEDDLE_ADDR';
 
 /**
  * The controller home: `flag` (relative to `io.cwd`) when given, else `$HEDDLE_HOME`, else

@@ -182,7 +182,8 @@ export async function startHost(config: HostConfig, log: Logger): Promise<Runnin
   }
   let chain: Chain;
   try {
-    chain = await openChainFile(join(config.dataDir, CHAIN_FILE));
+    // Only the newest events in memory; older ones are read back from the file (docs/chain.md).
+    chain = await openChainFile(join(config.dataDir, CHAIN_FILE), { retainEvents: 10_000 });
   } catch (err) {
     throw inputOrSystemError(
       'chain',

@@ -4,6 +4,14 @@ import type { TornTail } from './file-format.js';
 export interface ChainOptions {
   /** Milliseconds since the epoch, an integer (default `Date.now`). */
   readonly clock?: () => number;
+  /**
+   * Keep at most this many durable events in memory (the newest, at least; the window is cut when it
+   * holds twice as many); older ones are read back from the store when asked for (`get`, `range`,
+   * `find`, iteration, `verify`, proofs), which must then support `readEvent` (the file store does).
+   * The indexes (by hash, source and kind) and every event's hash (32 bytes, for the Merkle tree) stay
+   * in memory. Default: every event is kept in memory.
+   */
+  readonly retainEvents?: number;
 }
 
 /** What a chain tells its observers of one append, once it settled (see `Chain.observe`). */

@@ -28,7 +28,15 @@ export class Chain {
   readonly openReport: OpenReport;
   private readonly store: ChainStore;
   private readonly clock: () => number;
-  private readonly events: ChainEvent[] = [];
+  /** The events kept in memory: seq `windowStart` onwards (all of them unless `retainEvents` is set). */
+  private window: ChainEvent[] = [];
+  private windowStart = 0;
+  /** Total events appended or loaded (durable or not). */
+  private count = 0;
+  /** With `retainEvents`: the most durable events kept in memory. */
+  private readonly retain: number;
+  /** With `retainEvents`: every event's hash (32 bytes each), for the Merkle tree and proofs. */
+  private hashes: Uint8Array | undefined;
   private readonly byHash = new Map<string, number>();
   private readonly bySource = new Map<string, number[]>();
   private readonly byKind = new Map<string, number[]>();
@@ -47,8 +55,12 @@ export class Chain {
     this.store = store;
     this.clock = options.clock ?? Date.now;
     this.openReport = report;
+    const retain = options.retainEvents;
+    this.retain = retain ?? Number.POSITIVE_INFINITY;
+    if (retain !== undefined) this.hashes = new Uint8Array(32 * Math.max(1024, events.length * 2));
     for (const e of events) this.index(e);
     this.durable = events.length;
+    this.trim();
   }
 
   /**
@@ -56,6 +68,17 @@ export class Chain {
    * Throws `ChainCorruptError` when they do not verify.
    */
   static async open(store: ChainStore, options: ChainOptions = {}): Promise<Chain> {
+    const retain = options.retainEvents;
+    if (retain !== undefined && (!Number.isSafeInteger(retain) || retain < 1)) {
+      throw new ChainError('invalid_argument', 'retainEvents must be a positive integer', {
+        field: 'retainEvents',
+      });
+    }
+    if (retain !== undefined && store.readEvent === undefined) {
+      throw new ChainError('invalid_argument', 'retainEvents needs a store that reads events back', {
+        field: 'retainEvents',
+      });
+    }
     const contents = await store.load();
     const events = contents.events;
     if (contents.verified !== true) {
@@ -73,8 +96,7 @@ export class Chain {
 
   /** Hash of the last durable event, or 64 zeros for an empty chain. */
   get head(): string {
-    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
-    return this.durable === 0 ? GENESIS_PREV_HASH : (this.events[this.durable - 1] as ChainEvent).hash;
+    return this.durable === 0 ? GENESIS_PREV_HASH : this.eventAt(this.durable - 1).hash;
   }
 
   /** True when the store refuses appends. */
@@ -132,9 +154,8 @@ export class Chain {
           cause: this.failed,
         });
       }
-      const seq = this.events.length;
-      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
-      const prev = seq === 0 ? GENESIS_PREV_HASH : (this.events[seq - 1] as ChainEvent).hash;
+      const seq = this.count;
+      const prev = seq === 0 ? GENESIS_PREV_HASH : this.eventAt(seq - 1).hash;
       const built = buildEvent(seq, this.clock(), source, kind, payload, prev);
       this.index(built.event);
       let stored: Promise<void>;
@@ -146,6 +167,7 @@ export class Chain {
       return stored.then(
         () => {
           if (this.durable < seq + 1) this.durable = seq + 1;
+          this.trim();
           return built.event;
         },
         (err: unknown) => {
@@ -164,7 +186,7 @@ export class Chain {
 
   /** The event at `seq`, if durable. */
   get(seq: number): ChainEvent | undefined {
-    return Number.isSafeInteger(seq) && seq >= 0 && seq < this.durable ? this.events[seq] : undefined;
+    return Number.isSafeInteger(seq) && seq >= 0 && seq < this.durable ? this.eventAt(seq) : undefined;
   }
 
   /** The event whose hash is `hash` (64 hex, e.g. a decision id), if durable. */
@@ -177,7 +199,10 @@ export class Chain {
   range(from: number, to: number = this.durable): ChainEvent[] {
     const a = Math.max(0, Math.min(Math.trunc(from), this.durable));
     const b = Math.max(a, Math.min(Math.trunc(to), this.durable));
-    return this.events.slice(a, b);
+    if (a >= this.windowStart) return this.window.slice(a - this.windowStart, b - this.windowStart);
+    const out: ChainEvent[] = [];
+    for (let i = a; i < b; i++) out.push(this.eventAt(i));
+    return out;
   }
 
   /** The last `n` durable events, oldest first. */
@@ -201,8 +226,7 @@ export class Chain {
     for (const seq of candidates) {
       if (out.length >= limit || seq >= to) break;
       if (seq < from) continue;
-      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
-      const e = this.events[seq] as ChainEvent;
+      const e = this.eventAt(seq);
       if (
         (query.kind === undefined || e.kind === query.kind) &&
         (query.source === undefined || e.source === query.source)
@@ -225,8 +249,7 @@ export class Chain {
 
   /** Iterates over the durable events in seq order. */
   *[Symbol.iterator](): IterableIterator<ChainEvent> {
-    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
-    for (let i = 0; i < this.durable; i++) yield this.events[i] as ChainEvent;
+    for (let i = 0; i < this.durable; i++) yield this.eventAt(i);
   }
 
   /**
@@ -234,7 +257,7 @@ export class Chain {
    * checkpoint. Detects events mutated in memory; a file is re-read by `verifyChainFile`.
    */
   verify(options: VerifyOptions = {}): VerifyResult {
-    return verifyEvents(this.events.slice(0, this.durable), options);
+    return verifyEvents(this.range(0, this.durable), options);
   }
 
   /**
@@ -246,8 +269,7 @@ export class Chain {
       checkpoint,
       this.durable,
       null,
-      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
-      (i) => (this.events[i] as ChainEvent).hash,
+      (i) => this.hashAt(i),
       (n) => this.root(n),
     );
     return { ok: bad === null, size: this.durable, head: this.head, failure: bad };
@@ -270,8 +292,7 @@ export class Chain {
     return {
       seq,
       size,
-      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
-      leaf: (this.events[seq] as ChainEvent).hash,
+      leaf: this.hashAt(seq),
       path: this.treeAt(size).inclusionProof(seq, size).map(toHex),
       root: this.root(size),
     };
@@ -300,8 +321,7 @@ export class Chain {
    */
   checkpoint(keys: KeyPair, size: number = this.durable): SignedCheckpoint {
     this.checkSize(size, 'size');
-    // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
-    const head = size === 0 ? GENESIS_PREV_HASH : (this.events[size - 1] as ChainEvent).hash;
+    const head = size === 0 ? GENESIS_PREV_HASH : this.hashAt(size - 1);
     return signCheckpoint({ size, root: this.root(size), head, ts: this.clock() }, keys);
   }
 
@@ -317,7 +337,17 @@ export class Chain {
   }
 
   private index(event: ChainEvent): void {
-    this.events.push(event);
+    this.window.push(event);
+    this.count++;
+    if (this.hashes !== undefined) {
+      const at = event.seq * 32;
+      if (at + 32 > this.hashes.length) {
+        const grown = new Uint8Array(this.hashes.length * 2);
+        grown.set(this.hashes);
+        this.hashes = grown;
+      }
+      this.hashes.set(fromHex(event.hash, 32), at);
+    }
     this.byHash.set(event.hash, event.seq);
     push(this.bySource, event.source, event.seq);
     push(this.byKind, event.kind, event.seq);
@@ -325,10 +355,40 @@ export class Chain {
 
   /** The Merkle tree, brought up to the durable size (it is extended lazily, off the append path). */
   private treeAt(size: number): MerkleTree {
-    for (let i = this.tree.size; i < size; i++)
-      // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
-      this.tree.append(fromHex((this.events[i] as ChainEvent).hash, 32));
+    for (let i = this.tree.size; i < size; i++) this.tree.append(this.hashBytes(i));
     return this.tree;
+  }
+
+  /** The event at `seq` (< count): from memory, or read back from the store when it left the window. */
+  private eventAt(seq: number): ChainEvent {
+    if (seq >= this.windowStart) {
+      // cast: windowStart <= seq < count: the window holds it (noUncheckedIndexedAccess cannot see it)
+      return this.window[seq - this.windowStart] as ChainEvent;
+    }
+    // cast: a window start above 0 is set only when the store reads events back (checked when opened)
+    return (this.store.readEvent as (seq: number) => ChainEvent).call(this.store, seq);
+  }
+
+  /** The hash (64 hex) of event `seq` (< count), without reading the event back. */
+  private hashAt(seq: number): string {
+    if (seq >= this.windowStart || this.hashes === undefined) return this.eventAt(seq).hash;
+    return toHex(this.hashBytes(seq));
+  }
+
+  private hashBytes(seq: number): Uint8Array {
+    if (this.hashes === undefined || seq >= this.windowStart) return fromHex(this.eventAt(seq).hash, 32);
+    return this.hashes.subarray(seq * 32, seq * 32 + 32);
+  }
+
+  /**
+   * With `retainEvents`: once the window holds twice the retained durable events, the oldest durable
+   * ones leave memory (read back from the store when asked for); events not yet durable always stay.
+   */
+  private trim(): void {
+    const keepFrom = this.durable - this.retain;
+    if (keepFrom - this.windowStart < this.retain) return;
+    this.window = this.window.slice(keepFrom - this.windowStart);
+    this.windowStart = keepFrom;
   }
 
   private checkSize(size: number, field: string): void {

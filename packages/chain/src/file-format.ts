@@ -54,6 +54,8 @@ export interface ScanResult {
   readonly failure: VerifyFailure | null;
   /** Byte length of the header plus the verified records. */
   readonly validLength: number;
+  /** The byte offset of each verified record's line (record `i` ends one byte before `starts[i + 1]`, or `validLength`). */
+  readonly starts: number[];
 }
 
 /** True when `buf` does not start with the chain file header and is not a prefix of it either. */
@@ -78,6 +80,7 @@ const GENESIS_BYTES: Buffer = Buffer.from(GENESIS_PREV_HASH, 'latin1');
 export function scanChainBytes(buf: Buffer, keepEvents: boolean): ScanResult {
   const events: ChainEvent[] = [];
   const offsets: number[] = [];
+  const starts: number[] = [];
   const hashAt = (i: number): string => {
     // cast: the index is within bounds (noUncheckedIndexedAccess types it as possibly undefined)
     const at = offsets[i] as number;
@@ -95,7 +98,7 @@ export function scanChainBytes(buf: Buffer, keepEvents: boolean): ScanResult {
             reason: 'incomplete file header',
             repaired: false,
           };
-    return { headerMissing: true, events, size: 0, hashAt, tornTail, failure: null, validLength: 0 };
+    return { headerMissing: true, events, size: 0, hashAt, tornTail, failure: null, validLength: 0, starts };
   }
   const lastNewline = buf.lastIndexOf(0x0a);
   // One UTF-8 check of the whole file; lines are checked one by one only when it fails.
@@ -149,6 +152,7 @@ export function scanChainBytes(buf: Buffer, keepEvents: boolean): ScanResult {
     }
     if (keepEvents) events.push(recordEvent(buf, f));
     offsets.push(f.hashAt);
+    starts.push(pos);
     prevBuf = buf;
     prevAt = f.hashAt;
     seq++;
@@ -158,7 +162,16 @@ export function scanChainBytes(buf: Buffer, keepEvents: boolean): ScanResult {
   if (bad === null && tornTail === null && pos < buf.length) {
     tornTail = torn(pos, buf.length, line, seq, 'incomplete last record (no terminating newline)');
   }
-  return { headerMissing: false, events, size: seq, hashAt, tornTail, failure: bad, validLength: pos };
+  return {
+    headerMissing: false,
+    events,
+    size: seq,
+    hashAt,
+    tornTail,
+    failure: bad,
+    validLength: pos,
+    starts,
+  };
 }
 
 function torn(offset: number, end: number, line: number, seq: number, reason: string): TornTail {

@@ -1,9 +1,11 @@
+import { closeSync, openSync, readSync } from 'node:fs';
 import { type FileHandle, open, readFile } from 'node:fs/promises';
 import { errnoCode, writeFileAtomic } from '@heddle/envelope';
 import { ChainCorruptError, ChainError } from './errors.js';
 import type { ChainEvent } from './event.js';
 import { headerBytes, isForeignFile, scanChainBytes, type TornTail } from './file-format.js';
 import { acquireChainLock, releaseChainLock, saveTornBytes } from './file-lock.js';
+import { isRecordProblem, parseRecord } from './record.js';
 import type { ChainStore, StoreContents } from './store.js';
 
 /** Options of {@link FileChainStore}. */
@@ -62,6 +64,12 @@ export class FileChainStore implements ChainStore {
   private queue: Pending[] = [];
   private flushing: Promise<void> | undefined;
   private counters = { batches: 0, writes: 0, syncs: 0, records: 0, bytes: 0, maxBatch: 0 };
+  /** The byte offset of each record's line, appended ones included (the index `readEvent` uses). */
+  private starts: number[] = [];
+  /** The byte offset after the last record, queued ones included. */
+  private end = 0;
+  /** A descriptor for reading records back on a read-only store (opened on first use). */
+  private readFd: number | undefined;
 
   /** Prepares a store for `path`; nothing is read or written until `load()`. */
   constructor(path: string, options: FileChainStoreOptions = {}) {
@@ -131,6 +139,7 @@ export class FileChainStore implements ChainStore {
     if (scan.failure !== null) throw new ChainCorruptError(scan.failure, this.path);
     let tornTail: TornTail | null = scan.tornTail;
     this.position = scan.validLength;
+    this.starts = scan.starts;
     if (this.handle !== undefined) {
       // Never destroy evidence silently: the bytes about to be removed are saved first.
       const savedTo =
@@ -151,6 +160,7 @@ export class FileChainStore implements ChainStore {
         tornTail = { ...tornTail, repaired: true, ...(savedTo === undefined ? {} : { savedTo }) };
       }
     }
+    this.end = this.position;
     return { events: scan.events, verified: true, tornTail, created };
   }
 
@@ -163,16 +173,56 @@ export class FileChainStore implements ChainStore {
       return Promise.reject(new ChainError('invalid_argument', 'load() the store before appending'));
     }
     if (this.failed !== undefined) return Promise.reject(this.failure());
+    this.starts.push(this.end);
+    this.end += Buffer.byteLength(record, 'utf8') + 1;
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ text: `${record}\n`, resolve, reject });
       if (this.flushing === undefined) this.flushing = this.flushLoop();
     });
   }
 
+  /**
+   * Reads event `seq` back from the file (it must be durable: loaded, or appended and resolved), by
+   * the offset index kept since `load()`: one read of its line, parsed and its two hashes checked.
+   * Throws `ChainError` `invalid_argument` for a seq not stored, `chain_corrupt` when the bytes on
+   * disk no longer hold that event (the file was changed under the store).
+   */
+  readEvent(seq: number): ChainEvent {
+    const start = this.starts[seq];
+    if (!Number.isSafeInteger(seq) || start === undefined) {
+      throw new ChainError('invalid_argument', `${this.path} holds no event ${seq}`, { field: 'seq' });
+    }
+    const end = (this.starts[seq + 1] ?? this.end) - 1; // without the newline
+    const buf = Buffer.allocUnsafe(end - start);
+    const fd = this.handle?.fd ?? this.openForReading();
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, start + got);
+      if (n === 0) break;
+      got += n;
+    }
+    const r = got === buf.length ? parseRecord(buf) : undefined;
+    if (r === undefined || isRecordProblem(r) || !r.hashOk || !r.payloadHashOk || r.seq !== seq) {
+      throw new ChainError(
+        'chain_corrupt',
+        `${this.path}: the record of event ${seq} at byte ${start} no longer reads back (the file changed under the store)`,
+      );
+    }
+    const { payloadHashOk: _p, hashOk: _h, ...event } = r;
+    return Object.freeze(event);
+  }
+
+  private openForReading(): number {
+    this.readFd ??= openSync(this.path, 'r');
+    return this.readFd;
+  }
+
   /** Waits for queued appends, then closes the file and releases the writer lock. */
   async close(): Promise<void> {
     this.closed = true;
     await this.flushing;
+    if (this.readFd !== undefined) closeSync(this.readFd);
+    this.readFd = undefined;
     await this.release();
   }
 

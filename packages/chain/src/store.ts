@@ -34,6 +34,11 @@ export interface ChainStore {
   append(event: ChainEvent, record: string): Promise<void>;
   /** Waits for pending appends, then releases resources. */
   close(): Promise<void>;
+  /**
+   * Reads durable event `seq` back (optional): a chain opened with `retainEvents` keeps only its
+   * newest events in memory and reads older ones with this.
+   */
+  readEvent?(seq: number): ChainEvent;
 }
 
 /**

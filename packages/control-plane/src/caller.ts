@@ -12,7 +12,7 @@ import {
   parseAnswer,
   signRequest,
 } from '@heddle/protocol';
-import { type CallResult, type PackageSource, type WireClientOptions, WireSession } from '@heddle/wire';
+import { type CallResult, type PackageSource, type WireClientOptions, WireSessionPool } from '@heddle/wire';
 import type { PlaneConfig } from './config.js';
 
 /** One signed call to a node: `method` with a body built to its schema (`@heddle/protocol`). */
@@ -41,7 +41,8 @@ export interface CallSpec<M extends CtlMethod = CtlMethod> {
 
 /**
  * Makes signed round trips for a controller: builds and signs each request with the controller's key
- * (lifetime `requestTtlMs`), sends it over one connection per call (as `WireClient` does), and returns the
+ * (lifetime `requestTtlMs`), sends it over the node's kept session (one per URL, at most
+ * `maxHostSessions`, closed after `hostSessionIdleMs` unused; see `WireSessionPool`), and returns the
  * verified answer. Failures are the wire's `CallFailure`s, classed `refused`, `unreachable` or
  * `indeterminate` (docs/protocol.md, section 11). `place` and `load` get `placeTimeoutMs`, everything else
  * `callTimeoutMs`.
@@ -50,9 +51,7 @@ export class Caller {
   readonly #keys: KeyPair;
   readonly #requester: string;
   readonly #config: PlaneConfig;
-  readonly #client: WireClientOptions;
-  /** The connection options of health checks: the connection is bounded by `healthTimeoutMs`. */
-  readonly #healthClient: WireClientOptions;
+  readonly #pool: WireSessionPool;
   readonly #now: () => number;
   /** When a request was last issued to each target (node id) and URL (Unix ms, this clock). */
   readonly #issued = new Map<string, number>();
@@ -62,8 +61,11 @@ export class Caller {
     this.#requester = nodeIdFromPublicKey(keys.publicKey);
     this.#config = config;
     const { now, ...client } = options;
-    this.#client = client;
-    this.#healthClient = { ...client, connectTimeoutMs: config.healthTimeoutMs };
+    this.#pool = new WireSessionPool({
+      ...client,
+      maxSessions: config.maxHostSessions,
+      idleMs: config.hostSessionIdleMs,
+    });
     this.#now = now ?? Date.now;
   }
 
@@ -100,21 +102,23 @@ export class Caller {
         : slow
           ? this.#config.placeTimeoutMs
           : this.#config.callTimeoutMs);
-    // One connection per call (see `WireClient`). The request is sent only once its host's process
-    // answered the connection: from then on it may act on it (and renew its lease up to `now`).
-    const session = await WireSession.connect(spec.url, health ? this.#healthClient : this.#client);
-    for (const k of [spec.target, spec.url]) this.#issued.set(k, Math.max(now, this.#issued.get(k) ?? 0));
-    let r: CallResult;
-    try {
-      r = await session.call(signed, {
+    // One kept session per node (`WireSessionPool`), each request signed on its own. The request is
+    // sent only once its host's process answered the connection: from then on it may act on it (and
+    // renew its lease up to `now`).
+    const r = await this.#pool.call(
+      spec.url,
+      signed,
+      {
         timeoutMs,
+        ...(health ? { connectTimeoutMs: this.#config.healthTimeoutMs } : {}),
         ...(spec.expectedKey === undefined ? {} : { expectedPublicKey: fromHex(spec.expectedKey) }),
         ...(spec.source === undefined ? {} : { source: spec.source }),
         now: this.#now,
-      });
-    } finally {
-      await session.close();
-    }
+      },
+      () => {
+        for (const k of [spec.target, spec.url]) this.#issued.set(k, Math.max(now, this.#issued.get(k) ?? 0));
+      },
+    );
     try {
       return { ...r, result: parseAnswer(spec.method, r.result, body) };
     } catch (err) {
@@ -135,6 +139,16 @@ export class Caller {
     const a = this.#issued.get(nodeId);
     const b = this.#issued.get(url);
     return a === undefined ? b : b === undefined ? a : Math.max(a, b);
+  }
+
+  /** Closes the kept sessions (their open calls fail as lost); later calls are not sent. */
+  close(): Promise<void> {
+    return this.#pool.close();
+  }
+
+  /** Connections opened so far (kept and one-off). */
+  get connects(): number {
+    return this.#pool.connects;
   }
 
   /** True when `method` changes state on the node (its lost answers are indeterminate). */

@@ -20,6 +20,8 @@ describe('planeConfig', () => {
       rescheduleBackoffMs: 10_000,
       rescheduleBackoffMaxMs: 300_000,
       maxReschedules: 5,
+      maxHostSessions: 4096,
+      hostSessionIdleMs: 10_000,
     });
     expect(c).toEqual(DEFAULT_PLANE_CONFIG);
     expect(Object.isFrozen(c)).toBe(true);

@@ -46,6 +46,13 @@ export interface PlaneConfig {
   readonly rescheduleBackoffMaxMs: number;
   /** Most reschedules of one original instance (its lineage); then an alert (default 5). */
   readonly maxReschedules: number;
+  /**
+   * Most host sessions kept open at once (default 4,096): one per node URL, reused by every call to
+   * it; one more closes the least recently used idle one (docs/protocol.md 13.1).
+   */
+  readonly maxHostSessions: number;
+  /** A kept host session unused for this long is closed (default 10 s; a host closes idle ones after 30 s). */
+  readonly hostSessionIdleMs: number;
 }
 
 /** The default {@link PlaneConfig}. */
@@ -65,6 +72,8 @@ export const DEFAULT_PLANE_CONFIG: PlaneConfig = Object.freeze({
   rescheduleBackoffMs: 10_000,
   rescheduleBackoffMaxMs: 300_000,
   maxReschedules: 5,
+  maxHostSessions: 4096,
+  hostSessionIdleMs: 10_000,
 });
 
 /** `DEFAULT_PLANE_CONFIG` with `overrides` applied; throws a RangeError for values out of range. */

@@ -17,7 +17,6 @@ import { PlaneApprovals } from './approvals.js';
 import { Caller } from './caller.js';
 import { type PlaneConfig, planeConfig } from './config.js';
 import { PlaneError } from './errors.js';
-import { mapBounded } from './health.js';
 import { HeldPlaces } from './held-places.js';
 import { hostDriver } from './host-driver.js';
 import {
@@ -47,7 +46,7 @@ import { LifecycleTicker, type TickReport } from './lifecycle-tick.js';
 import { LiveEngineView } from './live-view.js';
 import { NodeBook } from './node-book.js';
 import type { NodeDriver } from './node-driver.js';
-import { NodeDrivers, refreshNode } from './node-drivers.js';
+import { NodeDrivers, refreshAll } from './node-drivers.js';
 import { type DrainReport, drainNode, type LabelChange, setCordon, setLabels } from './node-ops.js';
 import { type NodeView, nodeView } from './node-view.js';
 import type { PlaceOrderInput } from './order.js';
@@ -219,6 +218,17 @@ export class ControlPlane {
   }
 
   /**
+   * {@link ControlPlane.#noteLiveness} for one node (a node just added): without reading every target,
+   * so that adding N nodes stays linear. Other nodes' changes are published by the next tick or refresh.
+   */
+  #noteLivenessOf(nodeId: string): void {
+    const to = this.#ctx.book.liveness.get(nodeId, this.#ctx.now());
+    const from = this.#liveness.get(nodeId) ?? 'unknown';
+    this.#liveness.set(nodeId, to);
+    if (from !== to) this.events.publish('node.liveness_changed', { node_id: nodeId, from, to });
+  }
+
+  /**
    * Resources of the live placements are held again (from the held packages' envelopes), and so are
    * those of unsettled decisions (their lost answer may have placed them).
    */
@@ -246,6 +256,14 @@ export class ControlPlane {
     }
   }
 
+  /**
+   * Closes the sessions kept to the hosts (docs/protocol.md 13.1): calls still open on them fail as
+   * lost, and later calls are not sent. The state store and the chain are the caller's to close.
+   */
+  close(): Promise<void> {
+    return this.#ctx.caller.close();
+  }
+
   /** The tunables in force. */
   get config(): PlaneConfig {
     return this.#ctx.config;
@@ -254,7 +272,7 @@ export class ControlPlane {
   /** Learns the node at `url` (signed describe) under `tier`, requiring `key` when given. */
   async addNode(url: string, options: { tier: NodeTier; key?: string }): Promise<NodeView> {
     const target = await this.#ctx.book.add(url, options);
-    this.#noteLiveness();
+    this.#noteLivenessOf(target.node_id);
     return this.#view(target);
   }
 
@@ -339,9 +357,7 @@ export class ControlPlane {
   /** Describes every known node again (in parallel, each bounded on its own); returns them all. */
   async refreshNodes(): Promise<NodeView[]> {
     const ctx = this.#ctx;
-    await mapBounded(ctx.store.listTargets(), ctx.config.healthConcurrency, (t) =>
-      refreshNode(ctx, t.node_id).catch(() => undefined),
-    );
+    await refreshAll(ctx).catch(() => undefined);
     this.#noteLiveness();
     return this.nodes();
   }

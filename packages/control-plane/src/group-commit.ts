@@ -17,6 +17,7 @@ export class GroupCommit {
   #open = false;
   #waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
   #batches = 0;
+  #depth = 0;
 
   /** `db` gives the live connection (and throws once it is closed). */
   constructor(db: () => Database.Database) {
@@ -54,9 +55,23 @@ export class GroupCommit {
     });
   }
 
-  /** After a write: a write outside the group commits the open transaction now. */
+  /**
+   * Runs `fn` (an explicit transaction of the store) with the commits of {@link afterWrite} held back:
+   * inside it the store's transaction is a savepoint of the group's open one, and committing that
+   * one from a write within would end the savepoint under its feet (`no such savepoint`).
+   */
+  nested<T>(fn: () => T): T {
+    this.#depth++;
+    try {
+      return fn();
+    } finally {
+      this.#depth--;
+    }
+  }
+
+  /** After a write: a write outside the group commits the open transaction now (after an explicit transaction, once it ended). */
   afterWrite(): void {
-    if (this.#open && !this.inGroup) this.commit();
+    if (this.#open && !this.inGroup && this.#depth === 0) this.commit();
   }
 
   /**

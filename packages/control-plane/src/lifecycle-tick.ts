@@ -5,7 +5,7 @@ import { mapBounded } from './health.js';
 import { type HostListing, type ListedInstance, lifeOf, listingOf } from './host-listing.js';
 import { sendVerb, startInstance } from './instance-verbs.js';
 import type { JobReconcileReport } from './job-reconcile.js';
-import { refreshNode } from './node-drivers.js';
+import { refreshAll } from './node-drivers.js';
 import { unloadOrphan } from './orphans.js';
 import { canReach, moveTo, setState } from './placement-life.js';
 import type { PlaneContext } from './plane-context.js';
@@ -102,9 +102,9 @@ export class LifecycleTicker {
     } catch (err) {
       report('revocation list', err);
     }
-    // Health checks: each bounded on its own, in parallel (bounded concurrency).
-    await mapBounded(ctx.store.listTargets(), ctx.config.healthConcurrency, (t) =>
-      refreshNode(ctx, t.node_id).catch((err) => report(`refresh ${t.node_id}`, err)),
+    // Health checks: each bounded on its own, in parallel (bounded concurrency), writes grouped.
+    await refreshAll(ctx, (nodeId, err) => report(`refresh ${nodeId}`, err)).catch((err: unknown) =>
+      report('health round', err),
     );
     const targets = ctx.store.listTargets();
     const reachable = targets.filter((t) => t.unreachable_since_ms === null);

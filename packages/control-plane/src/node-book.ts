@@ -143,11 +143,15 @@ export class NodeBook {
       throw new PlaneError('invalid_input', 'key: expected 64 lower-case hex characters', { field: 'key' });
     }
     const d = await this.#describe(url, options.key);
-    const other = this.#store.listTargets().find((t) => t.url === url && t.node_id !== d.nodeId);
+    // By URL (an index on the store), not a read of every target: adding N nodes stays linear.
+    const atUrl =
+      this.#store.targetIdsAt?.(url) ??
+      this.#store.listTargets().flatMap((t) => (t.url === url ? [t.node_id] : []));
+    const other = atUrl.find((id) => id !== d.nodeId);
     if (other !== undefined) {
       throw new PlaneError(
         'node_exists',
-        `${url} is known as node ${other.node_id}, which now answers with another key (${d.nodeId}); run 'heddle node pin ${other.node_id} --key ${d.publicKey}' if the machine was replaced on purpose`,
+        `${url} is known as node ${other}, which now answers with another key (${d.nodeId}); run 'heddle node pin ${other} --key ${d.publicKey}' if the machine was replaced on purpose`,
         { field: 'url' },
       );
     }

@@ -1,4 +1,5 @@
 import { PlaneError } from './errors.js';
+import { mapBounded } from './health.js';
 import { HOST_NODE_KIND, type NodeDriver } from './node-driver.js';
 import type { PlaceOrderInput } from './order.js';
 import type { PlaneContext } from './plane-context.js';
@@ -80,4 +81,33 @@ export class NodeDrivers {
 export async function refreshNode(ctx: PlaneContext, nodeId: string): Promise<TargetRecord> {
   const t = ctx.book.get(nodeId);
   return ctx.drivers.of(t).refresh(ctx, t);
+}
+
+/**
+ * Refreshes every known node (a health round): in parallel, at most `healthConcurrency` at a time,
+ * each bounded on its own; a failure goes to `report` (never thrown). The round's record updates
+ * (last seen, facts, unreachable since) share group commits (one durable transaction for the writes
+ * made together) instead of one fsync per node: they are observations the next round makes again, and
+ * nothing is sent to a node on the strength of them. Resolves once they are durable.
+ */
+export async function refreshAll(
+  ctx: PlaneContext,
+  report: (nodeId: string, err: unknown) => void = () => {},
+): Promise<void> {
+  const store = ctx.store;
+  const round = (): Promise<unknown> =>
+    mapBounded(store.listTargets(), ctx.config.healthConcurrency, (t) =>
+      refreshNode(ctx, t.node_id).catch((err: unknown) => report(t.node_id, err)),
+    );
+  if (store.grouped === undefined) {
+    await round();
+    return;
+  }
+  await store.grouped(async () => {
+    try {
+      await round();
+    } finally {
+      await store.durable?.();
+    }
+  });
 }

@@ -113,6 +113,8 @@ export function eventingStore(inner: StateStore, events: PlaneEvents): StateStor
     },
     getTarget: (id) => inner.getTarget(id),
     listTargets: () => inner.listTargets(),
+    targetIdsAt: (url) =>
+      inner.targetIdsAt?.(url) ?? inner.listTargets().flatMap((t) => (t.url === url ? [t.node_id] : [])),
     putTarget(t) {
       const prev = inner.getTarget(t.node_id);
       inner.putTarget(t);

@@ -91,6 +91,91 @@ describe('a host that moved', () => {
   });
 });
 
+describe('a URL already known as another node', () => {
+  it('is refused (node_exists) when another key answers there, naming the known node', async () => {
+    const first = await startHost(['wasi'], 0x6f);
+    const port = Number(new URL(first.url).port);
+    const known = await openPlane();
+    try {
+      const added = await known.plane.addNode(first.url, { tier: 'paired' });
+      await first.close();
+      const other = await startHost(['wasi'], 0x70, port); // another machine at the same address
+      try {
+        const err = await planeError(known.plane.addNode(other.url, { tier: 'paired' }));
+        expect(err.code).toBe('node_exists');
+        expect(err.field).toBe('url');
+        expect(err.message).toContain(`known as node ${added.node_id}`);
+        expect(known.plane.nodes()).toHaveLength(1);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await known.close();
+    }
+  });
+});
+
+describe('adding nodes stays linear', () => {
+  it('adding a node lists no targets (no read of every record per add), and still tells its liveness', async () => {
+    const a = await startHost(['wasi']);
+    const b = await startHost(['wasi']);
+    const lin = await openPlane();
+    try {
+      await lin.plane.addNode(a.url, { tier: 'paired' });
+      const real = lin.store.listTargets.bind(lin.store);
+      let lists = 0;
+      lin.store.listTargets = () => {
+        lists++;
+        return real();
+      };
+      const told: unknown[] = [];
+      lin.plane.events.subscribe((e) => {
+        if (e.type === 'node.liveness_changed') told.push(e.data);
+      });
+      const added = await lin.plane.addNode(b.url, { tier: 'paired' });
+      expect(lists).toBe(0);
+      expect(added.liveness).toBe('alive');
+      expect(told).toEqual([{ node_id: added.node_id, from: 'unknown', to: 'alive' }]);
+      expect(lin.plane.nodes()).toHaveLength(2);
+    } finally {
+      await lin.close();
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
+describe('kept host sessions', () => {
+  it('carries every call to a host on one kept session, and reconnects when the host restarts', async () => {
+    const host = await startHost(['wasi']);
+    const kept = await openPlane();
+    try {
+      await kept.plane.addNode(host.url, { tier: 'paired' });
+      const r = await kept.plane.place({ package_dir: wasiPkg, mode: { type: 'interval', secs: 60 } });
+      expect(r.status).toBe('placed');
+      await kept.plane.tick();
+      const commits = kept.store.groupCommits;
+      await kept.plane.refreshNodes();
+      // The health round's record updates share group commits (not one fsync per node).
+      expect(kept.store.groupCommits).toBeGreaterThan(commits);
+      expect(kept.store.getTarget(host.service.nodeId)?.unreachable_since_ms).toBeNull();
+      // describe, place, the tick's describe and listing, a refresh: one connection, still open
+      // (a connection per call closed each after its answer).
+      expect(host.server.sessionCount).toBe(1);
+      await host.server.close();
+      await host.restart(); // same port: the kept session was closed by the restart
+      const [back] = await kept.plane.refreshNodes();
+      expect(back?.liveness).toBe('alive');
+      const id = r.instance?.instance_id as string;
+      expect((await kept.plane.stop(id)).placement.state).toBe('stopped');
+      expect(host.server.sessionCount).toBe(1);
+    } finally {
+      await kept.close();
+      await host.close();
+    }
+  });
+});
+
 describe('placing', () => {
   it('a dry run decides and explains without chaining or placing', async () => {
     const before = p.chain.size;

@@ -48,6 +48,33 @@ const sqliteFixture = (): StoreFixture => ({
 
 describeStateStoreContract('SqliteStateStore', sqliteFixture);
 
+describe('SqliteStateStore group commit', () => {
+  it('an explicit transaction while a group commit is open lands whole (no lost savepoint)', async () => {
+    const file = dbPath();
+    const s = SqliteStateStore.open(file);
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const group = s.grouped(async () => {
+      s.putTarget(target('g1')); // opens the group's transaction, committed later
+      await held;
+    });
+    // A write outside every group, in an explicit transaction, while the group's transaction is open.
+    s.transaction(() => {
+      s.putTarget(target('t1'));
+      s.putTarget(target('t2'));
+    });
+    release();
+    await group;
+    await s.durable();
+    s.close();
+    const again = SqliteStateStore.open(file);
+    expect(again.listTargets().map((t) => t.node_id)).toEqual(['g1', 't1', 't2']);
+    again.close();
+  });
+});
+
 describe('SqliteStateStore files', () => {
   it('creates the file 0600 in a new directory 0700', () => {
     const path = join(root, 'fresh', 'deeper', 'state.db');

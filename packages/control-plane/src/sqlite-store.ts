@@ -190,6 +190,7 @@ export class SqliteStateStore implements StateStore {
   private readonly revocationAcks: Table<RevocationAckRecord>;
   private readonly revocationList: Table<HeldRevocationList>;
   private readonly placementsByNode: Database.Statement;
+  private readonly targetIdsByUrl: Database.Statement;
   private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>;
   private readonly group: GroupCommit;
   private readonly targetWatchers: ((nodeId: string) => void)[] = [];
@@ -226,6 +227,7 @@ export class SqliteStateStore implements StateStore {
     this.placementsByNode = db.prepare(
       `SELECT ${PLACEMENTS.columns.map(q).join(', ')} FROM placements WHERE node_id = ? ORDER BY placed_at_ms, instance_id`,
     );
+    this.targetIdsByUrl = db.prepare('SELECT node_id FROM targets WHERE url = ? ORDER BY node_id').pluck();
     this.tx = db.transaction((fn: () => unknown) => fn());
     this.group = new GroupCommit(() => this.live());
   }
@@ -270,7 +272,7 @@ export class SqliteStateStore implements StateStore {
     let out: T;
     try {
       // cast: better-sqlite3's transaction wrapper returns the function's own result
-      out = tx.immediate(fn) as T;
+      out = this.group.nested(() => tx.immediate(fn)) as T;
     } catch (error) {
       throw toStateError(error, 'transaction');
     }
@@ -312,6 +314,10 @@ export class SqliteStateStore implements StateStore {
   }
   listTargets(): TargetRecord[] {
     return this.run('read', () => this.targets.list());
+  }
+  targetIdsAt(url: string): string[] {
+    // cast: the statement plucks node_id, a TEXT NOT NULL column
+    return this.run('read', () => this.targetIdsByUrl.all(url) as string[]);
   }
   putTarget(target: TargetRecord): void {
     this.run('write', () => this.targets.put(target));

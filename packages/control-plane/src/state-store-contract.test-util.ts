@@ -247,6 +247,20 @@ export function describeStateStoreContract(name: string, fixture: () => StoreFix
   };
 
   describe(`${name}: records`, () => {
+    it('finds the targets at a URL (targetIdsAt, when the store has it)', async () => {
+      const s = await open();
+      if (s.targetIdsAt === undefined) return;
+      s.putTarget(target('n1', { url: 'ws://127.0.0.1:7001' }));
+      s.putTarget(target('n2', { url: 'ws://127.0.0.1:7002' }));
+      s.putTarget(target('n3', { url: 'ws://127.0.0.1:7001' }));
+      expect(s.targetIdsAt('ws://127.0.0.1:7001')).toEqual(['n1', 'n3']);
+      expect(s.targetIdsAt('ws://127.0.0.1:7002')).toEqual(['n2']);
+      expect(s.targetIdsAt('ws://127.0.0.1:7003')).toEqual([]);
+      s.removeTarget('n1');
+      expect(s.targetIdsAt('ws://127.0.0.1:7001')).toEqual(['n3']);
+      s.close();
+    });
+
     it('round-trips targets: put, get, list, update in place, remove', async () => {
       const s = await open();
       expect(s.schemaVersion).toBe(SCHEMA_VERSION);

@@ -374,6 +374,11 @@ export interface StateStore {
 
   getTarget(nodeId: string): TargetRecord | undefined;
   listTargets(): TargetRecord[];
+  /**
+   * The node ids of the targets at `url`, without reading the records (optional: a store without it
+   * is searched with `listTargets`). Adding a node asks it, so it must not cost a read of every target.
+   */
+  targetIdsAt?(url: string): string[];
   putTarget(target: TargetRecord): void;
   /** Removes a target; false when it was not there. */
   removeTarget(nodeId: string): boolean;

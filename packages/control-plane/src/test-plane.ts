@@ -124,6 +124,7 @@ export async function openPlane(
     gate,
     dir,
     close: async () => {
+      await plane.close();
       store.close();
       await chain.close();
     },

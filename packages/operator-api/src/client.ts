@@ -33,7 +33,6 @@ import { formatSignedAuth, signRequest } from './auth-header.js';
 import type { ChainEventProofAnswer, ChainHeadAnswer, DecisionAnswer } from './chain-answers.js';
 import { API_INFO_FILE, API_TOKEN_FILE, NDJSON, REQUEST_ID_HEADER } from './constants.js';
 import { type FollowEventsOptions, followEvents } from './event-follower.js';
-import { type HttpAnswer, HttpFailure, httpRequest } from './http-request.js';
 import type {
   JobFileBody,
   JobPlanAnswer,
@@ -41,6 +40,8 @@ import type {
   JobStatusAnswer,
   JobVersionAnswer,
 } from './job-answers.js';
+import { type HttpAnswer, HttpFailure } from './http-request.js';
+import { type OperatorRequest, sendOperatorRequest } from './operator-request.js';
 import type { AddOperatorAnswer, AddOperatorBody, OperatorView, WhoAmI } from './operator-routes.js';
 import { OPERATOR_ROUTES, type RouteDef, routePath } from './routes.js';
 
@@ -260,16 +261,51 @@ export class ApiClient {
    * without a result rejects with `outcome_unknown` (retry with the same idempotency key to find out).
    */
   async place(order: PlaceOrderInput, options: PlaceCallOptions = {}): Promise<PlaceAnswer> {
+    const path = routePath('place');
+    const sent = sendOperatorRequest({
+      url: this.#url,
+      method: 'POST',
+      path,
+      ...this.placeRequest(JSON.stringify(order), options),
+    });
+    return this.placeAnswer(sent, options);
+  }
+
+  /**
+   * What {@link ApiClient.place} sends besides the URL, method and path (`/v1/place`, `PLACE_PATH`):
+   * the `Authorization` (for `body`, the serialised order), `Accept` (the NDJSON stream with
+   * `onProgress`), the request id, no timeout, the pinned fingerprint.
+   */
+  placeRequest(
+    body: string,
+    options: PlaceCallOptions = {},
+  ): Omit<OperatorRequest, 'url' | 'method' | 'path'> {
+    return {
+      authorization: this.#authorization('POST', routePath('place'), body),
+      body,
+      ...(options.onProgress === undefined ? {} : { accept: NDJSON }),
+      ...(options.requestId === undefined ? {} : { requestId: options.requestId }),
+      timeoutMs: 0,
+      fingerprint: this.#fingerprint,
+    };
+  }
+
+  /**
+   * Reads the answer of a `POST /v1/place` already sent (by {@link ApiClient.place}, or by a caller
+   * that sent the same request with `sendOperatorRequest` before this client was loaded) exactly as
+   * `place` does: a failed or broken request becomes the same `ApiError` (`outcome_unknown` once
+   * sent, `controller_not_running` otherwise), the answer is validated against the route's schema,
+   * and with `onProgress` the NDJSON stream is read and each transfer reported.
+   */
+  async placeAnswer(sent: Promise<HttpAnswer>, options: PlaceCallOptions = {}): Promise<PlaceAnswer> {
     const route = OPERATOR_ROUTES.place;
     const path = routePath('place');
-    const rid = options.requestId === undefined ? {} : { requestId: options.requestId };
-    if (options.onProgress === undefined) return this.#call(route, path, order, { timeoutMs: 0, ...rid });
-    const res = await this.#fetch('POST', path, order, {
-      timeoutMs: 0,
-      accept: NDJSON,
-      ...rid,
-    });
-    if (res.status !== 200 || !(res.header('content-type') ?? '').startsWith(NDJSON)) {
+    const res = await this.#received(sent, 'POST', path, 0);
+    if (
+      options.onProgress === undefined ||
+      res.status !== 200 ||
+      !(res.header('content-type') ?? '').startsWith(NDJSON)
+    ) {
       return this.#answer(route.answer, res, `POST ${path}`);
     }
     const onProgress = options.onProgress;
@@ -462,7 +498,7 @@ export class ApiClient {
     return this.#answer(route.answer, res, `${route.method} ${path}`);
   }
 
-  async #fetch(
+  #fetch(
     method: string,
     path: string,
     body: unknown,
@@ -470,19 +506,29 @@ export class ApiClient {
   ): Promise<HttpAnswer> {
     const timeoutMs = o.timeoutMs ?? this.#timeoutMs;
     const text = body === undefined ? undefined : JSON.stringify(body);
+    const sent = sendOperatorRequest({
+      url: this.#url,
+      method,
+      path,
+      authorization: this.#authorization(method, path, text ?? ''),
+      body: text,
+      accept: o.accept,
+      requestId: o.requestId,
+      timeoutMs,
+      fingerprint: this.#fingerprint,
+    });
+    return this.#received(sent, method, path, timeoutMs);
+  }
+
+  /** The answer of a request sent, or the `ApiError` its failure means. */
+  async #received(
+    sent: Promise<HttpAnswer>,
+    method: string,
+    path: string,
+    timeoutMs: number,
+  ): Promise<HttpAnswer> {
     try {
-      return await httpRequest(`${this.#url}${path}`, {
-        method,
-        headers: {
-          authorization: this.#authorization(method, path, text ?? ''),
-          accept: o.accept ?? 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...(o.requestId === undefined ? {} : { [REQUEST_ID_HEADER]: o.requestId }),
-        },
-        ...(text === undefined ? {} : { body: text }),
-        timeoutMs,
-        fingerprint: this.#fingerprint,
-      });
+      return await sent;
     } catch (err) {
       const failure = err instanceof HttpFailure ? err : undefined;
       if (failure?.code === 'fingerprint_mismatch') {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { typeExportNames } from '@heddle/envelope/testing';
 import { describe, expect, it } from 'vitest';
+import * as http from './http.js';
 import * as api from './index.js';
 
 describe('the public API of @heddle/operator-api', () => {
@@ -198,5 +199,36 @@ describe('the public API of @heddle/operator-api', () => {
       'TlsMaterial',
       'WhoAmI',
     ]);
+  });
+});
+
+describe('the ./http entry of @heddle/operator-api (sending without the validating client)', () => {
+  it('value exports: changes only on purpose', () => {
+    expect(Object.keys(http).sort()).toEqual([
+      'API_INFO_FILE',
+      'API_TOKEN_FILE',
+      'HttpFailure',
+      'NDJSON',
+      'PLACE_PATH',
+      'REQUEST_ID_HEADER',
+      'httpRequest',
+      'sendOperatorRequest',
+    ]);
+  });
+
+  it('type exports: changes only on purpose', () => {
+    expect(typeExportNames(readFileSync(new URL('./http.ts', import.meta.url), 'utf8'))).toEqual([
+      'HttpAnswer',
+      'HttpRequestOptions',
+      'OperatorRequest',
+    ]);
+  });
+
+  it('loads no validation code (no zod, no route table)', async () => {
+    const text = readFileSync(new URL('./http.ts', import.meta.url), 'utf8');
+    for (const from of text.matchAll(/from '(\.\/[^']+)'/g)) {
+      const src = readFileSync(new URL(from[1]?.replace(/\.js$/, '.ts') ?? '', import.meta.url), 'utf8');
+      expect(src, from[1]).not.toMatch(/from '(zod|@heddle\/[^']+|\.\/(routes|answers|constants)\.js)'/);
+    }
   });
 });

@@ -85,6 +85,30 @@ describe('signed calls over WebSocket', () => {
     expect(session.isOpen).toBe(false);
   });
 
+  it('a refused request on a session that already carried a verified call leaves it open for the others', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const server = await start({
+      handler: hostHandler(async (body) => {
+        await gate;
+        return body;
+      }),
+    });
+    const session = await WireSession.connect(server.url);
+    const first = signed('workload.status', { n: 1 });
+    const open = session.call(first); // verified, held by the host
+    await new Promise((r) => setTimeout(r, 50));
+    const err = await failure(session.call(signed('workload.status', {}, stranger)));
+    expect(err.refusal?.code).toBe('unauthorized');
+    release();
+    expect((await open).result).toEqual({ n: 1 });
+    expect(session.isOpen).toBe(true);
+    expect((await session.call(signed('workload.place', { n: 2 }))).result).toEqual({ n: 2 });
+    await session.close();
+  });
+
   it('an unauthenticated refusal of a mutating call is Indeterminate', async () => {
     const server = await start();
     const err = await failure(new WireClient().call(server.url, signed('workload.stop', {}, stranger)));

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { errorMessage, type JsonValue } from '@heddle/envelope';
 import {
   CallFailure,
@@ -94,12 +95,14 @@ function requestFields(signed: SignedCtl): RequestFields | undefined {
  */
 export class WireSession {
   readonly #ws: WebSocket;
+  readonly #socket: Socket | undefined;
   readonly #calls = new Map<number, OpenCall>();
   #nextId = 1;
   #closed = false;
 
-  private constructor(ws: WebSocket) {
+  private constructor(ws: WebSocket, socket: Socket | undefined) {
     this.#ws = ws;
+    this.#socket = socket;
     ws.on('message', (data: RawData, isBinary: boolean) => this.#onMessage(data, isBinary));
     ws.on('error', () => {});
     ws.on('close', (code: number) => this.#onClose(code));
@@ -133,13 +136,25 @@ export class WireSession {
         ws.terminate();
         reject(new CallFailure('unreachable', `cannot connect to ${url}: ${why}`, { cause }));
       };
+      let socket: Socket | undefined;
+      ws.once('upgrade', (res) => {
+        socket = res.socket;
+      });
       ws.once('error', (err) => fail(err.message, err));
       ws.once('close', (code) => fail(`closed with ${code} during the handshake`));
       ws.once('open', () => {
         ws.removeAllListeners();
-        resolve(new WireSession(ws));
+        resolve(new WireSession(ws, socket));
       });
     });
+  }
+
+  /**
+   * Lets the process exit while this connection is open and idle (a kept session); an open call's
+   * timer still keeps it running until the call ends.
+   */
+  unref(): void {
+    this.#socket?.unref();
   }
 
   /** True while the connection is open. */

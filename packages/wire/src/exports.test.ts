@@ -17,6 +17,8 @@ const VALUES: readonly string[] = [
   'DEFAULT_MAX_PEER_CONNECTIONS',
   'DEFAULT_MAX_SESSIONS',
   'DEFAULT_PING_INTERVAL_MS',
+  'DEFAULT_POOL_IDLE_MS',
+  'DEFAULT_POOL_MAX_SESSIONS',
   'DirPackageSource',
   'MAX_BINARY_FRAME_BYTES',
   'MAX_TEXT_FRAME_BYTES',
@@ -25,6 +27,7 @@ const VALUES: readonly string[] = [
   'WireError',
   'WireServer',
   'WireSession',
+  'WireSessionPool',
   'fetchPackage',
 ];
 
@@ -39,9 +42,11 @@ const TYPES: readonly string[] = [
   'FetchChannel',
   'FetchOptions',
   'PackageSource',
+  'PooledCallOptions',
   'WireClientOptions',
   'WireErrorCode',
   'WireServerOptions',
+  'WireSessionPoolOptions',
   'WireTlsOptions',
 ];
 

@@ -27,3 +27,9 @@ export { DEFAULT_IDLE_CLOSE_MS, DirPackageSource } from './package-source.js';
 export type { WireServerOptions, WireTlsOptions } from './server.js';
 export { WireServer } from './server.js';
 export type { CallContext, CallHandler } from './server-session.js';
+export type { PooledCallOptions, WireSessionPoolOptions } from './session-pool.js';
+export {
+  DEFAULT_POOL_IDLE_MS,
+  DEFAULT_POOL_MAX_SESSIONS,
+  WireSessionPool,
+} from './session-pool.js';

@@ -25,7 +25,7 @@ export interface CallContext {
   fetchPackage(manifestHash: string, destDir: string, options?: FetchOptions): Promise<string>;
   /**
    * Closes the connection (code 1008) once the response is sent: for the one signed refusal of an
-   * unauthenticated request.
+   * unauthenticated request. Ignored on a session that already carried a verified call.
    */
   closeAfterReply(): void;
   /**
@@ -219,7 +219,9 @@ export class ServerSession {
       signal: ac.signal,
       fetchPackage: (hash, dest, options) => fetchPackage(this.#channel(frame.id), hash, dest, options),
       closeAfterReply: () => {
-        closeAfter = true;
+        // Only a connection that has made no verified call is closed (docs/protocol.md 13.1): an
+        // authenticated session carries the controller's other calls, which a close would lose.
+        if (!this.#authenticated) closeAfter = true;
       },
       authenticated: () => {
         if (this.#authenticated) return;

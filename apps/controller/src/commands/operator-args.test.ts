@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ErrorOutputSchema } from '../json-outputs.js';
 import { runCaptured, tempDir } from '../test-io.js';
 import { newLines } from './logs.js';
-import { parseMode, parseSets } from './place.js';
+import { parseMode, parseSets } from './place-order.js';
 
 const NODE = 'ab'.repeat(16);
 
