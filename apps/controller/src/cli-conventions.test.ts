@@ -71,7 +71,7 @@ describe('heddle CLI conventions', () => {
       }
     }
     expect((await runCaptured(['help', 'chain', 'verify'], cwd)).out.split('\n')[0]).toBe(
-      'usage: heddle chain verify <file> [--checkpoint <file>] [--public-key <hex>] [--json]',
+      'usage: heddle chain verify <file>... [--checkpoint <file>] [--public-key <hex>] [--json]',
     );
   });
 
