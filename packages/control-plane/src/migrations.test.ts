@@ -358,7 +358,15 @@ describe('version 5', () => {
       expect(t.lease_ms).toBeUndefined();
       store.putTarget({ ...t, lease_ms: 5_000 });
       expect(store.getTarget('n1')?.lease_ms).toBe(5_000);
-      const key = { key: 'k-1', fingerprint: 'f', order_id: 'o-1', result: null, created_at_ms: 10 };
+      const key = {
+        key: 'k-1',
+        fingerprint: 'f',
+        order_id: 'o-1',
+        result: null,
+        created_at_ms: 10,
+        claimed_by: null,
+        claimed_at_ms: null,
+      };
       store.putIdempotencyKey(key);
       store.putIdempotencyKey({ ...key, key: 'k-2', created_at_ms: 20 });
       expect(store.getIdempotencyKey('k-1')).toEqual(key);
@@ -447,7 +455,7 @@ describe('version 8', () => {
     db.close();
     const store = SqliteStateStore.open(path);
     try {
-      expect(store.schemaVersion).toBe(8);
+      expect(store.schemaVersion).toBe(SCHEMA_VERSION);
       expect(store.listJobs()).toEqual([]);
       expect(store.listJobInstances()).toEqual([]);
       const job = {
@@ -464,6 +472,44 @@ describe('version 8', () => {
       store.putJob(job);
       expect(store.getJob('web')).toEqual(job);
       expect(store.listJobVersions('web')).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('version 9', () => {
+  it('upgrades a version 8 database in place: a key written before reads unclaimed, a claim round-trips', () => {
+    const path = dbPath();
+    const db = new Database(path);
+    migrate(db, MIGRATIONS.slice(0, 8));
+    db.prepare(
+      "INSERT INTO idempotency_keys (key, fingerprint, order_id, result, created_at_ms) VALUES ('k-old', 'f', 'o-1', NULL, 5)",
+    ).run();
+    db.close();
+    const store = SqliteStateStore.open(path);
+    try {
+      expect(store.schemaVersion).toBe(9);
+      expect(store.getIdempotencyKey('k-old')).toEqual({
+        key: 'k-old',
+        fingerprint: 'f',
+        order_id: 'o-1',
+        result: null,
+        created_at_ms: 5,
+        claimed_by: null,
+        claimed_at_ms: null,
+      });
+      const claimed = {
+        key: 'k-new',
+        fingerprint: 'f',
+        order_id: 'o-2',
+        result: null,
+        created_at_ms: 6,
+        claimed_by: 'ctl/abc',
+        claimed_at_ms: 6,
+      };
+      store.putIdempotencyKey(claimed);
+      expect(store.getIdempotencyKey('k-new')).toEqual(claimed);
     } finally {
       store.close();
     }

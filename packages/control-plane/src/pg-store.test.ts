@@ -169,7 +169,15 @@ describe.skipIf(skip !== undefined)('PostgresStateStore (a real PostgreSQL serve
       from.putJobVersion(jobVersion('web', 1));
       from.putJobVersion(jobVersion('gone', 1)); // a removed job's version is copied too
       from.putJobInstance(jobInstance('i-1', 'web', 1));
-      from.putIdempotencyKey({ key: 'k', fingerprint: 'f', order_id: 'o-1', result: null, created_at_ms: 1 });
+      from.putIdempotencyKey({
+        key: 'k',
+        fingerprint: 'f',
+        order_id: 'o-1',
+        result: null,
+        created_at_ms: 1,
+        claimed_by: 'c/1',
+        claimed_at_ms: 1,
+      });
       from.putMeta('state_seq', '9');
       const to = PostgresStateStore.open(await server().createDatabase(`copy_${n++}`));
       try {

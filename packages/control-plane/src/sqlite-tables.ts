@@ -186,6 +186,8 @@ const IdempotencySchema: z.ZodType<IdempotencyRecord> = z.object({
   order_id: z.string(),
   result: z.string().nullable(),
   created_at_ms: ms,
+  claimed_by: z.string().nullable(),
+  claimed_at_ms: ms.nullable(),
 });
 
 const JobSchema: z.ZodType<JobRecord> = z.object({

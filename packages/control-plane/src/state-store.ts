@@ -298,6 +298,13 @@ export interface IdempotencyRecord {
   /** The place's answer once it ended placed or unsettled (JSON), or null while it runs. */
   readonly result: string | null;
   readonly created_at_ms: number;
+  /**
+   * While the place runs (`result` null): `<controller id>/<claim id>` of the controller placing it
+   * (schema v9; null in keys written before, or once settled).
+   */
+  readonly claimed_by: string | null;
+  /** When that controller claimed it (its clock), or null. */
+  readonly claimed_at_ms: number | null;
 }
 
 /**
