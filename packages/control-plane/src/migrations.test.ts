@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StateError } from './errors.js';
 import { MIGRATIONS, type Migration, migrate, readSchemaVersion, SCHEMA_VERSION } from './migrations.js';
+import { orderRecord } from './order.js';
 import { SqliteStateStore } from './sqlite-store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'heddle-migrations-'));
@@ -479,7 +480,7 @@ describe('version 8', () => {
 });
 
 describe('version 9', () => {
-  it('upgrades a version 8 database in place: a key written before reads unclaimed, a claim round-trips', () => {
+  it("upgrades a version 8 database in place: a key written before reads unclaimed, a claim and an order's package facts round-trip", () => {
     const path = dbPath();
     const db = new Database(path);
     migrate(db, MIGRATIONS.slice(0, 8));
@@ -510,6 +511,13 @@ describe('version 9', () => {
       };
       store.putIdempotencyKey(claimed);
       expect(store.getIdempotencyKey('k-new')).toEqual(claimed);
+      const facts = { signer_keys: ['ab'], artifact_hashes: ['cd'], ram_mb: 64, cpu_pct: 10 };
+      const pkg = { workload: 'w', version: '1.0.0', manifest_hash: 'm', package_id: 'p' };
+      const bare = orderRecord({ package_dir: '/p' }, pkg, 7, 'o-bare');
+      store.putOrder(bare);
+      expect(store.getOrder('o-bare')?.package_facts).toBeUndefined();
+      store.putOrder(orderRecord({ package_dir: '/p' }, pkg, 7, 'o-facts', facts));
+      expect(store.getOrder('o-facts')?.package_facts).toEqual(facts);
     } finally {
       store.close();
     }

@@ -274,8 +274,9 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 9,
     description:
-      'idempotency keys claimed before their place is sent: the claiming controller and when (idempotency_keys.claimed_by, claimed_at_ms)',
+      'idempotency keys claimed before their place is sent: the claiming controller and when (idempotency_keys.claimed_by, claimed_at_ms); the package facts of an order (orders.package_facts)',
     up: (db) => {
+      db.exec('ALTER TABLE orders ADD COLUMN package_facts TEXT');
       db.exec('ALTER TABLE idempotency_keys ADD COLUMN claimed_by TEXT');
       db.exec('ALTER TABLE idempotency_keys ADD COLUMN claimed_at_ms INTEGER');
     },

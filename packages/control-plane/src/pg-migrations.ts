@@ -116,6 +116,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     statements: [
       'ALTER TABLE idempotency_keys ADD COLUMN claimed_by TEXT',
       'ALTER TABLE idempotency_keys ADD COLUMN claimed_at_ms BIGINT',
+      'ALTER TABLE orders ADD COLUMN package_facts TEXT',
     ],
   },
 ].map((m) => ({ ...m, description: MIGRATIONS[m.version - 1]?.description ?? '' }));

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openChainFile } from '@heddle/chain';
 import { Gate } from '@heddle/gate';
@@ -12,9 +13,11 @@ import { examplePackage, startHost, type TestHost } from './test-fixtures.js';
 import { controllerKeys, OPEN_POLICY, tempDir, testAnchors } from './test-plane.js';
 import { postgresSkipReason, startPostgres, type TestPostgres } from './test-postgres.js';
 
-// Two controller planes sharing one PostgreSQL state: an idempotency key is claimed in the shared
+// Two controller planes sharing one PostgreSQL state. An idempotency key is claimed in the shared
 // state before its place is sent, so a retry on the other controller while the first still places is
 // refused `idempotency_in_progress` (or answered with the first's order), never placed a second time.
+// A place whose controller stopped writing between the send and the answer is settled by the other,
+// which does not hold the package, from the order's package facts in the shared state.
 
 const skip = postgresSkipReason();
 let pg: TestPostgres | undefined;
@@ -34,13 +37,16 @@ afterEach(async () => {
 interface SharedPlane {
   readonly plane: ControlPlane;
   readonly store: PostgresStateStore;
+  /** The plane's chain file. */
+  readonly chainFile: string;
 }
 
 /** A control plane of its own (directory, chain) on the shared PostgreSQL database `url`. */
 async function planeOn(url: string, now?: () => number): Promise<SharedPlane> {
   const dir = tempDir();
+  const chainFile = join(dir, 'chain.jsonl');
   const store = PostgresStateStore.open(url);
-  const chain = await openChainFile(join(dir, 'chain.jsonl'));
+  const chain = await openChainFile(chainFile);
   const plane = new ControlPlane({
     keys: controllerKeys,
     store,
@@ -58,7 +64,7 @@ async function planeOn(url: string, now?: () => number): Promise<SharedPlane> {
       await chain.close();
     },
   });
-  return { plane, store };
+  return { plane, store, chainFile };
 }
 
 async function host(): Promise<TestHost> {
@@ -153,3 +159,68 @@ describe.skipIf(skip !== undefined)('idempotency keys shared by two controllers 
     expect(a.store.getIdempotencyKey('orphan-1')).toMatchObject({ result: expect.any(String) });
   });
 });
+
+describe.skipIf(skip !== undefined)(
+  'a place in flight when its controller stopped, settled by another (PostgreSQL)',
+  () => {
+    it('the other controller, which never held the package, records the instance the host made: one instance, the retry replays it', async () => {
+      if (pg === undefined) throw new Error('no test server');
+      const url = await pg.createDatabase(`idem_${dbs++}`);
+      let a: SharedPlane | undefined;
+      let cutAt: number | undefined;
+      // Controller A stops writing the moment the host has acted on the place and before its answer
+      // reaches A (the host tells onCall before it sends the answer): A's store is closed under it.
+      const h = await startHost(['wasi'], undefined, 0, {
+        onCall: (e) => {
+          if (e.method === 'workload.place' && e.outcome === 'ok' && a !== undefined && cutAt === undefined) {
+            cutAt = Date.now();
+            a.store.close();
+          }
+        },
+      });
+      open.push(h);
+      a = await planeOn(url);
+      await a.plane.addNode(h.url, { tier: 'paired' });
+      const b = await planeOn(url); // its own home: it holds no package
+      const order = {
+        package_dir: await examplePackage('wasi-cog'),
+        start: false,
+        idempotency_key: 'inflight-1',
+      };
+      const failed = await a.plane.place(order).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      // The fault landed between the send and the answer: the host holds the instance, A's place failed
+      // on its closed store, A chained no placed outcome, and the shared state has the decision unsettled.
+      expect(cutAt).toBeDefined();
+      expect(failed).toBeInstanceOf(Error);
+      expect(h.service.instanceIds()).toHaveLength(1);
+      const [unsettled, ...more] = b.store.listUnsettled();
+      expect(more).toEqual([]);
+      if (unsettled === undefined) throw new Error('no unsettled decision in the shared state');
+      expect(b.store.listPlacements()).toEqual([]);
+      const aChain = readFileSync(a.chainFile, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes(unsettled.decision_id));
+      expect(aChain.some((l) => l.includes('"outcome":"placed"'))).toBe(false);
+      // B settles it (as the leader's tick does), from the order's package facts.
+      const report = await b.plane.settle();
+      expect(report.placed).toEqual([unsettled.decision_id]);
+      expect(b.store.listUnsettled()).toEqual([]);
+      const placements = b.store.listPlacements();
+      expect(placements).toHaveLength(1);
+      expect(placements[0]?.instance_id).toBe(h.service.instanceIds()[0]);
+      expect(placements[0]?.signer_keys.length).toBeGreaterThan(0);
+      expect(readFileSync(b.chainFile, 'utf8')).toContain('"phase":"settled"');
+      // The client's retry on B: the order's instance, no second one on the host.
+      const again = await b.plane.place(order);
+      expect(again).toMatchObject({
+        status: 'placed',
+        replayed: true,
+        instance: { instance_id: placements[0]?.instance_id },
+      });
+      expect(h.service.instanceIds()).toHaveLength(1);
+    });
+  },
+);
