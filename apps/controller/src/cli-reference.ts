@@ -101,7 +101,7 @@ export function cliReference(defs: readonly OperatorCommandDef[] = OPERATOR_COMM
     '| code | meaning | error codes |',
     '| --- | --- | --- |',
     '| 0 | done | |',
-    '| 1 | the operation was refused or failed on a node, or could not be done (including a full disk, a read-only file system or a refused permission on this machine) | `unplaceable`, `refused`, `unreachable`, `indeterminate`, `outcome_unknown`, `unsettled`, `duplicate_instance`, `governance`, `node_exists`, `key_mismatch`, `controller_not_running`, `timeout`, `disk_full`, `read_only_filesystem`, `permission_denied` |',
+    '| 1 | the operation was refused or failed on a node, or could not be done (including a full disk, a read-only file system or a refused permission on this machine) | `unplaceable`, `refused`, `unreachable`, `indeterminate`, `outcome_unknown`, `unsettled`, `duplicate_instance`, `idempotency_in_progress`, `governance`, `node_exists`, `key_mismatch`, `controller_not_running`, `timeout`, `disk_full`, `read_only_filesystem`, `permission_denied` |',
     '| 2 | usage: unknown command or flag, missing or extra argument | `usage` |',
     '| 3 | bad input: a value that does not fit (the field is named), an unknown node, instance or alert, a package that fails verification, a token that is not the daemon’s | `invalid_input`, `bad_json`, `too_large`, `package_invalid`, `unknown_node`, `unknown_instance`, `unknown_alert`, `unauthorized`, `idempotency_conflict` |',
     '| 4 | internal error (a bug: please report it) | `internal`, `state`, `bad_answer`, anything else |',

@@ -67,6 +67,7 @@ export function exitCodeOf(code: string): number {
     case 'outcome_unknown':
     case 'unsettled':
     case 'duplicate_instance':
+    case 'idempotency_in_progress':
     case 'controller_not_running':
     case 'fingerprint_mismatch':
     case 'operator_exists':

@@ -15,6 +15,8 @@ import { HeddleError } from '@heddle/envelope';
  * - `duplicate_instance`: a pinned order's node already holds, may hold or is placing the identical
  *   instance (same package, config values and mode) for another order;
  * - `idempotency_conflict`: an idempotency key was already used for a different order;
+ * - `idempotency_in_progress`: the idempotency key's place is still running on another controller
+ *   (or an earlier life of this one); retry later for its answer;
  * - `no_driver`: the node's kind has no driver in this controller (see `NodeDriver`);
  * - `approval_not_found`: no approval request by that id;
  * - `approvals_disabled`: this controller keeps no approval queue;
@@ -37,6 +39,7 @@ export type PlaneErrorCode =
   | 'unplaceable'
   | 'duplicate_instance'
   | 'idempotency_conflict'
+  | 'idempotency_in_progress'
   | 'no_driver'
   | 'approval_not_found'
   | 'approvals_disabled'

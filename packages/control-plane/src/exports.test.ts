@@ -121,6 +121,7 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'NodeMetaRecord',
       'NodeRemovedData',
       'NodeView',
+      'OrderPackageFacts',
       'OrderRecord',
       'OrderStorePin',
       'PlaceHooks',

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { blake3Hex, canonicalJson, type JsonValue } from '@heddle/envelope';
+import type { PlaneConfig } from './config.js';
 import { PlaneError } from './errors.js';
 import { newOrderId, type PlaceOrderInput } from './order.js';
 import type { PlaceResult } from './place.js';
@@ -24,12 +26,42 @@ export function orderFingerprint(order: PlaceOrderInput): string {
 }
 
 /**
- * Runs a place under its idempotency key (none, or a dry run: `run` as is). A key seen before with
- * the same order answers with what that order became (`replayed: true`): the answer it gave, or the
- * place still running in this process, or its placement, or `unsettled`; a key seen with another
- * order is refused with `idempotency_conflict`. A first use records the key with a new order id (on
- * disk before the place is sent anywhere; with group commit it joins the place's group); a place
- * that ends refused, having left nothing anywhere, forgets its key so that a retry tries afresh.
+ * How long a claim on a key by another controller (or an earlier life of this one) is taken as a place
+ * still running there: a place's timeout, plus its request's lifetime and the allowed clock skew.
+ * A retry within it is refused `idempotency_in_progress`; after it, a key whose order left nothing is
+ * placed afresh.
+ */
+export function idempotencyClaimHoldMs(config: PlaneConfig): number {
+  return config.placeTimeoutMs + config.requestTtlMs + config.clockSkewMs;
+}
+
+/** This plane's claim token, `<controller id>/<random>`: one per process life of a plane. */
+const claimTokens = new WeakMap<PlaneContext, string>();
+function claimToken(ctx: PlaneContext): string {
+  let t = claimTokens.get(ctx);
+  if (t === undefined) {
+    t = `${ctx.nodeId}/${randomBytes(8).toString('hex')}`;
+    claimTokens.set(ctx, t);
+  }
+  return t;
+}
+
+/** What the claim transaction found. */
+type Claim =
+  | { readonly kind: 'claimed'; readonly record: IdempotencyRecord }
+  | { readonly kind: 'held'; readonly held: IdempotencyRecord };
+
+/**
+ * Runs a place under its idempotency key (none, or a dry run: `run` as is). The key is claimed in one
+ * store transaction (SERIALIZABLE on PostgreSQL: of two controllers racing on a key, one wins) before
+ * anything is sent to a node, as pending with this controller's claim token and a new order id.
+ * A key seen before with another order is refused with `idempotency_conflict`. A key another
+ * controller (or an earlier life of this one) claimed and is still placing (no answer recorded, within
+ * {@link idempotencyClaimHoldMs}) is refused with `idempotency_in_progress` (retry later), unless its
+ * order already made a placement, which is answered. Otherwise a key seen before with the same order
+ * answers with what that order became (`replayed: true`): the answer it gave, or the place still
+ * running in this process, or its placement, or `unsettled`. A place that ends refused, having left
+ * nothing anywhere, forgets its key so that a retry tries afresh.
  */
 export async function withIdempotencyKey(
   ctx: PlaneContext,
@@ -40,9 +72,28 @@ export async function withIdempotencyKey(
   if (key === undefined || order.dry_run === true) return run(undefined);
   const fingerprint = orderFingerprint(order);
   const now = ctx.now();
+  const token = claimToken(ctx);
   ctx.store.pruneIdempotencyKeys(now - IDEMPOTENCY_KEY_TTL_MS);
-  const held = ctx.store.getIdempotencyKey(key);
-  if (held !== undefined) {
+  const fresh = (held: IdempotencyRecord | undefined): IdempotencyRecord => ({
+    key,
+    fingerprint,
+    order_id: held?.order_id ?? newOrderId(),
+    result: null,
+    created_at_ms: held?.created_at_ms ?? now,
+    claimed_by: token,
+    claimed_at_ms: now,
+  });
+  const first = ctx.store.transaction((): Claim => {
+    const held = ctx.store.getIdempotencyKey(key);
+    if (held !== undefined) return { kind: 'held', held };
+    const record = fresh(undefined);
+    ctx.store.putIdempotencyKey(record);
+    return { kind: 'claimed', record };
+  });
+  let claimed: IdempotencyRecord;
+  if (first.kind === 'claimed') claimed = first.record;
+  else {
+    const held = first.held;
     if (held.fingerprint !== fingerprint) {
       throw new PlaneError(
         'idempotency_conflict',
@@ -52,31 +103,37 @@ export async function withIdempotencyKey(
     }
     const running = ctx.idempotent.get(key);
     if (running !== undefined) return { ...(await running), replayed: true };
+    if (claimedElsewhere(ctx, held, token, now)) {
+      const placed = ctx.store.listPlacements().some((p) => p.order_id === held.order_id);
+      if (!placed) throw inProgress(ctx, held, now);
+    }
     const replay = replayOf(ctx, held);
     if (replay !== undefined) return replay;
-    // Nothing came of it (a controller that died before sending it anywhere): placed afresh.
+    // Nothing came of it (a controller that died before sending it anywhere): placed afresh, if the
+    // key is still as read (another controller may have taken it meanwhile).
+    const retaken = ctx.store.transaction((): IdempotencyRecord | undefined => {
+      const again = ctx.store.getIdempotencyKey(key);
+      if (again !== undefined && !sameClaim(again, held)) return undefined;
+      const record = fresh(held);
+      ctx.store.putIdempotencyKey(record);
+      return record;
+    });
+    if (retaken === undefined) throw inProgress(ctx, ctx.store.getIdempotencyKey(key) ?? held, now);
+    claimed = retaken;
   }
-  const orderId = held?.order_id ?? newOrderId();
-  ctx.store.putIdempotencyKey({
-    key,
-    fingerprint,
-    order_id: orderId,
-    result: null,
-    created_at_ms: held?.created_at_ms ?? now,
-  });
+  const orderId = claimed.order_id;
   const placing = run(orderId).then(
     (result) => {
-      ctx.store.putIdempotencyKey({
-        key,
-        fingerprint,
-        order_id: orderId,
-        result: JSON.stringify(result),
-        created_at_ms: held?.created_at_ms ?? now,
-      });
+      ctx.store.putIdempotencyKey({ ...claimed, result: JSON.stringify(result) });
       return result;
     },
     (err: unknown) => {
-      if (leftNothing(ctx, orderId)) ctx.store.removeIdempotencyKey(key);
+      if (leftNothing(ctx, orderId)) {
+        ctx.store.transaction(() => {
+          // Only our own claim: another controller may have taken the key once ours had lapsed.
+          if (ctx.store.getIdempotencyKey(key)?.claimed_by === token) ctx.store.removeIdempotencyKey(key);
+        });
+      }
       throw err;
     },
   );
@@ -86,6 +143,33 @@ export async function withIdempotencyKey(
   } finally {
     ctx.idempotent.delete(key);
   }
+}
+
+/** True when `held` is a place still running under another claim than `token` (not lapsed). */
+function claimedElsewhere(ctx: PlaneContext, held: IdempotencyRecord, token: string, now: number): boolean {
+  return (
+    held.result === null &&
+    held.claimed_by !== null &&
+    held.claimed_by !== token &&
+    held.claimed_at_ms !== null &&
+    now - held.claimed_at_ms < idempotencyClaimHoldMs(ctx.config)
+  );
+}
+
+/** True when `a` is the same claim as `b` (nobody wrote the key in between). */
+function sameClaim(a: IdempotencyRecord, b: IdempotencyRecord): boolean {
+  return a.claimed_by === b.claimed_by && a.claimed_at_ms === b.claimed_at_ms && a.result === b.result;
+}
+
+/** The `idempotency_in_progress` refusal of a key another controller is placing. */
+function inProgress(ctx: PlaneContext, held: IdempotencyRecord, now: number): PlaneError {
+  const by = held.claimed_by?.split('/')[0] ?? 'another controller';
+  const until = (held.claimed_at_ms ?? now) + idempotencyClaimHoldMs(ctx.config);
+  return new PlaneError(
+    'idempotency_in_progress',
+    `idempotency_key ${held.key} is being placed by controller ${by} (order ${held.order_id}); retry later for its answer (its claim lapses by ${new Date(until).toISOString()})`,
+    { field: 'idempotency_key' },
+  );
 }
 
 /** True when order `orderId` left no placement and no unsettled decision. */

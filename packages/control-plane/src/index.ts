@@ -119,6 +119,7 @@ export {
   type JobVersionRecord,
   type LabelConstraint,
   type NodeMetaRecord,
+  type OrderPackageFacts,
   type OrderRecord,
   type OrderStorePin,
   PLACEMENT_STATES,

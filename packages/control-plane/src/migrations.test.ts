@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StateError } from './errors.js';
 import { MIGRATIONS, type Migration, migrate, readSchemaVersion, SCHEMA_VERSION } from './migrations.js';
+import { orderRecord } from './order.js';
 import { SqliteStateStore } from './sqlite-store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'heddle-migrations-'));
@@ -358,7 +359,15 @@ describe('version 5', () => {
       expect(t.lease_ms).toBeUndefined();
       store.putTarget({ ...t, lease_ms: 5_000 });
       expect(store.getTarget('n1')?.lease_ms).toBe(5_000);
-      const key = { key: 'k-1', fingerprint: 'f', order_id: 'o-1', result: null, created_at_ms: 10 };
+      const key = {
+        key: 'k-1',
+        fingerprint: 'f',
+        order_id: 'o-1',
+        result: null,
+        created_at_ms: 10,
+        claimed_by: null,
+        claimed_at_ms: null,
+      };
       store.putIdempotencyKey(key);
       store.putIdempotencyKey({ ...key, key: 'k-2', created_at_ms: 20 });
       expect(store.getIdempotencyKey('k-1')).toEqual(key);
@@ -447,7 +456,7 @@ describe('version 8', () => {
     db.close();
     const store = SqliteStateStore.open(path);
     try {
-      expect(store.schemaVersion).toBe(8);
+      expect(store.schemaVersion).toBe(SCHEMA_VERSION);
       expect(store.listJobs()).toEqual([]);
       expect(store.listJobInstances()).toEqual([]);
       const job = {
@@ -464,6 +473,51 @@ describe('version 8', () => {
       store.putJob(job);
       expect(store.getJob('web')).toEqual(job);
       expect(store.listJobVersions('web')).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('version 9', () => {
+  it("upgrades a version 8 database in place: a key written before reads unclaimed, a claim and an order's package facts round-trip", () => {
+    const path = dbPath();
+    const db = new Database(path);
+    migrate(db, MIGRATIONS.slice(0, 8));
+    db.prepare(
+      "INSERT INTO idempotency_keys (key, fingerprint, order_id, result, created_at_ms) VALUES ('k-old', 'f', 'o-1', NULL, 5)",
+    ).run();
+    db.close();
+    const store = SqliteStateStore.open(path);
+    try {
+      expect(store.schemaVersion).toBe(9);
+      expect(store.getIdempotencyKey('k-old')).toEqual({
+        key: 'k-old',
+        fingerprint: 'f',
+        order_id: 'o-1',
+        result: null,
+        created_at_ms: 5,
+        claimed_by: null,
+        claimed_at_ms: null,
+      });
+      const claimed = {
+        key: 'k-new',
+        fingerprint: 'f',
+        order_id: 'o-2',
+        result: null,
+        created_at_ms: 6,
+        claimed_by: 'ctl/abc',
+        claimed_at_ms: 6,
+      };
+      store.putIdempotencyKey(claimed);
+      expect(store.getIdempotencyKey('k-new')).toEqual(claimed);
+      const facts = { signer_keys: ['ab'], artifact_hashes: ['cd'], ram_mb: 64, cpu_pct: 10 };
+      const pkg = { workload: 'w', version: '1.0.0', manifest_hash: 'm', package_id: 'p' };
+      const bare = orderRecord({ package_dir: '/p' }, pkg, 7, 'o-bare');
+      store.putOrder(bare);
+      expect(store.getOrder('o-bare')?.package_facts).toBeUndefined();
+      store.putOrder(orderRecord({ package_dir: '/p' }, pkg, 7, 'o-facts', facts));
+      expect(store.getOrder('o-facts')?.package_facts).toEqual(facts);
     } finally {
       store.close();
     }

@@ -271,6 +271,16 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec(V8_SCHEMA);
     },
   },
+  {
+    version: 9,
+    description:
+      'idempotency keys claimed before their place is sent: the claiming controller and when (idempotency_keys.claimed_by, claimed_at_ms); the package facts of an order (orders.package_facts)',
+    up: (db) => {
+      db.exec('ALTER TABLE orders ADD COLUMN package_facts TEXT');
+      db.exec('ALTER TABLE idempotency_keys ADD COLUMN claimed_by TEXT');
+      db.exec('ALTER TABLE idempotency_keys ADD COLUMN claimed_at_ms INTEGER');
+    },
+  },
 ];
 
 /** The schema version this code writes and understands (the last of {@link MIGRATIONS}). */

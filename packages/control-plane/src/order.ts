@@ -3,7 +3,7 @@ import { RunModeSchema } from '@heddle/model';
 import { ConfigValuesSchema } from '@heddle/protocol';
 import { z } from 'zod';
 import { PlaneError } from './errors.js';
-import type { LabelConstraint, OrderRecord, OrderStorePin } from './state-store.js';
+import type { LabelConstraint, OrderPackageFacts, OrderRecord, OrderStorePin } from './state-store.js';
 
 /** A node label's name: 1..63 of `a-z 0-9 . _ -`, starting with a letter or digit. */
 export const LabelName: z.ZodString = z
@@ -132,7 +132,7 @@ export function newOrderId(): string {
   return `o-${randomBytes(8).toString('hex')}`;
 }
 
-/** The order record of `input` for the package `workload`@`version` (a new order id unless `orderId`). */
+/** The order record of `input` for the package `workload`@`version` (a new order id unless `orderId`; `packageFacts`: what a placement of it records of its package). */
 export function orderRecord(
   input: PlaceOrderInput,
   pkg: {
@@ -143,6 +143,7 @@ export function orderRecord(
   },
   now: number,
   orderId: string = newOrderId(),
+  packageFacts?: OrderPackageFacts,
 ): OrderRecord {
   return {
     order_id: orderId,
@@ -164,5 +165,6 @@ export function orderRecord(
       ? {}
       : { constraints: input.constraints.map((c) => ({ label: c.label, value: c.value })) }),
     ...(input.spread === undefined ? {} : { spread: input.spread }),
+    ...(packageFacts === undefined ? {} : { package_facts: packageFacts }),
   };
 }

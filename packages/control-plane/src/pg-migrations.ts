@@ -111,6 +111,14 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       'CREATE INDEX job_instances_by_job ON job_instances (job, placed_at_ms, instance_id)',
     ],
   },
+  {
+    version: 9,
+    statements: [
+      'ALTER TABLE idempotency_keys ADD COLUMN claimed_by TEXT',
+      'ALTER TABLE idempotency_keys ADD COLUMN claimed_at_ms BIGINT',
+      'ALTER TABLE orders ADD COLUMN package_facts TEXT',
+    ],
+  },
 ].map((m) => ({ ...m, description: MIGRATIONS[m.version - 1]?.description ?? '' }));
 
 /** The key of the advisory lock every migration (and the version check) holds. */

@@ -169,7 +169,15 @@ describe.skipIf(skip !== undefined)('PostgresStateStore (a real PostgreSQL serve
       from.putJobVersion(jobVersion('web', 1));
       from.putJobVersion(jobVersion('gone', 1)); // a removed job's version is copied too
       from.putJobInstance(jobInstance('i-1', 'web', 1));
-      from.putIdempotencyKey({ key: 'k', fingerprint: 'f', order_id: 'o-1', result: null, created_at_ms: 1 });
+      from.putIdempotencyKey({
+        key: 'k',
+        fingerprint: 'f',
+        order_id: 'o-1',
+        result: null,
+        created_at_ms: 1,
+        claimed_by: 'c/1',
+        claimed_at_ms: 1,
+      });
       from.putMeta('state_seq', '9');
       const to = PostgresStateStore.open(await server().createDatabase(`copy_${n++}`));
       try {
@@ -339,6 +347,9 @@ describe.skipIf(skip !== undefined)('PostgresStateStore (a real PostgreSQL serve
 
     it('a call the server does not answer in time is store_unavailable after callTimeoutMs', async () => {
       const url = await server().createDatabase(`slow_${n++}`);
+      // Migrated first under the default timeout: the short one is for the call under test only (the
+      // migrations' statements may take longer than 800 ms on a loaded machine).
+      PostgresStateStore.open(url).close();
       const s = PostgresStateStore.open(url, { callTimeoutMs: 800 });
       const backend = Number(s.query('SELECT pg_backend_pid() AS pid').rows[0]?.pid);
       process.kill(backend, 'SIGSTOP');

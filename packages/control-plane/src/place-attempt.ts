@@ -154,7 +154,7 @@ export async function attemptPackage(
     });
     ctx.book.contact(nodeId);
     const staged = ctx.store.transaction(() => {
-      const p = record(ctx, verified, order, decisionId, nodeId, answer, extras);
+      const p = record(ctx, placedPackage(verified), order, decisionId, nodeId, answer, extras);
       ctx.store.removeUnsettled(decisionId);
       return p;
     });
@@ -206,7 +206,7 @@ async function settleLost(
   const base = { node_id: target.node_id, variant };
   if (s.kind === 'placed') {
     const staged = ctx.store.transaction(() => {
-      const p = record(ctx, verified, order, decisionId, target.node_id, s.instance, extras);
+      const p = record(ctx, placedPackage(verified), order, decisionId, target.node_id, s.instance, extras);
       ctx.store.removeUnsettled(decisionId);
       return p;
     });
@@ -262,13 +262,38 @@ async function settleLost(
   return { outcome: { ...base, outcome: 'unsettled', code: null, reason: s.reason }, placement: null };
 }
 
+/** What a placement record takes from its package: its signers and artifacts, and its resources. */
+export interface PlacedPackage {
+  readonly signerKeys: readonly string[];
+  readonly artifactHashes: readonly string[];
+  readonly ramMb: number;
+  readonly cpuPct: number;
+}
+
+/** The {@link PlacedPackage} of a verified package. */
+export function placedPackage(verified: VerifiedWorkload<CogBody>): PlacedPackage {
+  return {
+    signerKeys: verified.signerKeys,
+    artifactHashes: verified.artifactHashes,
+    ramMb: verified.body.resources.ram_mb,
+    cpuPct: verified.body.resources.cpu_pct,
+  };
+}
+
+/** The {@link PlacedPackage} an order carries in the state (`package_facts`), or undefined. */
+export function placedPackageOfOrder(order: OrderRecord): PlacedPackage | undefined {
+  const f = order.package_facts;
+  if (f === undefined) return undefined;
+  return { signerKeys: f.signer_keys, artifactHashes: f.artifact_hashes, ramMb: f.ram_mb, cpuPct: f.cpu_pct };
+}
+
 /**
  * Records a placement a node reported (its instance view) and reserves its resources; returns the
  * staged lifecycle change (from `requested`) for the caller to chain once its transaction is done.
  */
 export function record(
   ctx: PlaneContext,
-  verified: VerifiedWorkload<CogBody>,
+  verified: PlacedPackage,
   order: OrderRecord,
   decisionId: string,
   nodeId: string,
@@ -302,11 +327,7 @@ export function record(
   };
   const staged =
     samePlacement(ctx, p) ?? stageNew(ctx, p, p.replaces === null ? 'placed' : `replaces ${p.replaces}`);
-  ctx.reservations.hold(
-    { ...p, identity: instanceIdentity(order) },
-    verified.body.resources.ram_mb,
-    verified.body.resources.cpu_pct,
-  );
+  ctx.reservations.hold({ ...p, identity: instanceIdentity(order) }, verified.ramMb, verified.cpuPct);
   return staged;
 }
 

@@ -182,6 +182,12 @@ async function placeVerified(
     },
     now,
     orderId,
+    {
+      signer_keys: [...verified.signerKeys],
+      artifact_hashes: [...verified.artifactHashes],
+      ram_mb: verified.body.resources.ram_mb,
+      cpu_pct: verified.body.resources.cpu_pct,
+    },
   );
   const taken = takenNodes(ctx, record);
   for (const [id, why] of hooks.exclude ?? []) if (!taken.has(id)) taken.set(id, why);

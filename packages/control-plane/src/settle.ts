@@ -1,5 +1,5 @@
 import type { SettleOutcome } from './node-driver.js';
-import { record } from './place-attempt.js';
+import { type PlacedPackage, placedPackage, placedPackageOfOrder, record } from './place-attempt.js';
 import { chainChange } from './placement-life.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { reconcilePlace } from './reconcile.js';
@@ -64,14 +64,20 @@ export async function settleOnHost(
     return 'pending';
   }
   if (s.kind === 'placed') {
-    let verified: Awaited<ReturnType<typeof ctx.packages.get>>;
+    let verified: PlacedPackage;
     try {
-      verified = await ctx.packages.get(order.manifest_hash);
+      verified = placedPackage(await ctx.packages.get(order.manifest_hash));
     } catch (err) {
-      // The node placed it, but the package cannot be read back here: keep it unsettled, say why.
-      const why = `placed on ${u.node_id}, but the package ${order.manifest_hash} no longer verifies here: ${err instanceof Error ? err.message : String(err)}`;
-      ctx.store.putUnsettled({ ...u, attempts: u.attempts + 1, last_error: why.slice(0, 512) });
-      return 'pending';
+      // Not held here (another controller sharing the state placed it): the order's own package
+      // facts, written with it before the place was sent, say what to record.
+      const facts = placedPackageOfOrder(order);
+      if (facts === undefined) {
+        // The node placed it, but the package cannot be read back here: keep it unsettled, say why.
+        const why = `placed on ${u.node_id}, but the package ${order.manifest_hash} no longer verifies here: ${err instanceof Error ? err.message : String(err)}`;
+        ctx.store.putUnsettled({ ...u, attempts: u.attempts + 1, last_error: why.slice(0, 512) });
+        return 'pending';
+      }
+      verified = facts;
     }
     const staged = ctx.store.transaction(() => {
       const change = record(ctx, verified, order, u.decision_id, u.node_id, s.instance);

@@ -90,6 +90,15 @@ const OrderSchema: z.ZodType<OrderRecord> = z.object({
     .array(z.object({ label: z.string(), value: z.string() }))
     .nullish()
     .transform((v) => v ?? undefined),
+  package_facts: z
+    .object({
+      signer_keys: strings,
+      artifact_hashes: strings,
+      ram_mb: z.number().nonnegative(),
+      cpu_pct: z.number().nonnegative(),
+    })
+    .nullish()
+    .transform((v) => v ?? undefined),
   spread: z
     .string()
     .nullish()
@@ -186,6 +195,8 @@ const IdempotencySchema: z.ZodType<IdempotencyRecord> = z.object({
   order_id: z.string(),
   result: z.string().nullable(),
   created_at_ms: ms,
+  claimed_by: z.string().nullable(),
+  claimed_at_ms: ms.nullable(),
 });
 
 const JobSchema: z.ZodType<JobRecord> = z.object({
@@ -261,7 +272,7 @@ export const TARGETS: TableSpec<TargetRecord> = spec(
 export const ORDERS: TableSpec<OrderRecord> = spec(
   'orders',
   OrderSchema,
-  ['mode', 'values', 'prefer', 'avoid', 'store_pin', 'constraints'],
+  ['mode', 'values', 'prefer', 'avoid', 'store_pin', 'constraints', 'package_facts'],
   ['start', 'allow_emulated', 'migratable'],
   'created_at_ms, order_id',
 );

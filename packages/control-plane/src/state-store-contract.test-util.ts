@@ -453,6 +453,8 @@ export function describeStateStoreContract(name: string, fixture: () => StoreFix
         order_id: `o-${key}`,
         result: null,
         created_at_ms: at,
+        claimed_by: `ctl/${key}`,
+        claimed_at_ms: at,
       });
       s.putIdempotencyKey(k('a', 10));
       s.putIdempotencyKey(k('b', 20));

@@ -118,6 +118,23 @@ export interface OrderRecord {
   readonly constraints?: readonly LabelConstraint[] | undefined;
   /** Spread its instances over the values of this node label (schema v7). */
   readonly spread?: string | null | undefined;
+  /**
+   * What a placement of it records about its package (schema v9): so that a controller that does not
+   * hold the package (another controller sharing the state placed it) can still record an instance
+   * its settling pass finds. Absent in orders written before, and for store-pinned orders.
+   */
+  readonly package_facts?: OrderPackageFacts | undefined;
+}
+
+/** The package facts an order carries (see {@link OrderRecord.package_facts}). */
+export interface OrderPackageFacts {
+  /** The keys that signed the package (hex). */
+  readonly signer_keys: readonly string[];
+  /** The BLAKE3 hashes of its artifacts. */
+  readonly artifact_hashes: readonly string[];
+  /** The resources a placement of it reserves on its node. */
+  readonly ram_mb: number;
+  readonly cpu_pct: number;
 }
 
 /** A placement constraint on a node label: the node must carry `label` with exactly `value`. */
@@ -298,6 +315,13 @@ export interface IdempotencyRecord {
   /** The place's answer once it ended placed or unsettled (JSON), or null while it runs. */
   readonly result: string | null;
   readonly created_at_ms: number;
+  /**
+   * While the place runs (`result` null): `<controller id>/<claim id>` of the controller placing it
+   * (schema v9; null in keys written before, or once settled).
+   */
+  readonly claimed_by: string | null;
+  /** When that controller claimed it (its clock), or null. */
+  readonly claimed_at_ms: number | null;
 }
 
 /**

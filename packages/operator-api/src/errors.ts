@@ -38,6 +38,7 @@ export const STATUS_OF_CODE: Readonly<Record<string, number>> = Object.freeze({
   key_mismatch: 409,
   duplicate_instance: 409,
   idempotency_conflict: 409,
+  idempotency_in_progress: 409,
   package_invalid: 422,
   governance: 422,
   unplaceable: 422,

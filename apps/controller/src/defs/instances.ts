@@ -101,7 +101,7 @@ export const PLACE: OperatorCommandDef = operatorDef({
   json: 'PlaceResult: {status, approval_id?, order_id, decision_id, instance, attempts, explanation}; with --wait on a held place, the final {"approval": ApprovalView}',
   exits: {
     0: 'placed (or a dry run that found a node, or held awaiting approval without --wait)',
-    1: 'unplaceable (every node’s reason is printed), with --wait an approval that was rejected, expired or whose place failed, refused by every candidate, denied by governance, the node already holds the identical instance (duplicate_instance), unsettled, indeterminate or outcome unknown (see heddle ps; retry with the printed --idempotency-key), or the controller is not running',
+    1: 'unplaceable (every node’s reason is printed), with --wait an approval that was rejected, expired or whose place failed, refused by every candidate, denied by governance, the node already holds the identical instance (duplicate_instance), the --idempotency-key is still being placed by another controller (idempotency_in_progress: retry later), unsettled, indeterminate or outcome unknown (see heddle ps; retry with the printed --idempotency-key), or the controller is not running',
     2: 'usage error',
     3: 'bad input: --mode, --set, --idempotency-key, --request-id or a node id that does not fit (the field is named), a package that fails verification (package_invalid), a key already used for another order (idempotency_conflict)',
     4: 'internal error',
