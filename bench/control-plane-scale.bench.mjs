@@ -18,14 +18,20 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { openChainFile } from '@heddle/chain';
 import { ControlPlane } from '@heddle/control-plane';
-import { attemptPackage } from '@heddle/control-plane/driver';
 import { SqliteStateStore } from '@heddle/control-plane/sqlite';
-import { keyPairFromSecret, toHex } from '@heddle/envelope';
-import { Gate, parsePolicy } from '@heddle/gate';
-import { deriveInstanceId } from '@heddle/model';
-import { buildCogPackage, NO_REVOCATIONS, readEnvelope, TrustAnchors } from '@heddle/package';
+import { Gate } from '@heddle/gate';
+import { buildCogPackage, NO_REVOCATIONS, readEnvelope } from '@heddle/package';
 import { cogPlacementRequest, PlacementState, PlacementView, place } from '@heddle/placement';
 import { report } from './harness.mjs';
+import {
+  anchors,
+  CAPS,
+  controller,
+  InProcessDriver,
+  nodeId,
+  policy,
+  publisher,
+} from './in-process-plane.mjs';
 
 const arg = (name, dflt) =>
   Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? dflt);
@@ -34,106 +40,7 @@ const NODES = arg('nodes', 10_000);
 const PER_PLACE = arg('per-place', 3_000);
 const CONCURRENCY = arg('concurrency', 256);
 
-const controller = keyPairFromSecret(new Uint8Array(32).fill(0x91));
-const publisher = keyPairFromSecret(new Uint8Array(32).fill(0x92));
-const anchors = new TrustAnchors([{ id: 'p', role: 'publisher', publicKey: toHex(publisher.publicKey) }]);
-const policy = parsePolicy({
-  version: 1,
-  name: 'bench',
-  rules: [
-    { id: 'all', effect: 'permit', actions: ['workload.place'], kinds: ['cog'], max_network: 'egress' },
-  ],
-});
 const dir = mkdtempSync(join(tmpdir(), 'heddle-cp-scale-'));
-
-/** Each simulated node: 8 cores and 64 GiB, so 10,000 of them hold well over 1M instances of 4 MB, 5%. */
-const CAPS = Object.freeze([
-  { id: 'cpu.arch.x86_64', attrs: { cores: 8 }, provenance: 'claimed', state: 'available', exclusive: false },
-  {
-    id: 'mem.system',
-    attrs: { size_mb: 65_536 },
-    provenance: 'claimed',
-    state: 'available',
-    exclusive: false,
-  },
-  { id: 'runtime.wasi', attrs: {}, provenance: 'claimed', state: 'available', exclusive: false },
-]);
-
-/** A node driver answered in process: the host driver's place flow (`attemptPackage`) with no network. */
-class InProcessDriver {
-  kind = 'sim';
-  async add(ctx, url, options) {
-    const now = ctx.now();
-    const node_id = url.slice('sim://'.length);
-    const t = {
-      kind: 'sim',
-      node_id,
-      url,
-      public_key: '',
-      key_source: 'pinned',
-      tier: options.tier,
-      assigned_tier: options.tier,
-      pending_key: null,
-      routes: ['wasi'],
-      facts: null,
-      learned_at_ms: now,
-      last_seen_ms: now,
-      unreachable_since_ms: null,
-      last_error: null,
-    };
-    ctx.store.putTarget(t);
-    ctx.book.contact(node_id);
-    return t;
-  }
-  viewNode(book, t, now) {
-    return {
-      node_id: t.node_id,
-      tier: t.tier,
-      liveness: book.liveness.get(t.node_id, now),
-      capabilities: CAPS,
-    };
-  }
-  async refresh(ctx, t) {
-    ctx.book.contact(t.node_id);
-    return t;
-  }
-  async verb() {
-    return {};
-  }
-  placePackage(ctx, a) {
-    return attemptPackage(ctx, a, async (s) => {
-      const o = a.order;
-      return {
-        instance_id: deriveInstanceId(o.workload, o.package_id, o.values, o.mode, s.target.node_id),
-        workload: o.workload,
-        version: o.version,
-        route: 'wasi',
-        runtime: 'wasi',
-        variant: s.body.variant,
-        package_id: o.package_id,
-        manifest_hash: o.manifest_hash,
-        mode: o.mode,
-        decision_id: s.decisionId,
-        last_decision_id: s.decisionId,
-        requester: ctx.nodeId,
-        placed_at_ms: Date.now(),
-        desired_running: o.start,
-        life: o.start ? 'running' : 'loaded',
-        lease_stopped: false,
-        restarts: 0,
-        adopted: false,
-        state: o.start ? 'running' : 'loaded',
-        status: {},
-      };
-    });
-  }
-  async settle(ctx, u) {
-    ctx.store.removeUnsettled(u.decision_id);
-    return 'nothing';
-  }
-}
-
-const nodeId = (i) => i.toString(16).padStart(32, '0');
 
 async function openPlane(name, nodes) {
   const d = join(dir, name);

@@ -225,7 +225,12 @@ export class PostgresStateStore implements StateStore {
   }
   /** The node ids of the targets at `url`: one query on the server, no record read or decoded here. */
   targetIdsAt(url: string): string[] {
-    const rows = this.exec(this.live(), 'SELECT node_id FROM targets WHERE url = $1 ORDER BY node_id', 'read', [url]).rows;
+    const rows = this.exec(
+      this.live(),
+      'SELECT node_id FROM targets WHERE url = $1 ORDER BY node_id',
+      'read',
+      [url],
+    ).rows;
     return rows.map((r) => String(r.node_id));
   }
   putTarget(target: TargetRecord): void {

@@ -33,6 +33,7 @@ import { formatSignedAuth, signRequest } from './auth-header.js';
 import type { ChainEventProofAnswer, ChainHeadAnswer, DecisionAnswer } from './chain-answers.js';
 import { API_INFO_FILE, API_TOKEN_FILE, NDJSON, REQUEST_ID_HEADER } from './constants.js';
 import { type FollowEventsOptions, followEvents } from './event-follower.js';
+import { type HttpAnswer, HttpFailure } from './http-request.js';
 import type {
   JobFileBody,
   JobPlanAnswer,
@@ -40,7 +41,6 @@ import type {
   JobStatusAnswer,
   JobVersionAnswer,
 } from './job-answers.js';
-import { type HttpAnswer, HttpFailure } from './http-request.js';
 import { type OperatorRequest, sendOperatorRequest } from './operator-request.js';
 import type { AddOperatorAnswer, AddOperatorBody, OperatorView, WhoAmI } from './operator-routes.js';
 import { OPERATOR_ROUTES, type RouteDef, routePath } from './routes.js';
