@@ -267,7 +267,8 @@ describe.skipIf(SKIP !== undefined)(
       })();
       const pidBefore = (pg as TestPostgres).pid;
       const restartAt = Date.now();
-      await (pg as TestPostgres).restart();
+      // Down for a whole refresh period, so that lease refreshes (every R/3) are sure to find it gone.
+      await (pg as TestPostgres).restart({ downMs: R });
       const upAt = Date.now();
       await sleep(3 * R);
       loading = false;

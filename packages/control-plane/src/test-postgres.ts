@@ -71,9 +71,10 @@ export interface TestPostgres {
   stopServer(): Promise<void>;
   /**
    * Restarts the server on the same port with the same data: a fast shutdown, or with
-   * `{ crash: true }` a SIGKILL of the postmaster (crash recovery on start).
+   * `{ crash: true }` a SIGKILL of the postmaster (crash recovery on start); `downMs` keeps it down
+   * that long before it starts again (so that clients are sure to find it gone).
    */
-  restart(options?: { readonly crash?: boolean }): Promise<void>;
+  restart(options?: { readonly crash?: boolean; readonly downMs?: number }): Promise<void>;
   /** SIGKILLs the postmaster now (the data stays; `restart()` brings it back). */
   kill(): Promise<void>;
   /** Stops the server and removes its directory. */
@@ -304,6 +305,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
     stopServer: () => stopServer('SIGINT'),
     async restart(opts = {}) {
       await stopServer(opts.crash === true ? 'SIGKILL' : 'SIGINT');
+      if (opts.downMs !== undefined && opts.downMs > 0) await new Promise((r) => setTimeout(r, opts.downMs));
       await startServer();
     },
     kill: () => stopServer('SIGKILL'),
