@@ -13,8 +13,11 @@ import type { FaultContext, FaultRecord, NetFaultKind } from './kind.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** How long libfaketime may take to read a new offset (its cache is 1 s), plus a margin. */
-const PICKUP_MS = 1_300;
+/**
+ * How long libfaketime may take to read a new offset: its 1 s cache runs out when the whole seconds
+ * since the last read exceed 1, so up to 2 s; plus a margin.
+ */
+const PICKUP_MS = 2_300;
 
 /** How long one step may take to be measured from the controller's side under load. */
 const STEP_PROOF_MS = 10_000;
