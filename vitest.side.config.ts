@@ -11,5 +11,8 @@ export default defineConfig({
     include: ['apps/*/src/**/*.side.test.ts'],
     exclude: ['**/node_modules/**'],
     hookTimeout: 120_000,
+    // One file at a time, as before the main run took two: the 5-minute soak and the trials do not
+    // share the machine with each other (their fault windows are timed), only with the main run.
+    maxWorkers: 1,
   },
 });

@@ -2,7 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findPostgresBin, postgresSkipReason, startPostgres, type TestPostgres } from './test-postgres.js';
+import {
+  findPostgresBin,
+  killedServerLingers,
+  postgresSkipReason,
+  startPostgres,
+  type TestPostgres,
+} from './test-postgres.js';
 
 const skip = postgresSkipReason();
 
@@ -15,6 +21,20 @@ function psql(pg: TestPostgres, sql: string, url = pg.url): string {
     stdio: 'pipe',
   }).trim();
 }
+
+describe('killedServerLingers: a restart right after a kill is tried again', () => {
+  it("knows PostgreSQL's own words for a killed server whose backends still hold the data directory", () => {
+    // PostgreSQL 15's message, as a restart under load met it (the key and id vary).
+    expect(
+      killedServerLingers(
+        'FATAL:  pre-existing shared memory block (key 4925493, ID 426026) is still in use\nHINT:  Terminate any old server processes',
+      ),
+    ).toBe(true);
+    expect(killedServerLingers('FATAL:  lock file "postmaster.pid" already exists')).toBe(true);
+    expect(killedServerLingers('FATAL:  password authentication failed for user "heddle"')).toBe(false);
+    expect(killedServerLingers('LOG:  database system is ready to accept connections')).toBe(false);
+  });
+});
 
 describe.skipIf(skip !== undefined)('startPostgres: a real PostgreSQL server for tests', () => {
   let pg: TestPostgres;

@@ -17,6 +17,16 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/**
+ * Whether a start failed only because the server killed just before still lingers: after a SIGKILL
+ * of the postmaster its backends take a moment to notice and exit, and until then a new postmaster
+ * refuses the data directory ("pre-existing shared memory block (key K, ID I) is still in use", or
+ * "lock file ... already exists"). Such a start is tried again.
+ */
+export function killedServerLingers(log: string): boolean {
+  return /shared memory block\b.*\bis still in use|lock file .* already exists/i.test(log);
+}
+
 /** The binaries a test server needs. */
 const NEEDED = ['initdb', 'postgres', 'pg_isready', 'createdb'] as const;
 
@@ -257,10 +267,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
           continue;
         }
         // After a SIGKILL of the postmaster its backends take a moment to notice and exit.
-        if (
-          attempt < 20 &&
-          /shared memory block is still in use|lock file .* already exists/i.test(logTail)
-        ) {
+        if (attempt < 20 && killedServerLingers(logTail)) {
           logTail = '';
           await new Promise((r) => setTimeout(r, 250));
           continue;

@@ -217,19 +217,21 @@ describe('the supervisor (real processes)', () => {
     });
     try {
       await second.service.recover();
-      const s = await until(
-        async () =>
-          (await result(call(second.url, request('workload.status', { instance_id: id })))).instance as Obj,
-        // The process runs a moment before the restart's lifecycle move is recorded: wait for both.
-        (v) => v.state === 'running' && v.life === 'running',
-        3_000,
+      // The process runs a moment before the restart's lifecycle move is made, and the move is made
+      // (status shows it) a moment before it is chained (the append is awaited after): wait for all three.
+      const { s, chained } = await until(
+        async () => ({
+          s: (await result(call(second.url, request('workload.status', { instance_id: id }))))
+            .instance as Obj,
+          chained: moves(lifeOf(second.chain, id)),
+        }),
+        (v) =>
+          v.s.state === 'running' && v.s.life === 'running' && v.chained.at(-1) === 'restarting->running',
+        10_000,
       );
       // It was meant to run (desired_running kept through the shutdown): the supervisor starts it again.
       expect(s).toMatchObject({ desired_running: true, life: 'running', state: 'running', adopted: true });
-      expect(moves(lifeOf(second.chain, id)).slice(-2)).toEqual([
-        'stopped->restarting',
-        'restarting->running',
-      ]);
+      expect(chained.slice(-2)).toEqual(['stopped->restarting', 'restarting->running']);
       expect(second.errors).toEqual([]);
     } finally {
       await second.close();
