@@ -8,6 +8,7 @@ import { PlaneError } from './errors.js';
 import { idempotencyClaimHoldMs } from './idempotency.js';
 import { PostgresStateStore } from './pg-store.js';
 import type { PlaceResult } from './place.js';
+import { exited, lines, spawnStoreChild } from './state-store-contract.test-util.js';
 import { examplePackage, startHost, type TestHost } from './test-fixtures.js';
 import { controllerKeys, OPEN_POLICY, tempDir, testAnchors } from './test-plane.js';
 import { postgresSkipReason, startPostgres, type TestPostgres } from './test-postgres.js';
@@ -152,15 +153,17 @@ describe.skipIf(skip !== undefined)('capacity shared by two controllers (Postgre
     const [pa, pb] = await bigPackages(advertisedMemoryMb(a.store, node.node_id), 2);
     const done = await a.plane.place({ package_dir: pa ?? '', start: false });
     expect(done.status).toBe('placed');
-    expect(a.store.getPlacement(done.instance?.instance_id ?? '')).toMatchObject({
-      ram_mb: expect.any(Number),
-    });
     const err = await b.plane.place({ package_dir: pb ?? '', start: false }).then(
       () => undefined,
       (e: unknown) => (e instanceof PlaneError ? e : undefined),
     );
     expectNoRoom(err, node.node_id);
     expect(h.service.instanceIds()).toHaveLength(1);
+    // The placement carries its resources in the shared state: what B's check counted.
+    expect(a.store.getPlacement(done.instance?.instance_id ?? '')).toMatchObject({
+      ram_mb: Math.floor(advertisedMemoryMb(a.store, node.node_id) / 2) + 1,
+      cpu_pct: 5,
+    });
   });
 
   it('with a second node, the loser lands on the second node: one instance on each host, no refused attempt', async () => {
@@ -249,4 +252,77 @@ describe.skipIf(skip !== undefined)('capacity shared by two controllers (Postgre
     expect(a.store.getPlaceClaim('pc-dead')).toBeUndefined();
     expect(a.store.listPlaceClaims()).toEqual([]);
   });
+});
+
+describe.skipIf(skip !== undefined)('claims of one node from two processes at once (PostgreSQL)', () => {
+  it('two processes claim one node in a loop, released together: the claims never exceed its capacity', async () => {
+    if (pg === undefined) throw new Error('no test server');
+    const url = await pg.createDatabase(`cap_${dbs++}`);
+    PostgresStateStore.open(url).close(); // migrated once, before the race
+    const capacityModule = new URL('./shared-capacity.ts', import.meta.url).pathname;
+    const child = (tag: string) =>
+      spawnStoreChild(
+        {
+          fresh: () => url,
+          open: () => {
+            throw new Error('unused');
+          },
+          raw: () => undefined,
+          child: {
+            module: new URL('./pg-store.ts', import.meta.url).pathname,
+            exportName: 'PostgresStateStore',
+            openExpr: (u) => `PostgresStateStore.open(${JSON.stringify(u)})`,
+          },
+        },
+        `
+        const { claimRoom } = await import(${JSON.stringify(capacityModule)});
+        const s = PostgresStateStore.open(${JSON.stringify(url)});
+        // The window between the read of the node's load and the claim's write is widened (25 ms),
+        // so the two processes' transactions overlap: only their serialisation keeps the node's room.
+        const slow = new Proxy(s, { get(t, k) {
+          if (k === 'nodeLoad') return (...a) => {
+            const load = t.nodeLoad(...a);
+            Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
+            return load;
+          };
+          const v = t[k];
+          return typeof v === 'function' ? v.bind(t) : v;
+        } });
+        const ctx = { store: slow, now: () => Date.now(), nodeId: 'ctl-${tag}',
+          config: { placeTimeoutMs: 60000, requestTtlMs: 60000, clockSkewMs: 0 } };
+        console.log('ready');
+        await new Promise((r) => process.stdin.once('data', r));
+        let won = 0, full = 0, conflicts = 0;
+        for (let i = 0; i < 15; i++) {
+          try {
+            const why = claimRoom(ctx, 'pc-${tag}-' + i, { node_id: 'n1', instance_id: 'i-${tag}-' + i },
+              { order_id: 'o-${tag}-' + i, memoryMb: 10, cpuPct: 1 }, { memory_mb: 100, cpu_capacity: 100000 });
+            if (why === undefined) won++; else full++;
+          } catch (e) {
+            if (e.code !== 'store_conflict') throw e;
+            conflicts++;
+          }
+        }
+        console.log('done ' + won + ' ' + full + ' ' + conflicts);
+        s.close();
+        process.exit(0);`,
+      );
+    const kids = [child('a'), child('b')];
+    const outs = kids.map((k) => lines(k));
+    for (const o of outs) expect(await o.first).toBe('ready');
+    for (const k of kids) k.stdin?.write('go\n');
+    await Promise.all(kids.map((k) => exited(k)));
+    const done = outs.map((o) => o.out.find((l) => l.startsWith('done ')));
+    for (const [i, d] of done.entries()) expect(d, outs[i]?.err()).toBeDefined();
+    const won = done.reduce((n, d) => n + Number(d?.split(' ')[1]), 0);
+    const s = PostgresStateStore.open(url);
+    try {
+      // Exactly the node's room was claimed (100 MB, 10 MB each), by the two processes together.
+      expect(s.listPlaceClaims()).toHaveLength(10);
+      expect(won).toBe(10);
+      expect(s.nodeLoad('n1', 0)).toMatchObject({ ram_mb: 100, claims: 10 });
+    } finally {
+      s.close();
+    }
+  }, 60_000);
 });
