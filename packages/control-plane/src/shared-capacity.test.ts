@@ -223,6 +223,13 @@ describe.skipIf(skip !== undefined)('capacity shared by two controllers (Postgre
     expect(held).toBeInstanceOf(PlaneError);
     expectNoRoom(held instanceof PlaneError ? held : undefined, node.node_id);
     expect((held as PlaneError).reasons?.[node.node_id]).toContain('1 claim(s)');
+    // Pinned to that node: not replaced, refused the same way.
+    const pinned = await a.plane.place({ package_dir: pkg ?? '', start: false, node: node.node_id }).then(
+      () => undefined,
+      (e: unknown) => (e instanceof PlaneError ? e : undefined),
+    );
+    expectNoRoom(pinned, node.node_id);
+    expect(pinned?.message).toContain(`pinned node ${node.node_id} has no room in the shared state`);
     expect(h.service.instanceIds()).toHaveLength(0);
 
     // Its answer lost: an unsettled decision holds the room however old, until it is settled.
