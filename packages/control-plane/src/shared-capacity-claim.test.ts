@@ -141,7 +141,7 @@ describe('claimShared (SQLite)', () => {
   });
 
   it('the engine rule: memory only when the place needs some; CPU at 100 per core', () => {
-    const empty = { ram_mb: 0, cpu_pct: 0, placements: 0, unsettled: 0, claims: 0 };
+    const empty = { ram_mb: 0, cpu_pct: 0, placements: 0, unsettled: 0, claims: 0, stale_claims: 0 };
     const full = { ...empty, ram_mb: 100, cpu_pct: 100, placements: 1 };
     const cap = { memory_mb: 100, cpu_capacity: 200 };
     expect(noRoom(empty, { ram_mb: 100, cpu_pct: 200 }, cap)).toBeUndefined();

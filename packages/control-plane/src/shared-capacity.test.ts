@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlane } from './control-plane.js';
 import { PlaneError } from './errors.js';
 import { idempotencyClaimHoldMs } from './idempotency.js';
+import { nodeLoadSql } from './node-load.js';
 import { PostgresStateStore } from './pg-store.js';
 import type { PlaceResult } from './place.js';
 import { exited, lines, spawnStoreChild } from './state-store-contract.test-util.js';
@@ -332,4 +333,52 @@ describe.skipIf(skip !== undefined)('claims of one node from two processes at on
       s.close();
     }
   }, 60_000);
+});
+
+describe.skipIf(skip !== undefined)('the node load query on PostgreSQL', () => {
+  it('reads one node through the node_id indexes once the tables hold a fleet (the query plan)', async () => {
+    if (pg === undefined) throw new Error('no test server');
+    const url = await pg.createDatabase(`cap_${dbs++}`);
+    const s = PostgresStateStore.open(url);
+    try {
+      // 500 nodes, 20 placements, 4 unsettled decisions and 4 claims each.
+      s.query(`INSERT INTO placements (instance_id, node_id, order_id, decision_id, workload, version, variant,
+        runtime, manifest_hash, package_id, signer_keys, artifact_hashes, state, desired_running, placed_at_ms,
+        updated_at_ms, ram_mb, cpu_pct)
+        SELECT 'i-' || g, 'n' || (g % 500), 'o-' || g, 'd', 'w', '1', 'v', 'wasi', 'm', 'p', '[]', '[]',
+          'running', true, g, g, 1, 1 FROM generate_series(1, 10000) g`);
+      s.query(`INSERT INTO unsettled (decision_id, order_id, node_id, expected_instance_id, variant, since_ms,
+        attempts, last_error, ram_mb, cpu_pct)
+        SELECT 'd-' || g, 'o', 'n' || (g % 500), NULL, 'v', g, 0, 'x', 1, 1 FROM generate_series(1, 2000) g`);
+      s.query(`INSERT INTO place_claims (claim_id, node_id, order_id, instance_id, ram_mb, cpu_pct, claimed_by,
+        claimed_at_ms) SELECT 'pc-' || g, 'n' || (g % 500), 'o', 'i', 1, 1, 'c', g FROM generate_series(1, 2000) g`);
+      s.query('ANALYZE placements');
+      s.query('ANALYZE unsettled');
+      s.query('ANALYZE place_claims');
+      const plan = s
+        .query(`EXPLAIN ${nodeLoadSql('$1', '$2')}`, ['n7', 0])
+        .rows.map((r) => String(r['QUERY PLAN']))
+        .join('\n');
+      expect(plan).toMatch(
+        /Index (Only )?Scan using placements_by_node on placements|Bitmap Index Scan on placements_by_node/,
+      );
+      expect(plan).toMatch(
+        /Index (Only )?Scan using unsettled_by_node on unsettled|Bitmap Index Scan on unsettled_by_node/,
+      );
+      expect(plan).toMatch(
+        /Index (Only )?Scan using place_claims_by_node on place_claims|Bitmap Index Scan on place_claims_by_node/,
+      );
+      expect(plan).not.toMatch(/Seq Scan/);
+      expect(s.nodeLoad('n7', 0)).toEqual({
+        ram_mb: 28,
+        cpu_pct: 28,
+        placements: 20,
+        unsettled: 4,
+        claims: 4,
+        stale_claims: 0,
+      });
+    } finally {
+      s.close();
+    }
+  });
 });

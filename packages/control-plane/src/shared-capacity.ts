@@ -34,22 +34,23 @@ export function noRoom(
   need: { readonly ram_mb: number; readonly cpu_pct: number },
   capacity: NodeCapacity,
 ): string | undefined {
-  const held = `held in the shared state by ${load.placements} live placement(s), ${load.unsettled} unsettled place(s) and ${load.claims} claim(s) of all controllers`;
+  const held = (): string =>
+    `held in the shared state by ${load.placements} live placement(s), ${load.unsettled} unsettled place(s) and ${load.claims} claim(s) of all controllers`;
   if (need.ram_mb > 0 && load.ram_mb + need.ram_mb > Math.max(0, capacity.memory_mb)) {
     const free = capacity.memory_mb - load.ram_mb;
-    return `needs ${need.ram_mb} MB, ${free} MB free of ${capacity.memory_mb} MB (${load.ram_mb} MB ${held})`;
+    return `needs ${need.ram_mb} MB, ${free} MB free of ${capacity.memory_mb} MB (${load.ram_mb} MB ${held()})`;
   }
   if (load.cpu_pct + need.cpu_pct > capacity.cpu_capacity) {
     const free = capacity.cpu_capacity - load.cpu_pct;
-    return `needs ${need.cpu_pct}% cpu, ${free}% free of ${capacity.cpu_capacity}% (${load.cpu_pct}% ${held})`;
+    return `needs ${need.cpu_pct}% cpu, ${free}% free of ${capacity.cpu_capacity}% (${load.cpu_pct}% ${held()})`;
   }
   return undefined;
 }
 
 /**
  * Claims room for a place on `target.node_id` in the shared state, in one store transaction: the
- * node's claims older than the hold ({@link idempotencyClaimHoldMs}) are removed, the node's load is
- * read, and when the place fits its claim row `claimId` is written. Returns undefined when claimed, or
+ * node's load is read (claims older than the hold, {@link idempotencyClaimHoldMs}, are not counted,
+ * and are removed when there are any), and when the place fits its claim row `claimId` is written. Returns undefined when claimed, or
  * why the node has no room.
  */
 export function claimRoom(
@@ -63,8 +64,8 @@ export function claimRoom(
   const since = now - idempotencyClaimHoldMs(ctx.config);
   const store = ctx.store;
   return store.transaction(() => {
-    store.prunePlaceClaims(target.node_id, since);
     const load = store.nodeLoad(target.node_id, since);
+    if (load.stale_claims > 0) store.prunePlaceClaims(target.node_id, since);
     const why = noRoom(load, { ram_mb: spec.memoryMb, cpu_pct: spec.cpuPct }, capacity);
     if (why !== undefined) return why;
     store.putPlaceClaim({
@@ -79,6 +80,13 @@ export function claimRoom(
     });
     return undefined;
   });
+}
+
+/** Claim ids: `pc-`, 16 random hex per process, and a counter (unique across controllers). */
+const CLAIM_PREFIX = `pc-${randomBytes(8).toString('hex')}-`;
+let claims = 0;
+function nextClaimId(): string {
+  return `${CLAIM_PREFIX}${(++claims).toString(36)}`;
 }
 
 /** The capacity of `nodeId` in `view`, or undefined when the view does not hold it. */
@@ -101,7 +109,7 @@ export function claimShared(
   view: PlacementView,
 ): PlaceClaim | string {
   const inner = ctx.reservations.claim(target, spec);
-  const claimId = `pc-${randomBytes(8).toString('hex')}`;
+  const claimId = nextClaimId();
   let row = false;
   const take = (t: ClaimTarget, v: PlacementView): string | undefined => {
     const capacity = capacityIn(v, t.node_id);

@@ -548,7 +548,14 @@ export function describeStateStoreContract(name: string, fixture: () => StoreFix
 
     it('sums one node: live placements, unsettled decisions and claims since the cut-off', async () => {
       const s = await open();
-      expect(s.nodeLoad('n1', 0)).toEqual({ ram_mb: 0, cpu_pct: 0, placements: 0, unsettled: 0, claims: 0 });
+      expect(s.nodeLoad('n1', 0)).toEqual({
+        ram_mb: 0,
+        cpu_pct: 0,
+        placements: 0,
+        unsettled: 0,
+        claims: 0,
+        stale_claims: 0,
+      });
       s.putPlacement(placement('i-1', { ram_mb: 100, cpu_pct: 20 }));
       s.putPlacement(placement('i-2', { ram_mb: 50, cpu_pct: 5, state: 'stopped' }));
       // Gone placements hold nothing; one without resources counts, with none.
@@ -569,8 +576,16 @@ export function describeStateStoreContract(name: string, fixture: () => StoreFix
         placements: 3,
         unsettled: 2,
         claims: 2,
+        stale_claims: 1,
       });
-      expect(s.nodeLoad('n3', 0)).toEqual({ ram_mb: 0, cpu_pct: 0, placements: 0, unsettled: 0, claims: 0 });
+      expect(s.nodeLoad('n3', 0)).toEqual({
+        ram_mb: 0,
+        cpu_pct: 0,
+        placements: 0,
+        unsettled: 0,
+        claims: 0,
+        stale_claims: 0,
+      });
       // Pruning removes the node's claims before the cut-off only.
       expect(s.prunePlaceClaims('n1', 4000)).toBe(1);
       expect(

@@ -349,6 +349,8 @@ export interface NodeLoad {
   readonly unsettled: number;
   /** Claims on the node made at or after the cut-off. */
   readonly claims: number;
+  /** Claims on the node made before the cut-off (ignored; see {@link StateStore.prunePlaceClaims}). */
+  readonly stale_claims: number;
 }
 
 /**
@@ -483,7 +485,7 @@ export interface StateStore {
    * Capacity shared by several controllers (schema v10): the places claiming room on a node before
    * they are sent, and what a node holds. `nodeLoad` reads one node's rows through indexes (never the
    * fleet's): its live placements, its unsettled decisions, and its claims made at or after
-   * `claimsSinceMs`. Run it in {@link StateStore.transaction} with the claim write, so that two
+   * `claimsSinceMs` (and how many are older). Run it in {@link StateStore.transaction} with the claim write, so that two
    * controllers claiming one node serialise.
    */
   getPlaceClaim(claimId: string): PlaceClaimRecord | undefined;
