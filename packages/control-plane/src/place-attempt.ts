@@ -394,15 +394,13 @@ function markInProgress(
     ram_mb: verified.body.resources.ram_mb,
     cpu_pct: verified.body.resources.cpu_pct,
   };
-  // The claim's row in the shared state gives way to the unsettled record (which holds the same room
-  // until the place settles) in one transaction: the room is never counted twice, nor dropped.
+  // The claim's row in the shared state gives way to the unsettled record, which holds the same room
+  // until the place settles: written first, so the room is never dropped (counted twice at most, for
+  // the moment between the two writes, or until the claim lapses should the controller die there).
+  ctx.store.putUnsettled(record);
   const claimId = claim?.claimId;
-  if (claimId === undefined) ctx.store.putUnsettled(record);
-  else {
-    ctx.store.transaction(() => {
-      ctx.store.putUnsettled(record);
-      ctx.store.removePlaceClaim(claimId);
-    });
+  if (claimId !== undefined) {
+    ctx.store.removePlaceClaim(claimId);
     claim?.sent?.();
   }
   return {

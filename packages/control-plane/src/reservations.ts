@@ -33,7 +33,7 @@ export interface PlaceClaim {
    * sent; undefined for a claim held in memory only.
    */
   readonly claimId?: string | undefined;
-  /** The place was sent: its unsettled record, written with the claim row's removal, holds the room now. */
+  /** The place was sent: its unsettled record (written before the claim row was removed) holds the room now. */
   sent?(): void;
   /**
    * Moves the claim to another candidate (a fallback after a safe failure). Returns undefined when it

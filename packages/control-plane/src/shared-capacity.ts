@@ -14,8 +14,9 @@ import type { NodeLoad, PlacementRecord } from './state-store.js';
 // the places in flight, and its recent claims, written by any controller), checks the place's resources
 // against the node's capacity, and writes the place's claim row. Of two controllers claiming one node
 // at once, one transaction commits first; the other is run again, sees the first claim, and finds no
-// room. The claim row becomes the place's unsettled record when the place is sent (one transaction), so
-// its resources stay counted until the place settles (placed: the placement's own; nothing: removed).
+// room. The claim row gives way to the place's unsettled record when the place is sent (the record is
+// written first, then the row removed), so its resources stay counted until the place settles (placed:
+// the placement's own; nothing: removed).
 
 /** The room a node offers, as the engine's view presents it. */
 export interface NodeCapacity {
@@ -100,7 +101,8 @@ function capacityIn(view: PlacementView, nodeId: string): NodeCapacity | undefin
  * see `Reservations.claim`) and in the shared state ({@link claimRoom}: the authority). Returns the
  * claim, or why the shared state leaves no room there (then nothing is held). The claim's `move`
  * checks both again on the next candidate; its row leaves the shared state when the place is sent
- * (`claimId`, `sent`: the unsettled record takes over, see `markInProgress`) or released.
+ * (`claimId`, `sent`: the unsettled record, written first, takes over; see `markInProgress`) or
+ * released.
  */
 export function claimShared(
   ctx: PlaneContext,
