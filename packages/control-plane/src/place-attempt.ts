@@ -395,14 +395,17 @@ function markInProgress(
     cpu_pct: verified.body.resources.cpu_pct,
   };
   // The claim's row in the shared state gives way to the unsettled record, which holds the same room
-  // until the place settles: written first, so the room is never dropped (counted twice at most, for
-  // the moment between the two writes, or until the claim lapses should the controller die there).
-  ctx.store.putUnsettled(record);
+  // until the place settles: written first, so the room is never dropped. With group commit both
+  // writes join the group's one transaction already; without it (PostgreSQL) they are made one, so
+  // the room is never counted twice either, and a durable commit is saved.
   const claimId = claim?.claimId;
-  if (claimId !== undefined) {
-    ctx.store.removePlaceClaim(claimId);
-    claim?.sent?.();
-  }
+  const send = (): void => {
+    ctx.store.putUnsettled(record);
+    if (claimId !== undefined) ctx.store.removePlaceClaim(claimId);
+  };
+  if (claimId === undefined || ctx.store.grouped !== undefined) send();
+  else ctx.store.transaction(send);
+  claim?.sent?.();
   return {
     done: () => {
       ctx.inProgress.delete(decisionId);
