@@ -60,6 +60,7 @@ import { eventingStore } from './plane-events-store.js';
 import { Reservations } from './reservations.js';
 import { applyRevocations, HeldRevocations, type RevocationPushReport } from './revocation-push.js';
 import { type SettleReport, settleUnsettled } from './settle.js';
+import { fillPlacementResources } from './shared-capacity.js';
 import type {
   AlertRecord,
   PlacementRecord,
@@ -235,7 +236,11 @@ export class ControlPlane {
   #restoreReservations(): void {
     const ctx = this.#ctx;
     const resources = new Map<string, { ram_mb: number; cpu_pct: number }>();
-    for (const p of ctx.store.listPlacements()) if (!isGone(p.state)) holdReservation(ctx, p, resources);
+    for (const p of ctx.store.listPlacements()) {
+      if (isGone(p.state)) continue;
+      holdReservation(ctx, p, resources);
+      fillPlacementResources(ctx, p, resources);
+    }
     for (const u of ctx.store.listUnsettled()) {
       const order = ctx.store.getOrder(u.order_id);
       if (order === undefined || u.expected_instance_id === null) continue;

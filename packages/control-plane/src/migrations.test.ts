@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StateError } from './errors.js';
 import { MIGRATIONS, type Migration, migrate, readSchemaVersion, SCHEMA_VERSION } from './migrations.js';
+import { nodeLoadSql } from './node-load.js';
 import { orderRecord } from './order.js';
 import { SqliteStateStore } from './sqlite-store.js';
 
@@ -56,6 +57,7 @@ describe('migrations', () => {
       'meta',
       'node_meta',
       'orders',
+      'place_claims',
       'placements',
       'reschedules',
       'revocation_acks',
@@ -490,7 +492,7 @@ describe('version 9', () => {
     db.close();
     const store = SqliteStateStore.open(path);
     try {
-      expect(store.schemaVersion).toBe(9);
+      expect(store.schemaVersion).toBe(SCHEMA_VERSION);
       expect(store.getIdempotencyKey('k-old')).toEqual({
         key: 'k-old',
         fingerprint: 'f',
@@ -521,5 +523,92 @@ describe('version 9', () => {
     } finally {
       store.close();
     }
+  });
+});
+
+describe('version 10', () => {
+  it("upgrades a version 9 database in place: placements and unsettled decisions take their order's package resources, the node's load counts them", () => {
+    const path = dbPath();
+    const db = new Database(path);
+    migrate(db, MIGRATIONS.slice(0, 9));
+    const facts = { signer_keys: ['ab'], artifact_hashes: ['cd'], ram_mb: 64, cpu_pct: 10 };
+    const pkg = { workload: 'w', version: '1.0.0', manifest_hash: 'm', package_id: 'p' };
+    db.close();
+    // Orders written at v9 (with and without facts), and a placement and an unsettled decision of each.
+    const v9 = new Database(path);
+    const insertOrder = (id: string, withFacts: boolean): void => {
+      v9.prepare(
+        `INSERT INTO orders (order_id, workload, version, manifest_hash, package_id, mode, "values", start, node, prefer, avoid, allow_emulated, created_at_ms, migratable, package_facts)
+         VALUES (?, ?, ?, ?, ?, '{"type":"once"}', '{}', 1, NULL, '[]', '[]', 0, 7, 1, ?)`,
+      ).run(
+        id,
+        pkg.workload,
+        pkg.version,
+        pkg.manifest_hash,
+        pkg.package_id,
+        withFacts ? JSON.stringify(facts) : null,
+      );
+    };
+    const insertPlacement = (id: string, orderId: string): void => {
+      v9.prepare(
+        `INSERT INTO placements (instance_id, node_id, order_id, decision_id, workload, version, variant, runtime, manifest_hash, package_id, signer_keys, artifact_hashes, state, desired_running, placed_at_ms, updated_at_ms)
+         VALUES (?, 'n1', ?, 'd', 'w', '1.0.0', 'v', 'wasi', 'm', 'p', '[]', '[]', 'running', 1, 8, 8)`,
+      ).run(id, orderId);
+    };
+    const insertUnsettled = (id: string, orderId: string): void => {
+      v9.prepare(
+        `INSERT INTO unsettled (decision_id, order_id, node_id, expected_instance_id, variant, since_ms, attempts, last_error)
+         VALUES (?, ?, 'n1', NULL, 'v', 9, 0, 'lost')`,
+      ).run(id, orderId);
+    };
+    insertOrder('o-facts', true);
+    insertOrder('o-bare', false);
+    insertPlacement('i-facts', 'o-facts');
+    insertPlacement('i-bare', 'o-bare');
+    insertUnsettled('d-facts', 'o-facts');
+    insertUnsettled('d-bare', 'o-bare');
+    v9.close();
+    const store = SqliteStateStore.open(path);
+    try {
+      expect(store.schemaVersion).toBe(10);
+      expect(store.getPlacement('i-facts')).toMatchObject({ ram_mb: 64, cpu_pct: 10 });
+      expect(store.getPlacement('i-bare')?.ram_mb).toBeUndefined();
+      expect(store.getUnsettled('d-facts')).toMatchObject({ ram_mb: 64, cpu_pct: 10 });
+      expect(store.getUnsettled('d-bare')?.cpu_pct).toBeUndefined();
+      expect(store.nodeLoad('n1', 0)).toEqual({
+        ram_mb: 128,
+        cpu_pct: 20,
+        placements: 2,
+        unsettled: 2,
+        claims: 0,
+        stale_claims: 0,
+      });
+      expect(store.listPlaceClaims()).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('reads one node through indexes (the query plan), never a whole table', () => {
+    const db = new Database(':memory:');
+    migrate(db);
+    // cast: EXPLAIN QUERY PLAN rows carry a `detail` text column
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN ${nodeLoadSql('@node', '@since')}`)
+      .all({ node: 'n1', since: 0 }) as {
+      detail: string;
+    }[];
+    const details = plan.map((r) => r.detail);
+    expect(details).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/SEARCH placements USING INDEX placements_by_node \(node_id=\?\)/),
+        expect.stringMatching(/SEARCH unsettled USING INDEX unsettled_by_node \(node_id=\?\)/),
+        expect.stringMatching(
+          /SEARCH place_claims USING (COVERING )?INDEX place_claims_by_node \(node_id=\?\)/,
+        ),
+      ]),
+    );
+    expect(details.some((d) => /^SCAN (placements|unsettled|place_claims)/.test(d))).toBe(false);
+    db.close();
   });
 });

@@ -200,6 +200,40 @@ CREATE TABLE job_instances (
 CREATE INDEX job_instances_by_job ON job_instances (job, placed_at_ms, instance_id);
 `;
 
+/**
+ * Version 10 (issue 22): capacity shared by several controllers. Placements and unsettled decisions
+ * carry the resources they hold on their node (filled from their order's package facts where it has
+ * them); places claiming room before they are sent are `place_claims`; each of the three is read per
+ * node through an index on node_id.
+ */
+const V10_SCHEMA = `
+ALTER TABLE placements ADD COLUMN ram_mb INTEGER;
+ALTER TABLE placements ADD COLUMN cpu_pct INTEGER;
+ALTER TABLE unsettled ADD COLUMN ram_mb INTEGER;
+ALTER TABLE unsettled ADD COLUMN cpu_pct INTEGER;
+CREATE INDEX unsettled_by_node ON unsettled (node_id);
+CREATE TABLE place_claims (
+  claim_id TEXT PRIMARY KEY,
+  node_id TEXT NOT NULL,
+  order_id TEXT NOT NULL,
+  instance_id TEXT NOT NULL,
+  ram_mb INTEGER NOT NULL,
+  cpu_pct INTEGER NOT NULL,
+  claimed_by TEXT NOT NULL,
+  claimed_at_ms INTEGER NOT NULL
+) STRICT;
+CREATE INDEX place_claims_by_node ON place_claims (node_id, claimed_at_ms);
+CREATE INDEX place_claims_by_time ON place_claims (claimed_at_ms, claim_id);
+UPDATE placements SET
+  ram_mb = (SELECT CAST(json_extract(o.package_facts, '$.ram_mb') AS INTEGER) FROM orders o WHERE o.order_id = placements.order_id),
+  cpu_pct = (SELECT CAST(json_extract(o.package_facts, '$.cpu_pct') AS INTEGER) FROM orders o WHERE o.order_id = placements.order_id)
+WHERE EXISTS (SELECT 1 FROM orders o WHERE o.order_id = placements.order_id AND o.package_facts IS NOT NULL);
+UPDATE unsettled SET
+  ram_mb = (SELECT CAST(json_extract(o.package_facts, '$.ram_mb') AS INTEGER) FROM orders o WHERE o.order_id = unsettled.order_id),
+  cpu_pct = (SELECT CAST(json_extract(o.package_facts, '$.cpu_pct') AS INTEGER) FROM orders o WHERE o.order_id = unsettled.order_id)
+WHERE EXISTS (SELECT 1 FROM orders o WHERE o.order_id = unsettled.order_id AND o.package_facts IS NOT NULL);
+`;
+
 /** Every migration, in order. Append only: a released step is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -279,6 +313,14 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec('ALTER TABLE orders ADD COLUMN package_facts TEXT');
       db.exec('ALTER TABLE idempotency_keys ADD COLUMN claimed_by TEXT');
       db.exec('ALTER TABLE idempotency_keys ADD COLUMN claimed_at_ms INTEGER');
+    },
+  },
+  {
+    version: 10,
+    description:
+      'capacity shared by several controllers: the resources of placements and unsettled decisions (placements.ram_mb, cpu_pct; unsettled.ram_mb, cpu_pct, from their orders’ package facts), places claiming room before they are sent (place_claims), read per node through indexes',
+    up: (db) => {
+      db.exec(V10_SCHEMA);
     },
   },
 ];

@@ -119,6 +119,27 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       'ALTER TABLE orders ADD COLUMN package_facts TEXT',
     ],
   },
+  {
+    version: 10,
+    statements: [
+      'ALTER TABLE placements ADD COLUMN ram_mb BIGINT',
+      'ALTER TABLE placements ADD COLUMN cpu_pct BIGINT',
+      'ALTER TABLE unsettled ADD COLUMN ram_mb BIGINT',
+      'ALTER TABLE unsettled ADD COLUMN cpu_pct BIGINT',
+      'CREATE INDEX unsettled_by_node ON unsettled (node_id)',
+      `CREATE TABLE place_claims (
+  claim_id ${KEY}, node_id TEXT COLLATE "C" NOT NULL, order_id TEXT NOT NULL, instance_id TEXT NOT NULL,
+  ram_mb BIGINT NOT NULL, cpu_pct BIGINT NOT NULL, claimed_by TEXT NOT NULL, claimed_at_ms BIGINT NOT NULL)`,
+      'CREATE INDEX place_claims_by_node ON place_claims (node_id, claimed_at_ms)',
+      'CREATE INDEX place_claims_by_time ON place_claims (claimed_at_ms, claim_id)',
+      `UPDATE placements p SET ram_mb = (o.package_facts::json->>'ram_mb')::bigint,
+  cpu_pct = (o.package_facts::json->>'cpu_pct')::bigint
+FROM orders o WHERE o.order_id = p.order_id COLLATE "C" AND o.package_facts IS NOT NULL`,
+      `UPDATE unsettled u SET ram_mb = (o.package_facts::json->>'ram_mb')::bigint,
+  cpu_pct = (o.package_facts::json->>'cpu_pct')::bigint
+FROM orders o WHERE o.order_id = u.order_id COLLATE "C" AND o.package_facts IS NOT NULL`,
+    ],
+  },
 ].map((m) => ({ ...m, description: MIGRATIONS[m.version - 1]?.description ?? '' }));
 
 /** The key of the advisory lock every migration (and the version check) holds. */

@@ -103,6 +103,7 @@ describe.skipIf(skip !== undefined)('PostgresStateStore (a real PostgreSQL serve
         'meta',
         'node_meta',
         'orders',
+        'place_claims',
         'placements',
         'reschedules',
         'revocation_acks',
@@ -125,7 +126,17 @@ describe.skipIf(skip !== undefined)('PostgresStateStore (a real PostgreSQL serve
       from.putTarget(target('n1'));
       from.putNodeMeta({ node_id: 'n1', cordoned: true, labels: { room: 'k' }, updated_at_ms: 1 });
       from.putOrder(order('o-1'));
-      from.putPlacement(placement('i-1'));
+      from.putPlacement(placement('i-1', { ram_mb: 64, cpu_pct: 10 }));
+      from.putPlaceClaim({
+        claim_id: 'pc-1',
+        node_id: 'n1',
+        order_id: 'o-1',
+        instance_id: 'i-2',
+        ram_mb: 64,
+        cpu_pct: 10,
+        claimed_by: 'c',
+        claimed_at_ms: 1,
+      });
       from.putUnsettled({
         decision_id: 'd-1',
         order_id: 'o-1',
@@ -135,6 +146,8 @@ describe.skipIf(skip !== undefined)('PostgresStateStore (a real PostgreSQL serve
         since_ms: 1,
         attempts: 0,
         last_error: 'x',
+        ram_mb: 64,
+        cpu_pct: 10,
       });
       from.putReschedule({
         instance_id: 'i-1',
@@ -192,6 +205,8 @@ describe.skipIf(skip !== undefined)('PostgresStateStore (a real PostgreSQL serve
         expect(countState(to)).toEqual(countState(from));
         expect(to.listAllJobVersions()).toEqual(from.listAllJobVersions());
         expect(to.getPlacement('i-1')).toEqual(from.getPlacement('i-1'));
+        expect(to.getUnsettled('d-1')).toEqual(from.getUnsettled('d-1'));
+        expect(to.listPlaceClaims()).toEqual(from.listPlaceClaims());
         expect(to.getRevocationList()).toEqual(from.getRevocationList());
         expect(to.getMeta('state_seq')).toBe('9');
         // A target that holds a state is emptied by clearAll (heddle state migrate --force).

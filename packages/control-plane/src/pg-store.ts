@@ -1,4 +1,5 @@
 import { StateError } from './errors.js';
+import { nodeLoadOf, nodeLoadSql } from './node-load.js';
 import { migratePg } from './pg-migrations.js';
 import { PgCallError, type PgConnectionConfig, SyncPg, type SyncPgOptions } from './pg-sync.js';
 import { decodeRow, encodeRecord } from './record-codec.js';
@@ -10,6 +11,7 @@ import {
   JOBS,
   NODE_META,
   ORDERS,
+  PLACE_CLAIMS,
   PLACEMENTS,
   RESCHEDULES,
   REVOCATION_ACKS,
@@ -25,8 +27,10 @@ import type {
   JobInstanceRecord,
   JobRecord,
   JobVersionRecord,
+  NodeLoad,
   NodeMetaRecord,
   OrderRecord,
+  PlaceClaimRecord,
   PlacementRecord,
   RescheduleRecord,
   RevocationAckRecord,
@@ -301,6 +305,29 @@ export class PostgresStateStore implements StateStore {
   }
   removeUnsettled(decisionId: string): boolean {
     return this.remove(this.unsettled, decisionId);
+  }
+
+  // Capacity shared by several controllers (schema v10; docs/state.md).
+  private readonly placeClaims = new PgTable(PLACE_CLAIMS);
+  private readonly nodeLoadStatement = nodeLoadSql('$1', '$2');
+  getPlaceClaim(claimId: string): PlaceClaimRecord | undefined {
+    return this.get(this.placeClaims, claimId);
+  }
+  listPlaceClaims(): PlaceClaimRecord[] {
+    return this.list(this.placeClaims);
+  }
+  putPlaceClaim(record: PlaceClaimRecord): void {
+    this.put(this.placeClaims, record);
+  }
+  removePlaceClaim(claimId: string): boolean {
+    return this.remove(this.placeClaims, claimId);
+  }
+  nodeLoad(nodeId: string, claimsSinceMs: number): NodeLoad {
+    return nodeLoadOf(this.exec(this.live(), this.nodeLoadStatement, 'read', [nodeId, claimsSinceMs]).rows);
+  }
+  prunePlaceClaims(nodeId: string, beforeMs: number): number {
+    const sql = 'DELETE FROM place_claims WHERE node_id = $1 AND claimed_at_ms < $2';
+    return this.exec(this.live(), sql, 'write', [nodeId, beforeMs]).rowCount;
   }
 
   getReschedule(instanceId: string): RescheduleRecord | undefined {

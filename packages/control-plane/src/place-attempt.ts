@@ -13,7 +13,13 @@ import { chainChange, type StagedChange, stageNew, stageState } from './placemen
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { reconcilePlace } from './reconcile.js';
 import type { PlaceClaim } from './reservations.js';
-import type { OrderRecord, PlacementRecord, PlacementState, TargetRecord } from './state-store.js';
+import type {
+  OrderRecord,
+  PlacementRecord,
+  PlacementState,
+  TargetRecord,
+  UnsettledRecord,
+} from './state-store.js';
 
 /** What a reschedule adds to a dispatch: a shorter timeout and the lineage of the new placement. */
 export interface AttemptExtras {
@@ -140,7 +146,7 @@ export async function attemptPackage(
   const expiresAtMs = ctx.now() + ctx.config.requestTtlMs + 1_000;
   // Until the answer is recorded the decision is unsettled on disk: if the controller dies in between,
   // the next start settles it with this node instead of forgetting it (docs/lifecycle.md).
-  const inProgress = markInProgress(ctx, order, decisionId, nodeId, variant);
+  const inProgress = markInProgress(ctx, order, decisionId, nodeId, variant, verified, extras.claim);
   try {
     // With group commit, the order, the key and this unsettled record reach the disk before the place
     // leaves (one fsync shared with the places in flight).
@@ -251,6 +257,8 @@ async function settleLost(
     since_ms: ctx.now(),
     attempts: 1,
     last_error: s.reason.slice(0, 512),
+    ram_mb: verified.body.resources.ram_mb,
+    cpu_pct: verified.body.resources.cpu_pct,
   });
   extras.claim?.unsettled(decisionId);
   await ctx.chain.append(PLANE_CHAIN_SOURCE, 'workload.place', {
@@ -324,6 +332,9 @@ export function record(
     // same node, a lost instance comes back under its own id (it replaces nothing).
     replaces: extras.replaces === undefined || extras.replaces === instanceId ? null : extras.replaces,
     reschedules: extras.reschedules ?? 0,
+    // What the shared capacity check of every controller counts for it while it lives.
+    ram_mb: verified.ramMb,
+    cpu_pct: verified.cpuPct,
   };
   const staged =
     samePlacement(ctx, p) ?? stageNew(ctx, p, p.replaces === null ? 'placed' : `replaces ${p.replaces}`);
@@ -367,9 +378,11 @@ function markInProgress(
   decisionId: string,
   nodeId: string,
   variant: string,
+  verified: VerifiedWorkload<CogBody>,
+  claim: PlaceClaim | undefined,
 ): { done(): void; clear(): void } {
   ctx.inProgress.add(decisionId);
-  ctx.store.putUnsettled({
+  const record: UnsettledRecord = {
     decision_id: decisionId,
     order_id: order.order_id,
     node_id: nodeId,
@@ -378,7 +391,21 @@ function markInProgress(
     since_ms: ctx.now(),
     attempts: 0,
     last_error: 'in progress: the place was sent and its answer is not recorded yet',
-  });
+    ram_mb: verified.body.resources.ram_mb,
+    cpu_pct: verified.body.resources.cpu_pct,
+  };
+  // The claim's row in the shared state gives way to the unsettled record, which holds the same room
+  // until the place settles: written first, so the room is never dropped. With group commit both
+  // writes join the group's one transaction already; without it (PostgreSQL) they are made one, so
+  // the room is never counted twice either, and a durable commit is saved.
+  const claimId = claim?.claimId;
+  const send = (): void => {
+    ctx.store.putUnsettled(record);
+    if (claimId !== undefined) ctx.store.removePlaceClaim(claimId);
+  };
+  if (claimId === undefined || ctx.store.grouped !== undefined) send();
+  else ctx.store.transaction(send);
+  claim?.sent?.();
   return {
     done: () => {
       ctx.inProgress.delete(decisionId);

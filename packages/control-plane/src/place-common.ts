@@ -20,21 +20,30 @@ export function verdictOf(d: GateDecision): GovernanceVerdict {
   return { verdict: 'deny', reason: d.reason, rule: d.rule };
 }
 
-/** An unplaceable decision as the error naming every node's reason (each reason once). */
+/**
+ * An unplaceable decision as the error naming every node's reason (each reason once): those the engine
+ * rejected, those left out (`taken`), and those the shared state found without room (`full`).
+ */
 export function unplaceable(
   decision: Exclude<Decision, PlacedDecision>,
   label: string,
   taken: ReadonlyMap<string, string> = new Map(),
+  full: ReadonlyMap<string, string> = new Map(),
 ): PlaneError {
   const reasons: Record<string, string> = Object.fromEntries(taken);
+  for (const [id, why] of full) reasons[id] = why;
   for (const r of decision.rejected)
     reasons[r.node_id] = [...new Set(r.failures.map((f) => f.detail))].join('; ');
   const why = decision.outcome === 'pin_refused' ? decision.error.message : decision.reason;
-  const also =
+  const left =
     taken.size === 0
       ? ''
       : ` (${taken.size} node(s) left out: they hold or are placing the identical instance for another order)`;
-  return new PlaneError('unplaceable', `${label}: ${why}${also}`, { reasons });
+  const noRoom =
+    full.size === 0
+      ? ''
+      : ` (${full.size} node(s) have no room in the shared state: places of other controllers took it)`;
+  return new PlaneError('unplaceable', `${label}: ${why}${left}${noRoom}`, { reasons });
 }
 
 /** Chains a placement decision (source `workload.placement`); its hash is the decision id. */

@@ -30,6 +30,7 @@ import {
 import { dryRunChecks, packageChecks } from './place-gate.js';
 import type { PlaneContext } from './plane-context.js';
 import type { PlaceClaim } from './reservations.js';
+import { claimShared } from './shared-capacity.js';
 import type { OrderRecord, PlacementRecord } from './state-store.js';
 
 /**
@@ -194,20 +195,36 @@ async function placeVerified(
   const pinnedWhy = record.node === null ? undefined : taken.get(record.node);
   if (record.node !== null && pinnedWhy !== undefined)
     throw duplicateInstance(record, record.node, pinnedWhy);
-  const decision = decide(ctx, verified, record, now, taken, grant);
+  const full = new Map<string, string>();
+  const { decision, claim } = decideClaimed(
+    ctx,
+    verified,
+    record,
+    now,
+    taken,
+    full,
+    grant,
+    order.dry_run === true,
+  );
   const explanation = explainJson(decision);
   if (order.dry_run === true) return dryRun(explanation);
-  if (decision.outcome !== 'placed') {
+  if (decision.outcome !== 'placed' || claim === undefined) {
     const held =
-      grant === undefined && hooks.hold !== false
-        ? await holdForApproval(ctx, verified, record, order, orderId, now, taken, explanation)
+      grant === undefined && hooks.hold !== false && decision.outcome !== 'placed'
+        ? await holdForApproval(
+            ctx,
+            verified,
+            record,
+            order,
+            orderId,
+            now,
+            excluding(taken, full),
+            explanation,
+          )
         : undefined;
     if (held !== undefined) return held;
-    throw unplaceable(decision, verified.body.id, taken);
+    throw unplaceable(notPlaced(decision), verified.body.id, taken, full);
   }
-  // Held from the decision on (taken synchronously, before anything is awaited), so that concurrent
-  // decisions see this place's resources and instance (issue 15 items 8 and 9).
-  const claim = claimDecision(ctx, verified, record, decision);
   try {
     const extra = grant === undefined ? {} : { approval_id: grant.approval_id, approval_event: grant.event };
     const decisionId = await chainDecision(ctx, record, decision, decision.variant, extra);
@@ -304,17 +321,66 @@ function noPlacer(ctx: PlaneContext): never {
   );
 }
 
-/** Claims the winner of `decision` for `order` (see `Reservations.claim`). */
-function claimDecision(
+/** What {@link decideClaimed} found: a placed decision with its claim, or a decision that placed nothing. */
+interface ClaimedDecision {
+  readonly decision: Decision;
+  /** The claim on the winner (absent when nothing placed, or for a dry run). */
+  readonly claim?: PlaceClaim;
+}
+
+/**
+ * The engine's decision for `order`, its winner claimed (see `claimShared`): in this controller's
+ * reservations and, as the authority, in the shared state. Claimed from the decision on (synchronously,
+ * before anything is awaited), so that concurrent decisions see this place's resources and instance
+ * (issue 15 items 8 and 9). A winner the shared state finds without room (other controllers' places
+ * took it) is added to `full` and the engine decides again without it; a pinned order's node is not
+ * replaced: nothing placed (the decision as the engine gave it, the node in `full`). A dry run claims
+ * nothing.
+ */
+function decideClaimed(
   ctx: PlaneContext,
   verified: VerifiedWorkload<CogBody>,
   order: OrderRecord,
-  decision: PlacedDecision,
-): PlaceClaim {
-  return ctx.reservations.claim(
-    { node_id: decision.node_id, instance_id: expectedInstanceId(order, decision.node_id) },
-    claimSpec(order, verified.body.resources),
-  );
+  now: number,
+  taken: ReadonlyMap<string, string>,
+  full: Map<string, string>,
+  grant?: ApprovalGrant,
+  dry = false,
+): ClaimedDecision {
+  for (;;) {
+    const decision = decide(ctx, verified, order, now, excluding(taken, full), grant);
+    if (dry || decision.outcome !== 'placed') return { decision };
+    const target = { node_id: decision.node_id, instance_id: expectedInstanceId(order, decision.node_id) };
+    const view = ctx.view.view(now);
+    const claim = claimShared(ctx, target, claimSpec(order, verified.body.resources), view);
+    if (typeof claim !== 'string') return { decision, claim };
+    full.set(decision.node_id, claim);
+    if (decision.pinned) return { decision };
+  }
+}
+
+/** `taken` and `full` together: the nodes the engine must leave out. */
+function excluding(
+  taken: ReadonlyMap<string, string>,
+  full: ReadonlyMap<string, string>,
+): Map<string, string> {
+  const out = new Map(taken);
+  for (const [id, why] of full) if (!out.has(id)) out.set(id, why);
+  return out;
+}
+
+/**
+ * A decision that did not place, for the refusal: a placed one (a pinned winner the shared state found
+ * without room) becomes `unplaceable` naming the node (its reason is in `full`).
+ */
+function notPlaced(decision: Decision): Exclude<Decision, PlacedDecision> {
+  if (decision.outcome !== 'placed') return decision;
+  return {
+    ...decision,
+    outcome: 'unplaceable',
+    reason: `pinned node ${decision.node_id} has no room in the shared state`,
+    rejected: [],
+  };
 }
 
 /**
@@ -389,10 +455,11 @@ export async function placeStoredOrder(
     avoid: [...new Set([...order.avoid, ...options.avoid])],
   };
   const taken = takenNodes(ctx, wanted);
-  const decision = decide(ctx, verified, wanted, ctx.now(), taken);
+  const full = new Map<string, string>();
+  const { decision, claim } = decideClaimed(ctx, verified, wanted, ctx.now(), taken, full);
   const explanation = explainJson(decision);
-  if (decision.outcome !== 'placed') throw unplaceable(decision, verified.body.id, taken);
-  const claim = claimDecision(ctx, verified, wanted, decision);
+  if (decision.outcome !== 'placed' || claim === undefined)
+    throw unplaceable(notPlaced(decision), verified.body.id, taken, full);
   try {
     const decisionId = await chainDecision(ctx, wanted, decision, decision.variant, {
       reschedule_of: options.replaces,

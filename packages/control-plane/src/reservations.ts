@@ -29,6 +29,13 @@ export interface PlaceClaim {
   /** The node currently claimed, or undefined once released. */
   readonly target: ClaimTarget | undefined;
   /**
+   * The claim's row in the shared state (`place_claims`, see `claimShared`) while the place is not
+   * sent; undefined for a claim held in memory only.
+   */
+  readonly claimId?: string | undefined;
+  /** The place was sent: its unsettled record (written before the claim row was removed) holds the room now. */
+  sent?(): void;
+  /**
    * Moves the claim to another candidate (a fallback after a safe failure). Returns undefined when it
    * holds there, or why it cannot: the node no longer has room (`view` checks it) or another order
    * holds or is placing the same instance there. On failure nothing is held.

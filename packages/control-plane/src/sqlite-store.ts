@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { StateError } from './errors.js';
 import { GroupCommit } from './group-commit.js';
 import { checkSchemaVersion, migrate } from './migrations.js';
+import { nodeLoadOf, nodeLoadSql } from './node-load.js';
 import { decodeRow, encodeRecord } from './record-codec.js';
 import {
   ALERTS,
@@ -14,6 +15,7 @@ import {
   JOBS,
   NODE_META,
   ORDERS,
+  PLACE_CLAIMS,
   PLACEMENTS,
   RESCHEDULES,
   REVOCATION_ACKS,
@@ -29,8 +31,10 @@ import type {
   JobInstanceRecord,
   JobRecord,
   JobVersionRecord,
+  NodeLoad,
   NodeMetaRecord,
   OrderRecord,
+  PlaceClaimRecord,
   PlacementRecord,
   RescheduleRecord,
   RevocationAckRecord,
@@ -387,6 +391,43 @@ export class SqliteStateStore implements StateStore {
   }
   removeUnsettled(decisionId: string): boolean {
     return this.run('write', () => this.unsettled.remove(decisionId));
+  }
+
+  // Capacity shared by several controllers (schema v10; docs/state.md).
+  #placeClaims: Table<PlaceClaimRecord> | undefined;
+  #nodeLoad: Database.Statement | undefined;
+  #pruneClaims: Database.Statement | undefined;
+  private get placeClaims(): Table<PlaceClaimRecord> {
+    this.#placeClaims ??= new Table(this.live(), PLACE_CLAIMS);
+    return this.#placeClaims;
+  }
+  getPlaceClaim(claimId: string): PlaceClaimRecord | undefined {
+    return this.run('read', () => this.placeClaims.get(claimId));
+  }
+  listPlaceClaims(): PlaceClaimRecord[] {
+    return this.run('read', () => this.placeClaims.list());
+  }
+  putPlaceClaim(record: PlaceClaimRecord): void {
+    this.run('write', () => this.placeClaims.put(record));
+  }
+  removePlaceClaim(claimId: string): boolean {
+    return this.run('write', () => this.placeClaims.remove(claimId));
+  }
+  nodeLoad(nodeId: string, claimsSinceMs: number): NodeLoad {
+    return this.run('read', () => {
+      this.#nodeLoad ??= this.live().prepare(nodeLoadSql('@node', '@since'));
+      const rows = this.#nodeLoad.all({ node: nodeId, since: claimsSinceMs });
+      // cast: better-sqlite3 types rows unknown; the statement selects k, n, ram, cpu
+      return nodeLoadOf(rows as Record<string, unknown>[]);
+    });
+  }
+  prunePlaceClaims(nodeId: string, beforeMs: number): number {
+    return this.run('write', () => {
+      this.#pruneClaims ??= this.live().prepare(
+        'DELETE FROM place_claims WHERE node_id = ? AND claimed_at_ms < ?',
+      );
+      return this.#pruneClaims.run(nodeId, beforeMs).changes;
+    });
   }
 
   getReschedule(instanceId: string): RescheduleRecord | undefined {

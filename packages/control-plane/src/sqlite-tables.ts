@@ -13,6 +13,7 @@ import {
   type NodeMetaRecord,
   type OrderRecord,
   PLACEMENT_STATES,
+  type PlaceClaimRecord,
   type PlacementRecord,
   type RescheduleRecord,
   type RevocationAckRecord,
@@ -138,6 +139,16 @@ const PlacementSchema: z.ZodType<PlacementRecord> = z.object({
     .nonnegative()
     .nullish()
     .transform((v) => v ?? 0),
+  ram_mb: z
+    .int()
+    .nonnegative()
+    .nullish()
+    .transform((v) => v ?? undefined),
+  cpu_pct: z
+    .int()
+    .nonnegative()
+    .nullish()
+    .transform((v) => v ?? undefined),
 });
 
 const RescheduleSchema: z.ZodType<RescheduleRecord> = z.object({
@@ -187,6 +198,27 @@ const UnsettledSchema: z.ZodType<UnsettledRecord> = z.object({
   since_ms: ms,
   attempts: z.int().nonnegative(),
   last_error: z.string(),
+  ram_mb: z
+    .int()
+    .nonnegative()
+    .nullish()
+    .transform((v) => v ?? undefined),
+  cpu_pct: z
+    .int()
+    .nonnegative()
+    .nullish()
+    .transform((v) => v ?? undefined),
+});
+
+const PlaceClaimSchema: z.ZodType<PlaceClaimRecord> = z.object({
+  claim_id: z.string().min(1),
+  node_id: z.string().min(1),
+  order_id: z.string(),
+  instance_id: z.string(),
+  ram_mb: z.int().nonnegative(),
+  cpu_pct: z.int().nonnegative(),
+  claimed_by: z.string(),
+  claimed_at_ms: ms,
 });
 
 const IdempotencySchema: z.ZodType<IdempotencyRecord> = z.object({
@@ -351,4 +383,12 @@ export const JOB_INSTANCES: TableSpec<JobInstanceRecord> = spec(
   [],
   [],
   'placed_at_ms, instance_id',
+);
+/** The places claiming room on a node before they are sent (schema v10). */
+export const PLACE_CLAIMS: TableSpec<PlaceClaimRecord> = spec(
+  'place_claims',
+  PlaceClaimSchema,
+  [],
+  [],
+  'claimed_at_ms, claim_id',
 );

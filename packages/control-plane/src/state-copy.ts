@@ -57,6 +57,11 @@ const KINDS: readonly Kind[] = [
     (s, r) => s.putUnsettled(r),
   ),
   kind(
+    'place_claims',
+    (s) => s.listPlaceClaims(),
+    (s, r) => s.putPlaceClaim(r),
+  ),
+  kind(
     'reschedules',
     (s) => s.listReschedules(),
     (s, r) => s.putReschedule(r),

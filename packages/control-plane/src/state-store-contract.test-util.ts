@@ -19,6 +19,7 @@ import type {
   JobVersionRecord,
   NodeMetaRecord,
   OrderRecord,
+  PlaceClaimRecord,
   PlacementRecord,
   RescheduleRecord,
   StateStore,
@@ -507,6 +508,107 @@ export function describeStateStoreContract(name: string, fixture: () => StoreFix
       s.removeNodeMeta('n2');
       s.putOrder(order('o-1'));
       expect(seen).toEqual(['n1', 'n1', 'n2', 'n2']);
+      s.close();
+    });
+  });
+
+  describe(`${name}: capacity shared by several controllers (schema v10)`, () => {
+    const claim = (id: string, over: Partial<PlaceClaimRecord> = {}): PlaceClaimRecord => ({
+      claim_id: id,
+      node_id: 'n1',
+      order_id: 'o-1',
+      instance_id: `i-${id}`,
+      ram_mb: 64,
+      cpu_pct: 10,
+      claimed_by: 'ctl-a',
+      claimed_at_ms: 1000,
+      ...over,
+    });
+
+    it('round-trips place claims, and the resources of placements and unsettled records', async () => {
+      const s = await open();
+      s.putPlaceClaim(claim('pc-2', { claimed_at_ms: 2000 }));
+      s.putPlaceClaim(claim('pc-1'));
+      expect(s.getPlaceClaim('pc-1')).toEqual(claim('pc-1'));
+      expect(s.listPlaceClaims().map((c) => c.claim_id)).toEqual(['pc-1', 'pc-2']);
+      s.putPlaceClaim(claim('pc-1', { node_id: 'n2', claimed_at_ms: 3000 }));
+      expect(s.getPlaceClaim('pc-1')).toEqual(claim('pc-1', { node_id: 'n2', claimed_at_ms: 3000 }));
+      expect(s.removePlaceClaim('pc-1')).toBe(true);
+      expect(s.removePlaceClaim('pc-1')).toBe(false);
+      expect(s.getPlaceClaim('pc-1')).toBeUndefined();
+      s.putPlacement(placement('i-1', { ram_mb: 128, cpu_pct: 25 }));
+      expect(s.getPlacement('i-1')).toEqual(placement('i-1', { ram_mb: 128, cpu_pct: 25 }));
+      s.putUnsettled(unsettled('d-1', { ram_mb: 32, cpu_pct: 5 }));
+      expect(s.getUnsettled('d-1')).toEqual(unsettled('d-1', { ram_mb: 32, cpu_pct: 5 }));
+      // Records written without them read back without them.
+      s.putPlacement(placement('i-2'));
+      expect(s.getPlacement('i-2')?.ram_mb).toBeUndefined();
+      s.close();
+    });
+
+    it('sums one node: live placements, unsettled decisions and claims since the cut-off', async () => {
+      const s = await open();
+      expect(s.nodeLoad('n1', 0)).toEqual({
+        ram_mb: 0,
+        cpu_pct: 0,
+        placements: 0,
+        unsettled: 0,
+        claims: 0,
+        stale_claims: 0,
+      });
+      s.putPlacement(placement('i-1', { ram_mb: 100, cpu_pct: 20 }));
+      s.putPlacement(placement('i-2', { ram_mb: 50, cpu_pct: 5, state: 'stopped' }));
+      // Gone placements hold nothing; one without resources counts, with none.
+      for (const state of ['unloaded', 'lost', 'revoked', 'rescheduled'] as const)
+        s.putPlacement(placement(`i-${state}`, { ram_mb: 1000, cpu_pct: 100, state }));
+      s.putPlacement(placement('i-old'));
+      s.putPlacement(placement('i-other', { node_id: 'n2', ram_mb: 1000, cpu_pct: 100 }));
+      s.putUnsettled(unsettled('d-1', { ram_mb: 30, cpu_pct: 3 }));
+      s.putUnsettled(unsettled('d-2'));
+      s.putUnsettled(unsettled('d-3', { node_id: 'n2', ram_mb: 1000, cpu_pct: 100 }));
+      s.putPlaceClaim(claim('pc-new', { claimed_at_ms: 5000, ram_mb: 7, cpu_pct: 1 }));
+      s.putPlaceClaim(claim('pc-edge', { claimed_at_ms: 4000, ram_mb: 11, cpu_pct: 2 }));
+      s.putPlaceClaim(claim('pc-stale', { claimed_at_ms: 3999, ram_mb: 1000, cpu_pct: 100 }));
+      s.putPlaceClaim(claim('pc-n2', { node_id: 'n2', claimed_at_ms: 5000, ram_mb: 1000 }));
+      expect(s.nodeLoad('n1', 4000)).toEqual({
+        ram_mb: 100 + 50 + 30 + 7 + 11,
+        cpu_pct: 20 + 5 + 3 + 1 + 2,
+        placements: 3,
+        unsettled: 2,
+        claims: 2,
+        stale_claims: 1,
+      });
+      expect(s.nodeLoad('n3', 0)).toEqual({
+        ram_mb: 0,
+        cpu_pct: 0,
+        placements: 0,
+        unsettled: 0,
+        claims: 0,
+        stale_claims: 0,
+      });
+      // Pruning removes the node's claims before the cut-off only.
+      expect(s.prunePlaceClaims('n1', 4000)).toBe(1);
+      expect(
+        s
+          .listPlaceClaims()
+          .map((c) => c.claim_id)
+          .sort(),
+      ).toEqual(['pc-edge', 'pc-n2', 'pc-new']);
+      expect(s.nodeLoad('n1', 0).claims).toBe(2);
+      s.close();
+    });
+
+    it('reads and writes a claim inside a transaction that rolls back with it', async () => {
+      const s = await open();
+      expect(() =>
+        s.transaction(() => {
+          expect(s.nodeLoad('n1', 0).claims).toBe(0);
+          s.putPlaceClaim(claim('pc-1'));
+          expect(s.nodeLoad('n1', 0).claims).toBe(1);
+          throw new Error('boom');
+        }),
+      ).toThrow('boom');
+      expect(s.listPlaceClaims()).toEqual([]);
       s.close();
     });
   });

@@ -216,6 +216,14 @@ export interface PlacementRecord {
   readonly replaces?: string | null;
   /** How many reschedules led to this instance in its lineage (0 or absent for an original). */
   readonly reschedules?: number;
+  /**
+   * The resources it holds on its node while live (its package's `ram_mb` and `cpu_pct`; schema v10):
+   * what the shared capacity check of every controller counts. Absent in records of a Seed store pin,
+   * and in records written before v10 whose order carried no package facts (until a controller holding
+   * the package opens the state).
+   */
+  readonly ram_mb?: number | undefined;
+  readonly cpu_pct?: number | undefined;
 }
 
 /**
@@ -300,6 +308,49 @@ export interface UnsettledRecord {
   readonly attempts: number;
   /** Why the last attempt could not settle it. */
   readonly last_error: string;
+  /**
+   * The resources its place would hold on the node (schema v10): an unsettled decision, in flight or
+   * with its answer lost, counts in the shared capacity check until it is settled. Absent in records
+   * written before v10.
+   */
+  readonly ram_mb?: number | undefined;
+  readonly cpu_pct?: number | undefined;
+}
+
+/**
+ * A place claiming room on a node before it is sent (schema v10, docs/state.md "Capacity shared by
+ * several controllers"): written in the transaction that checked the node's room in the shared state,
+ * replaced by the place's unsettled record when the place is sent (in one transaction), removed when
+ * the place gives the node up. A claim older than the idempotency claim hold is ignored and removed.
+ */
+export interface PlaceClaimRecord {
+  /** `pc-` and 16 hex, one per place (kept when it moves to another candidate). */
+  readonly claim_id: string;
+  readonly node_id: string;
+  readonly order_id: string;
+  /** The instance id the node will derive for this place. */
+  readonly instance_id: string;
+  readonly ram_mb: number;
+  readonly cpu_pct: number;
+  /** `<controller id>/<random per process life>` of the controller placing it. */
+  readonly claimed_by: string;
+  /** When it claimed this node (that controller's clock). */
+  readonly claimed_at_ms: number;
+}
+
+/** What one node holds in the shared state (see {@link StateStore.nodeLoad}). */
+export interface NodeLoad {
+  /** Sums of the resources held by its live placements, unsettled decisions and live claims. */
+  readonly ram_mb: number;
+  readonly cpu_pct: number;
+  /** Live placements (a state that is not gone) on the node. */
+  readonly placements: number;
+  /** Unsettled decisions (places in flight, or with their answer lost) on the node. */
+  readonly unsettled: number;
+  /** Claims on the node made at or after the cut-off. */
+  readonly claims: number;
+  /** Claims on the node made before the cut-off (ignored; see {@link StateStore.prunePlaceClaims}). */
+  readonly stale_claims: number;
 }
 
 /**
@@ -429,6 +480,22 @@ export interface StateStore {
   listUnsettled(): UnsettledRecord[];
   putUnsettled(record: UnsettledRecord): void;
   removeUnsettled(decisionId: string): boolean;
+
+  /**
+   * Capacity shared by several controllers (schema v10): the places claiming room on a node before
+   * they are sent, and what a node holds. `nodeLoad` reads one node's rows through indexes (never the
+   * fleet's): its live placements, its unsettled decisions, and its claims made at or after
+   * `claimsSinceMs` (and how many are older). Run it in {@link StateStore.transaction} with the claim write, so that two
+   * controllers claiming one node serialise.
+   */
+  getPlaceClaim(claimId: string): PlaceClaimRecord | undefined;
+  /** Every claim, oldest first (for copying a state and for operators). */
+  listPlaceClaims(): PlaceClaimRecord[];
+  putPlaceClaim(record: PlaceClaimRecord): void;
+  removePlaceClaim(claimId: string): boolean;
+  nodeLoad(nodeId: string, claimsSinceMs: number): NodeLoad;
+  /** Removes the claims on `nodeId` made before `beforeMs`; returns how many. */
+  prunePlaceClaims(nodeId: string, beforeMs: number): number;
 
   getReschedule(instanceId: string): RescheduleRecord | undefined;
   listReschedules(): RescheduleRecord[];

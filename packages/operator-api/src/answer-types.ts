@@ -33,6 +33,9 @@ export interface Placement {
   readonly replaces?: string | null | undefined;
   /** Reschedules of its lineage so far (absent or 0 for an original). */
   readonly reschedules?: number | undefined;
+  /** The resources it holds on its node (schema v10; absent on older records and Seed store pins). */
+  readonly ram_mb?: number | undefined;
+  readonly cpu_pct?: number | undefined;
 }
 
 /** One row of an explanation: a node and its verdict. */

@@ -89,6 +89,9 @@ export const PlacementSchema: z.ZodType<Placement> = z.strictObject({
   replaces: z.string().nullable().optional(),
   /** Reschedules of its lineage so far (absent or 0 for an original). */
   reschedules: Count.optional(),
+  /** The resources it holds on its node (schema v10; absent on older records and Seed store pins). */
+  ram_mb: Count.optional(),
+  cpu_pct: Count.optional(),
 });
 
 /** An alert: a lost instance the controller did not move (`AlertRecord`). */
@@ -209,6 +212,9 @@ export const UnsettledSchema: z.ZodType<UnsettledRecord> = z.strictObject({
   since_ms: Ms,
   attempts: Count,
   last_error: z.string(),
+  /** The resources its place would hold on the node (schema v10; absent on older records). */
+  ram_mb: Count.optional(),
+  cpu_pct: Count.optional(),
 });
 
 /** The answer of `POST /v1/settle`: decision ids by outcome (`SettleReport`). */
