@@ -261,6 +261,9 @@ async function assemble(
   // One set of dashboard sessions for both listeners.
   const sessions = new Sessions();
   const dashboard = { events: plane.events, sessions, ...(ui === undefined ? {} : { ui }) };
+  // One of several controllers: its nodes are unreachable-until-described, so it describes them once
+  // before it listens (a place it answered meanwhile would be unplaceable; another controller serves).
+  if (config.leader !== undefined) await plane.refreshNodes();
   try {
     api = await ApiServer.listen({
       auth,

@@ -40,12 +40,22 @@ export interface PlaceLoadOptions {
 }
 
 /** Codes that say the order was not placed, and retrying the same order will not change that. */
-const DEFINITE = new Set(['unplaceable', 'invalid_input', 'idempotency_conflict', 'duplicate_instance', 'denied']);
+const DEFINITE = new Set([
+  'unplaceable',
+  'invalid_input',
+  'idempotency_conflict',
+  'duplicate_instance',
+  'denied',
+]);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One place sent to `client`, bounded by `timeoutMs` (the API client's own place waits for ever). */
-export function placeWithin(client: ApiClient, order: PlaceOrderInput, timeoutMs: number): Promise<PlaceAnswer> {
+export function placeWithin(
+  client: ApiClient,
+  order: PlaceOrderInput,
+  timeoutMs: number,
+): Promise<PlaceAnswer> {
   const sent = sendOperatorRequest({
     url: client.url,
     method: 'POST',
@@ -95,7 +105,11 @@ export class PlaceLoad {
    * Places (or asks again about) key `key`, starting with controller `first`, until it is acknowledged,
    * refused, or `deadlineMs` passed (then it stays in doubt).
    */
-  async placeKey(key: string, first: number, deadlineMs = this.#o.orderDeadlineMs ?? 20_000): Promise<LoadOrder> {
+  async placeKey(
+    key: string,
+    first: number,
+    deadlineMs = this.#o.orderDeadlineMs ?? 20_000,
+  ): Promise<LoadOrder> {
     const o: LoadOrder = this.orders.get(key) ?? { key, tries: [] };
     this.orders.set(key, o);
     const end = Date.now() + deadlineMs;

@@ -134,7 +134,11 @@ export class DaemonLoop {
   #logLiveness(): void {
     for (const n of this.#o.plane.nodes()) {
       if (this.#liveness.get(n.node_id) !== n.liveness) {
-        this.#o.log.info('node liveness', { node_id: n.node_id, liveness: n.liveness, last_error: n.last_error });
+        this.#o.log.info('node liveness', {
+          node_id: n.node_id,
+          liveness: n.liveness,
+          last_error: n.last_error,
+        });
         this.#liveness.set(n.node_id, n.liveness);
       }
     }
