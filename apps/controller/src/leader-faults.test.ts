@@ -13,6 +13,7 @@
 // chain (cross-references included) passes.
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { PlaceOrderInput } from '@heddle/control-plane/contract';
 import {
   type CutProxy,
   postgresSkipReason,
@@ -21,7 +22,7 @@ import {
   type TestPostgres,
 } from '@heddle/control-plane/testing';
 import { generateKeyPair, loadKeyFile } from '@heddle/envelope';
-import { ApiClient, ApiError, type PlaceOrderInput } from '@heddle/operator-api';
+import { ApiClient, ApiError } from '@heddle/operator-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnswerHoldProxy, startAnswerHoldProxy } from './answer-hold-proxy.test-util.js';
 import {

@@ -4,7 +4,8 @@
 // connection, a timeout, a controller that is not running, its database down), is asked again with the
 // same key of the next controller; `idempotency_in_progress` and `unsettled` are asked again a moment
 // later. Every order a controller acknowledged (answered `placed`, with its instance) is recorded.
-import { type ApiClient, ApiError, type PlaceAnswer, type PlaceOrderInput } from '@heddle/operator-api';
+import type { PlaceOrderInput } from '@heddle/control-plane/contract';
+import { type ApiClient, ApiError, type PlaceAnswer } from '@heddle/operator-api';
 import { PLACE_PATH, sendOperatorRequest } from '@heddle/operator-api/http';
 
 /** One order of the load: its key and what became of it. */
