@@ -243,6 +243,8 @@ function chainEvents(c: Ctl): { hash: string; ts: number; kind: string; payload:
 
 /** What the order checks found (for the report). */
 interface OrderCount {
+  /** The orders the client has no answer for (neither placed nor refused), with their tries. */
+  inDoubtOrders?: string[];
   acknowledged: number;
   inDoubt: number;
   refused: number;
@@ -271,6 +273,7 @@ async function checkOrders(what: string): Promise<OrderCount> {
   const recorded = new Map((await liveClient().instances()).map((p) => [p.instance_id, p]));
   const count: OrderCount = { acknowledged: 0, inDoubt: 0, refused: 0, processes: 0 };
   const problems: string[] = [];
+  const inDoubt: string[] = [];
   const liveByOrder = new Map<string, string[]>();
   for (const p of recorded.values()) {
     if (p.state === 'unloaded' || p.state === 'lost') continue;
@@ -302,7 +305,13 @@ async function checkOrders(what: string): Promise<OrderCount> {
       } else if (o.refused !== undefined) {
         count.refused++;
         if (inst.size > 0) problems.push(`${o.key}: refused (${o.refused}) but runs`);
-      } else count.inDoubt++;
+      } else {
+        // In doubt (its claim held by a controller that died before it sent the place anywhere, see
+        // docs/state.md): nothing of it may run.
+        if (inst.size > 0) problems.push(`${o.key}: in doubt (${o.tries.join(' ')}) but runs`);
+        count.inDoubt++;
+        inDoubt.push(`${o.key}: ${o.tries.join(' ')}`);
+      }
     }
   expect(problems, what).toEqual([]);
   // No order was refused: the load's orders all fit.
@@ -321,7 +330,7 @@ async function checkOrders(what: string): Promise<OrderCount> {
     ok: true,
     cross_refs: { ok: true, failures: [], unresolved: [] },
   });
-  return count;
+  return inDoubt.length === 0 ? count : { ...count, inDoubtOrders: inDoubt };
 }
 
 /** Figures the trials measured (printed at the end). */

@@ -145,12 +145,17 @@ export async function withIdempotencyKey(
   }
 }
 
-/** True when `held` is a place still running under another claim than `token` (not lapsed). */
+/**
+ * True when `held` is a place still running under another claim than `token` (not lapsed). A claim of
+ * an earlier life of this controller (its node id, another process's token) is not: one process runs
+ * a controller's home at a time, so that life has ended, and what it left is answered as is.
+ */
 function claimedElsewhere(ctx: PlaneContext, held: IdempotencyRecord, token: string, now: number): boolean {
   return (
     held.result === null &&
     held.claimed_by !== null &&
     held.claimed_by !== token &&
+    held.claimed_by.split('/')[0] !== ctx.nodeId &&
     held.claimed_at_ms !== null &&
     now - held.claimed_at_ms < idempotencyClaimHoldMs(ctx.config)
   );
