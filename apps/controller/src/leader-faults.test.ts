@@ -73,9 +73,15 @@ const loads: PlaceLoad[] = [];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ms = (l: Line): number => Date.parse(String(l.ts));
-const current = (c: Ctl): Daemon => c.runs.at(-1) as Daemon;
+/** `v`, which the test set up before: fails the test naming `what` otherwise. */
+function need<T>(v: T | undefined, what: string): T {
+  if (v === undefined) throw new Error(`${what} is missing`);
+  return v;
+}
+const current = (c: Ctl): Daemon => need(c.runs.at(-1), `a run of ${c.name}`);
+const server = (): TestPostgres => need(pg, 'the PostgreSQL server');
 const alive = (d: Daemon): boolean => d.proc.exitCode === null && d.proc.signalCode === null;
-const client = (i: number): ApiClient => ApiClient.fromHome((ctls[i] as Ctl).home);
+const client = (i: number): ApiClient => ApiClient.fromHome(need(ctls[i], `controller ${i}`).home);
 
 /** The order of the load's key `key`: the key is also its `greeting`, so the process table names it. */
 const loadOrder = (key: string): PlaceOrderInput => ({
@@ -87,7 +93,7 @@ const loadOrder = (key: string): PlaceOrderInput => ({
 async function setUp(name: string, index: number, url: string, trust: string, policy: string): Promise<Ctl> {
   const home = join(cwd, name);
   expect((await runCaptured(['init', '--home', home, '--api-port', '0'], cwd)).code).toBe(0);
-  const proxy = await startCutProxy({ url, port: (pg as TestPostgres).port });
+  const proxy = await startCutProxy({ url, port: server().port });
   const path = join(home, 'controller.json');
   // cast: the file init just wrote is a JSON object
   const config = JSON.parse(readFileSync(path, 'utf8')) as Line;
@@ -346,6 +352,7 @@ beforeAll(async () => {
   const a = await setUp('a', 0, url, '', '');
   // b trusts a's key too (the load's packages are signed by it), and both allow a native workload's
   // network (the default policy holds a workload to lan, which a native one cannot be held to).
+  // cast: the file init just wrote is a JSON object
   const aConfig = JSON.parse(readFileSync(join(a.home, 'controller.json'), 'utf8')) as Line;
   // cast: the policy init wrote (the default policy: its permit rule has max_network lan)
   const initPolicy = JSON.parse(readFileSync(join(a.home, String(aConfig.policy_file)), 'utf8')) as {
@@ -420,7 +427,7 @@ beforeAll(async () => {
           if (
             !(
               err instanceof Error &&
-              /node_exists|already/.test(`${(err as { code?: string }).code} ${err.message}`)
+              /node_exists|already/.test(`${err instanceof ApiError ? err.code : ''} ${err.message}`)
             )
           )
             throw err;
@@ -449,7 +456,10 @@ describe.skipIf(SKIP !== undefined)(
   () => {
     it('kill -9 of the leader in the middle of a tick: the other leads within 2R; 0 lost, 0 duplicates', async () => {
       const first = await waitLeader(15_000);
-      const other = ctls.find((c) => c !== first) as Ctl;
+      const other = need(
+        ctls.find((c) => c !== first),
+        'the other controller',
+      );
       const load = startLoad('tick');
       await flowing(load, 4);
       // Wait for a tick to start, and kill at once: its "tick finished" must never come.
@@ -485,7 +495,10 @@ describe.skipIf(SKIP !== undefined)(
 
     it('kill -9 of the leader in the middle of a place: the new leader settles it, the retry replays it, one process', async () => {
       const placer = await waitLeader(15_000);
-      const survivor = ctls.find((c) => c !== placer) as Ctl;
+      const survivor = need(
+        ctls.find((c) => c !== placer),
+        'the other controller',
+      );
       const load = startLoad('place');
       await flowing(load, 2);
       // The trial's order: its own package version (its answer is told apart by it), pinned to h1 (the
@@ -493,7 +506,7 @@ describe.skipIf(SKIP !== undefined)(
       const { dir: trialPkg, version } = await nativeListener(
         loadKeyFile(join(ctls[0]?.home ?? '', 'controller.key')),
       );
-      const h1 = hosts[0] as Host;
+      const h1 = need(hosts[0], 'host h1');
       const key = 'midplace-0';
       const order: PlaceOrderInput = {
         package_dir: trialPkg,
@@ -501,7 +514,7 @@ describe.skipIf(SKIP !== undefined)(
         values: { greeting: key },
         node: h1.nodeId,
       };
-      const held = (hold as AnswerHoldProxy).holdNext(
+      const held = need(hold, 'the holding proxy').holdNext(
         (a) =>
           a.method === 'workload.place' && a.outcome.status === 'ok' && a.outcome.result?.version === version,
       );
@@ -522,7 +535,7 @@ describe.skipIf(SKIP !== undefined)(
       d.proc.kill('SIGKILL');
       const killedAt = Date.now();
       await d.exited;
-      (hold as AnswerHoldProxy).release();
+      need(hold, 'the holding proxy').release();
       // The window: the killed placer chained the decision (its hash is the decision id), and no
       // outcome of it (no attempt, no placement).
       const placerChain = chainEvents(placer);
@@ -570,7 +583,10 @@ describe.skipIf(SKIP !== undefined)(
 
     it('a leader cut off from the database stops acting before the other takes over; 0 lost, 0 duplicates', async () => {
       const cut = await waitLeader(15_000);
-      const other = ctls.find((c) => c !== cut) as Ctl;
+      const other = need(
+        ctls.find((c) => c !== cut),
+        'the other controller',
+      );
       const load = startLoad('cut');
       await flowing(load, 2);
       const cutAt = Date.now();
@@ -642,11 +658,11 @@ describe.skipIf(SKIP !== undefined)(
           await sleep(20);
         }
       })();
-      const pidBefore = (pg as TestPostgres).pid;
+      const pidBefore = server().pid;
       const restartAt = Date.now();
       const ackedBefore = load.acknowledged().length;
       // Down for a whole refresh period, so that lease refreshes (every R/3) are sure to find it gone.
-      await (pg as TestPostgres).restart({ downMs: R });
+      await server().restart({ downMs: R });
       const upAt = Date.now();
       // Places go on once it is back.
       const end = Date.now() + 15_000;
@@ -655,7 +671,7 @@ describe.skipIf(SKIP !== undefined)(
       await poll;
       // The fault landed: the server is a new process, and a controller's lease refresh failed while it
       // was down (the API, polled throughout, reported the refresh error).
-      expect((pg as TestPostgres).pid).not.toBe(pidBefore);
+      expect(server().pid).not.toBe(pidBefore);
       expect(refreshErrors.some((e) => e.at >= restartAt && e.at <= upAt + R)).toBe(true);
       // Both daemons kept serving: the API answered throughout, and what it could not answer while the
       // state was down it refused as such (503 store_unavailable), never a hang or a crash.
