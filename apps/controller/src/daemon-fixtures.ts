@@ -22,6 +22,8 @@ const HOST_TSCONFIG = join(HOST_APP, 'tsconfig.source.json');
 
 /** The example WASI cog's source. */
 export const WASI_COG: string = resolve(here, '../../../examples/wasi-cog');
+/** The example hello-cog's source (a shell script for native, a WASI module). */
+export const HELLO_COG: string = resolve(here, '../../../examples/hello-cog');
 
 /** A daemon child process and what it logged. */
 export type Daemon = LoggedProcess;

@@ -166,14 +166,16 @@ export async function startController(
   }
   logTornTail(chain.openReport.tornTail, log);
   try {
-    const report = await checkStateAgainstChain(store, chain, options);
+    // Each controller seals the state against its own chain (several may share one state).
+    const controller = nodeIdFromPublicKey(parts.keys.publicKey);
+    const report = await checkStateAgainstChain(store, chain, { ...options, controller });
     if (report.accepted !== undefined) {
       log.warn(`started on a ${report.accepted} that lost history (accepted by the operator; chained)`, {
         state_seq: report.stateSeq,
         chain_state_seq: report.chainStateSeq ?? null,
       });
     }
-    const seal = new StateSeal(store, chain, log);
+    const seal = new StateSeal(store, chain, log, controller);
     await seal.mark();
     return await assemble(config, log, parts, seal.wrap(store), chain, seal);
   } catch (err) {
@@ -259,6 +261,9 @@ async function assemble(
   // One set of dashboard sessions for both listeners.
   const sessions = new Sessions();
   const dashboard = { events: plane.events, sessions, ...(ui === undefined ? {} : { ui }) };
+  // One of several controllers: its nodes are unreachable-until-described, so it describes them once
+  // before it listens (a place it answered meanwhile would be unplaceable; another controller serves).
+  if (config.leader !== undefined) await plane.refreshNodes();
   try {
     api = await ApiServer.listen({
       auth,

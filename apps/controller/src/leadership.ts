@@ -60,6 +60,9 @@ export function startLeadership(o: {
         leader: s.leader,
         epoch: s.epoch,
         last_error: s.lastError,
+        // A lost lease: when this controller stopped acting as leader (its own count), however late
+        // the loss is logged (a daemon blocked in a synchronous store call notices it late).
+        ...(s.leading || s.actsUntilMs === 0 ? {} : { acted_until: new Date(s.actsUntilMs).toISOString() }),
       });
       if (s.leading) o.onLeading();
     },

@@ -3,14 +3,14 @@
 // (chain.jsonl deleted) are refused with a clear code, and a flag accepts the loss (chained).
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openChainFile, verifyChainFile } from '@heddle/chain';
+import { type Chain, openChainFile, verifyChainFile } from '@heddle/chain';
 import { Logger } from '@heddle/cli-kit';
 import { SqliteStateStore } from '@heddle/control-plane/sqlite';
 import { describe, expect, it } from 'vitest';
 import { CliError } from './cli-error.js';
 import { type ControllerConfig, loadControllerConfig } from './controller-config.js';
 import { startController } from './daemon.js';
-import { STATE_LOSS_KIND, STATE_MARK_KIND, StateSeal } from './state-seal.js';
+import { checkStateAgainstChain, STATE_LOSS_KIND, STATE_MARK_KIND, StateSeal } from './state-seal.js';
 import { runCaptured, tempDir } from './test-io.js';
 
 const quiet = new Logger(() => {});
@@ -125,5 +125,73 @@ describe('the state seal under rollbacks', () => {
     store.close();
     await chain.close();
     await (await startController(config, quiet)).stop('test'); // not state_behind_chain
+  });
+});
+
+describe('several controllers sealing one state (a shared PostgreSQL state)', () => {
+  const A = 'a'.repeat(32);
+  const B = 'b'.repeat(32);
+  const ack = (n: number) => ({
+    node_id: n.toString(16).padStart(32, '0'),
+    generation: 0,
+    acked_at_ms: null,
+    last_error: null,
+  });
+  /** `n` writes through a seal of `chain` for `controller` (undefined: as before the per-controller keys). */
+  async function sealed(store: SqliteStateStore, chain: Chain, controller: string | undefined, n: number) {
+    const seal = new StateSeal(store, chain, quiet, controller);
+    const s = seal.wrap(store);
+    for (let i = 0; i < n; i++) s.putRevocationAck(ack(i));
+    await seal.flush();
+  }
+
+  it('each checks the state against its own chain: a second controller starts, a lost chain is still refused', async () => {
+    const dir = tempDir();
+    const store = SqliteStateStore.open(join(dir, 'state.db'));
+    const chainA = await openChainFile(join(dir, 'a.jsonl'));
+    const chainB = await openChainFile(join(dir, 'b.jsonl'));
+    try {
+      await checkStateAgainstChain(store, chainA, { controller: A });
+      await sealed(store, chainA, A, 2);
+      // B, with a chain of its own, on the state A sealed (it was refused chain_behind_state).
+      expect((await checkStateAgainstChain(store, chainB, { controller: B })).accepted).toBeUndefined();
+      await sealed(store, chainB, B, 3);
+      // A again: its own chain still checks out; the shared write counter is ahead of its marks.
+      expect((await checkStateAgainstChain(store, chainA, { controller: A })).accepted).toBeUndefined();
+      // A's chain lost: still refused, for A only.
+      const lostA = await openChainFile(join(dir, 'a-lost.jsonl'));
+      await expect(checkStateAgainstChain(store, lostA, { controller: A })).rejects.toMatchObject({
+        code: 'chain_behind_state',
+      });
+      await lostA.close();
+      expect((await checkStateAgainstChain(store, chainB, { controller: B })).accepted).toBeUndefined();
+    } finally {
+      store.close();
+      await chainA.close();
+      await chainB.close();
+    }
+  });
+
+  it('a state sealed before the keys were per controller is checked against its controller, which takes it over', async () => {
+    const dir = tempDir();
+    const store = SqliteStateStore.open(join(dir, 'state.db'));
+    const chainA = await openChainFile(join(dir, 'a.jsonl'));
+    const chainB = await openChainFile(join(dir, 'b.jsonl'));
+    try {
+      await sealed(store, chainA, undefined, 2); // the one key of an older state
+      const lostA = await openChainFile(join(dir, 'a-lost.jsonl'));
+      await expect(checkStateAgainstChain(store, lostA, { controller: A })).rejects.toMatchObject({
+        code: 'chain_behind_state',
+      });
+      await lostA.close();
+      expect((await checkStateAgainstChain(store, chainA, { controller: A })).accepted).toBeUndefined();
+      expect(store.getMeta(`chain_seen.${A}`)).toMatch(/"size":/);
+      // Moved to A's key: B, starting next, is checked against nothing of A's.
+      expect((await checkStateAgainstChain(store, chainB, { controller: B })).accepted).toBeUndefined();
+    } finally {
+      store.close();
+      await chainA.close();
+      await chainB.close();
+    }
   });
 });

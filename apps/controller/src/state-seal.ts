@@ -16,6 +16,15 @@ const MARK_INTERVAL_MS = 1000;
 const SEQ_KEY = 'state_seq';
 const SEEN_KEY = 'chain_seen';
 
+/**
+ * The meta key of the chain position the state was sealed against by `controller` (its node id): each
+ * controller sharing one state (several controllers on PostgreSQL) seals it against its own chain.
+ * Without a controller: the one key of a state written before the key was per controller.
+ */
+function seenKey(controller: string | undefined): string {
+  return controller === undefined ? SEEN_KEY : `${SEEN_KEY}.${controller}`;
+}
+
 /** The part of a state store the seal needs: its application meta values (`SqliteStateStore` has them). */
 export interface SealMeta {
   getMeta(key: string): string | undefined;
@@ -44,12 +53,19 @@ export interface SealCheckOptions {
   readonly acceptStateLoss?: boolean;
   /** Run on although the chain is behind what the state was sealed against (chains the same). */
   readonly acceptChainLoss?: boolean;
+  /**
+   * The node id of the controller whose chain this is: the state keeps the position it was sealed
+   * against per controller (see {@link StateSeal}). A state that has none for it yet is checked
+   * against the position of a state written before that (one controller's), which is then moved to
+   * this controller's key.
+   */
+  readonly controller?: string;
 }
 
 const SeenSchema = z.object({ size: z.int().nonnegative(), head: z.string() });
 
-function readSeen(meta: SealMeta): ChainSeen | undefined {
-  const text = meta.getMeta(SEEN_KEY);
+function readSeen(meta: SealMeta, key: string): ChainSeen | undefined {
+  const text = meta.getMeta(key);
   if (text === undefined) return undefined;
   const v = SeenSchema.safeParse(JSON.parse(text));
   return v.success ? { size: v.data.size, head: v.data.head } : undefined;
@@ -88,7 +104,9 @@ export async function checkStateAgainstChain(
   options: SealCheckOptions = {},
 ): Promise<SealReport> {
   const stateSeq = Number(meta.getMeta(SEQ_KEY) ?? '0');
-  const seen = readSeen(meta);
+  const own = seenKey(options.controller);
+  const legacy = own !== SEEN_KEY && meta.getMeta(own) === undefined ? readSeen(meta, SEEN_KEY) : undefined;
+  const seen = legacy ?? readSeen(meta, own);
   const chainStateSeq = lastMark(chain);
   let accepted: SealReport['accepted'];
   if (seen !== undefined) {
@@ -120,6 +138,13 @@ export async function checkStateAgainstChain(
     }
     accepted = 'state';
   }
+  if (legacy !== undefined) {
+    // The position a state written before the per-controller keys was sealed against is this
+    // controller's (it checked out against its chain): kept under its key, and the old key cleared
+    // (another controller starting on the state has a chain of its own).
+    meta.putMeta(own, JSON.stringify(legacy));
+    meta.putMeta(SEEN_KEY, 'null');
+  }
   if (accepted !== undefined) {
     await chain.append(STATE_MARK_SOURCE, STATE_LOSS_KIND, {
       lost: accepted,
@@ -143,14 +168,21 @@ export class StateSeal {
   readonly #meta: SealMeta;
   readonly #chain: Chain;
   readonly #log: Logger;
+  readonly #seenKey: string;
   #marked: number;
   #timer: NodeJS.Timeout | undefined;
   #marking: Promise<void> = Promise.resolve();
 
-  constructor(meta: SealMeta, chain: Chain, log: Logger) {
+  /**
+   * `controller`: the node id of the controller whose chain `chain` is (the chain position is kept
+   * under its own key, see {@link SealCheckOptions.controller}); without it, the one key of a state
+   * written before the keys were per controller.
+   */
+  constructor(meta: SealMeta, chain: Chain, log: Logger, controller?: string) {
     this.#meta = meta;
     this.#chain = chain;
     this.#log = log;
+    this.#seenKey = seenKey(controller);
     this.#marked = -1;
   }
 
@@ -201,7 +233,7 @@ export class StateSeal {
         const seq = this.#committedSeq();
         if (seq === this.#marked) return;
         const e = await this.#chain.append(STATE_MARK_SOURCE, STATE_MARK_KIND, { state_seq: seq });
-        this.#meta.putMeta(SEEN_KEY, JSON.stringify({ size: e.seq + 1, head: e.hash }));
+        this.#meta.putMeta(this.#seenKey, JSON.stringify({ size: e.seq + 1, head: e.hash }));
         this.#marked = seq;
       } catch (err) {
         this.#log.warn('could not chain the state mark', { error: errorMessage(err) });

@@ -19,6 +19,7 @@ import { type PlaneConfig, planeConfig } from './config.js';
 import { PlaneError } from './errors.js';
 import { HeldPlaces } from './held-places.js';
 import { hostDriver } from './host-driver.js';
+import { notePlaneStart } from './idempotency.js';
 import {
   instanceLogs,
   instanceStatus,
@@ -184,6 +185,7 @@ export class ControlPlane {
       inProgress: new Set(),
       idempotent: new Map(),
     };
+    notePlaneStart(this.#ctx);
     this.#held = new HeldRevocations(options.anchors);
     this.#ticker = new LifecycleTicker(this.#ctx, this.#held);
     this.#restoreReservations();

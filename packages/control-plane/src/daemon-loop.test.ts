@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DaemonLoop, logTick, type TickLog } from './daemon-loop.js';
 import type { TickReport } from './lifecycle-tick.js';
-import { openPlane } from './test-fixtures.js';
+import { openPlane, startHost, tempDir } from './test-fixtures.js';
 
 /** A log that keeps each line as `{level, msg, ...fields}`. */
 function recordingLog(): { lines: Record<string, unknown>[]; log: TickLog } {
@@ -73,6 +73,49 @@ describe('DaemonLoop', () => {
       expect(started).toEqual(['leader']);
     } finally {
       await p.close();
+    }
+  });
+
+  it('a follower ticks nothing but refreshes its nodes (a restarted controller places on live nodes)', async () => {
+    const dir = tempDir();
+    const h = await startHost(['wasi']);
+    const first = await openPlane(dir);
+    await first.plane.addNode(h.url, { tier: 'paired' });
+    await first.close();
+    // A restart of the controller (as a follower of another): it knows the node, has not heard from it.
+    const p = await openPlane(dir);
+    try {
+      const { lines, log } = recordingLog();
+      const plane = p.plane;
+      let ticks = 0;
+      const real = plane.tick.bind(plane);
+      plane.tick = (fence?: () => boolean): Promise<TickReport> => {
+        ticks++;
+        return real(fence);
+      };
+      expect(plane.nodes().map((n) => n.liveness)).not.toEqual(['alive']);
+      let leads = false;
+      const loop = new DaemonLoop({ plane, log, intervalMs: 1000, leadership: { isLeader: () => leads } });
+      await loop.tick('interval');
+      expect(ticks).toBe(0);
+      expect(plane.nodes().map((n) => n.liveness)).toEqual(['alive']);
+      expect(lines).toContainEqual(expect.objectContaining({ msg: 'node liveness', liveness: 'alive' }));
+      // A term won while a refresh runs starts its tick at once (not behind the refresh).
+      let release = (): void => {};
+      plane.refreshNodes = () =>
+        new Promise((r) => {
+          release = () => r([]);
+        });
+      const refreshing = loop.tick('interval');
+      leads = true;
+      await loop.tick('leader');
+      expect(ticks).toBe(1);
+      release();
+      await refreshing;
+      await loop.stop();
+    } finally {
+      await p.close();
+      await h.close();
     }
   });
 

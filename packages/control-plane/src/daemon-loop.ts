@@ -53,12 +53,14 @@ function errorFields(err: unknown): Record<string, unknown> {
  * tick reloads the revocation list (and distributes it when it grew), then runs the plane's lifecycle
  * tick (refresh, reconcile, node death, reschedules, orphans, revocation push, settle), and logs what
  * happened and each node whose liveness changed. Ticks never overlap; a tick that fails is logged and
- * the loop keeps running.
+ * the loop keeps running. With a `leadership`, a controller that does not lead ticks nothing and only
+ * refreshes its nodes (`ControlPlane.refreshNodes`): the places it serves are decided on that view.
  */
 export class DaemonLoop {
   readonly #o: DaemonLoopOptions;
   readonly #liveness = new Map<string, string>();
   #ticking: Promise<void> | undefined;
+  #refreshing: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
 
@@ -78,18 +80,24 @@ export class DaemonLoop {
 
   /** One tick now (a call while one runs gets that one); never rejects. */
   tick(reason: string): Promise<void> {
+    // A follower ticks nothing, but it serves places, decided on its own view of the nodes' liveness
+    // (which follows its own calls): it refreshes that view. Not in the tick's single flight, so that
+    // a term won meanwhile starts its tick at once.
+    const leadership = this.#o.leadership;
+    if (leadership !== undefined && !leadership.isLeader()) return this.#followerRefresh();
     this.#ticking ??= this.#tickOnce(reason).finally(() => {
       this.#ticking = undefined;
     });
     return this.#ticking;
   }
 
-  /** Stops the timer and waits for the tick in progress (idempotent). */
+  /** Stops the timer and waits for the tick (or a follower's refresh) in progress (idempotent). */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#timer);
     this.#timer = undefined;
     await this.#ticking?.catch(() => {});
+    await this.#refreshing;
   }
 
   async #tickOnce(reason: string): Promise<void> {
@@ -115,16 +123,37 @@ export class DaemonLoop {
           log.error('revocation push failed (tried again next tick)', { reason, ...errorFields(err) }),
         );
       logTick(log, reason, await plane.tick(fence));
-      for (const n of plane.nodes()) {
-        if (this.#liveness.get(n.node_id) !== n.liveness) {
-          log.info('node liveness', { node_id: n.node_id, liveness: n.liveness, last_error: n.last_error });
-          this.#liveness.set(n.node_id, n.liveness);
-        }
-      }
+      this.#logLiveness();
     } catch (err) {
       log.error('tick failed (the daemon keeps running)', { reason, ...errorFields(err) });
     }
     log.debug?.('tick finished', { reason });
+  }
+
+  /** Logs each node whose liveness changed since the last look. */
+  #logLiveness(): void {
+    for (const n of this.#o.plane.nodes()) {
+      if (this.#liveness.get(n.node_id) !== n.liveness) {
+        this.#o.log.info('node liveness', {
+          node_id: n.node_id,
+          liveness: n.liveness,
+          last_error: n.last_error,
+        });
+        this.#liveness.set(n.node_id, n.liveness);
+      }
+    }
+  }
+
+  /** A follower's refresh of every node (single flight of its own); never rejects. */
+  #followerRefresh(): Promise<void> {
+    this.#refreshing ??= this.#o.plane
+      .refreshNodes()
+      .then(() => this.#logLiveness())
+      .catch((err: unknown) => this.#o.log.warn('node refresh failed', errorFields(err)))
+      .finally(() => {
+        this.#refreshing = undefined;
+      });
+    return this.#refreshing;
   }
 
   /** Distributes the controller's own list when it is newer than the one the plane holds. */

@@ -122,6 +122,32 @@ describe('idempotency keys of places', () => {
     expect(p.store.getIdempotencyKey('k')?.result).toEqual(expect.any(String));
   });
 
+  it('a key an earlier life of this controller claimed and left without a trace (killed before the send) is placed afresh after its restart', async () => {
+    const a = await host();
+    const before = Date.now();
+    const p = await plane();
+    await p.plane.addNode(a.url, { tier: 'paired' });
+    const order = { package_dir: await examplePackage('wasi-cog'), start: false, idempotency_key: 'died-1' };
+    // What a kill -9 between the claim and the send leaves: the key claimed by this controller's id
+    // under another process life's token before this life started, no result, no unsettled decision,
+    // no placement.
+    p.store.putIdempotencyKey({
+      key: 'died-1',
+      fingerprint: orderFingerprint(parseOrder(order)),
+      order_id: 'o-earlier-life',
+      result: null,
+      created_at_ms: before - 1_000,
+      claimed_by: `${p.plane.nodeId}/0123456789abcdef`,
+      claimed_at_ms: before - 1_000,
+    });
+    const placed = await p.plane.place(order);
+    expect(placed).toMatchObject({ status: 'placed', order_id: 'o-earlier-life' });
+    expect(placed.replayed).toBeUndefined();
+    expect(a.service.instanceIds()).toHaveLength(1);
+    expect((await p.plane.place(order)).replayed).toBe(true);
+    expect(a.service.instanceIds()).toHaveLength(1);
+  });
+
   it('refuses a malformed key naming the field', () => {
     for (const key of ['', 'x'.repeat(129), 'a b', 'ü', 'a/b']) {
       expect(() => parseOrder({ package_dir: 'p', idempotency_key: key })).toThrow(/idempotency_key/);

@@ -46,6 +46,29 @@ function claimToken(ctx: PlaneContext): string {
   return t;
 }
 
+/** When each plane started (its clock), as noted by {@link notePlaneStart}. */
+const planeStarts = new WeakMap<PlaneContext, number>();
+
+/**
+ * Notes that the plane of `ctx` starts now: a key claimed under this controller's id before that,
+ * with a claim that is not this plane's, was claimed by an earlier life of this controller (one
+ * process runs a controller's home at a time), which has ended.
+ */
+export function notePlaneStart(ctx: PlaneContext): void {
+  planeStarts.set(ctx, ctx.now());
+}
+
+/** True when `held` was claimed by an earlier life of this controller (see {@link notePlaneStart}). */
+function earlierLife(ctx: PlaneContext, held: IdempotencyRecord): boolean {
+  const started = planeStarts.get(ctx);
+  return (
+    started !== undefined &&
+    held.claimed_by?.split('/')[0] === ctx.nodeId &&
+    held.claimed_at_ms !== null &&
+    held.claimed_at_ms < started
+  );
+}
+
 /** What the claim transaction found. */
 type Claim =
   | { readonly kind: 'claimed'; readonly record: IdempotencyRecord }
@@ -145,12 +168,16 @@ export async function withIdempotencyKey(
   }
 }
 
-/** True when `held` is a place still running under another claim than `token` (not lapsed). */
+/**
+ * True when `held` is a place still running under another claim than `token` (not lapsed). A claim of
+ * an earlier life of this controller is not: that life has ended, and what it left is answered as is.
+ */
 function claimedElsewhere(ctx: PlaneContext, held: IdempotencyRecord, token: string, now: number): boolean {
   return (
     held.result === null &&
     held.claimed_by !== null &&
     held.claimed_by !== token &&
+    !earlierLife(ctx, held) &&
     held.claimed_at_ms !== null &&
     now - held.claimed_at_ms < idempotencyClaimHoldMs(ctx.config)
   );

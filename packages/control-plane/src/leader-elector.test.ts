@@ -132,12 +132,18 @@ describe.skipIf(!HAVE_PG)('the leadership lease on PostgreSQL (a real server)', 
     if (server === undefined) return;
     const name = 'cut-off';
     const proxy = await startCutProxy(server);
-    const aChanges: { leading: boolean; at: number }[] = [];
+    const aChanges: { leading: boolean; at: number; wall: number; actsUntilMs: number }[] = [];
     const ea = new LeaderElector({
       lease: new PgLeaderLease(proxy.url, { name }),
       self: A,
       refreshMs: R,
-      onChange: (s) => aChanges.push({ leading: s.leading, at: performance.now() }),
+      onChange: (s) =>
+        aChanges.push({
+          leading: s.leading,
+          at: performance.now(),
+          wall: Date.now(),
+          actsUntilMs: s.actsUntilMs,
+        }),
     });
     const eb = new LeaderElector({ lease: new PgLeaderLease(pgUrl(), { name }), self: B, refreshMs: R });
     // Sampled every 2 ms: both must never lead at once.
@@ -158,6 +164,9 @@ describe.skipIf(!HAVE_PG)('the leadership lease on PostgreSQL (a real server)', 
       eb.start();
       await sleep(R);
       expect(ea.isLeader()).toBe(true);
+      // While it leads, its own count runs into the future.
+      expect(ea.status().actsUntilMs).toBeGreaterThan(Date.now());
+      const cutWall = Date.now();
       cutAt = performance.now();
       proxy.cut('hang'); // A's connection stays open but nothing passes
       await until(() => eb.isLeader(), 4 * R, 'B leads');
@@ -171,6 +180,11 @@ describe.skipIf(!HAVE_PG)('the leadership lease on PostgreSQL (a real server)', 
       // A told of its loss when its own count ran out, before B won (its hung refresh was still out).
       const lost = aChanges.find((c) => !c.leading && c.at > cutAt);
       expect(lost?.at).toBeLessThan(bWon);
+      // The loss says when A stopped acting as leader (its own count): after the cut, by the time it
+      // was told, and before B won.
+      expect(lost?.actsUntilMs).toBeGreaterThan(cutWall);
+      expect(lost?.actsUntilMs).toBeLessThanOrEqual((lost?.wall ?? 0) + 1);
+      expect(lost?.actsUntilMs).toBeLessThan(cutWall + (bWon - cutAt));
       // A back on the database follows B.
       proxy.heal();
       await until(() => ea.status().leader === B && ea.status().lastError === null, 6 * R, 'A follows');

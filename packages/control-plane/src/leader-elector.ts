@@ -32,6 +32,12 @@ export interface LeaderStatus {
   readonly expiresAtMs: number;
   /** Why the last refresh failed, or null. */
   readonly lastError: string | null;
+  /**
+   * Until when this controller may act (or might have acted) as leader on its own count, as a Unix
+   * time in ms on its own clock (0 before it ever held the lease): a loss noticed late (the process
+   * was busy, a synchronous call blocked it) still says when its leadership really ended.
+   */
+  readonly actsUntilMs: number;
 }
 
 /** Options of a {@link LeaderElector}. */
@@ -114,6 +120,7 @@ export class LeaderElector {
       epoch: this.#row?.epoch ?? 0,
       expiresAtMs: this.#row?.expiresAtMs ?? 0,
       lastError: this.#lastError,
+      actsUntilMs: this.#validUntil === 0 ? 0 : Math.round(Date.now() - this.#mono() + this.#validUntil),
     };
   }
 

@@ -377,7 +377,15 @@ describe.skipIf(skip !== undefined)('PostgresStateStore (a real PostgreSQL serve
       } finally {
         process.kill(backend, 'SIGCONT');
       }
-      // A new connection serves the next call.
+      // For failFastMs (default: the call timeout) calls fail at once, without waiting on the server
+      // again: a controller cut off from its database is not kept waiting call after call.
+      const t1 = Date.now();
+      const fast = stateError(() => s.listTargets());
+      expect(fast.code).toBe('store_unavailable');
+      expect(fast.message).toMatch(/a moment ago/);
+      expect(Date.now() - t1).toBeLessThan(400);
+      await new Promise((r) => setTimeout(r, Math.max(0, t1 + 900 - Date.now())));
+      // Then a new connection serves the next call.
       expect(s.listTargets()).toEqual([]);
       s.close();
     }, 60_000);

@@ -22,6 +22,13 @@ export interface SyncPgOptions {
   readonly connectTimeoutMs?: number;
   /** The `application_name` the server shows for the connection (default `heddle-controller`). */
   readonly applicationName?: string;
+  /**
+   * After a call the server did not answer within `callTimeoutMs`, how long later calls fail at once
+   * (`lost`, without asking the server) before one is tried again (ms, default `callTimeoutMs`; 0:
+   * never). Each waiting call blocks the calling thread, so without this a controller cut off from its
+   * database would spend all its time waiting (its API, its timers and its leadership lapse starved).
+   */
+  readonly failFastMs?: number;
 }
 
 /** The rows and row count of a statement. */
@@ -94,12 +101,16 @@ function resolvePg(): string {
  * meanwhile. Calls are serial: one connection, one statement at a time (so a transaction is simply
  * the statements between BEGIN and COMMIT). A call that takes longer than `callTimeoutMs` ends the
  * worker (and with it the connection, so the server rolls back an open transaction) and throws
- * {@link PgCallError} `lost`; the next call starts a new worker.
+ * {@link PgCallError} `lost`; calls within `failFastMs` after it fail the same way at once, and the
+ * next one starts a new worker.
  */
 export class SyncPg {
   private readonly pgPath: string;
   private readonly config: Record<string, unknown>;
   private readonly callTimeoutMs: number;
+  private readonly failFastMs: number;
+  /** Until when (Date.now) calls fail at once, after one the server did not answer in time. */
+  private failFastUntil = 0;
   private worker: Worker | null = null;
   private port: MessagePort | null = null;
   private flag: Int32Array = new Int32Array(new SharedArrayBuffer(4));
@@ -110,6 +121,7 @@ export class SyncPg {
   constructor(connection: PgConnectionConfig, options: SyncPgOptions = {}) {
     this.pgPath = resolvePg();
     this.callTimeoutMs = options.callTimeoutMs ?? 15_000;
+    this.failFastMs = options.failFastMs ?? this.callTimeoutMs;
     const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
     this.config = {
       ...withOverrides(connection),
@@ -171,6 +183,15 @@ export class SyncPg {
   }
 
   private call(msg: Record<string, unknown>, timeoutMs = this.callTimeoutMs): Answer {
+    if (Date.now() < this.failFastUntil) {
+      return {
+        id: 0,
+        ok: false,
+        sqlstate: null,
+        lost: true,
+        message: `no answer from the database within ${this.callTimeoutMs} ms a moment ago (not asked again before ${new Date(this.failFastUntil).toISOString()})`,
+      };
+    }
     const port = this.port ?? this.start();
     const id = ++this.seq;
     port.postMessage({ ...msg, id });
@@ -181,6 +202,7 @@ export class SyncPg {
       const left = deadline - Date.now();
       if (left <= 0) {
         this.drop();
+        this.failFastUntil = Date.now() + this.failFastMs;
         return {
           id,
           ok: false,
