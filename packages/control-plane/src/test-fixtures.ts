@@ -84,7 +84,10 @@ export async function startHost(
   routes: readonly ('native' | 'wasi')[] = ['native', 'wasi'],
   seed?: number,
   port = 0,
-  options: Pick<HostServiceOptions, 'leaseMs' | 'supervisor' | 'onCall' | 'features' | 'now'> & {
+  options: Pick<
+    HostServiceOptions,
+    'leaseMs' | 'supervisor' | 'onCall' | 'features' | 'now' | 'controllers'
+  > & {
     /** The host's data directory (default a new temporary one). */
     readonly dataDir?: string;
   } = {},
