@@ -145,6 +145,7 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'RevocationPushReport',
       'SeedTargetInfo',
       'SettleReport',
+      'SharedStateChange',
       'StateConfig',
       'StateCounts',
       'StateErrorCode',
@@ -324,6 +325,7 @@ describe('@heddle/control-plane/postgres (src/postgres.ts)', () => {
       'PgMigration',
       'PostgresConnection',
       'PostgresStoreOptions',
+      'SharedWatchStatus',
       'SyncPgOptions',
       'SyncPgResult',
     ]);
