@@ -247,7 +247,10 @@ async function assemble(
       if (list.generation > p.revocations.highestGeneration && p.revocations.accept(list).applied)
         log.info('revocation list of another controller put in force', { generation });
     } catch (err) {
-      log.warn('the revocation list another controller stored was not taken', { generation, ...errorFields(err) });
+      log.warn('the revocation list another controller stored was not taken', {
+        generation,
+        ...errorFields(err),
+      });
     }
   });
   // Ready: the API listens and is not shutting down, the state store is open, the chain takes appends.

@@ -25,6 +25,8 @@ export class SharedStateWatch {
   readonly #ctx: PlaneContext;
   readonly #held: HeldRevocations;
   readonly #listeners: ((list: RevocationListFile, generation: number) => void)[] = [];
+  /** The store is shared with other controllers (it tells their writes). */
+  readonly #shared: boolean;
   #list: RevocationList | undefined;
   #generation = 0;
   /** What the last change that could not be read was, or null. */
@@ -33,6 +35,7 @@ export class SharedStateWatch {
   constructor(ctx: PlaneContext, held: HeldRevocations) {
     this.#ctx = ctx;
     this.#held = held;
+    this.#shared = ctx.store.watchShared !== undefined;
     try {
       this.#readList(false);
     } catch (err) {
@@ -43,10 +46,12 @@ export class SharedStateWatch {
 
   /**
    * The revocations of the shared state's held list, checked by this plane besides its own
-   * revocations (so a package another controller's list revoked is refused here too).
+   * revocations (so a package another controller's list revoked is refused here too). Only with a
+   * store other controllers share (one with `watchShared`): alone, the plane's own list is that list.
    */
   readonly revocations: RevocationCheck = {
-    firstRevoked: (refs: RevocationRefs): RevokedSubject | undefined => this.#list?.firstRevoked(refs),
+    firstRevoked: (refs: RevocationRefs): RevokedSubject | undefined =>
+      this.#shared ? this.#list?.firstRevoked(refs) : undefined,
   };
 
   /** Calls `listener` with each newer held revocation list another controller stored. */
