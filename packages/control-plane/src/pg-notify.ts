@@ -5,8 +5,8 @@ export const STATE_CHANNEL = 'heddle_state';
 
 /** What the listener's worker reports to the main thread. */
 export type ListenerEvent =
-  /** A notification on the channel (its payload as sent). */
-  | { readonly type: 'notice'; readonly payload: string }
+  /** Notifications on the channel that arrived together (their payloads as sent, in order). */
+  | { readonly type: 'notices'; readonly payloads: readonly string[] }
   /** LISTEN is in force on a fresh connection: anything sent while there was none was missed. */
   | { readonly type: 'listening' }
   /** The connection was lost (or could not be made); it is tried again after `retryMs`. */
@@ -34,8 +34,9 @@ export interface PgNotifyListenerOptions {
 /**
  * Listens for PostgreSQL notifications on its own connection, in a worker thread (the main thread's
  * `SyncPg` blocks in `Atomics.wait`, so it cannot hold an idle connection that waits for them). The
- * worker connects, runs `LISTEN`, reports `listening`, then posts each notification to the main
- * thread, where they arrive as ordinary events of its loop. A connection that fails, ends, or stops
+ * worker connects, runs `LISTEN`, reports `listening`, then posts the notifications to the main
+ * thread (those that arrived together as one message), where they arrive as ordinary events of its
+ * loop. A connection that fails, ends, or stops
  * answering its check is reported `lost` and made again after `retryMs`, forever, until
  * {@link PgNotifyListener.close}. Neither the worker nor its port keeps the process alive.
  */
@@ -84,9 +85,9 @@ export class PgNotifyListener {
 function isListenerEvent(m: unknown): m is ListenerEvent {
   if (typeof m !== 'object' || m === null) return false;
   // cast: probing the fields of a message the worker below posted
-  const e = m as { type?: unknown; payload?: unknown; message?: unknown };
+  const e = m as { type?: unknown; payloads?: unknown; message?: unknown };
   return (
-    (e.type === 'notice' && typeof e.payload === 'string') ||
+    (e.type === 'notices' && Array.isArray(e.payloads) && e.payloads.every((p) => typeof p === 'string')) ||
     e.type === 'listening' ||
     (e.type === 'lost' && typeof e.message === 'string')
   );
@@ -108,8 +109,12 @@ async function once(pg) {
   const failed = new Promise((r) => { fail = r; });
   c.on('error', (e) => fail(e && e.message ? e.message : String(e)));
   c.on('end', () => fail('the connection ended'));
+  // Notifications arriving together (one burst of the socket) are posted as one message.
+  let burst = [];
   c.on('notification', (n) => {
-    if (n.channel === channel) post({ type: 'notice', payload: typeof n.payload === 'string' ? n.payload : '' });
+    if (n.channel !== channel) return;
+    burst.push(typeof n.payload === 'string' ? n.payload : '');
+    if (burst.length === 1) setImmediate(() => { const payloads = burst; burst = []; post({ type: 'notices', payloads }); });
   });
   try {
     await c.connect();

@@ -307,10 +307,12 @@ export class PostgresStateStore implements StateStore {
       this.watch.listening = false;
       this.watch.lastError = e.message;
     } else {
-      const change = parseNotice(e.payload, this.origin);
-      if (change === undefined) return;
-      this.watch.notices++;
-      this.tell(change);
+      for (const payload of e.payloads) {
+        const change = parseNotice(payload, this.origin);
+        if (change === undefined) continue;
+        this.watch.notices++;
+        this.tell(change);
+      }
     }
   }
 
@@ -624,6 +626,7 @@ export class PostgresStateStore implements StateStore {
     if (db === null) return;
     this.db = null;
     this.listener?.close();
+    this.listener = null;
     if (this.resyncTimer !== null) clearInterval(this.resyncTimer);
     this.resyncTimer = null;
     this.watch.listening = false;
