@@ -145,7 +145,13 @@ export class PostgresStateStore implements StateStore {
   /** Notices received in this turn of the event loop, told together at its end. */
   private pending: SharedStateChange[] = [];
   private flushing = false;
-  private watch = { listening: false, connects: 0, notices: 0, resyncs: 0, lastError: null as string | null };
+  private watch: {
+    listening: boolean;
+    connects: number;
+    notices: number;
+    resyncs: number;
+    lastError: string | null;
+  } = { listening: false, connects: 0, notices: 0, resyncs: 0, lastError: null };
   /** Transaction nesting depth (0: none open). */
   private depth = 0;
   /** Set when a statement of the open transaction hit a retryable conflict. */
