@@ -325,6 +325,7 @@ describe('@heddle/control-plane/postgres (src/postgres.ts)', () => {
       'PgMigration',
       'PostgresConnection',
       'PostgresStoreOptions',
+      'SharedWatchOptions',
       'SharedWatchStatus',
       'SyncPgOptions',
       'SyncPgResult',

@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { StateError } from './errors.js';
 import { migratePg } from './pg-migrations.js';
-import { type ListenerEvent, type PgNotifyListener, STATE_CHANNEL } from './pg-notify.js';
+import { STATE_CHANNEL } from './pg-notify.js';
+import {
+  NOT_WATCHING,
+  noticePayload,
+  PgSharedWatch,
+  type SharedWatchOptions,
+  type SharedWatchStatus,
+} from './pg-shared-watch.js';
 import { PgCallError, type PgConnectionConfig, SyncPg, type SyncPgOptions } from './pg-sync.js';
 import { decodeRow, encodeRecord } from './record-codec.js';
 import {
@@ -39,41 +46,13 @@ import type {
 } from './state-store.js';
 
 /** Options of {@link PostgresStateStore.open}. */
-export interface PostgresStoreOptions extends SyncPgOptions {
+export interface PostgresStoreOptions extends SyncPgOptions, SharedWatchOptions {
   /**
    * How many times a transaction that lost a serialization conflict or a deadlock (SQLSTATE 40001,
    * 40P01) is run again before it is refused with `StateError` `store_conflict` (default 8).
    */
   readonly maxRetries?: number;
-  /**
-   * With {@link PostgresStateStore.watchShared}: how often everything is read again anyway (a
-   * `resync`), the fallback for notifications missed (ms, default 10000; 0: never).
-   */
-  readonly resyncMs?: number;
-  /** The notification listener's pause before it connects again after a loss (ms, default 500). */
-  readonly listenRetryMs?: number;
-  /** How often the listener checks its connection (ms, default 2000; see `PgNotifyListener`). */
-  readonly listenCheckMs?: number;
 }
-
-/** What {@link PostgresStateStore.sharedStatus} answers. */
-export interface SharedWatchStatus {
-  /** A listener runs (someone called `watchShared`). */
-  readonly watching: boolean;
-  /** LISTEN is in force now. */
-  readonly listening: boolean;
-  /** Connections the listener made (each followed by a `resync`). */
-  readonly connects: number;
-  /** Notifications of other controllers received. */
-  readonly notices: number;
-  /** `resync`s told (connects, periodic, too many notices at once). */
-  readonly resyncs: number;
-  /** Why the listener's last connection was lost, or null. */
-  readonly lastError: string | null;
-}
-
-/** More notices than this in one turn of the event loop are told as one `resync`. */
-const NOTICE_BATCH_MAX = 64;
 
 /** SQLSTATEs after which a transaction is run again: serialization failure, deadlock. */
 const RETRYABLE = new Set(['40001', '40P01']);
@@ -138,20 +117,9 @@ export class PostgresStateStore implements StateStore {
   private readonly targetWatchers: ((nodeId: string) => void)[] = [];
   /** Tells this store's notifications from other controllers' (random, one per store). */
   private readonly origin = randomBytes(8).toString('hex');
-  private readonly sharedWatchers: ((change: SharedStateChange) => void)[] = [];
   private readonly options: PostgresStoreOptions;
-  private listener: PgNotifyListener | null = null;
-  private resyncTimer: NodeJS.Timeout | null = null;
-  /** Notices received in this turn of the event loop, told together at its end. */
-  private pending: SharedStateChange[] = [];
-  private flushing = false;
-  private watch: {
-    listening: boolean;
-    connects: number;
-    notices: number;
-    resyncs: number;
-    lastError: string | null;
-  } = { listening: false, connects: 0, notices: 0, resyncs: 0, lastError: null };
+  /** Other controllers' writes, watched once someone asks (`watchShared`). */
+  private sharedWatch: PgSharedWatch | null = null;
   /** Transaction nesting depth (0: none open). */
   private depth = 0;
   /** Set when a statement of the open transaction hit a retryable conflict. */
@@ -277,94 +245,32 @@ export class PostgresStateStore implements StateStore {
 
   /**
    * Calls `listener` with each change other controllers (other stores) made to the targets, node
-   * records and the held revocation list, as they commit (`StateStore.watchShared`). The first call
-   * starts a listener on a connection of its own (`LISTEN heddle_state`, see `PgNotifyListener`):
-   * each of those writes sends a notification in its own statement, so it is delivered exactly when
-   * the write commits. Notices are told at the end of the event loop's turn they arrive in (more than
-   * 64 at once are told as one `resync`). `resync` is also told each time the listener has
-   * (re)connected (what was written while it had no connection was not notified to it) and every
-   * `resyncMs`. Listeners run on this thread, between store calls.
+   * records and the held revocation list, as they commit (`StateStore.watchShared`; see
+   * {@link PgSharedWatch}: the first call starts a listener on a connection of its own). Each of those
+   * writes sends its notification in its own statement, so it is delivered exactly when the write
+   * commits. Listeners run on this thread, between store calls.
    */
   watchShared(listener: (change: SharedStateChange) => void): void {
-    this.sharedWatchers.push(listener);
-    if (this.listener !== null || this.db === null) return;
-    this.listener = this.db.listen(STATE_CHANNEL, (e) => this.onListenerEvent(e), {
-      ...(this.options.listenRetryMs === undefined ? {} : { retryMs: this.options.listenRetryMs }),
-      ...(this.options.listenCheckMs === undefined ? {} : { checkMs: this.options.listenCheckMs }),
-    });
-    const every = this.options.resyncMs ?? 10_000;
-    if (every > 0) {
-      this.resyncTimer = setInterval(() => this.tell({ kind: 'resync', why: 'periodic re-read' }), every);
-      this.resyncTimer.unref();
-    }
+    const db = this.live();
+    this.sharedWatch ??= new PgSharedWatch(db, this.origin, this.options);
+    this.sharedWatch.add(listener);
   }
 
   /** How the watch of other controllers' writes stands (for health reports and tests). */
   sharedStatus(): SharedWatchStatus {
-    return { watching: this.listener !== null, ...this.watch };
-  }
-
-  private onListenerEvent(e: ListenerEvent): void {
-    if (e.type === 'listening') {
-      this.watch.listening = true;
-      this.watch.connects++;
-      this.tell({ kind: 'resync', why: 'notifications (re)connected' });
-    } else if (e.type === 'lost') {
-      this.watch.listening = false;
-      this.watch.lastError = e.message;
-    } else {
-      for (const payload of e.payloads) {
-        const change = parseNotice(payload, this.origin);
-        if (change === undefined) continue;
-        this.watch.notices++;
-        this.tell(change);
-      }
-    }
-  }
-
-  /** Queues `change` for the end of this turn of the event loop. */
-  private tell(change: SharedStateChange): void {
-    this.pending.push(change);
-    if (this.flushing) return;
-    this.flushing = true;
-    setImmediate(() => this.flush());
-  }
-
-  private flush(): void {
-    this.flushing = false;
-    let batch = this.pending;
-    this.pending = [];
-    if (this.db === null) return;
-    if (batch.length > NOTICE_BATCH_MAX || batch.some((c) => c.kind === 'resync')) {
-      const why = batch.find((c) => c.kind === 'resync');
-      batch = [why?.kind === 'resync' ? why : { kind: 'resync', why: `${batch.length} changes at once` }];
-    } else {
-      const seen = new Set<string>();
-      batch = batch.filter((c) => {
-        const key = c.kind === 'target' || c.kind === 'meta' ? `${c.kind} ${c.node_id}` : c.kind;
-        if (seen.has(key)) return false;
-        seen.add(key);
-        return true;
-      });
-    }
-    for (const c of batch) {
-      if (c.kind === 'resync') this.watch.resyncs++;
-      for (const w of this.sharedWatchers) {
-        try {
-          w(c);
-        } catch {
-          // A watcher's failure (the database down while it reads) is its own: the next resync retries.
-        }
-      }
-    }
+    return this.sharedWatch?.status() ?? NOT_WATCHING;
   }
 
   /** Runs a write that notifies other controllers (see `PgTable.notifying`); answers the rows written. */
-  private notifyingWrite(sql: string, params: readonly unknown[], notice: string): number {
-    const row = this.exec(this.live(), PgTable.notifying(sql, params.length), 'write', [
-      ...params,
-      `${this.origin} ${notice}`,
-    ]).rows[0];
+  private notifyingWrite(
+    sql: string,
+    params: readonly unknown[],
+    kind: 'target' | 'meta' | 'revocations',
+    id: string,
+  ): number {
+    const notice = noticePayload(this.origin, kind, id);
+    const row = this.exec(this.live(), PgTable.notifying(sql, params.length), 'write', [...params, notice])
+      .rows[0];
     return Number(row?.n ?? 0);
   }
 
@@ -385,11 +291,11 @@ export class PostgresStateStore implements StateStore {
     return rows.map((r) => String(r.node_id));
   }
   putTarget(target: TargetRecord): void {
-    this.notifyingWrite(this.targets.putSql, this.encode(this.targets, target), `target ${target.node_id}`);
+    this.notifyingWrite(this.targets.putSql, this.encode(this.targets, target), 'target', target.node_id);
     for (const w of this.targetWatchers) w(target.node_id);
   }
   removeTarget(nodeId: string): boolean {
-    const removed = this.notifyingWrite(this.targets.removeSql, [nodeId], `target ${nodeId}`) > 0;
+    const removed = this.notifyingWrite(this.targets.removeSql, [nodeId], 'target', nodeId) > 0;
     for (const w of this.targetWatchers) w(nodeId);
     return removed;
   }
@@ -484,11 +390,11 @@ export class PostgresStateStore implements StateStore {
     return this.list(this.nodeMeta);
   }
   putNodeMeta(record: NodeMetaRecord): void {
-    this.notifyingWrite(this.nodeMeta.putSql, this.encode(this.nodeMeta, record), `meta ${record.node_id}`);
+    this.notifyingWrite(this.nodeMeta.putSql, this.encode(this.nodeMeta, record), 'meta', record.node_id);
     for (const w of this.targetWatchers) w(record.node_id);
   }
   removeNodeMeta(nodeId: string): boolean {
-    const removed = this.notifyingWrite(this.nodeMeta.removeSql, [nodeId], `meta ${nodeId}`) > 0;
+    const removed = this.notifyingWrite(this.nodeMeta.removeSql, [nodeId], 'meta', nodeId) > 0;
     for (const w of this.targetWatchers) w(nodeId);
     return removed;
   }
@@ -568,7 +474,7 @@ export class PostgresStateStore implements StateStore {
   }
   putRevocationList(record: HeldRevocationList): void {
     const values = this.encode(this.revocationList, { ...record, name: 'current' });
-    this.notifyingWrite(this.revocationList.putSql, values, 'revocations -');
+    this.notifyingWrite(this.revocationList.putSql, values, 'revocations', '-');
   }
 
   /**
@@ -631,11 +537,8 @@ export class PostgresStateStore implements StateStore {
     const db = this.db;
     if (db === null) return;
     this.db = null;
-    this.listener?.close();
-    this.listener = null;
-    if (this.resyncTimer !== null) clearInterval(this.resyncTimer);
-    this.resyncTimer = null;
-    this.watch.listening = false;
+    this.sharedWatch?.close();
+    this.sharedWatch = null;
     db.close();
   }
 
@@ -726,13 +629,4 @@ function appMetaKey(key: string): string {
     throw new TypeError(`meta key ${JSON.stringify(key)} must match [a-z0-9_.-]{1,64}`);
   }
   return `app.${key}`;
-}
-
-/** The change a notice tells (`<origin> <kind> <id>`), or undefined for this store's own or a foreign one. */
-function parseNotice(payload: string, origin: string): SharedStateChange | undefined {
-  const [from, kind, id] = payload.split(' ');
-  if (from === origin || from === undefined || id === undefined) return undefined;
-  if (kind === 'target' || kind === 'meta') return { kind, node_id: id };
-  if (kind === 'revocations') return { kind };
-  return undefined;
 }

@@ -2,11 +2,11 @@
 // optional peer dependency: install it to use this entry; the main entry never loads it).
 
 export { migratePg, PG_MIGRATIONS, type PgMigration, readPgSchemaVersion } from './pg-migrations.js';
+export type { SharedWatchOptions, SharedWatchStatus } from './pg-shared-watch.js';
 export {
   type PostgresConnection,
   PostgresStateStore,
   type PostgresStoreOptions,
-  type SharedWatchStatus,
 } from './pg-store.js';
 export {
   PgCallError,
