@@ -241,6 +241,20 @@ async function assemble(
     revocationGeneration: () => p.revocations.list.generation,
     apiInFlight: () => api?.inFlight ?? 0,
   });
+  // Several controllers sharing the state: a newer list another controller stored is put in force
+  // here too (its file, and with it this gate), so a package revoked through any of them is refused by all.
+  plane.watchSharedRevocations((file, generation) => {
+    try {
+      const list = RevocationList.parse(JSON.stringify(file), { trustedKeys: p.anchors.operatorKeys() });
+      if (list.generation > p.revocations.highestGeneration && p.revocations.accept(list).applied)
+        log.info('revocation list of another controller put in force', { generation });
+    } catch (err) {
+      log.warn('the revocation list another controller stored was not taken', {
+        generation,
+        ...errorFields(err),
+      });
+    }
+  });
   // Ready: the API listens and is not shutting down, the state store is open, the chain takes appends.
   const ready = () => ({
     api_listening: api !== undefined && stopping === undefined,

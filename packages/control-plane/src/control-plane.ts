@@ -62,6 +62,7 @@ import { Reservations } from './reservations.js';
 import { applyRevocations, HeldRevocations, type RevocationPushReport } from './revocation-push.js';
 import { type SettleReport, settleUnsettled } from './settle.js';
 import { fillPlacementResources } from './shared-capacity.js';
+import { SharedStateWatch } from './shared-watch.js';
 import type {
   AlertRecord,
   PlacementRecord,
@@ -141,6 +142,8 @@ export class ControlPlane {
   readonly #liveness = new Map<string, Liveness>();
   readonly #explanations = new Map<string, PlaceResult['explanation']>();
   readonly #held: HeldRevocations;
+  /** Follows other controllers' writes to the shared state (set once the context is built). */
+  readonly #shared: SharedStateWatch | undefined;
   readonly #ticker: LifecycleTicker;
   #settling: Promise<SettleReport> | undefined;
   #ticking: Promise<TickReport> | undefined;
@@ -156,7 +159,11 @@ export class ControlPlane {
     const packages = new PackageStore({
       dir: join(options.stateDir, 'packages'),
       anchors: options.anchors,
-      revocations: options.revocations,
+      // Its own revocations, and the shared state's held list (another controller's push).
+      revocations: {
+        firstRevoked: (refs) =>
+          options.revocations.firstRevoked(refs) ?? this.#shared?.revocations.firstRevoked(refs),
+      },
       ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
     });
     const book = new NodeBook(store, caller, config, now);
@@ -187,6 +194,7 @@ export class ControlPlane {
     };
     notePlaneStart(this.#ctx);
     this.#held = new HeldRevocations(options.anchors);
+    this.#shared = new SharedStateWatch(this.#ctx, this.#held);
     this.#ticker = new LifecycleTicker(this.#ctx, this.#held);
     this.#restoreReservations();
     this.#noteLiveness(false);
@@ -616,7 +624,19 @@ export class ControlPlane {
    * later tick.
    */
   pushRevocations(list: RevocationListFile): Promise<RevocationPushReport> {
-    return applyRevocations(this.#ctx, this.#held, list);
+    const applied = applyRevocations(this.#ctx, this.#held, list);
+    // Stored (or refused) before the first await of the push: its package checks apply at once.
+    this.#shared?.tookOwnList();
+    return applied;
+  }
+
+  /**
+   * Calls `listener` with each newer revocation list another controller sharing this state stored
+   * (seen by notification or by the periodic re-read: docs/state.md): the daemon puts it in force
+   * in its own list file, so its gate refuses what it revokes too.
+   */
+  watchSharedRevocations(listener: (list: RevocationListFile, generation: number) => void): void {
+    this.#shared?.watchRevocations(listener);
   }
 
   /** The generation of the revocation list this controller distributes (0: none) and each node's acknowledgement. */

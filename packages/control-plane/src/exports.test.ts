@@ -147,6 +147,7 @@ describe('@heddle/control-plane (src/index.ts)', () => {
       'RevocationPushReport',
       'SeedTargetInfo',
       'SettleReport',
+      'SharedStateChange',
       'StateConfig',
       'StateCounts',
       'StateErrorCode',
@@ -326,6 +327,8 @@ describe('@heddle/control-plane/postgres (src/postgres.ts)', () => {
       'PgMigration',
       'PostgresConnection',
       'PostgresStoreOptions',
+      'SharedWatchOptions',
+      'SharedWatchStatus',
       'SyncPgOptions',
       'SyncPgResult',
     ]);

@@ -47,6 +47,19 @@ export class CheckedLiveness {
     this.#tell(nodeId);
   }
 
+  /**
+   * What another controller sharing the state recorded of `nodeId` (its target's `last_seen_ms`, or
+   * its `unreachable_since_ms`), taken only when newer than what this tracker knows: an answer after
+   * this tracker's own latest failure, or a failure after its own latest answer.
+   */
+  observed(nodeId: string, seen: { readonly contactMs: number } | { readonly downSinceMs: number }): void {
+    const r = this.#get(nodeId);
+    if ('contactMs' in seen) {
+      if (seen.contactMs > r.lastContact && (r.downSince < 0 || seen.contactMs > r.downSince))
+        this.contact(nodeId, seen.contactMs);
+    } else if (r.downSince < 0 && seen.downSinceMs > r.lastContact) this.failure(nodeId, seen.downSinceMs);
+  }
+
   /** Forgets a node. */
   forget(nodeId: string): void {
     if (this.#nodes.delete(nodeId)) this.#tell(nodeId);

@@ -1,7 +1,7 @@
 import type { JsonValue } from '@heddle/envelope';
 import type { LifecycleState } from '@heddle/model';
 import type { HostListingAnswer } from '@heddle/protocol';
-import { PLACEMENT_STATES, type PlacementState } from './state-store.js';
+import { PLACEMENT_STATES, type PlacementRecord, type PlacementState } from './state-store.js';
 
 /** One instance of a host's `workload.status` listing, as the controller reads it. */
 export interface ListedInstance {
@@ -90,4 +90,22 @@ export function lifeOf(i: Pick<ListedInstance, 'life' | 'state' | 'mode'>): Plac
     default:
       return undefined;
   }
+}
+
+/**
+ * Whether the instance a host lists as `i` is the placement `p` of this controller's state (and so
+ * reconciled here), rather than another deployment's instance that happens to have the same id on
+ * that host (an instance id derives from the package, config values, run mode and node, not from who
+ * placed it). It is when the host names no requester, when this controller (`nodeId`) placed it, or
+ * when the host's `decision_id` (the place decision it acted on) is the placement's own decision: a
+ * decision id is the chain hash of a decision of a controller of this state, so any controller
+ * sharing the state placed it. Several controllers sharing one PostgreSQL state therefore reconcile
+ * each other's instances; a controller of another state sharing the host is never touched.
+ */
+export function ofThisState(
+  nodeId: string,
+  p: Pick<PlacementRecord, 'decision_id'>,
+  i: Pick<ListedInstance, 'requester' | 'decision_id'>,
+): boolean {
+  return i.requester === null || i.requester === nodeId || i.decision_id === p.decision_id;
 }

@@ -130,6 +130,7 @@ export {
   type RescheduleRecord,
   type RevocationAckRecord,
   type SeedTargetInfo,
+  type SharedStateChange,
   type StateStore,
   type TargetRecord,
   type UnsettledRecord,

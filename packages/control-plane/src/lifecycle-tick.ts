@@ -2,7 +2,7 @@ import { isGone } from '@heddle/model';
 import type { RevocationList } from '@heddle/package';
 import { CallFailure, isListing } from '@heddle/protocol';
 import { mapBounded } from './health.js';
-import { type HostListing, type ListedInstance, lifeOf, listingOf } from './host-listing.js';
+import { type HostListing, type ListedInstance, lifeOf, listingOf, ofThisState } from './host-listing.js';
 import { sendVerb, startInstance } from './instance-verbs.js';
 import type { JobReconcileReport } from './job-reconcile.js';
 import { refreshAll } from './node-drivers.js';
@@ -55,8 +55,9 @@ export interface TickReport {
 /**
  * The controller's lifecycle tick (docs/lifecycle.md): refresh every node (a signed describe) -> reconcile
  * each reachable host's instances with its listing -> death detection -> reschedules due -> orphan
- * unloads due -> revocation push to hosts behind -> settle. Only instances this controller placed are
- * touched. Time comes from the context's clock; the tick keeps the in-memory part of its state
+ * unloads due -> revocation push to hosts behind -> settle. The instances reconciled are the placements
+ * of the (possibly shared) state, whoever of its controllers placed them; an instance a host lists
+ * under another deployment's controller is left alone (see {@link ofThisState}). Time comes from the context's clock; the tick keeps the in-memory part of its state
  * (orphan backoff, when it started observing) here and the rest in the store.
  */
 export class LifecycleTicker {
@@ -228,9 +229,9 @@ export class LifecycleTicker {
       try {
         const i = listed.get(p.instance_id);
         if (i !== undefined) {
-          if (i.requester !== null && i.requester !== ctx.nodeId) {
+          if (!ofThisState(ctx.nodeId, p, i)) {
             if (p.state === 'lost') acc.hold.add(p.instance_id); // listed there: not replaced
-            continue; // not this controller's
+            continue; // another deployment's instance under the same id: left alone
           }
           await this.#listedOne(p, i, acc);
           continue;

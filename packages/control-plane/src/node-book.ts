@@ -85,6 +85,8 @@ export class NodeBook {
   readonly #clocks = new Map<string, ClockReading>();
   /** Nodes whose clock alert was raised in the current episode. */
   readonly #clockAlerted = new Set<string>();
+  /** Nodes this book holds anything of, with what it last took from their shared record (tier, key, facts). */
+  readonly #known = new Map<string, string>();
 
   constructor(store: StateStore, caller: Caller, config: PlaneConfig, now: () => number) {
     this.#store = store;
@@ -99,6 +101,7 @@ export class NodeBook {
 
   /** Targets are loaded unreachable-until-described: their stored facts go back into the cache. */
   #restore(t: TargetRecord): void {
+    this.#known.set(t.node_id, sharedMark(t));
     if (t.facts !== null && t.tier !== null) {
       try {
         this.cache.insert(t.facts, { now_ms: this.#now(), tier: t.tier, expectedKey: t.public_key });
@@ -107,6 +110,56 @@ export class NodeBook {
       }
     }
     this.liveness.failure(t.node_id, t.unreachable_since_ms ?? this.#now());
+  }
+
+  /**
+   * Takes in what another controller sharing the state wrote of node `nodeId` (docs/state.md): `t`,
+   * its target as now stored, or undefined when it was removed. A removed node is forgotten (facts,
+   * liveness, clock); otherwise its facts and tier go into the facts cache when they changed, and
+   * its recorded liveness (the last describe another controller made: `last_seen_ms`, or
+   * `unreachable_since_ms`) counts when it is newer than this controller's own observation.
+   */
+  observe(nodeId: string, t: TargetRecord | undefined): void {
+    if (t === undefined) {
+      if (this.#known.delete(nodeId)) this.#forget(nodeId);
+      return;
+    }
+    const mark = sharedMark(t);
+    if (this.#known.get(nodeId) !== mark) {
+      this.#known.set(nodeId, mark);
+      if (t.tier === null) this.cache.remove(nodeId);
+      else if (t.facts !== null) {
+        try {
+          this.cache.insert(t.facts, { now_ms: this.#now(), tier: t.tier, expectedKey: t.public_key });
+        } catch (err) {
+          // The same statement (or an older one) with another tier: keep the facts, take the tier.
+          if (
+            err instanceof PlacementError &&
+            err.code === 'facts_stale' &&
+            this.cache.get(nodeId) !== undefined
+          )
+            this.cache.setTier(nodeId, t.tier);
+          // Expired facts: the next describe brings fresh ones.
+        }
+      }
+    }
+    if (t.unreachable_since_ms === null) {
+      if (t.last_seen_ms === null) return;
+      this.liveness.observed(nodeId, { contactMs: t.last_seen_ms });
+      this.#heard.set(nodeId, Math.max(t.last_seen_ms, this.#heard.get(nodeId) ?? 0));
+    } else this.liveness.observed(nodeId, { downSinceMs: t.unreachable_since_ms });
+  }
+
+  /**
+   * {@link NodeBook.observe} for every target as now stored (a full re-read); a node this book knew
+   * that is no longer among them is forgotten. Answers the node ids forgotten.
+   */
+  observeAll(targets: readonly TargetRecord[]): string[] {
+    const now = new Set(targets.map((t) => t.node_id));
+    const gone = [...this.#known.keys()].filter((id) => !now.has(id));
+    for (const id of gone) this.observe(id, undefined);
+    for (const t of targets) this.observe(t.node_id, t);
+    return gone;
   }
 
   /** The target with `nodeId`; `unknown_node` otherwise. */
@@ -175,7 +228,7 @@ export class NodeBook {
       last_error: null,
     };
     this.#accept(target, d);
-    this.#store.putTarget(target);
+    this.#put(target);
     return target;
   }
 
@@ -205,7 +258,7 @@ export class NodeBook {
           unreachable_since_ms: t.unreachable_since_ms ?? now,
           last_error: `${t.url} answered with another key ${d.publicKey} (node ${d.nodeId}); it has no tier until the operator pins that key`,
         };
-        this.#store.putTarget(next);
+        this.#put(next);
         this.cache.remove(nodeId);
         this.liveness.failure(nodeId, now);
         return next;
@@ -220,7 +273,7 @@ export class NodeBook {
         unreachable_since_ms: null,
         last_error: null,
       };
-      this.#store.putTarget(next);
+      this.#put(next);
       this.#accept(next, d);
       return next;
     } catch (err) {
@@ -240,7 +293,7 @@ export class NodeBook {
         unreachable_since_ms: t.unreachable_since_ms ?? now,
         last_error: why.slice(0, 512),
       };
-      this.#store.putTarget(next);
+      this.#put(next);
       this.liveness.failure(nodeId, now);
       return next;
     }
@@ -262,7 +315,7 @@ export class NodeBook {
     const replaced = d.nodeId !== nodeId;
     const write = (): void => {
       if (!replaced) return;
-      this.#store.putTarget({
+      this.#put({
         ...old,
         tier: null,
         pending_key: null,
@@ -293,7 +346,7 @@ export class NodeBook {
     // The old record and the new one land together, or neither does.
     this.#store.transaction(() => {
       write();
-      this.#store.putTarget(target);
+      this.#put(target);
     });
     if (replaced) this.cache.remove(nodeId);
     return target;
@@ -320,13 +373,25 @@ export class NodeBook {
       this.#store.removeRevocationAck(nodeId);
       return out;
     });
+    this.#known.delete(nodeId);
+    this.#forget(nodeId);
+    return lost;
+  }
+
+  /** Writes `t` and notes what of it this book holds (so a re-read of it changes nothing). */
+  #put(t: TargetRecord): void {
+    this.#store.putTarget(t);
+    this.#known.set(t.node_id, sharedMark(t));
+  }
+
+  /** Forgets what this process holds of `nodeId` (removed). */
+  #forget(nodeId: string): void {
     // Forget the facts' sequence too, so that the same node can be added again at once.
     this.cache.remove(nodeId, { forgetSeq: true });
     this.liveness.forget(nodeId);
     this.#heard.delete(nodeId);
     this.#clocks.delete(nodeId);
     this.#clockAlerted.delete(nodeId);
-    return lost;
   }
 
   /** Records a successful call to a node (any verified answer is contact). */
@@ -476,6 +541,11 @@ export class NodeBook {
       clock: mine && ad.clock_ms !== null ? clockOffset(ad.clock_ms, sentMs, receivedMs) : undefined,
     };
   }
+}
+
+/** What of a target the facts cache holds (its tier, key and signed facts), as one string. */
+function sharedMark(t: TargetRecord): string {
+  return `${t.tier ?? '-'} ${t.public_key} ${t.facts?.signature ?? '-'}`;
 }
 
 /** `45.2 s behind this controller's (±3 ms)`: an offset for people. */

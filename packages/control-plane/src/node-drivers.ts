@@ -67,6 +67,11 @@ export class NodeDrivers {
     return this.get(nodeKind(t));
   }
 
+  /** Tells every driver to forget node `nodeId` (`NodeDriver.forget`: another controller removed it). */
+  forget(nodeId: string): void {
+    for (const d of this.#byKind.values()) d.forget?.(nodeId);
+  }
+
   /** The driver that places `order` itself (see `NodeDriver.ownsOrder`), or undefined. */
   ownerOf(order: PlaceOrderInput): NodeDriver | undefined {
     for (const d of this.#byKind.values()) if (d.ownsOrder?.(order) === true) return d;

@@ -1,6 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import { StateError } from './errors.js';
 import { nodeLoadOf, nodeLoadSql } from './node-load.js';
 import { migratePg } from './pg-migrations.js';
+import { STATE_CHANNEL } from './pg-notify.js';
+import {
+  NOT_WATCHING,
+  noticePayload,
+  PgSharedWatch,
+  type SharedWatchOptions,
+  type SharedWatchStatus,
+} from './pg-shared-watch.js';
 import { PgCallError, type PgConnectionConfig, SyncPg, type SyncPgOptions } from './pg-sync.js';
 import { decodeRow, encodeRecord } from './record-codec.js';
 import {
@@ -34,13 +43,14 @@ import type {
   PlacementRecord,
   RescheduleRecord,
   RevocationAckRecord,
+  SharedStateChange,
   StateStore,
   TargetRecord,
   UnsettledRecord,
 } from './state-store.js';
 
 /** Options of {@link PostgresStateStore.open}. */
-export interface PostgresStoreOptions extends SyncPgOptions {
+export interface PostgresStoreOptions extends SyncPgOptions, SharedWatchOptions {
   /**
    * How many times a transaction that lost a serialization conflict or a deadlock (SQLSTATE 40001,
    * 40P01) is run again before it is refused with `StateError` `store_conflict` (default 8).
@@ -72,6 +82,15 @@ class PgTable<R> {
     this.putSql = `INSERT INTO ${name} (${cols}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT (${q(key)}) DO UPDATE SET ${updates}`;
     this.removeSql = `DELETE FROM ${name} WHERE ${q(key)} = $1`;
   }
+
+  /**
+   * `sql` (a write with `params` parameters) and, in the same statement (so in the same transaction),
+   * a notification on {@link STATE_CHANNEL} with the payload given as the last parameter: delivered to
+   * the listeners when the write commits, never when it rolls back. Answers the rows written as `n`.
+   */
+  static notifying(sql: string, params: number): string {
+    return `WITH w AS (${sql} RETURNING 1) SELECT (SELECT count(*) FROM w)::int AS n, pg_notify('${STATE_CHANNEL}', $${params + 1})`;
+  }
 }
 
 /** A connection given as a URL or as its parts. */
@@ -100,6 +119,11 @@ export class PostgresStateStore implements StateStore {
   private db: SyncPg | null;
   private readonly maxRetries: number;
   private readonly targetWatchers: ((nodeId: string) => void)[] = [];
+  /** Tells this store's notifications from other controllers' (random, one per store). */
+  private readonly origin = randomBytes(8).toString('hex');
+  private readonly options: PostgresStoreOptions;
+  /** Other controllers' writes, watched once someone asks (`watchShared`). */
+  private sharedWatch: PgSharedWatch | null = null;
   /** Transaction nesting depth (0: none open). */
   private depth = 0;
   /** Set when a statement of the open transaction hit a retryable conflict. */
@@ -121,10 +145,11 @@ export class PostgresStateStore implements StateStore {
   private readonly placementsByNode =
     `SELECT ${PLACEMENTS.columns.map(q).join(', ')} FROM placements WHERE node_id = $1 ORDER BY placed_at_ms, instance_id`;
 
-  private constructor(db: SyncPg, schemaVersion: number, maxRetries: number) {
+  private constructor(db: SyncPg, schemaVersion: number, options: PostgresStoreOptions) {
     this.db = db;
     this.schemaVersion = schemaVersion;
-    this.maxRetries = maxRetries;
+    this.maxRetries = options.maxRetries ?? 8;
+    this.options = options;
   }
 
   /**
@@ -139,7 +164,7 @@ export class PostgresStateStore implements StateStore {
     const db = new SyncPg(config, options);
     try {
       const version = migratePg(db);
-      return new PostgresStateStore(db, version, options.maxRetries ?? 8);
+      return new PostgresStateStore(db, version, options);
     } catch (error) {
       db.close();
       throw toStateError(error, 'open');
@@ -215,10 +240,42 @@ export class PostgresStateStore implements StateStore {
 
   /**
    * Calls `listener` with the node id of every target or node meta record written or removed
-   * through this store (see `StateStore.watchTargets`; writes of other controllers are not seen).
+   * through this store (see `StateStore.watchTargets`); other controllers' writes are told by
+   * {@link PostgresStateStore.watchShared}.
    */
   watchTargets(listener: (nodeId: string) => void): void {
     this.targetWatchers.push(listener);
+  }
+
+  /**
+   * Calls `listener` with each change other controllers (other stores) made to the targets, node
+   * records and the held revocation list, as they commit (`StateStore.watchShared`; see
+   * {@link PgSharedWatch}: the first call starts a listener on a connection of its own). Each of those
+   * writes sends its notification in its own statement, so it is delivered exactly when the write
+   * commits. Listeners run on this thread, between store calls.
+   */
+  watchShared(listener: (change: SharedStateChange) => void): void {
+    const db = this.live();
+    this.sharedWatch ??= new PgSharedWatch(db, this.origin, this.options);
+    this.sharedWatch.add(listener);
+  }
+
+  /** How the watch of other controllers' writes stands (for health reports and tests). */
+  sharedStatus(): SharedWatchStatus {
+    return this.sharedWatch?.status() ?? NOT_WATCHING;
+  }
+
+  /** Runs a write that notifies other controllers (see `PgTable.notifying`); answers the rows written. */
+  private notifyingWrite(
+    sql: string,
+    params: readonly unknown[],
+    kind: 'target' | 'meta' | 'revocations',
+    id: string,
+  ): number {
+    const notice = noticePayload(this.origin, kind, id);
+    const row = this.exec(this.live(), PgTable.notifying(sql, params.length), 'write', [...params, notice])
+      .rows[0];
+    return Number(row?.n ?? 0);
   }
 
   getTarget(nodeId: string): TargetRecord | undefined {
@@ -238,11 +295,11 @@ export class PostgresStateStore implements StateStore {
     return rows.map((r) => String(r.node_id));
   }
   putTarget(target: TargetRecord): void {
-    this.put(this.targets, target);
+    this.notifyingWrite(this.targets.putSql, this.encode(this.targets, target), 'target', target.node_id);
     for (const w of this.targetWatchers) w(target.node_id);
   }
   removeTarget(nodeId: string): boolean {
-    const removed = this.remove(this.targets, nodeId);
+    const removed = this.notifyingWrite(this.targets.removeSql, [nodeId], 'target', nodeId) > 0;
     for (const w of this.targetWatchers) w(nodeId);
     return removed;
   }
@@ -360,11 +417,11 @@ export class PostgresStateStore implements StateStore {
     return this.list(this.nodeMeta);
   }
   putNodeMeta(record: NodeMetaRecord): void {
-    this.put(this.nodeMeta, record);
+    this.notifyingWrite(this.nodeMeta.putSql, this.encode(this.nodeMeta, record), 'meta', record.node_id);
     for (const w of this.targetWatchers) w(record.node_id);
   }
   removeNodeMeta(nodeId: string): boolean {
-    const removed = this.remove(this.nodeMeta, nodeId);
+    const removed = this.notifyingWrite(this.nodeMeta.removeSql, [nodeId], 'meta', nodeId) > 0;
     for (const w of this.targetWatchers) w(nodeId);
     return removed;
   }
@@ -443,7 +500,8 @@ export class PostgresStateStore implements StateStore {
     return this.get(this.revocationList, 'current');
   }
   putRevocationList(record: HeldRevocationList): void {
-    this.put(this.revocationList, { ...record, name: 'current' });
+    const values = this.encode(this.revocationList, { ...record, name: 'current' });
+    this.notifyingWrite(this.revocationList.putSql, values, 'revocations', '-');
   }
 
   /**
@@ -506,6 +564,8 @@ export class PostgresStateStore implements StateStore {
     const db = this.db;
     if (db === null) return;
     this.db = null;
+    this.sharedWatch?.close();
+    this.sharedWatch = null;
     db.close();
   }
 
@@ -534,13 +594,11 @@ export class PostgresStateStore implements StateStore {
   }
 
   private put<R>(t: PgTable<R>, record: R): void {
-    const db = this.live();
-    this.exec(
-      db,
-      t.putSql,
-      'write',
-      encodeRecord(t.spec, record, (b) => b),
-    );
+    this.exec(this.live(), t.putSql, 'write', this.encode(t, record));
+  }
+
+  private encode<R>(t: PgTable<R>, record: R): unknown[] {
+    return encodeRecord(t.spec, record, (b) => b);
   }
 
   private remove<R>(t: PgTable<R>, key: string): boolean {

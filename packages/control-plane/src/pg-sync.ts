@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { StateError } from './errors.js';
+import { type ListenerEvent, PgNotifyListener } from './pg-notify.js';
 import { PG_WORKER_SOURCE } from './pg-worker-source.js';
 
 /** Where a PostgreSQL server is and who to log in as (the fields of `pg`'s client config). */
@@ -141,6 +142,24 @@ export class SyncPg {
     if (!a.ok) throw new PgCallError(a.message ?? 'query failed', a.sqlstate ?? null, a.lost === true);
     if (typeof a.conn === 'number') this.conn = a.conn;
     return { rows: a.rows ?? [], rowCount: a.rowCount ?? 0 };
+  }
+
+  /**
+   * Starts listening on `channel` on a connection of its own to the same server, as the same user
+   * (see {@link PgNotifyListener}); its events reach `onEvent` on this thread.
+   */
+  listen(
+    channel: string,
+    onEvent: (e: ListenerEvent) => void,
+    options: { readonly retryMs?: number; readonly checkMs?: number } = {},
+  ): PgNotifyListener {
+    return new PgNotifyListener({
+      pgPath: this.pgPath,
+      config: { ...this.config, application_name: `${String(this.config.application_name)}-listen` },
+      channel,
+      onEvent,
+      ...options,
+    });
   }
 
   /** Ends the connection and the worker. Idempotent. */

@@ -11,6 +11,7 @@ import {
 } from '@heddle/model';
 import { type CogBody, readEnvelope } from '@heddle/package';
 import { actorField } from './actor.js';
+import { crossRef } from './cross-ref.js';
 import { instanceIdentity } from './place-claims.js';
 import { PLANE_CHAIN_SOURCE, type PlaneContext } from './plane-context.js';
 import { PLACEMENT_STATES, type PlacementRecord, type PlacementState } from './state-store.js';
@@ -72,7 +73,10 @@ export function stageNew(ctx: PlaneContext, p: PlacementRecord, reason: string):
   };
 }
 
-/** Chains a staged change (`workload.lifecycle`, source `workload.placement`); nothing when unchanged. */
+/**
+ * Chains a staged change (`workload.lifecycle`, source `workload.placement`); nothing when unchanged.
+ * A change of a placement whose decision is in another controller's chain carries `refers_to` naming it.
+ */
 export async function chainChange(
   ctx: PlaneContext,
   change: StagedChange,
@@ -86,6 +90,8 @@ export async function chainChange(
     ChainKind.lifecycle,
     lifecyclePayload(t, 'controller', ctx.nodeId, {
       ...extra,
+      // A placement another controller of the shared state placed: its decision is named (docs/chain.md).
+      ...crossRef(ctx, p.decision_id),
       ...actorField(),
       order_id: p.order_id,
       decision_id: p.decision_id,

@@ -217,5 +217,6 @@ export function eventingStore(inner: StateStore, events: PlaneEvents): StateStor
   }
   if (inner.durable !== undefined) store.durable = inner.durable.bind(inner);
   if (inner.watchTargets !== undefined) store.watchTargets = inner.watchTargets.bind(inner);
+  if (inner.watchShared !== undefined) store.watchShared = inner.watchShared.bind(inner);
   return store;
 }

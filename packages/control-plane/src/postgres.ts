@@ -2,7 +2,12 @@
 // optional peer dependency: install it to use this entry; the main entry never loads it).
 
 export { migratePg, PG_MIGRATIONS, type PgMigration, readPgSchemaVersion } from './pg-migrations.js';
-export { type PostgresConnection, PostgresStateStore, type PostgresStoreOptions } from './pg-store.js';
+export type { SharedWatchOptions, SharedWatchStatus } from './pg-shared-watch.js';
+export {
+  type PostgresConnection,
+  PostgresStateStore,
+  type PostgresStoreOptions,
+} from './pg-store.js';
 export {
   PgCallError,
   type PgConnectionConfig,

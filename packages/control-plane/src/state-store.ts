@@ -564,4 +564,23 @@ export interface StateStore {
    * without it the controller reads every target again for each place).
    */
   watchTargets?(listener: (nodeId: string) => void): void;
+  /**
+   * Calls `listener` with each change another controller sharing this state made to what controllers
+   * keep in memory (a node's target or operator record, the held revocation list), and with `resync`
+   * when changes may have been missed (the notifications' connection was down) and periodically
+   * (optional: a store only one controller uses has none). See docs/state.md, "Several controllers:
+   * what each one sees of the others' writes".
+   */
+  watchShared?(listener: (change: SharedStateChange) => void): void;
 }
+
+/** A change of the shared state made by another controller (see `StateStore.watchShared`). */
+export type SharedStateChange =
+  /** Node `node_id`'s target record was written or removed. */
+  | { readonly kind: 'target'; readonly node_id: string }
+  /** Node `node_id`'s operator record (labels, cordon) was written or removed. */
+  | { readonly kind: 'meta'; readonly node_id: string }
+  /** The held revocation list was replaced. */
+  | { readonly kind: 'revocations' }
+  /** Anything may have changed: read it all again (`why` says what led to it). */
+  | { readonly kind: 'resync'; readonly why: string };

@@ -84,10 +84,11 @@ export async function startHost(
   routes: readonly ('native' | 'wasi')[] = ['native', 'wasi'],
   seed?: number,
   port = 0,
-  options: Pick<HostServiceOptions, 'leaseMs' | 'supervisor' | 'onCall' | 'features' | 'now'> & {
-    /** The host's data directory (default a new temporary one). */
-    readonly dataDir?: string;
-  } = {},
+  options: Pick<HostServiceOptions, 'leaseMs' | 'supervisor' | 'onCall' | 'features' | 'now'> &
+    Partial<Pick<HostServiceOptions, 'controllers'>> & {
+      /** The host's data directory (default a new temporary one). */
+      readonly dataDir?: string;
+    } = {},
 ): Promise<TestHost> {
   const keys = keyPairFromSecret(new Uint8Array(32).fill(seed ?? ++hostSeeds));
   const { dataDir: givenDir, ...serviceOptions } = options;
