@@ -1,40 +1,24 @@
 import { Worker } from 'node:worker_threads';
-import { type Chain, openChainFile } from '@heddle/chain';
 import { type KeyPair, keyPairFromSecret } from '@heddle/envelope';
-import { Gate } from '@heddle/gate';
-import { NO_REVOCATIONS, RevocationList } from '@heddle/package';
+import { RevocationList } from '@heddle/package';
 import { AllowListPolicy } from '@heddle/protocol';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ControlPlane } from './control-plane.js';
+import { describe, expect, it } from 'vitest';
 import { PlaneError } from './errors.js';
 import type { PlaceOrderInput } from './order.js';
 import { PostgresStateStore, type PostgresStoreOptions } from './pg-store.js';
 import type { PlaceResult } from './place.js';
+import { type SharedPlane, useSharedPostgres } from './shared-planes.test-util.js';
 import type { NodeMetaRecord, SharedStateChange } from './state-store.js';
 import { examplePackage, startHost, type TestHost } from './test-fixtures.js';
-import { controllerKeys, OPEN_POLICY, operatorKeys, tempDir, testAnchors } from './test-plane.js';
-import { postgresSkipReason, startPostgres, type TestPostgres } from './test-postgres.js';
+import { controllerKeys, operatorKeys } from './test-plane.js';
 
 // Two controllers sharing one PostgreSQL state: what one of them writes of the nodes (added, removed,
 // cordoned, labelled) and of the revocation list reaches the other's memory (its node book, its live
 // engine view, the revocations it checks packages against) through LISTEN/NOTIFY within a bound, and,
 // after its notification connection was down, through the re-read made when it is back.
 
-const skip = postgresSkipReason();
-let pg: TestPostgres | undefined;
-let dbs = 0;
-beforeAll(async () => {
-  if (skip === undefined) pg = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await pg?.stop();
-});
-
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close().catch(() => undefined);
-});
-
+const sp = useSharedPostgres('cache');
+const skip = sp.skip;
 /** Controller B's key (A has the test plane's usual key). */
 const peerKeys: KeyPair = keyPairFromSecret(new Uint8Array(32).fill(0x92));
 
@@ -44,42 +28,15 @@ const BOUND_MS = 5_000;
 /** The options of B's store in these tests: reconnect soon, no periodic re-read to hide behind. */
 const WATCHED: PostgresStoreOptions = { listenRetryMs: 100, listenCheckMs: 500, resyncMs: 0 };
 
-interface SharedPlane {
-  readonly plane: ControlPlane;
-  readonly store: PostgresStateStore;
-  readonly chain: Chain;
-}
-
-async function planeOn(url: string, keys: KeyPair, options: PostgresStoreOptions = {}): Promise<SharedPlane> {
-  const dir = tempDir();
-  const store = PostgresStateStore.open(url, options);
-  const chain = await openChainFile(`${dir}/chain.jsonl`);
-  const plane = new ControlPlane({
-    keys,
-    store,
-    chain,
-    gate: new Gate({ policy: OPEN_POLICY, recorder: chain }),
-    anchors: testAnchors(),
-    revocations: NO_REVOCATIONS,
-    stateDir: dir,
-    config: { reconcileTimeoutMs: 3_000, callTimeoutMs: 5_000 },
-  });
-  open.push({
-    close: async () => {
-      await plane.close();
-      store.close();
-      await chain.close();
-    },
-  });
-  return { plane, store, chain };
-}
+const planeOn = (url: string, keys: KeyPair, store: PostgresStoreOptions = {}): Promise<SharedPlane> =>
+  sp.planeOn(url, { keys, store, config: { reconcileTimeoutMs: 3_000, callTimeoutMs: 5_000 } });
 
 /** A WASI host that enrols both controllers' keys. */
 async function host(): Promise<TestHost> {
   const h = await startHost(['wasi'], undefined, 0, {
     controllers: new AllowListPolicy({ publicKeys: [controllerKeys.publicKey, peerKeys.publicKey] }),
   });
-  open.push(h);
+  sp.track(h);
   return h;
 }
 
@@ -182,8 +139,7 @@ async function twoControllers(bOptions: PostgresStoreOptions = WATCHED): Promise
   y: TestHost;
   url: string;
 }> {
-  if (pg === undefined) throw new Error('no test server');
-  const url = await pg.createDatabase(`cache_${dbs++}`);
+  const url = await sp.database();
   const x = await host();
   const y = await host();
   const a = await planeOn(url, controllerKeys);
@@ -262,14 +218,13 @@ describe.skipIf(skip !== undefined)('what one controller writes, the other sees 
   });
 
   it('writes made while B’s notifications were cut reach it by the re-read once they are back', async () => {
-    if (pg === undefined) throw new Error('no test server');
-    const url = await pg.createDatabase(`cache_${dbs++}`);
-    const proxy = await cutProxy(pg.port);
-    open.push(proxy);
+    const url = await sp.database();
+    const proxy = await cutProxy(sp.server().port);
+    sp.track(proxy);
     const x = await host();
     const a = await planeOn(url, controllerKeys);
     await a.plane.addNode(x.url, { tier: 'paired' });
-    const b = await planeOn(url.replace(`:${pg.port}/`, `:${proxy.port}/`), peerKeys, WATCHED);
+    const b = await planeOn(url.replace(`:${sp.server().port}/`, `:${proxy.port}/`), peerKeys, WATCHED);
     await heard(b);
     await b.plane.refreshNodes();
     expect(
@@ -300,10 +255,9 @@ describe.skipIf(skip !== undefined)('what one controller writes, the other sees 
   });
 
   it('the database restarted: B listens again and sees the writes made after it', async () => {
-    if (pg === undefined) throw new Error('no test server');
     const { a, b, x } = await twoControllers();
     const before = b.store.sharedStatus();
-    await pg.restart();
+    await sp.server().restart();
     await within(15_000, async () => (b.store.sharedStatus().connects > before.connects ? true : undefined));
     await a.plane.labelNode(x.service.nodeId, { set: { room: 'hall' } });
     const hall = await within(BOUND_MS, async () => {
@@ -333,11 +287,11 @@ async function pair(): Promise<{
   b: PostgresStateStore;
   told: SharedStateChange[][];
 }> {
-  if (pg === undefined) throw new Error('no test server');
-  const url = await pg.createDatabase(`cache_${dbs++}`);
+  const url = await sp.database();
   const a = PostgresStateStore.open(url, { resyncMs: 0 });
   const b = PostgresStateStore.open(url, { resyncMs: 0 });
-  open.push({ close: async () => a.close() }, { close: async () => b.close() });
+  sp.track(a);
+  sp.track(b);
   const told: SharedStateChange[][] = [[], []];
   a.watchShared((c) => told[0]?.push(c));
   b.watchShared((c) => told[1]?.push(c));

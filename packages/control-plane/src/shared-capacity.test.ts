@@ -1,18 +1,12 @@
-import { join } from 'node:path';
-import { openChainFile } from '@heddle/chain';
-import { Gate } from '@heddle/gate';
-import { NO_REVOCATIONS } from '@heddle/package';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ControlPlane } from './control-plane.js';
+import { describe, expect, it } from 'vitest';
 import { PlaneError } from './errors.js';
 import { idempotencyClaimHoldMs } from './idempotency.js';
 import { nodeLoadSql } from './node-load.js';
 import { PostgresStateStore } from './pg-store.js';
 import type { PlaceResult } from './place.js';
+import { type SharedPlane, useSharedPostgres } from './shared-planes.test-util.js';
 import { exited, lines, spawnStoreChild } from './state-store-contract.test-util.js';
 import { examplePackage, startHost, type TestHost } from './test-fixtures.js';
-import { controllerKeys, OPEN_POLICY, tempDir, testAnchors } from './test-plane.js';
-import { postgresSkipReason, startPostgres, type TestPostgres } from './test-postgres.js';
 
 // Capacity shared by several controllers: two control planes, each with its own reservations in
 // memory, share one PostgreSQL state and one real host whose advertised memory fits exactly one copy
@@ -20,52 +14,13 @@ import { postgresSkipReason, startPostgres, type TestPostgres } from './test-pos
 // against what the shared state holds there, so the node is never overcommitted: the loser moves to
 // another node or is refused `unplaceable`, naming the node's lack of room.
 
-const skip = postgresSkipReason();
-let pg: TestPostgres | undefined;
-let dbs = 0;
-beforeAll(async () => {
-  if (skip === undefined) pg = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await pg?.stop();
-});
-
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close().catch(() => undefined);
-});
-
-interface SharedPlane {
-  readonly plane: ControlPlane;
-  readonly store: PostgresStateStore;
-}
-
-async function planeOn(url: string): Promise<SharedPlane> {
-  const dir = tempDir();
-  const store = PostgresStateStore.open(url);
-  const chain = await openChainFile(join(dir, 'chain.jsonl'));
-  const plane = new ControlPlane({
-    keys: controllerKeys,
-    store,
-    chain,
-    gate: new Gate({ policy: OPEN_POLICY, recorder: chain }),
-    anchors: testAnchors(),
-    revocations: NO_REVOCATIONS,
-    stateDir: dir,
-    config: { reconcileTimeoutMs: 3_000, callTimeoutMs: 5_000, placeTimeoutMs: 20_000 },
-  });
-  open.push({
-    close: async () => {
-      store.close();
-      await chain.close();
-    },
-  });
-  return { plane, store };
-}
+const sp = useSharedPostgres('cap');
+const skip = sp.skip;
+const planeOn = (url: string): Promise<SharedPlane> => sp.planeOn(url);
 
 async function host(): Promise<TestHost> {
   const h = await startHost(['wasi']);
-  open.push(h);
+  sp.track(h);
   return h;
 }
 
@@ -119,8 +74,7 @@ function expectNoRoom(err: PlaneError | undefined, nodeId: string): void {
 describe.skipIf(skip !== undefined)('capacity shared by two controllers (PostgreSQL)', () => {
   for (const first of ['a', 'b'] as const) {
     it(`two controllers place onto one node that fits one copy at once (${first} starts first): one instance on the host, the other refused for lack of room`, async () => {
-      if (pg === undefined) throw new Error('no test server');
-      const url = await pg.createDatabase(`cap_${dbs++}`);
+      const url = await sp.database();
       const h = await host();
       const a = await planeOn(url);
       const node = await a.plane.addNode(h.url, { tier: 'paired' });
@@ -144,8 +98,7 @@ describe.skipIf(skip !== undefined)('capacity shared by two controllers (Postgre
   }
 
   it('one controller placed; the other, whose reservations never saw it, is refused for lack of room, not sent to the host', async () => {
-    if (pg === undefined) throw new Error('no test server');
-    const url = await pg.createDatabase(`cap_${dbs++}`);
+    const url = await sp.database();
     const h = await host();
     const a = await planeOn(url);
     const node = await a.plane.addNode(h.url, { tier: 'paired' });
@@ -168,8 +121,7 @@ describe.skipIf(skip !== undefined)('capacity shared by two controllers (Postgre
   });
 
   it('with a second node, the loser lands on the second node: one instance on each host, no refused attempt', async () => {
-    if (pg === undefined) throw new Error('no test server');
-    const url = await pg.createDatabase(`cap_${dbs++}`);
+    const url = await sp.database();
     const h1 = await host();
     const h2 = await host();
     const a = await planeOn(url);
@@ -193,8 +145,7 @@ describe.skipIf(skip !== undefined)('capacity shared by two controllers (Postgre
   });
 
   it('a claim of a dead controller holds the node only until the hold lapses; its unsettled decision holds it until settled', async () => {
-    if (pg === undefined) throw new Error('no test server');
-    const url = await pg.createDatabase(`cap_${dbs++}`);
+    const url = await sp.database();
     const h = await host();
     const a = await planeOn(url);
     const node = await a.plane.addNode(h.url, { tier: 'paired' });
@@ -264,8 +215,7 @@ describe.skipIf(skip !== undefined)('capacity shared by two controllers (Postgre
 
 describe.skipIf(skip !== undefined)('claims of one node from two processes at once (PostgreSQL)', () => {
   it('two processes claim one node in a loop, released together: the claims never exceed its capacity', async () => {
-    if (pg === undefined) throw new Error('no test server');
-    const url = await pg.createDatabase(`cap_${dbs++}`);
+    const url = await sp.database();
     PostgresStateStore.open(url).close(); // migrated once, before the race
     const capacityModule = new URL('./shared-capacity.ts', import.meta.url).pathname;
     const child = (tag: string) =>
@@ -337,8 +287,7 @@ describe.skipIf(skip !== undefined)('claims of one node from two processes at on
 
 describe.skipIf(skip !== undefined)('the node load query on PostgreSQL', () => {
   it('reads one node through the node_id indexes once the tables hold a fleet (the query plan)', async () => {
-    if (pg === undefined) throw new Error('no test server');
-    const url = await pg.createDatabase(`cap_${dbs++}`);
+    const url = await sp.database();
     const s = PostgresStateStore.open(url);
     try {
       // 500 nodes, 20 placements, 4 unsettled decisions and 4 claims each.

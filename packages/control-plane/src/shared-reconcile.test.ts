@@ -1,16 +1,12 @@
-import { type Chain, openChainFile, verifyCrossReferences } from '@heddle/chain';
+import { type Chain, verifyCrossReferences } from '@heddle/chain';
 import { type KeyPair, keyPairFromSecret } from '@heddle/envelope';
-import { Gate } from '@heddle/gate';
-import { NO_REVOCATIONS } from '@heddle/package';
 import { AllowListPolicy } from '@heddle/protocol';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ControlPlane } from './control-plane.js';
+import { describe, expect, it } from 'vitest';
 import { ofThisState } from './host-listing.js';
-import { PostgresStateStore } from './pg-store.js';
 import type { PlaceResult } from './place.js';
+import { type SharedPlane, useSharedPostgres } from './shared-planes.test-util.js';
 import { examplePackage, startHost, type TestHost } from './test-fixtures.js';
-import { controllerKeys, OPEN_POLICY, tempDir, testAnchors } from './test-plane.js';
-import { postgresSkipReason, startPostgres, type TestPostgres } from './test-postgres.js';
+import { controllerKeys } from './test-plane.js';
 
 // Two controllers (two keys, two homes, two chains) sharing one PostgreSQL state, and real hosts that
 // enrol both keys. Controller A places; controller B, the one that ticks (the leader), reconciles
@@ -18,21 +14,8 @@ import { postgresSkipReason, startPostgres, type TestPostgres } from './test-pos
 // again, an orphan A's instance left behind on a returning node is unloaded, a state the host reports
 // is recorded; each of these is chained by B with a cross-reference to A's placement decision.
 
-const skip = postgresSkipReason();
-let pg: TestPostgres | undefined;
-let dbs = 0;
-beforeAll(async () => {
-  if (skip === undefined) pg = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await pg?.stop();
-});
-
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close().catch(() => undefined);
-});
-
+const sp = useSharedPostgres('peers');
+const skip = sp.skip;
 /** Controller B's key (A has the test plane's usual key). */
 const peerKeys: KeyPair = keyPairFromSecret(new Uint8Array(32).fill(0x91));
 
@@ -55,50 +38,21 @@ class Clock {
   }
 }
 
-interface SharedPlane {
-  readonly plane: ControlPlane;
-  readonly chain: Chain;
-}
-
-/** A control plane with its own key, directory and chain on the shared database `url`. */
-async function planeOn(url: string, keys: KeyPair, clock: Clock): Promise<SharedPlane> {
-  const dir = tempDir();
-  const store = PostgresStateStore.open(url);
-  const chain = await openChainFile(`${dir}/chain.jsonl`);
-  const plane = new ControlPlane({
-    keys,
-    store,
-    chain,
-    gate: new Gate({ policy: OPEN_POLICY, recorder: chain }),
-    anchors: testAnchors(),
-    revocations: NO_REVOCATIONS,
-    stateDir: dir,
-    config: TUNABLES,
-    now: clock.now,
-  });
-  open.push({
-    close: async () => {
-      await plane.close();
-      store.close();
-      await chain.close();
-    },
-  });
-  return { plane, chain };
-}
+const planeOn = (url: string, keys: KeyPair, clock: Clock): Promise<SharedPlane> =>
+  sp.planeOn(url, { keys, config: TUNABLES, now: clock.now });
 
 /** A WASI host that enrols both controllers' keys. */
 async function host(seed?: number, port = 0): Promise<TestHost> {
   const h = await startHost(['wasi'], seed, port, {
     controllers: new AllowListPolicy({ publicKeys: [controllerKeys.publicKey, peerKeys.publicKey] }),
   });
-  open.push(h);
+  sp.track(h);
   return h;
 }
 
 /** Controller A, controller B (the one that ticks) and two hosts both know. */
 async function fleet(): Promise<{ clock: Clock; a: SharedPlane; b: SharedPlane; x: TestHost; y: TestHost }> {
-  if (pg === undefined) throw new Error('no test server');
-  const url = await pg.createDatabase(`peers_${dbs++}`);
+  const url = await sp.database();
   const clock = new Clock();
   const x = await host();
   const y = await host();

@@ -1,17 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { openChainFile } from '@heddle/chain';
-import { Gate } from '@heddle/gate';
-import { NO_REVOCATIONS } from '@heddle/package';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ControlPlane } from './control-plane.js';
+import { describe, expect, it } from 'vitest';
 import { PlaneError } from './errors.js';
 import { idempotencyClaimHoldMs, orderFingerprint } from './idempotency.js';
 import { parseOrder } from './order.js';
-import { PostgresStateStore } from './pg-store.js';
+import { type SharedPlane, useSharedPostgres } from './shared-planes.test-util.js';
 import { examplePackage, startHost, type TestHost } from './test-fixtures.js';
-import { controllerKeys, OPEN_POLICY, tempDir, testAnchors } from './test-plane.js';
-import { postgresSkipReason, startPostgres, type TestPostgres } from './test-postgres.js';
 
 // Two controller planes sharing one PostgreSQL state. An idempotency key is claimed in the shared
 // state before its place is sent, so a retry on the other controller while the first still places is
@@ -19,57 +12,14 @@ import { postgresSkipReason, startPostgres, type TestPostgres } from './test-pos
 // A place whose controller stopped writing between the send and the answer is settled by the other,
 // which does not hold the package, from the order's package facts in the shared state.
 
-const skip = postgresSkipReason();
-let pg: TestPostgres | undefined;
-let dbs = 0;
-beforeAll(async () => {
-  if (skip === undefined) pg = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await pg?.stop();
-});
-
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close().catch(() => undefined);
-});
-
-interface SharedPlane {
-  readonly plane: ControlPlane;
-  readonly store: PostgresStateStore;
-  /** The plane's chain file. */
-  readonly chainFile: string;
-}
-
-/** A control plane of its own (directory, chain) on the shared PostgreSQL database `url`. */
-async function planeOn(url: string, now?: () => number): Promise<SharedPlane> {
-  const dir = tempDir();
-  const chainFile = join(dir, 'chain.jsonl');
-  const store = PostgresStateStore.open(url);
-  const chain = await openChainFile(chainFile);
-  const plane = new ControlPlane({
-    keys: controllerKeys,
-    store,
-    chain,
-    gate: new Gate({ policy: OPEN_POLICY, recorder: chain }),
-    anchors: testAnchors(),
-    revocations: NO_REVOCATIONS,
-    stateDir: dir,
-    config: { reconcileTimeoutMs: 3_000, callTimeoutMs: 5_000, placeTimeoutMs: 20_000 },
-    ...(now === undefined ? {} : { now }),
-  });
-  open.push({
-    close: async () => {
-      store.close();
-      await chain.close();
-    },
-  });
-  return { plane, store, chainFile };
-}
+const sp = useSharedPostgres('idem');
+const skip = sp.skip;
+const planeOn = (url: string, now?: () => number): Promise<SharedPlane> =>
+  sp.planeOn(url, now === undefined ? {} : { now });
 
 async function host(): Promise<TestHost> {
   const h = await startHost(['wasi']);
-  open.push(h);
+  sp.track(h);
   return h;
 }
 
@@ -85,8 +35,7 @@ async function rejection(p: Promise<unknown>): Promise<PlaneError | undefined> {
 
 describe.skipIf(skip !== undefined)('idempotency keys shared by two controllers (PostgreSQL)', () => {
   it('the same key placed on two controllers at once: one instance on the host, the other answer refused in progress or replayed', async () => {
-    if (pg === undefined) throw new Error('no test server');
-    const url = await pg.createDatabase(`idem_${dbs++}`);
+    const url = await sp.database();
     const h = await host();
     const a = await planeOn(url);
     await a.plane.addNode(h.url, { tier: 'paired' });
@@ -124,8 +73,7 @@ describe.skipIf(skip !== undefined)('idempotency keys shared by two controllers 
   });
 
   it('a key another controller claimed and left without a trace: refused while its claim holds, placed afresh once it lapsed', async () => {
-    if (pg === undefined) throw new Error('no test server');
-    const url = await pg.createDatabase(`idem_${dbs++}`);
+    const url = await sp.database();
     const h = await host();
     const a = await planeOn(url);
     await a.plane.addNode(h.url, { tier: 'paired' });
@@ -164,8 +112,7 @@ describe.skipIf(skip !== undefined)(
   'a place in flight when its controller stopped, settled by another (PostgreSQL)',
   () => {
     it('the other controller, which never held the package, records the instance the host made: one instance, the retry replays it', async () => {
-      if (pg === undefined) throw new Error('no test server');
-      const url = await pg.createDatabase(`idem_${dbs++}`);
+      const url = await sp.database();
       let a: SharedPlane | undefined;
       let cutAt: number | undefined;
       // Controller A stops writing the moment the host has acted on the place and before its answer
@@ -178,7 +125,7 @@ describe.skipIf(skip !== undefined)(
           }
         },
       });
-      open.push(h);
+      sp.track(h);
       a = await planeOn(url);
       await a.plane.addNode(h.url, { tier: 'paired' });
       const b = await planeOn(url); // its own home: it holds no package
