@@ -1,13 +1,10 @@
-// Two controller daemons (in process) sharing one leadership lease on a real PostgreSQL server: one
-// leads, both serve the API and say who leads, a stopped leader is replaced at once (it gives the
-// lease up), and the takeover is chained with a cross-reference `heddle chain verify` checks.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Logger } from '@heddle/cli-kit';
 import { postgresSkipReason, startPostgres, type TestPostgres } from '@heddle/control-plane/testing';
 import { ApiClient } from '@heddle/operator-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadControllerConfig } from './controller-config.js';
+import { controllerHome as sharedHome } from './controller-home.test-util.js';
 import { type RunningController, startController } from './daemon.js';
 import { runCaptured, tempDir } from './test-io.js';
 
@@ -22,18 +19,8 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function controllerHome(cwd: string, name: string, url: string): Promise<string> {
-  const home = join(cwd, name);
-  expect((await runCaptured(['init', '--home', home, '--api-port', '0'], cwd)).code).toBe(0);
-  const path = join(home, 'controller.json');
-  // cast: the file init just wrote is a JSON object
-  const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  writeFileSync(
-    path,
-    JSON.stringify({ ...config, refresh_secs: 1, leader_database_url: url, leader_refresh_secs: 1 }),
-  );
-  return home;
-}
+const controllerHome = (cwd: string, name: string, url: string): Promise<string> =>
+  sharedHome(cwd, name, { refresh_secs: 1, leader_database_url: url, leader_refresh_secs: 1 });
 
 describe.skipIf(SKIP !== undefined)('several controllers (a real PostgreSQL server)', () => {
   it('one leads, both answer who; a stopped leader is replaced and the takeover names its term', async () => {

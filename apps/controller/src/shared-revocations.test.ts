@@ -11,8 +11,9 @@ import { ApiClient } from '@heddle/operator-api';
 import { RevocationList } from '@heddle/package';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadControllerConfig } from './controller-config.js';
+import { controllerHome as sharedHome } from './controller-home.test-util.js';
 import { type RunningController, startController } from './daemon.js';
-import { runCaptured, tempDir } from './test-io.js';
+import { tempDir } from './test-io.js';
 
 const SKIP = postgresSkipReason();
 let pg: TestPostgres | undefined;
@@ -26,18 +27,8 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A controller home whose state is the PostgreSQL database `url`. */
-async function controllerHome(cwd: string, name: string, url: string): Promise<string> {
-  const home = join(cwd, name);
-  expect((await runCaptured(['init', '--home', home, '--api-port', '0'], cwd)).code).toBe(0);
-  const path = join(home, 'controller.json');
-  // cast: the file init just wrote is a JSON object
-  const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  writeFileSync(
-    path,
-    JSON.stringify({ ...config, refresh_secs: 1, leader_refresh_secs: 1, state: { kind: 'postgres', url } }),
-  );
-  return home;
-}
+const controllerHome = (cwd: string, name: string, url: string): Promise<string> =>
+  sharedHome(cwd, name, { refresh_secs: 1, leader_refresh_secs: 1, state: { kind: 'postgres', url } });
 
 /** The generation of the list in `home`'s `revocations.json` (0 when there is none yet). */
 function fileGeneration(home: string): number {

@@ -113,6 +113,13 @@ const NodeMetaSchema: z.ZodType<NodeMetaRecord> = z.object({
   updated_at_ms: ms,
 });
 
+/** A placement's or decision's resource (MB or percent); absent (null in the row) when not known. */
+const resource = z
+  .int()
+  .nonnegative()
+  .nullish()
+  .transform((v) => v ?? undefined);
+
 const PlacementSchema: z.ZodType<PlacementRecord> = z.object({
   instance_id: z.string().min(1),
   node_id: z.string(),
@@ -139,16 +146,8 @@ const PlacementSchema: z.ZodType<PlacementRecord> = z.object({
     .nonnegative()
     .nullish()
     .transform((v) => v ?? 0),
-  ram_mb: z
-    .int()
-    .nonnegative()
-    .nullish()
-    .transform((v) => v ?? undefined),
-  cpu_pct: z
-    .int()
-    .nonnegative()
-    .nullish()
-    .transform((v) => v ?? undefined),
+  ram_mb: resource,
+  cpu_pct: resource,
 });
 
 const RescheduleSchema: z.ZodType<RescheduleRecord> = z.object({
@@ -198,16 +197,8 @@ const UnsettledSchema: z.ZodType<UnsettledRecord> = z.object({
   since_ms: ms,
   attempts: z.int().nonnegative(),
   last_error: z.string(),
-  ram_mb: z
-    .int()
-    .nonnegative()
-    .nullish()
-    .transform((v) => v ?? undefined),
-  cpu_pct: z
-    .int()
-    .nonnegative()
-    .nullish()
-    .transform((v) => v ?? undefined),
+  ram_mb: resource,
+  cpu_pct: resource,
 });
 
 const PlaceClaimSchema: z.ZodType<PlaceClaimRecord> = z.object({
