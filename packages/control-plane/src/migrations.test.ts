@@ -9,6 +9,7 @@ import { MIGRATIONS, type Migration, migrate, readSchemaVersion, SCHEMA_VERSION 
 import { nodeLoadSql } from './node-load.js';
 import { orderRecord } from './order.js';
 import { SqliteStateStore } from './sqlite-store.js';
+import { STATE_TABLES } from './state-store-contract.test-util.js';
 
 const root = mkdtempSync(join(tmpdir(), 'heddle-migrations-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -48,23 +49,7 @@ describe('migrations', () => {
     const path = dbPath();
     SqliteStateStore.open(path).close();
     const db = new Database(path);
-    expect(tables(db)).toEqual([
-      'alerts',
-      'idempotency_keys',
-      'job_instances',
-      'job_versions',
-      'jobs',
-      'meta',
-      'node_meta',
-      'orders',
-      'place_claims',
-      'placements',
-      'reschedules',
-      'revocation_acks',
-      'revocation_list',
-      'targets',
-      'unsettled',
-    ]);
+    expect(tables(db)).toEqual(STATE_TABLES);
     expect(db.prepare('SELECT key, value FROM meta').all()).toEqual([
       { key: 'schema_version', value: String(SCHEMA_VERSION) },
     ]);

@@ -18,6 +18,7 @@ import {
   jobVersion,
   order,
   placement,
+  STATE_TABLES,
   type StoreFixture,
   stateError,
   target,
@@ -94,23 +95,7 @@ describe.skipIf(skip !== undefined)('PostgresStateStore (a real PostgreSQL serve
       const tables = a
         .query('SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename')
         .rows.map((r) => r.tablename);
-      expect(tables).toEqual([
-        'alerts',
-        'idempotency_keys',
-        'job_instances',
-        'job_versions',
-        'jobs',
-        'meta',
-        'node_meta',
-        'orders',
-        'place_claims',
-        'placements',
-        'reschedules',
-        'revocation_acks',
-        'revocation_list',
-        'targets',
-        'unsettled',
-      ]);
+      expect(tables).toEqual(STATE_TABLES);
       expect(a.query("SELECT value FROM meta WHERE key = 'schema_version'").rows).toEqual([
         { value: String(SCHEMA_VERSION) },
       ]);

@@ -128,6 +128,25 @@ export const unsettled = (id: string, over: Partial<UnsettledRecord> = {}): Unse
   ...over,
 });
 
+/** Every table of the state at the current schema version (sorted), the same in both stores. */
+export const STATE_TABLES: readonly string[] = [
+  'alerts',
+  'idempotency_keys',
+  'job_instances',
+  'job_versions',
+  'jobs',
+  'meta',
+  'node_meta',
+  'orders',
+  'place_claims',
+  'placements',
+  'reschedules',
+  'revocation_acks',
+  'revocation_list',
+  'targets',
+  'unsettled',
+];
+
 /** A job version record for tests. */
 export function jobVersion(job: string, n: number): JobVersionRecord {
   return {
